@@ -1,0 +1,22 @@
+# The README's two commands: `make demo` and `make test`. Everything else is a step of those.
+.PHONY: demo test setup build models format clean
+
+setup:
+	scripts/setup.sh
+
+build: setup
+
+models:
+	scripts/fetch-models.sh
+
+demo: setup
+	build/pipette run examples/quickstart.yaml
+
+test: setup
+	cd build && ctest --output-on-failure -j 2
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf build

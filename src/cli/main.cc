@@ -1,0 +1,48 @@
+// pipette: the command line. Parses arguments and calls the library; nothing else.
+#include <csignal>
+
+#include <CLI/CLI.hpp>
+
+#include "pipette/app/commands.h"
+#include "pipette/build_info.h"
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is an error value, not a signal
+  CLI::App app{"Pipette: reproducible benchmarks for on-device language models"};
+  app.set_version_flag("--version", std::string(pipette::kPipetteVersion) + " (" +
+                                        pipette::kPipetteCommit + ")");
+  app.require_subcommand(1);
+
+  pipette::app::RunArgs run;
+  auto* run_cmd = app.add_subcommand("run", "Measure every cell of an experiment file");
+  run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
+  run_cmd->add_option("--store", run.store, "SQLite store (default: the experiment's store:)");
+  run_cmd->add_flag("--dry-run", run.dry_run, "show the plan (cells, order) and exit");
+  run_cmd->add_flag("--no-bandwidth", run.no_bandwidth,
+                    "skip the memory-bandwidth probe in the environment record");
+
+  pipette::app::ReportArgs report;
+  auto* rep_cmd = app.add_subcommand("report", "Print results from the store");
+  rep_cmd->add_option("--store", report.store, "SQLite store")->capture_default_str();
+  rep_cmd->add_option("--run", report.runs, "run id(s) (default: the latest run)");
+  rep_cmd->add_flag("--all", report.all, "every run in the store");
+  rep_cmd->add_option("--format,-f", report.format, "md, csv or json")->capture_default_str();
+  rep_cmd->add_option("--output,-o", report.output, "write to this file instead of stdout");
+
+  pipette::app::EnvArgs env;
+  auto* env_cmd = app.add_subcommand("env", "Print this device's fingerprint");
+  env_cmd->add_flag("--json", env.json, "as JSON");
+  env_cmd->add_flag("--no-bandwidth", env.no_bandwidth, "skip the memory-bandwidth probe");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  const auto paths = pipette::app::DefaultPaths(argv[0]);
+  if (*run_cmd) return pipette::app::Run(run, paths);
+  if (*rep_cmd) return pipette::app::Report(report);
+  if (*env_cmd) return pipette::app::Env(env);
+  return 2;
+}

@@ -1,0 +1,215 @@
+#include "pipette/app/commands.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "pipette/app/console_progress.h"
+#include "pipette/build_info.h"
+#include "pipette/config/experiment.h"
+#include "pipette/env/fingerprint.h"
+#include "pipette/model/gguf.h"
+#include "pipette/plan/plan.h"
+#include "pipette/report/load.h"
+#include "pipette/report/reporter.h"
+#include "pipette/run/runner.h"
+#include "pipette/store/store.h"
+#include "pipette/util/sha256.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::app {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The one piece of process-wide state: a signal handler can only reach a global.
+std::atomic<bool> g_stop{false};
+extern "C" void OnSignal(int) { g_stop.store(true); }
+
+int Fail(const Error& e) {
+  fmt::print(stderr, "error: {}\n", e.message);
+  return e.exit_code;
+}
+
+std::string ExeDir(const std::string& argv0) {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) exe = fs::absolute(argv0);
+  return exe.parent_path().string();
+}
+
+Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
+  auto gguf = model::ReadGguf(path);
+  if (!gguf) return gguf.error();
+  auto sha = Sha256File(path);
+  if (!sha) return sha.error();
+  run::ModelFacts f;
+  f.sha256 = *sha;
+  f.file_size = static_cast<int64_t>(gguf->file_size);
+  f.info["format"] = "gguf";
+  f.info["gguf_version"] = gguf->version;
+  f.info["n_tensors"] = gguf->tensors.size();
+  f.info["n_params"] = gguf->n_params();
+  if (auto a = gguf->architecture()) f.info["architecture"] = *a;
+  if (auto ft = gguf->file_type()) {
+    f.info["file_type"] = *ft;
+    f.info["quant"] = model::FileTypeName(*ft).value_or(fmt::format("file_type {}", *ft));
+  }
+  if (auto it = gguf->metadata.find("general.name"); it != gguf->metadata.end()) {
+    f.info["general_name"] = it->second;
+  }
+  return f;
+}
+
+void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
+               const config::ParamRegistry& registry) {
+  fmt::print("{}: {} cell(s) x {} test(s), {} warm-up + {} repetitions each\n", ex.path,
+             cells.size(), ex.tests.size(), ex.warmup, ex.repetitions);
+  std::string last_load;
+  int loads = 0;
+  for (const auto& c : cells) {
+    const std::string lk = c.LoadKey(registry);
+    const bool load = lk != last_load;
+    loads += load;
+    last_load = lk;
+    fmt::print("  {:>4}  {}{}\n", c.index + 1, c.Key(), load ? "  [loads model]" : "");
+  }
+  std::string tests;
+  for (const auto& t : ex.tests) tests += " " + t.name;
+  fmt::print("tests:{}\nmodel loads: {}\n", tests, loads);
+}
+
+}  // namespace
+
+Paths DefaultPaths(const std::string& argv0) {
+  const std::string exe_dir = ExeDir(argv0);
+  Paths p;
+  const char* m = std::getenv("PIPETTE_MODELS_DIR");
+  p.models_dir = m && *m ? m : (fs::path(exe_dir) / ".." / "models").lexically_normal().string();
+  const char* w = std::getenv("PIPETTE_WORKERS_DIR");
+  p.workers_dir = w && *w ? w : exe_dir;
+  return p;
+}
+
+int Run(const RunArgs& args, const Paths& paths) {
+  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  auto ex = config::LoadExperiment(args.experiment, registry,
+                                   {paths.models_dir, paths.workers_dir});
+  if (!ex) return Fail(ex.error());
+  auto cells = plan::Expand(*ex, registry);
+  if (!cells) return Fail(cells.error());
+  if (args.dry_run) {
+    PrintPlan(*ex, *cells, registry);
+    return 0;
+  }
+  const std::string store_path = args.store.empty() ? ex->store : args.store;
+  auto store = store::Store::Open(store_path);
+  if (!store) return Fail(store.error());
+
+  fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(),
+             ex->path);
+  if (!args.no_bandwidth) fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
+  env::FingerprintOptions fo;
+  fo.measure_bandwidth = !args.no_bandwidth;
+  const nlohmann::json facts = env::CollectFingerprint(fo);
+  auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
+  if (!env_id) return Fail(env_id.error());
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  worker::ProcessLauncher launcher;
+  ConsoleProgress progress(stderr);
+  run::RunnerDeps deps;
+  deps.launcher = &launcher;
+  deps.store = store->get();
+  deps.progress = &progress;
+  deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
+  deps.model_facts = ModelFactsOf;
+  deps.stop = &g_stop;
+  auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
+  if (!summary) return Fail(summary.error());
+
+  auto data = report::LoadReportData(**store, {summary->run_id});
+  if (!data) return Fail(data.error());
+  fmt::print("\n");
+  auto md = report::MakeReporter("md");
+  (*md)->Write(*data, std::cout);
+  std::cout.flush();
+  fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}\n", store_path,
+             summary->run_id, summary->cells_ok, summary->cells_failed,
+             summary->interrupted ? ", interrupted" : "");
+  fmt::print(stderr, "report: build/pipette report --store {} --run {} --format json\n",
+             store_path, summary->run_id);
+  if (summary->interrupted) return 130;
+  return summary->cells_failed > 0 ? 1 : 0;
+}
+
+int Report(const ReportArgs& args) {
+  auto reporter = report::MakeReporter(args.format);
+  if (!reporter) return Fail(reporter.error());
+  std::error_code ec;
+  if (!fs::exists(args.store, ec)) {
+    return Fail(InputError(fmt::format("no store at {}: run an experiment first (pipette run "
+                                       "EXPERIMENT.yaml) or give --store",
+                                       args.store)));
+  }
+  auto store = store::Store::Open(args.store);
+  if (!store) return Fail(store.error());
+  std::vector<int64_t> ids = args.runs;
+  if (args.all) {
+    auto runs = (*store)->Runs();
+    if (!runs) return Fail(runs.error());
+    ids.clear();
+    for (const auto& r : *runs) ids.push_back(r.id);
+  } else if (ids.empty()) {
+    auto latest = (*store)->LatestRunId();
+    if (!latest) return Fail(latest.error());
+    if (!*latest) return Fail(InputError(fmt::format("the store {} has no runs yet", args.store)));
+    ids.push_back(**latest);
+  }
+  auto data = report::LoadReportData(**store, ids);
+  if (!data) return Fail(data.error());
+  if (args.output.empty()) {
+    (*reporter)->Write(*data, std::cout);
+    return 0;
+  }
+  // Write beside the target and rename, so a failure never leaves a half-written report.
+  const std::string tmp = args.output + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return Fail(Error{fmt::format("cannot write {}", tmp)});
+    (*reporter)->Write(*data, out);
+    if (!out.good()) return Fail(Error{fmt::format("cannot write {}", tmp)});
+  }
+  fs::rename(tmp, args.output, ec);
+  if (ec) return Fail(Error{fmt::format("cannot write {}: {}", args.output, ec.message())});
+  fmt::print(stderr, "wrote {}\n", args.output);
+  return 0;
+}
+
+int Env(const EnvArgs& args) {
+  env::FingerprintOptions fo;
+  fo.measure_bandwidth = !args.no_bandwidth;
+  nlohmann::json facts = env::CollectFingerprint(fo);
+  facts["fingerprint_id"] = env::FingerprintId(facts);
+  facts["pipette_version"] = kPipetteVersion;
+  facts["pipette_commit"] = kPipetteCommit;
+  facts["conditions"] = env::ToJson(env::ReadConditions());
+  if (args.json) {
+    fmt::print("{}\n", facts.dump(2));
+    return 0;
+  }
+  for (const auto& [k, v] : facts.items()) {
+    fmt::print("{:<22} {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return 0;
+}
+
+}  // namespace pipette::app

@@ -1,0 +1,40 @@
+// What each CLI command does, as library functions: the CLI only parses arguments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pipette::app {
+
+struct Paths {
+  std::string models_dir;   // bundled models
+  std::string workers_dir;  // worker programs
+};
+// Defaults relative to the running binary (build/pipette -> ../models), overridable with
+// PIPETTE_MODELS_DIR and PIPETTE_WORKERS_DIR.
+Paths DefaultPaths(const std::string& argv0);
+
+struct RunArgs {
+  std::string experiment;
+  std::string store;  // overrides the experiment's store
+  bool dry_run = false;
+  bool no_bandwidth = false;
+};
+int Run(const RunArgs& args, const Paths& paths);
+
+struct ReportArgs {
+  std::string store = "results/pipette.db";
+  std::vector<int64_t> runs;  // empty: the latest run
+  bool all = false;
+  std::string format = "md";
+  std::string output;  // empty: standard output
+};
+int Report(const ReportArgs& args);
+
+struct EnvArgs {
+  bool json = false;
+  bool no_bandwidth = false;
+};
+int Env(const EnvArgs& args);
+
+}  // namespace pipette::app

@@ -1,0 +1,398 @@
+#include "pipette/config/experiment.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "pipette/model/bundled.h"
+#include "pipette/model/gguf.h"
+#include "pipette/util/sha256.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::config {
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"name",   "description", "models", "runtime",
+                                           "runtimes", "device",    "params", "tests",
+                                           "repetitions", "warmup", "timeout", "seed",
+                                           "store"};
+const std::vector<std::string> kRuntimes = {"llama.cpp"};
+
+// Builds errors of the form "file:line:col: message".
+class Where {
+ public:
+  explicit Where(std::string path) : path_(std::move(path)) {}
+  Error At(const YAML::Node& node, const std::string& message) const {
+    const YAML::Mark m = node.Mark();
+    if (m.line < 0) return InputError(fmt::format("{}: {}", path_, message));
+    return InputError(fmt::format("{}:{}:{}: {}", path_, m.line + 1, m.column + 1, message));
+  }
+  Error File(const std::string& message) const {
+    return InputError(fmt::format("{}: {}", path_, message));
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+int Line(const YAML::Node& node) { return node.Mark().line + 1; }
+
+Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what) {
+  if (!node.IsScalar()) return w.At(node, fmt::format("{} must be a single value", what));
+  return node.Scalar();
+}
+
+Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what,
+                        int64_t lo, int64_t hi) {
+  auto s = Scalar(w, node, what);
+  if (!s) return s.error();
+  int64_t v = 0;
+  const std::string& t = *s;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || ptr != t.data() + t.size()) {
+    return w.At(node, fmt::format("{} must be an integer, got '{}'", what, t));
+  }
+  if (v < lo || v > hi) {
+    return w.At(node, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, v));
+  }
+  return v;
+}
+
+// A scalar or a list of scalars, as a list of nodes.
+std::vector<YAML::Node> AsList(const YAML::Node& node) {
+  std::vector<YAML::Node> out;
+  if (node.IsSequence()) {
+    for (const YAML::Node& n : node) out.push_back(n);
+  } else {
+    out.push_back(node);
+  }
+  return out;
+}
+
+Result<std::string> ResolveModelPath(const Where& w, const YAML::Node& node,
+                                     const std::string& written) {
+  fs::path p(written);
+  std::vector<fs::path> tried;
+  if (p.is_absolute()) {
+    tried.push_back(p);
+  } else {
+    tried.push_back(fs::path(w.path()).parent_path() / p);
+    tried.push_back(fs::current_path() / p);
+  }
+  for (const fs::path& t : tried) {
+    std::error_code ec;
+    if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
+  }
+  std::string where;
+  for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
+  return w.At(node, fmt::format("model file not found: '{}' (looked at:{})", written, where));
+}
+
+Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
+  ModelSpec m;
+  m.line = Line(node);
+  std::string written;
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (key == "path") {
+        auto s = Scalar(w, kv.second, "models[].path");
+        if (!s) return s.error();
+        written = *s;
+      } else if (key == "name") {
+        auto s = Scalar(w, kv.second, "models[].name");
+        if (!s) return s.error();
+        m.name = *s;
+      } else {
+        return w.At(kv.first, fmt::format("unknown key '{}' in a model{}", key,
+                                          DidYouMean(key, {"path", "name"})));
+      }
+    }
+    if (written.empty()) return w.At(node, "a model needs 'path:'");
+  } else {
+    auto s = Scalar(w, node, "a model");
+    if (!s) return s.error();
+    written = *s;
+  }
+  if (const model::BundledModel* b = model::FindBundled(written)) {
+    fs::path file = fs::path(opt.models_dir) / b->file;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) {
+      return w.At(node, fmt::format("bundled model '{}' is not installed at {}: run "
+                                    "scripts/fetch-models.sh (or `make models`)",
+                                    written, file.string()));
+    }
+    m.path = fs::absolute(file).lexically_normal().string();
+    m.source = "bundled:" + b->name;
+    if (m.name.empty()) m.name = b->name;
+  } else {
+    const bool looks_like_path = written.find('/') != std::string::npos ||
+                                 written.ends_with(".gguf");
+    if (!looks_like_path) {
+      std::vector<std::string> names;
+      for (const auto& bm : model::BundledModels()) names.push_back(bm.name);
+      std::string known;
+      for (const auto& n : names) known += " " + n;
+      return w.At(node, fmt::format("unknown model '{}'{}: give a path to a .gguf file or a "
+                                    "bundled name (known:{})",
+                                    written, DidYouMean(written, names), known));
+    }
+    auto resolved = ResolveModelPath(w, node, written);
+    if (!resolved) return resolved.error();
+    m.path = *resolved;
+    m.source = "path";
+    if (m.name.empty()) m.name = fs::path(m.path).stem().string();
+  }
+  // A missing or corrupt model is bad input: check the file now, before anything is measured.
+  auto gguf = model::ReadGguf(m.path);
+  if (!gguf) return w.At(node, gguf.error().message);
+  return m;
+}
+
+Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node,
+                                 const LoadOptions& opt) {
+  RuntimeSpec r;
+  r.line = Line(node);
+  YAML::Node name_node = node;
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (key == "name") {
+        name_node = kv.second;
+      } else if (key == "worker") {
+        auto s = Scalar(w, kv.second, "runtimes[].worker");
+        if (!s) return s.error();
+        r.worker = *s;
+      } else {
+        return w.At(kv.first, fmt::format("unknown key '{}' in a runtime{}", key,
+                                          DidYouMean(key, {"name", "worker"})));
+      }
+    }
+    if (name_node.IsMap()) return w.At(node, "a runtime needs 'name:'");
+  }
+  auto s = Scalar(w, name_node, "a runtime");
+  if (!s) return s.error();
+  r.name = *s;
+  if (std::find(kRuntimes.begin(), kRuntimes.end(), r.name) == kRuntimes.end()) {
+    return w.At(name_node, fmt::format("unknown runtime '{}'{} (known: llama.cpp)", r.name,
+                                       DidYouMean(r.name, kRuntimes)));
+  }
+  if (r.worker.empty()) {
+    r.worker = (fs::path(opt.workers_dir) / "pipette-worker-llama").string();
+  } else {
+    fs::path p(r.worker);
+    if (p.is_relative()) p = fs::path(w.path()).parent_path() / p;
+    r.worker = fs::absolute(p).lexically_normal().string();
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(r.worker, ec)) {
+    return w.At(name_node, fmt::format("worker program for '{}' not found at {}: build it with "
+                                       "`make build`",
+                                       r.name, r.worker));
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<TestSpec> ParseTestName(std::string_view text) {
+  TestSpec t;
+  std::string_view num;
+  if (text.starts_with("ttft@")) {
+    t.kind = TestKind::kTTFT;
+    num = text.substr(5);
+  } else if (text.starts_with("pp")) {
+    t.kind = TestKind::kPP;
+    num = text.substr(2);
+  } else if (text.starts_with("tg")) {
+    t.kind = TestKind::kTG;
+    num = text.substr(2);
+  } else {
+    return InputError(fmt::format("unknown test '{}' (tests: pp<N>, tg<N>, ttft@<P>, e.g. "
+                                  "pp512, tg128, ttft@256)",
+                                  text));
+  }
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (num.empty() || ec != std::errc() || ptr != num.data() + num.size() || v < 1 ||
+      v > (1 << 24)) {
+    return InputError(fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, "
+                                  "ttft@256",
+                                  text));
+  }
+  t.n = v;
+  switch (t.kind) {
+    case TestKind::kPP: t.name = fmt::format("pp{}", v); break;
+    case TestKind::kTG: t.name = fmt::format("tg{}", v); break;
+    case TestKind::kTTFT: t.name = fmt::format("ttft@{}", v); break;
+  }
+  return t;
+}
+
+nlohmann::json Experiment::Canonical() const {
+  nlohmann::json j;
+  j["name"] = name;
+  j["device"] = device;
+  for (const auto& m : models) j["models"].push_back({{"name", m.name}, {"path", m.path}});
+  for (const auto& r : runtimes) j["runtimes"].push_back(r.name);
+  for (const auto& [k, vs] : params) j["params"][k] = vs;
+  for (const auto& t : tests) j["tests"].push_back(t.name);
+  j["repetitions"] = repetitions;
+  j["warmup"] = warmup;
+  j["timeout"] = timeout_s;
+  j["seed"] = seed;
+  return j;
+}
+
+std::string Experiment::Hash() const { return Sha256Hex(Canonical().dump()); }
+
+Result<Experiment> ParseExperiment(const std::string& text, const std::string& path,
+                                   const ParamRegistry& registry, const LoadOptions& options) {
+  Where w(path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap()) return w.File("an experiment file must be a YAML mapping (key: value)");
+
+  Experiment ex;
+  ex.path = path;
+  ex.source_text = text;
+  ex.name = fs::path(path).stem().string();
+  std::map<std::string, std::vector<std::string>> swept;
+  bool have_models = false, have_tests = false;
+
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (key == "name") {
+      auto s = Scalar(w, v, "name");
+      if (!s) return s.error();
+      ex.name = *s;
+    } else if (key == "description") {
+      auto s = Scalar(w, v, "description");
+      if (!s) return s.error();
+      ex.description = *s;
+    } else if (key == "models") {
+      have_models = true;
+      if (v.IsNull() || (v.IsSequence() && v.size() == 0)) {
+        return w.At(v.IsNull() ? kv.first : v, "models: needs at least one model");
+      }
+      for (const YAML::Node& n : AsList(v)) {
+        auto m = ParseModel(w, n, options);
+        if (!m) return m.error();
+        ex.models.push_back(*m);
+      }
+    } else if (key == "runtime" || key == "runtimes") {
+      for (const YAML::Node& n : AsList(v)) {
+        auto r = ParseRuntime(w, n, options);
+        if (!r) return r.error();
+        ex.runtimes.push_back(*r);
+      }
+    } else if (key == "device") {
+      auto s = Scalar(w, v, "device");
+      if (!s) return s.error();
+      if (*s != "local") {
+        return w.At(v, fmt::format("device '{}' is not supported yet: only 'local'", *s));
+      }
+      ex.device = *s;
+    } else if (key == "params") {
+      if (!v.IsMap()) return w.At(v, "params: must be a mapping of parameter: value or [values]");
+      for (const auto& p : v) {
+        const std::string pname = p.first.Scalar();
+        const ParamDef* def = registry.Find(pname);
+        if (!def) {
+          return w.At(p.first, fmt::format("unknown parameter '{}'{}", pname,
+                                           DidYouMean(pname, registry.Names())));
+        }
+        std::vector<std::string> values;
+        if (p.second.IsSequence() && p.second.size() == 0) {
+          return w.At(p.second, fmt::format("{}: empty list", pname));
+        }
+        for (const YAML::Node& n : AsList(p.second)) {
+          auto s = Scalar(w, n, pname);
+          if (!s) return s.error();
+          auto parsed = registry.Parse(*def, *s);
+          if (!parsed) return w.At(n, parsed.error().message);
+          if (std::find(values.begin(), values.end(), *parsed) == values.end()) {
+            values.push_back(*parsed);
+          }
+        }
+        swept[pname] = values;
+      }
+    } else if (key == "tests") {
+      have_tests = true;
+      for (const YAML::Node& n : AsList(v)) {
+        auto s = Scalar(w, n, "a test");
+        if (!s) return s.error();
+        auto t = ParseTestName(*s);
+        if (!t) return w.At(n, t.error().message);
+        t->line = Line(n);
+        ex.tests.push_back(*t);
+      }
+      if (ex.tests.empty()) return w.At(v, "tests: needs at least one test");
+    } else if (key == "repetitions") {
+      auto i = Integer(w, v, "repetitions", 1, 100000);
+      if (!i) return i.error();
+      ex.repetitions = static_cast<int>(*i);
+    } else if (key == "warmup") {
+      auto i = Integer(w, v, "warmup", 0, 100000);
+      if (!i) return i.error();
+      ex.warmup = static_cast<int>(*i);
+    } else if (key == "timeout") {
+      auto i = Integer(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
+      if (!i) return i.error();
+      ex.timeout_s = static_cast<double>(*i);
+    } else if (key == "seed") {
+      auto i = Integer(w, v, "seed", 0, INT64_MAX);
+      if (!i) return i.error();
+      ex.seed = static_cast<uint64_t>(*i);
+    } else if (key == "store") {
+      auto s = Scalar(w, v, "store");
+      if (!s) return s.error();
+      ex.store = *s;
+    } else if (registry.Find(key)) {
+      return w.At(kv.first, fmt::format("'{}' is a runtime parameter: put it under 'params:'",
+                                        key));
+    } else {
+      return w.At(kv.first,
+                  fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
+    }
+  }
+  if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
+  if (!have_tests) return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256])");
+  if (ex.runtimes.empty()) {
+    YAML::Node n(std::string("llama.cpp"));
+    auto r = ParseRuntime(w, n, options);
+    if (!r) return r.error();
+    ex.runtimes.push_back(*r);
+  }
+  for (const ParamDef& def : registry.defs()) {
+    auto it = swept.find(def.name);
+    ex.params.emplace_back(def.name, it != swept.end() ? it->second
+                                                       : std::vector<std::string>{def.default_value});
+  }
+  return ex;
+}
+
+Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& registry,
+                                  const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InputError(fmt::format("{}: cannot read the experiment file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseExperiment(ss.str(), path, registry, options);
+}
+
+}  // namespace pipette::config

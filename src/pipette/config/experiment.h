@@ -1,0 +1,78 @@
+// An experiment file: the four dimensions (models, runtimes, parameters, device) and the tests.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/config/params.h"
+#include "pipette/util/result.h"
+
+namespace pipette::config {
+
+struct ModelSpec {
+  std::string name;    // display name: the bundled name or the file's stem
+  std::string path;    // absolute path to the file
+  std::string source;  // "bundled:<name>" or "path"
+  int line = 0;        // where the experiment file named it
+};
+
+struct RuntimeSpec {
+  std::string name;    // "llama.cpp"
+  std::string worker;  // absolute path to the worker program
+  int line = 0;
+};
+
+enum class TestKind { kPP, kTG, kTTFT };
+
+struct TestSpec {
+  TestKind kind = TestKind::kPP;
+  int n = 0;            // pp: prompt tokens; tg: generated tokens; ttft: prompt tokens
+  std::string name;     // canonical: pp512, tg128, ttft@64
+  int line = 0;
+};
+
+// Parses a test name ("pp512", "tg128", "ttft@64").
+Result<TestSpec> ParseTestName(std::string_view text);
+
+struct Experiment {
+  std::string path;         // the file as given
+  std::string name;         // `name:` or the file's stem
+  std::string description;
+  std::vector<ModelSpec> models;
+  std::vector<RuntimeSpec> runtimes;
+  std::string device = "local";
+  // Every registry parameter, in registry order, with the list of values to sweep.
+  std::vector<std::pair<std::string, std::vector<std::string>>> params;
+  std::vector<TestSpec> tests;
+  int repetitions = 5;
+  int warmup = 1;
+  double timeout_s = 300;   // per worker request
+  uint64_t seed = 42;
+  std::string store = "results/pipette.db";
+  std::string source_text;  // the file's bytes, kept with the run
+
+  // Canonical JSON of everything above that defines the measurement (not the path or comments).
+  nlohmann::json Canonical() const;
+  // SHA-256 of Canonical().dump().
+  std::string Hash() const;
+};
+
+// Where to find things the experiment names.
+struct LoadOptions {
+  std::string models_dir;   // bundled models live here
+  std::string workers_dir;  // worker programs live here
+};
+
+// Reads, parses and validates an experiment file. Every error names file:line:column and the
+// problem, suggests the nearest known key, and carries exit code 2.
+Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& registry,
+                                  const LoadOptions& options);
+// Same, from text (`path` is used in messages and to resolve relative model paths).
+Result<Experiment> ParseExperiment(const std::string& text, const std::string& path,
+                                   const ParamRegistry& registry, const LoadOptions& options);
+
+}  // namespace pipette::config

@@ -1,0 +1,97 @@
+#include "pipette/config/params.h"
+
+#include <algorithm>
+#include <charconv>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace pipette::config {
+
+ParamRegistry ParamRegistry::Default() {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  using K = ParamKind;
+  using S = ParamScope;
+  return ParamRegistry({
+      {"threads", "CPU threads for decoding and prompt processing", K::kInt, S::kContext,
+       std::to_string(cores), {}, 1, 1024, "threads"},
+      {"n_batch", "logical batch size: prompt tokens handed to one decode call", K::kInt,
+       S::kContext, "2048", {}, 1, 1 << 20, "n_batch"},
+      {"n_ubatch", "physical batch size: tokens computed at once inside a decode call", K::kInt,
+       S::kContext, "512", {}, 1, 1 << 20, "n_ubatch"},
+      {"n_ctx", "context size in tokens; 0 = just enough for the cell's largest test", K::kInt,
+       S::kContext, "0", {}, 0, 1 << 24, "n_ctx"},
+      {"type_k", "KV-cache type for keys", K::kChoice, S::kContext, "f16",
+       {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"}, 0, 0, "type_k"},
+      {"type_v", "KV-cache type for values", K::kChoice, S::kContext, "f16",
+       {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"}, 0, 0, "type_v"},
+      {"flash_attn", "flash attention", K::kBool, S::kContext, "false", {}, 0, 0, "fa"},
+      {"depth", "tokens already in the context before tg is timed", K::kInt, S::kTest, "0", {}, 0,
+       1 << 24, "depth"},
+      {"n_gpu_layers", "layers offloaded to an accelerator", K::kInt, S::kLoad, "0", {}, 0, 100000,
+       "ngl"},
+      {"use_mmap", "map the model file instead of reading it", K::kBool, S::kLoad, "true", {}, 0, 0,
+       "mmap"},
+  });
+}
+
+const ParamDef* ParamRegistry::Find(std::string_view name) const {
+  for (const ParamDef& d : defs_) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ParamRegistry::Names() const {
+  std::vector<std::string> out;
+  for (const ParamDef& d : defs_) out.push_back(d.name);
+  return out;
+}
+
+Result<std::string> ParamRegistry::Parse(const ParamDef& def, std::string_view text) const {
+  switch (def.kind) {
+    case ParamKind::kInt: {
+      int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || ptr != text.data() + text.size()) {
+        return InputError(fmt::format("{} must be an integer, got '{}'", def.name, text));
+      }
+      if (v < def.min || v > def.max) {
+        return InputError(
+            fmt::format("{} must be between {} and {}, got {}", def.name, def.min, def.max, v));
+      }
+      return std::to_string(v);
+    }
+    case ParamKind::kBool: {
+      if (text == "true" || text == "on" || text == "1" || text == "yes") return std::string("true");
+      if (text == "false" || text == "off" || text == "0" || text == "no") {
+        return std::string("false");
+      }
+      return InputError(fmt::format("{} must be true or false, got '{}'", def.name, text));
+    }
+    case ParamKind::kChoice: {
+      auto it = std::find(def.choices.begin(), def.choices.end(), text);
+      if (it == def.choices.end()) {
+        return InputError(fmt::format("{} must be one of {}, got '{}'", def.name,
+                                      fmt::join(def.choices, ", "), text));
+      }
+      return *it;
+    }
+  }
+  return InputError("unreachable");
+}
+
+nlohmann::json ParamRegistry::ToJson(const ParamDef& def, const std::string& canonical) {
+  switch (def.kind) {
+    case ParamKind::kInt:
+      return std::stoll(canonical);
+    case ParamKind::kBool:
+      return canonical == "true";
+    case ParamKind::kChoice:
+      return canonical;
+  }
+  return canonical;
+}
+
+}  // namespace pipette::config

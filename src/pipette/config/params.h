@@ -1,0 +1,54 @@
+// The parameter registry: every runtime parameter Pipette can sweep is one entry here
+// (name, type, default, parser, display). Adding a parameter is adding one entry.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/util/result.h"
+
+namespace pipette::config {
+
+enum class ParamKind { kInt, kBool, kChoice };
+
+// When a parameter takes effect in a worker: at model load, or at context creation, or per test.
+// Cells are ordered so that load-time parameters change least often (fewest model loads).
+enum class ParamScope { kLoad, kContext, kTest };
+
+struct ParamDef {
+  std::string name;
+  std::string help;
+  ParamKind kind = ParamKind::kInt;
+  ParamScope scope = ParamScope::kContext;
+  std::string default_value;         // canonical text
+  std::vector<std::string> choices;  // kChoice only
+  int64_t min = 0, max = 0;          // kInt only (inclusive)
+  std::string column;                // short header in the console table; empty: not shown
+};
+
+class ParamRegistry {
+ public:
+  // The registry for this machine (threads defaults to its logical core count).
+  static ParamRegistry Default();
+  explicit ParamRegistry(std::vector<ParamDef> defs) : defs_(std::move(defs)) {}
+
+  const std::vector<ParamDef>& defs() const { return defs_; }
+  const ParamDef* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+
+  // Parses one value as written in an experiment file into its canonical text, or says why not
+  // (without location: the caller adds file:line).
+  Result<std::string> Parse(const ParamDef& def, std::string_view text) const;
+  // Canonical text to the JSON a worker receives (int -> number, bool -> true/false, choice -> string).
+  static nlohmann::json ToJson(const ParamDef& def, const std::string& canonical);
+
+ private:
+  std::vector<ParamDef> defs_;
+};
+
+}  // namespace pipette::config

@@ -1,0 +1,33 @@
+// Memory-bandwidth probe: a STREAM-like copy/triad over arrays larger than the last-level cache.
+// Its triad figure is the "measured memory bandwidth" that bw_util divides by (docs/METRICS.md).
+#pragma once
+
+#include <cstddef>
+
+namespace pipette::env {
+
+struct BandwidthResult {
+  double triad_bytes_per_s = 0;  // best pass of a[i] = b[i] + s*c[i], counting 3 arrays of traffic
+  double copy_bytes_per_s = 0;   // best pass of c[i] = a[i], counting 2 arrays of traffic
+  size_t array_bytes = 0;        // bytes of each of the 3 arrays
+  int threads = 0;
+  int repetitions = 0;
+};
+
+struct BandwidthOptions {
+  size_t array_bytes = 0;  // bytes per array; 0 = DefaultArrayBytes(LLC, MemAvailable)
+  int threads = 0;         // 0 = std::thread::hardware_concurrency()
+  int repetitions = 5;     // timed passes per kernel, after one untimed warm-up pass of each
+};
+
+// Runs the probe. Blocks for roughly (1 + repetitions) * 5 array sweeps plus the first touch
+// (about 0.5-1 s with defaults on a 2-core VM). Throws std::bad_alloc when the arrays cannot be
+// allocated and std::system_error when the threads cannot be started.
+BandwidthResult MeasureBandwidth(const BandwidthOptions& opts = {});
+
+// Default bytes per array: max(64 MiB, 4 x LLC), capped at 1 GiB and, when mem_available_bytes is
+// known (non-zero), at an eighth of it so the three arrays never crowd the machine. Pass 0 for an
+// unknown value.
+size_t DefaultArrayBytes(size_t llc_bytes, size_t mem_available_bytes);
+
+}  // namespace pipette::env

@@ -1,0 +1,100 @@
+// Environment fingerprint: the device facts every result carries (docs/METRICS.md, "What every
+// result carries"), and the conditions read at the start of each benchmark cell.
+//
+// Facts are read from Linux /proc and /sys. A fact the system does not expose is null: nothing is
+// estimated. The parsers below are pure functions over file contents so they can be tested on
+// sample texts; CollectFingerprint / ReadConditions are the thin layer that reads the real files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipette/env/bandwidth.h"
+
+namespace pipette::env {
+
+struct FingerprintOptions {
+  bool measure_bandwidth = true;
+  BandwidthOptions bandwidth;
+};
+
+// Keys: cpu_model, cpu_vendor, cpu_cores_logical, cpu_cores_physical, cpu_sockets,
+// cpu_cores_available (affinity of this process), isa_flags, cache_{l1d,l1i,l2,l3}_bytes,
+// mem_total_bytes, os, kernel, arch, hostname, cpu_governor, cpu_freq_{max,scaling_max,cur}_khz,
+// virtualized, compiler; and memory_bandwidth {triad_bytes_per_s, copy_bytes_per_s, array_bytes,
+// threads, repetitions} only when the probe ran. Unavailable facts are null.
+nlohmann::json CollectFingerprint(const FingerprintOptions& opts = {});
+
+// Readings taken at the start of each benchmark cell. -1 / nullopt: not available.
+struct Conditions {
+  double load_avg_1 = -1, load_avg_5 = -1, load_avg_15 = -1;
+  int64_t mem_available_bytes = -1;
+  int64_t mem_free_bytes = -1;
+  std::optional<double> cpu_temp_c;
+  std::optional<int64_t> cpu_freq_cur_khz;
+};
+Conditions ReadConditions();
+// Same field names as Conditions; unavailable readings become null.
+nlohmann::json ToJson(const Conditions& conditions);
+
+// First 16 hex digits of SHA-256 over the canonical dump of the hardware facts only (CPU, cores,
+// ISA flags, caches, memory rounded to GiB, arch, virtualized, max frequency). Hostname, OS,
+// kernel, governor, frequencies now, affinity and measured bandwidth are left out, so the id
+// stays the same from run to run and across software updates of the same machine.
+std::string FingerprintId(const nlohmann::json& fingerprint);
+
+// ---- Pure parsers (exposed for tests) ----
+
+struct CpuInfo {
+  std::optional<std::string> model;   // x86 "model name"; ARM: from implementer/part ids
+  std::optional<std::string> vendor;  // x86 "vendor_id"; ARM: implementer name
+  int logical = 0;                    // number of "processor" entries
+  std::optional<int> physical;        // distinct (physical id, core id) pairs, when listed
+  std::optional<int> sockets;         // distinct physical ids, when listed
+  std::vector<std::string> flags;     // "flags" (x86) or "Features" (ARM) of the first processor
+  std::optional<bool> hypervisor;     // x86 only: the "hypervisor" flag
+};
+CpuInfo ParseCpuinfo(std::string_view text);
+
+// The flags that matter to inference kernels, in a fixed order; "neon" is added for "asimd".
+std::vector<std::string> InterestingIsaFlags(const std::vector<std::string>& flags);
+
+struct MemInfo {
+  std::optional<int64_t> total_bytes, free_bytes, available_bytes;
+};
+MemInfo ParseMeminfo(std::string_view text);
+
+struct LoadAvg {
+  double one = 0, five = 0, fifteen = 0;
+};
+std::optional<LoadAvg> ParseLoadavg(std::string_view text);
+
+// KEY=VALUE lines; quotes and backslash escapes removed, comments skipped.
+std::map<std::string, std::string> ParseOsRelease(std::string_view text);
+
+// sysfs cache "size" ("32K", "1M", "512") in bytes.
+std::optional<int64_t> ParseCacheSize(std::string_view text);
+
+// A whole decimal integer, surrounding whitespace allowed.
+std::optional<int64_t> ParseInt(std::string_view text);
+
+// Whether a thermal zone type or hwmon name is a CPU/SoC sensor (x86_pkg_temp, cpu-thermal, ...).
+bool IsCpuThermalSensor(std::string_view name);
+
+// ---- Readers of the real system ----
+
+struct CacheSizes {
+  std::optional<int64_t> l1d, l1i, l2, l3;
+};
+// From /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}.
+CacheSizes ReadCacheSizes();
+
+// Whole file contents, or nullopt when it cannot be opened (works for /proc and /sys files).
+std::optional<std::string> ReadTextFile(const std::string& path);
+
+}  // namespace pipette::env

@@ -1,0 +1,185 @@
+#include "pipette/metrics/derive.h"
+
+#include <map>
+
+namespace pipette::metrics {
+
+using nlohmann::json;
+
+double Seconds(int64_t t0_ns, int64_t t1_ns) { return double(t1_ns - t0_ns) / 1e9; }
+
+namespace {
+
+std::optional<int64_t> Int(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+std::optional<double> PpTokensPerSecond(const json& raw) {
+  auto n = Int(raw, "n_tokens"), t0 = Int(raw, "t_start_ns"), t1 = Int(raw, "t_end_ns");
+  if (!n || !t0 || !t1 || *t1 <= *t0) return std::nullopt;
+  return double(*n) / Seconds(*t0, *t1);
+}
+
+std::optional<double> TgTokensPerSecond(const json& raw) {
+  auto t0 = Int(raw, "t_start_ns");
+  auto it = raw.find("token_end_ns");
+  if (!t0 || it == raw.end() || !it->is_array() || it->empty()) return std::nullopt;
+  const int64_t t1 = it->back().get<int64_t>();
+  if (t1 <= *t0) return std::nullopt;
+  return double(it->size()) / Seconds(*t0, t1);
+}
+
+std::vector<double> InterTokenLatenciesMs(const json& raw) {
+  std::vector<double> out;
+  auto t0 = Int(raw, "t_start_ns");
+  auto it = raw.find("token_end_ns");
+  if (!t0 || it == raw.end() || !it->is_array()) return out;
+  int64_t prev = *t0;
+  for (const json& t : *it) {
+    const int64_t now = t.get<int64_t>();
+    out.push_back(double(now - prev) / 1e6);
+    prev = now;
+  }
+  return out;
+}
+
+std::optional<double> RuntimeMsPerToken(const json& raw) {
+  auto it = raw.find("runtime_perf");
+  if (it == raw.end() || !it->is_object()) return std::nullopt;
+  const double ms = it->value("t_eval_ms", 0.0);
+  const double n = it->value("n_eval", 0.0);
+  if (n <= 0) return std::nullopt;
+  return ms / n;
+}
+
+std::optional<double> TtftMs(const json& raw) {
+  auto t0 = Int(raw, "t_start_ns"), t1 = Int(raw, "t_first_token_ns");
+  if (!t0 || !t1 || *t1 < *t0) return std::nullopt;
+  return double(*t1 - *t0) / 1e6;
+}
+
+std::optional<double> LoadMs(const json& raw) {
+  auto t0 = Int(raw, "t_start_ns"), t1 = Int(raw, "t_end_ns");
+  if (!t0 || !t1 || *t1 < *t0) return std::nullopt;
+  return double(*t1 - *t0) / 1e6;
+}
+
+bool IsHeadline(const ResultRow& row) {
+  return (row.metric == "throughput" &&
+          (row.test.starts_with("pp") || row.test.starts_with("tg"))) ||
+         row.metric == "ttft";
+}
+
+namespace {
+
+// Collects values of one (test, metric) in order of first appearance.
+class RowBuilder {
+ public:
+  void Add(const std::string& test, const std::string& metric, const std::string& unit,
+           double v) {
+    auto key = test + "\x1f" + metric;
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      it = index_.emplace(key, entries_.size()).first;
+      entries_.push_back({test, metric, unit, {}});
+    }
+    entries_[it->second].values.push_back(v);
+  }
+  struct Entry {
+    std::string test, metric, unit;
+    std::vector<double> values;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::map<std::string, size_t> index_;
+  std::vector<Entry> entries_;
+};
+
+void AddSample(RowBuilder& b, const store::SampleRecord& s) {
+  const json& raw = s.raw;
+  if (s.test.starts_with("pp")) {
+    if (auto v = PpTokensPerSecond(raw)) b.Add(s.test, "throughput", "t/s", *v);
+  } else if (s.test.starts_with("tg")) {
+    if (auto v = TgTokensPerSecond(raw)) {
+      b.Add(s.test, "throughput", "t/s", *v);
+      b.Add(s.test, "ms_per_token", "ms", 1000.0 / *v);
+    }
+    const std::vector<double> itl = InterTokenLatenciesMs(raw);
+    if (!itl.empty()) {
+      b.Add(s.test, "itl_p50", "ms", stats::Percentile(itl, 50));
+      b.Add(s.test, "itl_p90", "ms", stats::Percentile(itl, 90));
+      b.Add(s.test, "itl_p99", "ms", stats::Percentile(itl, 99));
+    }
+    if (auto v = RuntimeMsPerToken(raw)) b.Add(s.test, "runtime_ms_per_token", "ms", *v);
+  } else if (s.test.starts_with("ttft")) {
+    if (auto v = TtftMs(raw)) b.Add(s.test, "ttft", "ms", *v);
+  } else if (s.test == "memory") {
+    if (auto v = Int(raw, "hwm")) b.Add("memory", "peak_rss", "bytes", double(*v));
+  }
+}
+
+void AddLoad(RowBuilder& b, const store::SampleRecord& s) {
+  if (auto v = LoadMs(s.raw)) b.Add("load", "time", "ms", *v);
+  auto before = Int(s.raw, "rss_before"), after = Int(s.raw, "rss_after");
+  if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
+}
+
+}  // namespace
+
+std::vector<ResultRow> DeriveRows(const store::RunRecord& run,
+                                  const store::EnvironmentRecord& env,
+                                  const std::vector<CellSamples>& cells) {
+  std::map<int64_t, const store::SampleRecord*> loads;  // cell id -> its load sample
+  for (const CellSamples& c : cells) {
+    for (const auto& s : c.samples) {
+      if (s.test == "load") loads[c.cell.id] = &s;
+    }
+  }
+  std::vector<ResultRow> rows;
+  for (const CellSamples& c : cells) {
+    RowBuilder b;
+    for (const auto& s : c.samples) {
+      if (!s.warmup && s.test != "load") AddSample(b, s);
+    }
+    if (c.cell.load_cell_id) {
+      if (auto it = loads.find(*c.cell.load_cell_id); it != loads.end()) AddLoad(b, *it->second);
+    }
+    if (c.cell.model_file_size > 0) {
+      b.Add("model", "file_size", "bytes", double(c.cell.model_file_size));
+    }
+    ResultRow base;
+    base.run_id = run.id;
+    base.cell_id = c.cell.id;
+    base.cell_index = c.cell.index;
+    base.cell_status = c.cell.status;
+    base.model = c.cell.model_name;
+    base.model_sha256 = c.cell.model_sha256;
+    base.model_file_size = c.cell.model_file_size;
+    const json& file = c.cell.model_info.value("file", json::object());
+    const json& rt = c.cell.model_info.value("runtime", json::object());
+    base.n_params = file.value("n_params", rt.value("n_params", int64_t{0}));
+    base.quant = file.value("quant", std::string("?"));
+    base.runtime = c.cell.runtime;
+    base.runtime_version = c.cell.runtime_version;
+    base.device = env.facts.value("cpu_model", std::string("local"));
+    base.device_id = env.fingerprint_id;
+    base.params = c.cell.params;
+    for (const auto& e : b.entries()) {
+      ResultRow r = base;
+      r.test = e.test;
+      r.metric = e.metric;
+      r.unit = e.unit;
+      r.samples = e.values;
+      r.summary = stats::Summarize(e.values);
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+}  // namespace pipette::metrics

@@ -1,0 +1,64 @@
+// Every figure Pipette reports is derived here, once, from the raw facts workers returned
+// (shared/METRICS.md). Reporters format these rows and never compute a number.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/stats/stats.h"
+#include "pipette/store/store.h"
+
+namespace pipette::metrics {
+
+// One figure of one test of one cell, summarised over its recorded repetitions.
+struct ResultRow {
+  int64_t run_id = 0;
+  int64_t cell_id = 0;
+  int cell_index = 0;
+  std::string cell_status;  // ok | failed | running
+  std::string model;
+  std::string model_sha256;
+  int64_t model_file_size = 0;
+  int64_t n_params = 0;
+  std::string quant;
+  std::string runtime;
+  std::string runtime_version;
+  std::string device;  // CPU model of the machine that ran it
+  std::string device_id;
+  nlohmann::json params = nlohmann::json::object();
+  std::string test;    // pp512, tg128, ttft@64, load, memory, model
+  std::string metric;  // throughput, itl_p50, ttft, time, rss_delta, peak_rss, file_size...
+  std::string unit;    // t/s, ms, bytes
+  stats::Summary summary;
+  std::vector<double> samples;  // the recorded repetitions, in order
+};
+
+// Per-sample figures (one repetition's raw facts in, one number out).
+double Seconds(int64_t t0_ns, int64_t t1_ns);
+std::optional<double> PpTokensPerSecond(const nlohmann::json& raw);
+std::optional<double> TgTokensPerSecond(const nlohmann::json& raw);
+// Latency of each generated token in ms: the first from t_start_ns, the rest between tokens.
+std::vector<double> InterTokenLatenciesMs(const nlohmann::json& raw);
+std::optional<double> RuntimeMsPerToken(const nlohmann::json& raw);  // runtime's own counters
+std::optional<double> TtftMs(const nlohmann::json& raw);
+std::optional<double> LoadMs(const nlohmann::json& raw);
+
+struct CellSamples {
+  store::CellRecord cell;
+  std::vector<store::SampleRecord> samples;
+};
+
+// All rows for a run's cells, in cell order then test order. `load_samples` resolves each cell's
+// load_cell_id (a model loaded once serves consecutive cells).
+std::vector<ResultRow> DeriveRows(const store::RunRecord& run,
+                                  const store::EnvironmentRecord& env,
+                                  const std::vector<CellSamples>& cells);
+
+// The headline figure of a test (pp/tg: throughput, ttft: ttft) among rows.
+bool IsHeadline(const ResultRow& row);
+
+}  // namespace pipette::metrics

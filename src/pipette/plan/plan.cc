@@ -1,0 +1,112 @@
+#include "pipette/plan/plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace pipette::plan {
+namespace {
+
+using Dim = std::pair<std::string, std::vector<std::string>>;
+
+// Odometer over the dimensions: the last one turns fastest. False when it wraps around.
+bool Advance(std::vector<size_t>& idx, const std::vector<const Dim*>& dims) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (++idx[d] < dims[d]->second.size()) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::string& Cell::Param(const std::string& name) const {
+  for (const auto& [k, v] : params) {
+    if (k == name) return v;
+  }
+  throw std::out_of_range("no parameter " + name);
+}
+
+int64_t Cell::IntParam(const std::string& name) const { return std::stoll(Param(name)); }
+
+std::string Cell::Key() const {
+  std::string key = fmt::format("model={},runtime={}", model.name, runtime.name);
+  for (const auto& [k, v] : params) key += fmt::format(",{}={}", k, v);
+  return key;
+}
+
+std::string Cell::LoadKey(const config::ParamRegistry& registry) const {
+  std::string key = fmt::format("{}|{}|{}", model.path, runtime.name, runtime.worker);
+  for (const auto& [k, v] : params) {
+    const config::ParamDef* def = registry.Find(k);
+    if (def && def->scope == config::ParamScope::kLoad) key += fmt::format("|{}={}", k, v);
+  }
+  return key;
+}
+
+int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) {
+  int64_t need = 0;
+  for (const auto& t : tests) {
+    switch (t.kind) {
+      case config::TestKind::kPP: need = std::max<int64_t>(need, t.n); break;
+      case config::TestKind::kTG: need = std::max<int64_t>(need, depth + t.n + 1); break;
+      case config::TestKind::kTTFT: need = std::max<int64_t>(need, t.n + 1); break;
+    }
+  }
+  return need;
+}
+
+Result<std::vector<Cell>> Expand(const config::Experiment& ex,
+                                 const config::ParamRegistry& registry) {
+  // Dimension order, slowest first: load-scope parameters, then the rest in registry order.
+  std::vector<const Dim*> dims;
+  for (const auto& p : ex.params) dims.push_back(&p);
+  std::stable_sort(dims.begin(), dims.end(), [&](auto* a, auto* b) {
+    auto scope = [&](auto* d) {
+      const config::ParamDef* def = registry.Find(d->first);
+      return def ? static_cast<int>(def->scope) : 99;
+    };
+    return scope(a) < scope(b);
+  });
+
+  std::vector<Cell> cells;
+  for (const auto& model : ex.models) {
+    for (const auto& runtime : ex.runtimes) {
+      std::vector<size_t> idx(dims.size(), 0);
+      do {
+        Cell c;
+        c.model = model;
+        c.runtime = runtime;
+        for (const auto& p : ex.params) {  // registry order for display
+          size_t d = 0;
+          while (dims[d] != &p) ++d;
+          c.params.emplace_back(p.first, p.second[idx[d]]);
+        }
+        cells.push_back(std::move(c));
+      } while (Advance(idx, dims));
+    }
+  }
+
+  for (size_t i = 0; i < cells.size(); ++i) {
+    Cell& c = cells[i];
+    c.index = static_cast<int>(i);
+    const int64_t depth = c.IntParam("depth");
+    const int64_t need = TokensNeeded(ex.tests, depth);
+    for (auto& [k, v] : c.params) {
+      if (k != "n_ctx") continue;
+      const int64_t n_ctx = std::stoll(v);
+      if (n_ctx == 0) {
+        v = std::to_string(std::max<int64_t>(256, (need + 255) / 256 * 256));
+      } else if (n_ctx < need) {
+        return InputError(fmt::format(
+            "{}: n_ctx {} is too small for the tests (they need {} tokens at depth {}): raise "
+            "n_ctx or leave it out (0 = just enough)",
+            ex.path, n_ctx, need, depth));
+      }
+    }
+  }
+  return cells;
+}
+
+}  // namespace pipette::plan

@@ -1,0 +1,39 @@
+// Matrix expansion: an experiment becomes cells (the cross product of its dimensions), ordered
+// so that a model loads as few times as possible.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipette/config/experiment.h"
+#include "pipette/config/params.h"
+#include "pipette/util/result.h"
+
+namespace pipette::plan {
+
+struct Cell {
+  int index = 0;  // position in run order, from 0
+  config::ModelSpec model;
+  config::RuntimeSpec runtime;
+  // Every registry parameter with its resolved canonical value, in registry order.
+  std::vector<std::pair<std::string, std::string>> params;
+
+  const std::string& Param(const std::string& name) const;
+  int64_t IntParam(const std::string& name) const;
+  // "model=...,runtime=...,threads=2,..." — unique within a run.
+  std::string Key() const;
+  // Cells with equal LoadKey can share one loaded model in one worker.
+  std::string LoadKey(const config::ParamRegistry& registry) const;
+};
+
+// Tokens a cell's tests need in the context (pp N; tg depth + N + 1; ttft P + 1).
+int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth);
+
+// Expands the experiment. Parameters of load scope vary slowest, so consecutive cells share a
+// loaded model; the last registry parameter varies fastest. Resolves n_ctx = 0 (auto) and checks
+// that every test fits the context, naming the experiment file on error.
+Result<std::vector<Cell>> Expand(const config::Experiment& ex,
+                                 const config::ParamRegistry& registry);
+
+}  // namespace pipette::plan

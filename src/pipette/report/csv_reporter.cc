@@ -1,0 +1,43 @@
+#include "pipette/report/csv_reporter.h"
+
+#include <fmt/format.h>
+
+namespace pipette::report {
+namespace {
+
+// RFC 4180 quoting where needed.
+std::string Csv(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Num(double v) { return fmt::format("{:.6g}", v); }
+
+}  // namespace
+
+void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
+  out << "run_id,cell,cell_status,model,model_sha256,model_file_size,n_params,quant,runtime,"
+         "runtime_version,device,device_id,params,test,metric,unit,median,min,max,mean,stddev,"
+         "cv,n,noisy,samples\n";
+  for (const auto& r : data.rows) {
+    std::string samples;
+    for (size_t i = 0; i < r.samples.size(); ++i) {
+      samples += (i ? ";" : "") + Num(r.samples[i]);
+    }
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       r.run_id, r.cell_index + 1, r.cell_status, Csv(r.model), r.model_sha256,
+                       r.model_file_size, r.n_params, Csv(r.quant), Csv(r.runtime),
+                       Csv(r.runtime_version), Csv(r.device), r.device_id, Csv(r.params.dump()),
+                       Csv(r.test), r.metric, r.unit, Num(r.summary.median), Num(r.summary.min),
+                       Num(r.summary.max), Num(r.summary.mean), Num(r.summary.stddev),
+                       Num(r.summary.cv), r.summary.n, r.summary.noisy ? "true" : "false",
+                       samples);
+  }
+}
+
+}  // namespace pipette::report

@@ -1,0 +1,71 @@
+#include "pipette/report/json_reporter.h"
+
+namespace pipette::report {
+
+void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
+  using nlohmann::json;
+  json doc;
+  doc["schema"] = "pipette.report";
+  doc["schema_version"] = kJsonSchemaVersion;
+  doc["generated_at"] = data.generated_at;
+  doc["pipette_version"] = data.pipette_version;
+  doc["store"] = data.store_path;
+  doc["runs"] = json::array();
+  for (const auto& r : data.runs) {
+    doc["runs"].push_back({{"id", r.id},
+                           {"name", r.name},
+                           {"experiment", r.experiment_path},
+                           {"config_hash", r.config_hash},
+                           {"pipette_version", r.pipette_version},
+                           {"pipette_commit", r.pipette_commit},
+                           {"environment_id", r.environment_id},
+                           {"started_at", r.started_at},
+                           {"finished_at", r.finished_at},
+                           {"status", r.status},
+                           {"n_cells", r.n_cells}});
+  }
+  doc["cells"] = json::array();
+  for (const auto& c : data.cells) {
+    doc["cells"].push_back({{"run_id", c.run_id},
+                            {"cell", c.index + 1},
+                            {"key", c.key},
+                            {"status", c.status},
+                            {"error", c.error},
+                            {"stderr_tail", c.stderr_tail},
+                            {"conditions", c.conditions},
+                            {"runtime_build", c.runtime_build},
+                            {"started_at", c.started_at},
+                            {"finished_at", c.finished_at}});
+  }
+  doc["results"] = json::array();
+  for (const auto& r : data.rows) {
+    doc["results"].push_back({{"run_id", r.run_id},
+                              {"cell", r.cell_index + 1},
+                              {"cell_status", r.cell_status},
+                              {"model", r.model},
+                              {"model_sha256", r.model_sha256},
+                              {"model_file_size", r.model_file_size},
+                              {"n_params", r.n_params},
+                              {"quant", r.quant},
+                              {"runtime", r.runtime},
+                              {"runtime_version", r.runtime_version},
+                              {"device", r.device},
+                              {"device_id", r.device_id},
+                              {"params", r.params},
+                              {"test", r.test},
+                              {"metric", r.metric},
+                              {"unit", r.unit},
+                              {"median", r.summary.median},
+                              {"min", r.summary.min},
+                              {"max", r.summary.max},
+                              {"mean", r.summary.mean},
+                              {"stddev", r.summary.stddev},
+                              {"cv", r.summary.cv},
+                              {"n", r.summary.n},
+                              {"noisy", r.summary.noisy},
+                              {"samples", r.samples}});
+  }
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace pipette::report

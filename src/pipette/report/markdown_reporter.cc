@@ -1,0 +1,122 @@
+#include "pipette/report/markdown_reporter.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "pipette/util/strings.h"
+
+namespace pipette::report {
+namespace {
+
+std::string Param(const nlohmann::json& params, const std::string& name) {
+  auto it = params.find(name);
+  if (it == params.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  return it->dump();
+}
+
+std::string Count(int64_t n) {
+  if (n >= 1000000000) return fmt::format("{:.2f} B", double(n) / 1e9);
+  if (n >= 1000000) return fmt::format("{:.2f} M", double(n) / 1e6);
+  return std::to_string(n);
+}
+
+std::string Figure(const metrics::ResultRow& r) {
+  std::string s = fmt::format("{:.2f} ± {:.2f} {}", r.summary.median, r.summary.stddev, r.unit);
+  if (r.summary.noisy) s += fmt::format(" (noisy: CV {:.1f}%)", r.summary.cv * 100.0);
+  return s;
+}
+
+void Table(const std::vector<std::string>& header, const std::vector<bool>& right,
+           const std::vector<std::vector<std::string>>& body, std::ostream& out) {
+  std::vector<size_t> w(header.size());
+  auto width = [](const std::string& s) {  // display width: count UTF-8 code points
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  for (size_t i = 0; i < header.size(); ++i) w[i] = width(header[i]);
+  for (const auto& row : body) {
+    for (size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    out << "|";
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const std::string pad(w[i] - width(cells[i]), ' ');
+      out << " " << (right[i] ? pad + cells[i] : cells[i] + pad) << " |";
+    }
+    out << "\n";
+  };
+  line(header);
+  out << "|";
+  for (size_t i = 0; i < header.size(); ++i) {
+    out << (right[i] ? " " + std::string(w[i] - 1, '-') + ": |" : " " + std::string(w[i], '-') +
+                                                                     " |");
+  }
+  out << "\n";
+  for (const auto& row : body) line(row);
+}
+
+}  // namespace
+
+void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
+  // Parameter columns: threads always, any other parameter only where it varies.
+  std::map<std::string, std::set<std::string>> values;
+  std::vector<std::string> order;
+  for (const auto& r : data.rows) {
+    for (const auto& [k, v] : r.params.items()) {
+      if (!values.count(k)) order.push_back(k);
+      values[k].insert(v.dump());
+    }
+  }
+  std::vector<std::string> param_cols;
+  for (const auto& k : order) {
+    if (k == "threads" || values[k].size() > 1) param_cols.push_back(k);
+  }
+  std::map<int64_t, const metrics::ResultRow*> peak;
+  for (const auto& r : data.rows) {
+    if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
+  }
+
+  std::vector<std::string> header = {"model", "size", "params", "quant", "runtime"};
+  std::vector<bool> right = {false, true, true, false, false};
+  for (const auto& p : param_cols) {
+    header.push_back(p);
+    right.push_back(true);
+  }
+  for (const char* h : {"test", "result", "peak RSS"}) header.push_back(h);
+  for (bool b : {true, true, true}) right.push_back(b);
+
+  std::vector<std::vector<std::string>> body;
+  for (const auto& r : data.rows) {
+    if (!metrics::IsHeadline(r)) continue;
+    std::vector<std::string> row = {r.model, FormatBytes(double(r.model_file_size)),
+                                    Count(r.n_params), r.quant,
+                                    fmt::format("{} {}", r.runtime, r.runtime_version)};
+    for (const auto& p : param_cols) row.push_back(Param(r.params, p));
+    row.push_back(r.cell_status == "ok" ? r.test : fmt::format("{} ({})", r.test, r.cell_status));
+    row.push_back(Figure(r));
+    auto it = peak.find(r.cell_id);
+    row.push_back(it == peak.end() ? "n/a" : FormatBytes(it->second->summary.median));
+    body.push_back(std::move(row));
+  }
+  if (body.empty()) {
+    out << "(no measurements)\n";
+  } else {
+    Table(header, right, body, out);
+  }
+  bool first = true;
+  for (const auto& c : data.cells) {
+    if (c.status == "ok") continue;
+    if (first) out << "\n";
+    first = false;
+    out << fmt::format("cell {} {}: {}\n", c.index + 1, c.status == "failed" ? "FAILED" : c.status,
+                       c.error.empty() ? "(no reason recorded)" : c.error);
+    out << fmt::format("  {}\n", c.key);
+  }
+}
+
+}  // namespace pipette::report

@@ -1,0 +1,38 @@
+// Reporters turn derived rows into text. They sit behind one interface and never compute a
+// number: every figure arrives ready in metrics::ResultRow.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipette/metrics/derive.h"
+#include "pipette/store/store.h"
+#include "pipette/util/result.h"
+
+namespace pipette::report {
+
+// Version of the JSON report's layout (docs/report-schema.md).
+inline constexpr int kJsonSchemaVersion = 1;
+
+struct ReportData {
+  std::string store_path;
+  std::vector<store::RunRecord> runs;
+  std::vector<store::CellRecord> cells;  // every cell of those runs, failed ones included
+  std::vector<metrics::ResultRow> rows;
+  std::string generated_at;  // ISO 8601
+  std::string pipette_version;
+};
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void Write(const ReportData& data, std::ostream& out) const = 0;
+};
+
+std::vector<std::string> Formats();  // md, csv, json
+Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view format);
+
+}  // namespace pipette::report

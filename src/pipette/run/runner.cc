@@ -1,0 +1,398 @@
+#include "pipette/run/runner.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "pipette/build_info.h"
+#include "pipette/run/eta.h"
+#include "pipette/run/prompt_text.h"
+#include "pipette/util/sha256.h"
+
+namespace pipette::run {
+namespace {
+
+using config::TestKind;
+using config::TestSpec;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+// A request failure that ends the cell.
+struct CellError {
+  std::string message;
+  bool worker_broken = false;
+};
+
+std::string KindName(TestKind k) {
+  switch (k) {
+    case TestKind::kPP: return "pp";
+    case TestKind::kTG: return "tg";
+    case TestKind::kTTFT: return "ttft";
+  }
+  return "?";
+}
+
+// Deterministic pseudo-random token ids: the same seed, test and model give the same prompt.
+std::vector<int64_t> RandomTokens(uint64_t seed, const std::string& salt, int64_t n,
+                                  int64_t n_vocab) {
+  std::seed_seq seq{seed, static_cast<uint64_t>(std::hash<std::string>{}(salt))};
+  std::mt19937_64 rng(seq);
+  std::uniform_int_distribution<int64_t> dist(0, n_vocab - 1);
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (auto& t : out) t = dist(rng);
+  return out;
+}
+
+// The raw facts of a response: everything but the envelope.
+json RawFacts(json response) {
+  response.erase("id");
+  response.erase("ok");
+  return response;
+}
+
+class Runner {
+ public:
+  Runner(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
+         const config::ParamRegistry& registry, RunnerDeps deps)
+      : ex_(ex), cells_(cells), registry_(registry), deps_(std::move(deps)) {}
+
+  Result<RunSummary> Run(int64_t environment_id) {
+    store::RunRecord run;
+    run.name = ex_.name;
+    run.experiment_path = ex_.path;
+    run.config_hash = ex_.Hash();
+    run.config_text = ex_.source_text;
+    run.pipette_version = kPipetteVersion;
+    run.pipette_commit = kPipetteCommit;
+    run.environment_id = environment_id;
+    run.n_cells = static_cast<int64_t>(cells_.size());
+    auto run_id = deps_.store->BeginRun(run);
+    if (!run_id) return run_id.error();
+    summary_.run_id = *run_id;
+    PlanEta();
+    for (const plan::Cell& cell : cells_) {
+      if (Stopped()) {
+        summary_.interrupted = true;
+        break;
+      }
+      auto st = RunCell(cell);
+      if (!st) return st.error();  // only store errors end the run
+    }
+    if (channel_) channel_->Shutdown(milliseconds(3000));
+    channel_.reset();
+    if (auto st = deps_.store->FinishRun(summary_.run_id,
+                                         summary_.interrupted ? "interrupted" : "done");
+        !st) {
+      return st.error();
+    }
+    return summary_;
+  }
+
+ private:
+  bool Stopped() const { return deps_.stop && deps_.stop->load(); }
+
+  void PlanEta() {
+    std::string last_load;
+    for (const plan::Cell& cell : cells_) {
+      const std::string lk = cell.LoadKey(registry_);
+      if (lk != last_load) eta_.Plan("load", 1);
+      last_load = lk;
+      const int reps = ex_.warmup + ex_.repetitions;
+      for (const TestSpec& t : ex_.tests) eta_.Plan(KindName(t.kind), double(t.n) * reps);
+    }
+  }
+
+  Status RunCell(const plan::Cell& cell) {
+    store::CellRecord rec;
+    rec.run_id = summary_.run_id;
+    rec.index = cell.index;
+    rec.key = cell.Key();
+    rec.model_name = cell.model.name;
+    rec.model_path = cell.model.path;
+    rec.model_source = cell.model.source;
+    rec.runtime = cell.runtime.name;
+    for (const auto& [k, v] : cell.params) {
+      if (const config::ParamDef* def = registry_.Find(k)) {
+        rec.params[k] = config::ParamRegistry::ToJson(*def, v);
+      }
+    }
+    rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
+    auto facts = Facts(cell.model.path);
+    if (facts) {
+      rec.model_sha256 = facts->sha256;
+      rec.model_file_size = facts->file_size;
+      rec.model_info["file"] = facts->info;
+    }
+    auto id = deps_.store->BeginCell(rec);
+    if (!id) return id.error();
+    rec.id = *id;
+
+    std::optional<CellError> failure;
+    if (!facts) failure = CellError{facts.error().message, false};
+    if (!failure) failure = Measure(cell, rec);
+    if (failure) {
+      rec.status = "failed";
+      rec.error = failure->message;
+      if (channel_) rec.stderr_tail = channel_->StderrTail();
+      // A worker in an unknown state never serves the next cell.
+      if (channel_) channel_->Shutdown(milliseconds(2000));
+      channel_.reset();
+      loaded_key_.clear();
+      ++summary_.cells_failed;
+    } else {
+      rec.status = "ok";
+      ++summary_.cells_ok;
+    }
+    rec.finished_at = store::NowIso8601();
+    if (auto st = deps_.store->UpdateCell(rec); !st) return st;
+    if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
+    return {};
+  }
+
+  Result<ModelFacts> Facts(const std::string& path) {
+    auto it = facts_.find(path);
+    if (it != facts_.end()) return it->second;
+    if (!deps_.model_facts) return ModelFacts{};
+    auto f = deps_.model_facts(path);
+    if (f) facts_[path] = *f;
+    return f;
+  }
+
+  // Sends one request; a failure becomes the cell's error.
+  std::optional<CellError> Call(json req, json* response) {
+    const auto timeout = milliseconds(static_cast<int64_t>(ex_.timeout_s * 1000));
+    worker::CallResult r = channel_->Call(std::move(req), timeout);
+    if (!r.ok()) {
+      return CellError{r.error, r.failure == worker::CallFailure::kWorkerBroken};
+    }
+    *response = std::move(r.response);
+    return std::nullopt;
+  }
+
+  std::optional<CellError> Keep(const store::CellRecord& rec, const std::string& test, int rep,
+                                 bool warmup, json raw) {
+    store::SampleRecord s{0, rec.id, test, rep, warmup, std::move(raw)};
+    if (auto id = deps_.store->AddSample(s); !id) return CellError{id.error().message, false};
+    return std::nullopt;
+  }
+
+  std::optional<CellError> EnsureWorker(const plan::Cell& cell) {
+    if (channel_ && channel_->Alive() && worker_path_ == cell.runtime.worker) return std::nullopt;
+    if (channel_) channel_->Shutdown(milliseconds(2000));
+    channel_.reset();
+    loaded_key_.clear();
+    auto ch = deps_.launcher->Launch({cell.runtime.worker});
+    if (!ch) return CellError{ch.error().message, true};
+    channel_ = std::move(*ch);
+    worker_path_ = cell.runtime.worker;
+    json hello;
+    if (auto e = Call({{"op", "hello"}}, &hello)) return e;
+    const int proto = hello.value("protocol", 0);
+    if (proto != kProtocolVersion) {
+      return CellError{fmt::format("worker {} speaks protocol version {}; this pipette speaks {}",
+                                   cell.runtime.worker, proto, kProtocolVersion),
+                       true};
+    }
+    hello_ = RawFacts(hello);
+    return std::nullopt;
+  }
+
+  std::optional<CellError> Measure(const plan::Cell& cell, store::CellRecord& rec) {
+    if (auto e = EnsureWorker(cell)) return e;
+    rec.worker_pid = channel_->Pid();
+    rec.runtime_version = hello_.value("runtime_version", "");
+    rec.runtime_build = hello_.value("runtime_build", json::object());
+    if (deps_.progress) deps_.progress->CellStarted(cell, int(cells_.size()), rec.worker_pid);
+    // Record the worker now, so a crash mid-cell still leaves the pid and runtime in the store.
+    if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
+
+    const std::string load_key = cell.LoadKey(registry_);
+    if (load_key != loaded_key_) {
+      json resp;
+      const auto t0 = std::chrono::steady_clock::now();
+      if (auto e = Call({{"op", "load_model"},
+                         {"path", cell.model.path},
+                         {"use_mmap", cell.Param("use_mmap") == "true"},
+                         {"n_gpu_layers", cell.IntParam("n_gpu_layers")}},
+                        &resp)) {
+        return e;
+      }
+      eta_.Done("load", 1, Seconds(t0));
+      json raw = RawFacts(resp);
+      raw["cold"] = false;  // the page cache is not dropped (needs root and disturbs the machine)
+      if (auto e = Keep(rec, "load", 0, false, raw)) return e;
+      model_runtime_info_ = resp.value("model", json::object());
+      loaded_key_ = load_key;
+      load_cell_id_ = rec.id;
+    }
+    rec.load_cell_id = load_cell_id_;
+    rec.model_info["runtime"] = model_runtime_info_;
+    const int64_t n_vocab = model_runtime_info_.value("n_vocab", int64_t{0});
+    if (n_vocab <= 0) return CellError{"the worker did not report the vocabulary size", false};
+
+    json ctx;
+    if (auto e = Call({{"op", "init_context"},
+                       {"n_ctx", cell.IntParam("n_ctx")},
+                       {"n_batch", cell.IntParam("n_batch")},
+                       {"n_ubatch", cell.IntParam("n_ubatch")},
+                       {"n_threads", cell.IntParam("threads")},
+                       {"n_threads_batch", cell.IntParam("threads")},
+                       {"type_k", cell.Param("type_k")},
+                       {"type_v", cell.Param("type_v")},
+                       {"flash_attn", cell.Param("flash_attn") == "true"}},
+                      &ctx)) {
+      return e;
+    }
+    if (auto e = Keep(rec, "context", 0, false, RawFacts(ctx))) return e;
+    if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
+
+    json reset;
+    if (auto e = Call({{"op", "reset_peak_memory"}}, &reset)) return e;
+
+    for (const TestSpec& t : ex_.tests) {
+      if (auto e = RunTest(cell, rec, t, n_vocab)) return e;
+    }
+
+    json mem;
+    if (auto e = Call({{"op", "memory"}}, &mem)) return e;
+    json raw = RawFacts(mem);
+    raw["reset"] = RawFacts(reset);
+    if (auto e = Keep(rec, "memory", 0, false, raw)) return e;
+    return std::nullopt;
+  }
+
+  std::optional<CellError> RunTest(const plan::Cell& cell, const store::CellRecord& rec,
+                                   const TestSpec& t, int64_t n_vocab) {
+    const int64_t n_batch = cell.IntParam("n_batch");
+    const int64_t depth = cell.IntParam("depth");
+    json req;
+    json req_facts;  // what the stored sample says was asked (token arrays left out)
+    switch (t.kind) {
+      case TestKind::kPP:
+        req = {{"op", "pp"},
+               {"tokens", RandomTokens(ex_.seed, t.name, t.n, n_vocab)},
+               {"n_batch", n_batch}};
+        req_facts = {{"n_tokens", t.n}, {"n_batch", n_batch}, {"seed", ex_.seed}};
+        break;
+      case TestKind::kTG: {
+        const int64_t bos = model_runtime_info_.value("bos", int64_t{-1});
+        const int64_t first = bos >= 0 && bos < n_vocab
+                                  ? bos
+                                  : RandomTokens(ex_.seed, "first", 1, n_vocab)[0];
+        req = {{"op", "tg"},
+               {"prompt", RandomTokens(ex_.seed, fmt::format("depth{}", depth), depth, n_vocab)},
+               {"first_token", first},
+               {"n_gen", t.n},
+               {"n_batch", n_batch}};
+        req_facts = {{"n_gen", t.n}, {"depth", depth}, {"first_token", first},
+                     {"seed", ex_.seed}};
+        break;
+      }
+      case TestKind::kTTFT: {
+        std::string text;
+        int64_t n_tokens = 0;
+        if (auto e = PromptOfTokens(t.n, &text, &n_tokens)) return e;
+        req = {{"op", "ttft"}, {"text", text}, {"n_batch", n_batch}, {"add_special", true}};
+        req_facts = {{"n_prompt_tokens_target", t.n}, {"n_batch", n_batch},
+                     {"text_chars", text.size()}};
+        break;
+      }
+    }
+    const int total = ex_.warmup + ex_.repetitions;
+    for (int rep = 0; rep < total; ++rep) {
+      if (Stopped()) return CellError{"interrupted", false};
+      const bool warmup = rep < ex_.warmup;
+      json resp;
+      const auto t0 = std::chrono::steady_clock::now();
+      if (auto e = Call(req, &resp)) return e;
+      eta_.Done(KindName(t.kind), t.n, Seconds(t0));
+      json raw = RawFacts(resp);
+      raw["request"] = req_facts;
+      if (auto e = Keep(rec, t.name, rep, warmup, raw)) return e;
+      if (deps_.progress) {
+        deps_.progress->Step(cell, int(cells_.size()),
+                             fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
+                                         warmup ? rep + 1 : rep - ex_.warmup + 1,
+                                         warmup ? ex_.warmup : ex_.repetitions),
+                             eta_.FractionDone(), eta_.SecondsLeft());
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The shortest prefix of the prose passage that the model's tokenizer turns into at least
+  // `n` tokens (special tokens included), found by bisection over word boundaries.
+  std::optional<CellError> PromptOfTokens(int64_t n, std::string* text, int64_t* n_tokens) {
+    const std::string key = loaded_key_ + "|" + std::to_string(n);
+    if (auto it = prompts_.find(key); it != prompts_.end()) {
+      *text = it->second.first;
+      *n_tokens = it->second.second;
+      return std::nullopt;
+    }
+    const std::string prose = ProseText(static_cast<size_t>(n) * 8 + 64);
+    std::vector<size_t> cuts;  // word ends
+    for (size_t i = 1; i < prose.size(); ++i) {
+      if (prose[i] == ' ') cuts.push_back(i);
+    }
+    auto count = [&](size_t cut, int64_t* out) -> std::optional<CellError> {
+      json resp;
+      if (auto e = Call({{"op", "tokenize"}, {"text", prose.substr(0, cut)}, {"add_special", true}},
+                        &resp)) {
+        return e;
+      }
+      *out = static_cast<int64_t>(resp["tokens"].size());
+      return std::nullopt;
+    };
+    size_t lo = 0, hi = cuts.size() - 1;
+    int64_t c = 0;
+    if (auto e = count(cuts[hi], &c)) return e;
+    if (c < n) return CellError{fmt::format("could not build a {}-token prompt", n), false};
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (auto e = count(cuts[mid], &c)) return e;
+      if (c >= n) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    *text = prose.substr(0, cuts[lo]);
+    if (auto e = count(cuts[lo], n_tokens)) return e;
+    prompts_[key] = {*text, *n_tokens};
+    return std::nullopt;
+  }
+
+  static double Seconds(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  const config::Experiment& ex_;
+  const std::vector<plan::Cell>& cells_;
+  const config::ParamRegistry& registry_;
+  RunnerDeps deps_;
+  RunSummary summary_;
+  EtaEstimator eta_;
+  std::unique_ptr<worker::WorkerChannel> channel_;
+  std::string worker_path_;
+  json hello_;
+  std::string loaded_key_;
+  int64_t load_cell_id_ = 0;
+  json model_runtime_info_;
+  std::map<std::string, ModelFacts> facts_;
+  std::map<std::string, std::pair<std::string, int64_t>> prompts_;
+};
+
+}  // namespace
+
+Result<RunSummary> RunExperiment(const config::Experiment& ex,
+                                 const std::vector<plan::Cell>& cells,
+                                 const config::ParamRegistry& registry, int64_t environment_id,
+                                 RunnerDeps deps) {
+  Runner runner(ex, cells, registry, std::move(deps));
+  return runner.Run(environment_id);
+}
+
+}  // namespace pipette::run

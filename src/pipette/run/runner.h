@@ -1,0 +1,66 @@
+// The scheduler: runs every cell of a plan through workers, storing each raw sample as it
+// arrives. A failing cell is recorded with its reason and never stops the others.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/config/experiment.h"
+#include "pipette/config/params.h"
+#include "pipette/plan/plan.h"
+#include "pipette/store/store.h"
+#include "pipette/util/result.h"
+#include "pipette/worker/channel.h"
+
+namespace pipette::run {
+
+// What the runner reports as it goes; the console implementation prints progress with a
+// time-left estimate. Never computes a figure.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void CellStarted(const plan::Cell& cell, int n_cells, int worker_pid) = 0;
+  // After each request: what ran, and the estimate of seconds left (negative: unknown yet).
+  virtual void Step(const plan::Cell& cell, int n_cells, const std::string& what,
+                    double fraction_done, double seconds_left) = 0;
+  virtual void CellFinished(const plan::Cell& cell, int n_cells, const store::CellRecord& rec) = 0;
+};
+
+// Facts about a model file, computed once per file per run.
+struct ModelFacts {
+  std::string sha256;
+  int64_t file_size = 0;
+  nlohmann::json info;  // architecture, file type (quantization), parameter count from the file
+};
+
+struct RunnerDeps {
+  worker::WorkerLauncher* launcher = nullptr;
+  store::Store* store = nullptr;
+  ProgressSink* progress = nullptr;
+  // Readings at the start of each cell (load average, free memory).
+  std::function<nlohmann::json()> conditions;
+  std::function<Result<ModelFacts>(const std::string& path)> model_facts;
+  // Set from a signal handler to stop after the current request.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct RunSummary {
+  int64_t run_id = 0;
+  int cells_ok = 0;
+  int cells_failed = 0;
+  bool interrupted = false;
+};
+
+inline constexpr int kProtocolVersion = 1;
+
+Result<RunSummary> RunExperiment(const config::Experiment& ex,
+                                 const std::vector<plan::Cell>& cells,
+                                 const config::ParamRegistry& registry, int64_t environment_id,
+                                 RunnerDeps deps);
+
+}  // namespace pipette::run

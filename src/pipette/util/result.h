@@ -1,0 +1,53 @@
+// Result<T>: a value or an Error carrying context, in the style of ninja's explicit error returns.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace pipette {
+
+// An error meant for a person: what went wrong, where (file:line when known), what to do.
+struct Error {
+  std::string message;
+  // Process exit code a CLI should use when this error ends the program: 2 for bad input.
+  int exit_code = 1;
+};
+
+inline Error InputError(std::string message) { return Error{std::move(message), 2}; }
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}     // NOLINT: implicit by design
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Result<void> equivalent.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
+  bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
+  const Error& error() const { return error_; }
+
+ private:
+  Error error_;
+  bool ok_ = true;
+};
+
+}  // namespace pipette

@@ -1,0 +1,63 @@
+#include "pipette/util/strings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace pipette {
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::iota(prev.begin(), prev.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> NearestName(std::string_view word,
+                                       const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  size_t best_d = 0;
+  for (const std::string& c : candidates) {
+    const size_t d = EditDistance(word, c);
+    if (!best || d < best_d) {
+      best = c;
+      best_d = d;
+    }
+  }
+  // A typo: at most a third of the word changed (and at least one edit allowed).
+  if (best && best_d <= std::max<size_t>(1, word.size() / 3)) return best;
+  return std::nullopt;
+}
+
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+  auto n = NearestName(word, candidates);
+  return n ? fmt::format(" (did you mean '{}'?)", *n) : std::string();
+}
+
+std::string FormatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.2f} {}", bytes, units[u]);
+}
+
+std::string FormatDuration(double seconds) {
+  if (seconds < 60) return fmt::format("{:.1f}s", seconds);
+  const long total = std::lround(seconds);
+  if (total < 3600) return fmt::format("{}m {:02}s", total / 60, total % 60);
+  return fmt::format("{}h {:02}m", total / 3600, (total % 3600) / 60);
+}
+
+}  // namespace pipette

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pipette {
+
+// Levenshtein distance between two strings.
+size_t EditDistance(std::string_view a, std::string_view b);
+// The candidate nearest to `word` if it is close enough to be a likely typo, for "did you mean".
+std::optional<std::string> NearestName(std::string_view word,
+                                       const std::vector<std::string>& candidates);
+// " (did you mean 'x'?)" or "".
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Human-readable sizes and durations for tables.
+std::string FormatBytes(double bytes);      // "98.36 MiB"
+std::string FormatDuration(double seconds);  // "1m 05s", "12.3s"
+
+}  // namespace pipette

@@ -1,0 +1,366 @@
+// End-to-end: build/pipette with the real llama.cpp worker on the real SmolLM2 model.
+// Small sizes (pp64, tg16, 2 repetitions) keep these quick on a 2-core machine.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "pipette/store/store.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSource = PIPETTE_SOURCE_DIR;
+const std::string kPipette = PIPETTE_BINARY;
+const std::string kModel = kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+struct Output {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Starts pipette with stdout and stderr sent to files; returns the pid.
+pid_t Start(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  std::vector<std::string> argv = {kPipette};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> a;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    execv(a[0], a.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(kModel)) << "run scripts/setup.sh first: " << kModel;
+    dir_ = fs::temp_directory_path() /
+           ("pipette-e2e-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  fs::path Write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  Output Pipette(const std::vector<std::string>& args) {
+    Output o;
+    o.code = Wait(Start(args, dir_ / "stdout", dir_ / "stderr"));
+    o.out = ReadFile(dir_ / "stdout");
+    o.err = ReadFile(dir_ / "stderr");
+    return o;
+  }
+
+  std::string Store() const { return (dir_ / "results.db").string(); }
+
+  json ReportJson() {
+    Output o = Pipette({"report", "--store", Store(), "--format", "json"});
+    EXPECT_EQ(o.code, 0) << o.err;
+    return json::parse(o.out);
+  }
+
+  static const json* Find(const json& results, int cell, const std::string& test,
+                          const std::string& metric) {
+    for (const json& r : results) {
+      if (r["cell"] == cell && r["test"] == test && r["metric"] == metric) return &r;
+    }
+    return nullptr;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(E2E, MeasuresStoresAndReportsTwoCellsSharingOneModelLoad) {
+  fs::path ex = Write("ex.yaml", R"(name: e2e-small
+models: [smollm2-135m-instruct-q4_1]
+runtime: llama.cpp
+params:
+  threads: [1, 2]
+  n_batch: 64
+tests: [pp64, tg16, ttft@32]
+repetitions: 2
+warmup: 1
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  // The console table: one line per cell and test, with a unit and peak RSS.
+  EXPECT_NE(o.out.find("| model"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("tg16"), std::string::npos);
+  EXPECT_NE(o.out.find(" t/s"), std::string::npos);
+  EXPECT_NE(o.err.find("store: " + Store()), std::string::npos) << o.err;
+
+  const json doc = ReportJson();
+  EXPECT_EQ(doc["schema"], "pipette.report");
+  EXPECT_EQ(doc["schema_version"], 1);
+  const json& results = doc["results"];
+  const int64_t file_size = static_cast<int64_t>(fs::file_size(kModel));
+  for (int cell : {1, 2}) {
+    for (const std::string test : {"pp64", "tg16"}) {
+      const json* r = Find(results, cell, test, "throughput");
+      ASSERT_NE(r, nullptr) << cell << " " << test;
+      EXPECT_GT((*r)["median"].get<double>(), 0);
+      EXPECT_EQ((*r)["n"], 2);  // warm-up excluded
+      EXPECT_EQ((*r)["unit"], "t/s");
+      EXPECT_EQ((*r)["quant"], "Q4_1");
+      EXPECT_EQ((*r)["model_sha256"],
+                "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
+      EXPECT_EQ((*r)["runtime"], "llama.cpp");
+      EXPECT_FALSE((*r)["runtime_version"].get<std::string>().empty());
+      EXPECT_EQ((*r)["params"]["threads"], cell);
+      for (const char* k : {"min", "max", "stddev", "cv", "noisy", "device", "model"}) {
+        EXPECT_TRUE(r->contains(k)) << k;
+      }
+      EXPECT_LE((*r)["min"].get<double>(), (*r)["median"].get<double>());
+      EXPECT_GE((*r)["max"].get<double>(), (*r)["median"].get<double>());
+    }
+    for (const std::string m : {"itl_p50", "itl_p90", "itl_p99"}) {
+      const json* r = Find(results, cell, "tg16", m);
+      ASSERT_NE(r, nullptr) << m;
+      EXPECT_GT((*r)["median"].get<double>(), 0);
+    }
+    const json* ttft = Find(results, cell, "ttft@32", "ttft");
+    ASSERT_NE(ttft, nullptr);
+    EXPECT_GT((*ttft)["median"].get<double>(), 0);
+    const json* peak = Find(results, cell, "memory", "peak_rss");
+    ASSERT_NE(peak, nullptr);
+    EXPECT_GT((*peak)["median"].get<double>(), double(file_size));
+    const json* load = Find(results, cell, "load", "time");
+    ASSERT_NE(load, nullptr);
+    EXPECT_GT((*load)["median"].get<double>(), 0);
+    const json* fsz = Find(results, cell, "model", "file_size");
+    ASSERT_NE(fsz, nullptr);
+    EXPECT_EQ((*fsz)["median"].get<double>(), double(file_size));
+  }
+
+  // The store: environment with measured bandwidth; the second cell reused the first's load;
+  // conditions at cell start; every raw sample kept (warm-ups flagged).
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto runs = (*store)->Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].status, "done");
+  EXPECT_EQ((*runs)[0].config_hash.size(), 64u);
+  auto env = (*store)->Environment((*runs)[0].environment_id);
+  ASSERT_TRUE(env.ok());
+  EXPECT_FALSE(env->facts.value("cpu_model", "").empty());
+  EXPECT_GT(env->facts["memory_bandwidth"]["triad_bytes_per_s"].get<double>(), 0);
+  auto cells = (*store)->Cells((*runs)[0].id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[0].load_cell_id, (*cells)[0].id);
+  EXPECT_EQ((*cells)[1].load_cell_id, (*cells)[0].id);
+  for (const auto& c : *cells) {
+    EXPECT_EQ(c.status, "ok");
+    EXPECT_TRUE(c.conditions.contains("load_avg_1"));
+    EXPECT_TRUE(c.conditions.contains("mem_available_bytes"));
+    EXPECT_FALSE(c.runtime_build.value("system_info", "").empty());
+    auto samples = (*store)->Samples(c.id);
+    ASSERT_TRUE(samples.ok());
+    int tg = 0, tg_warm = 0;
+    for (const auto& s : *samples) {
+      if (s.test == "tg16") (s.warmup ? tg_warm : tg)++;
+    }
+    EXPECT_EQ(tg, 2);
+    EXPECT_EQ(tg_warm, 1);
+  }
+
+  // csv and md come from the same rows.
+  Output csv = Pipette({"report", "--store", Store(), "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("run_id,cell,cell_status,model", 0), 0u);
+  EXPECT_NE(csv.out.find(",tg16,throughput,t/s,"), std::string::npos);
+}
+
+TEST_F(E2E, WorkerKilledMidCellFailsThatCellAndTheNextStillRuns) {
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: [1, 2]
+tests: [tg32]
+repetitions: 40
+warmup: 0
+)");
+  const pid_t pid = Start({"run", ex.string(), "--store", Store(), "--no-bandwidth"},
+                          dir_ / "stdout", dir_ / "stderr");
+  // Wait for the first cell's worker, then for some of its samples to be stored, then kill it.
+  std::smatch m;
+  int worker = 0;
+  const std::regex re(R"(\[cell 1/2\].*\(worker pid (\d+)\))");
+  for (int i = 0; i < 600 && worker == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string err = ReadFile(dir_ / "stderr");
+    if (std::regex_search(err, m, re)) worker = std::stoi(m[1]);
+  }
+  ASSERT_GT(worker, 0) << ReadFile(dir_ / "stderr");
+  size_t stored = 0;
+  for (int i = 0; i < 600 && stored < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto s = pipette::store::Store::Open(Store());
+    if (!s.ok()) continue;
+    auto cells = (*s)->Cells(1);
+    if (!cells.ok() || cells->empty()) continue;
+    auto samples = (*s)->Samples((*cells)[0].id);
+    if (samples.ok()) stored = samples->size();
+  }
+  ASSERT_GE(stored, 3u);
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  EXPECT_EQ(Wait(pid), 1) << ReadFile(dir_ / "stderr");  // some cell failed
+
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_NE((*cells)[0].error.find("killed by SIGKILL"), std::string::npos) << (*cells)[0].error;
+  EXPECT_EQ((*cells)[0].worker_pid, worker);
+  EXPECT_EQ((*cells)[1].status, "ok") << (*cells)[1].error;
+  // What was measured before the kill is kept.
+  auto kept = (*store)->Samples((*cells)[0].id);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_GE(kept->size(), stored);
+  auto second = (*store)->Samples((*cells)[1].id);
+  ASSERT_TRUE(second.ok());
+  int tg = 0;
+  for (const auto& s : *second) tg += s.test == "tg32";
+  EXPECT_EQ(tg, 40);
+  // The report shows the failure with its reason.
+  Output md = Pipette({"report", "--store", Store()});
+  EXPECT_NE(md.out.find("cell 1 FAILED"), std::string::npos) << md.out;
+}
+
+TEST_F(E2E, WorkerPastTheTimeoutIsKilledAndRecorded) {
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: 1
+tests: [pp4096]
+repetitions: 3
+warmup: 0
+timeout: 1
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  EXPECT_EQ(o.code, 1) << o.err;
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 1u);
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_NE((*cells)[0].error.find("no response to 'pp' within 1s"), std::string::npos)
+      << (*cells)[0].error;
+}
+
+TEST_F(E2E, FakeWorkerPrintingGarbageIsKilledAndRecorded) {
+  // A FAKE worker (a shell script), because the real one never prints garbage on purpose.
+  fs::path fake = Write("fake-worker.sh", "#!/bin/sh\necho 'this is not json'\nsleep 30\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+runtime: {name: llama.cpp, worker: fake-worker.sh}
+tests: [pp16]
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("not a protocol message"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("cell 1 FAILED"), std::string::npos) << o.out;
+}
+
+struct BadCase {
+  const char* name;
+  const char* yaml;
+  const char* expected;  // substring of the error, after "ex.yaml:"
+};
+
+TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
+  const fs::path truncated = dir_ / "truncated.gguf";
+  {
+    std::ifstream in(kModel, std::ios::binary);
+    std::vector<char> head(1 << 20);
+    in.read(head.data(), std::streamsize(head.size()));
+    std::ofstream(truncated, std::ios::binary).write(head.data(), std::streamsize(head.size()));
+  }
+  const BadCase cases[] = {
+      {"unknown key", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nrepetition: 3\n",
+       "ex.yaml:3:1: unknown key 'repetition' (did you mean 'repetitions'?)"},
+      {"unknown param", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n  thread: 2\n",
+       "ex.yaml:4:3: unknown parameter 'thread' (did you mean 'threads'?)"},
+      {"wrong type", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n  threads: [1, two]\n",
+       "ex.yaml:4:16: threads must be an integer, got 'two'"},
+      {"bad test", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16, gt16]\n",
+       "ex.yaml:2:15: unknown test 'gt16'"},
+      {"missing model", "models: [no/such/model.gguf]\ntests: [pp16]\n",
+       "ex.yaml:1:10: model file not found: 'no/such/model.gguf'"},
+      {"corrupt model", "models: [truncated.gguf]\ntests: [pp16]\n", "truncated"},
+      {"malformed yaml", "models: [smollm2-135m-instruct-q4_1\ntests: [pp16]\n",
+       "malformed YAML"},
+      {"n_ctx too small", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
+       "n_ctx 128 is too small"},
+  };
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::path ex = Write("ex.yaml", c.yaml);
+    Output o = Pipette({"run", ex.string(), "--store", Store()});
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_NE(o.err.find(c.expected), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(Store())) << "nothing may be written for bad input";
+  }
+}
+
+TEST_F(E2E, HelpOnEveryCommandAndEnvFingerprint) {
+  for (const char* cmd : {"run", "report", "env"}) {
+    Output o = Pipette({cmd, "--help"});
+    EXPECT_EQ(o.code, 0) << cmd;
+    EXPECT_NE(o.out.find("Usage"), std::string::npos) << cmd << o.out;
+  }
+  Output top = Pipette({"--help"});
+  EXPECT_EQ(top.code, 0);
+  Output env = Pipette({"env", "--json"});
+  ASSERT_EQ(env.code, 0) << env.err;
+  const json facts = json::parse(env.out);
+  EXPECT_FALSE(facts.value("cpu_model", "").empty());
+  EXPECT_GT(facts["mem_total_bytes"].get<int64_t>(), 0);
+  EXPECT_GT(facts["memory_bandwidth"]["triad_bytes_per_s"].get<double>(), 0);
+  Output bad = Pipette({"report", "--store", Store(), "--format", "yaml"});
+  EXPECT_EQ(bad.code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,468 @@
+#include "llama_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "monotonic_clock.h"
+#include "proc_memory.h"
+#include "request_fields.h"
+
+namespace pipette::llama_worker {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int32_t kMaxMetaValueBytes = 1024;  // longer metadata values are left out
+
+// The KV-cache types init_context accepts, by the names the protocol uses.
+std::optional<ggml_type> KvCacheType(const std::string& name) {
+  static const std::pair<const char*, ggml_type> kTypes[] = {
+      {"f32", GGML_TYPE_F32},   {"f16", GGML_TYPE_F16},   {"bf16", GGML_TYPE_BF16},
+      {"q8_0", GGML_TYPE_Q8_0}, {"q4_0", GGML_TYPE_Q4_0}, {"q4_1", GGML_TYPE_Q4_1},
+      {"q5_0", GGML_TYPE_Q5_0}, {"q5_1", GGML_TYPE_Q5_1},
+  };
+  for (const auto& [type_name, type] : kTypes) {
+    if (name == type_name) return type;
+  }
+  return std::nullopt;
+}
+
+ordered_json MemoryOrNull(const std::optional<MemoryReading>& reading) {
+  return reading ? ordered_json(reading->rss) : ordered_json(nullptr);
+}
+
+// Calls a llama.cpp "write into buf, return the full length" function and returns the string.
+template <typename Fn>
+std::string ReadString(Fn&& fn) {
+  std::string buf(256, '\0');
+  int32_t n = fn(buf.data(), buf.size());
+  if (n < 0) return {};
+  if (static_cast<size_t>(n) >= buf.size()) {
+    buf.assign(static_cast<size_t>(n) + 1, '\0');
+    n = fn(buf.data(), buf.size());
+    if (n < 0) return {};
+  }
+  buf.resize(static_cast<size_t>(n));
+  return buf;
+}
+
+ordered_json ModelInfo(const llama_model* model) {
+  const llama_vocab* vocab = llama_model_get_vocab(model);
+  ordered_json info;
+  info["desc"] =
+      ReadString([&](char* buf, size_t size) { return llama_model_desc(model, buf, size); });
+  info["n_params"] = llama_model_n_params(model);
+  info["size_bytes"] = llama_model_size(model);
+  info["n_vocab"] = llama_vocab_n_tokens(vocab);
+  info["n_ctx_train"] = llama_model_n_ctx_train(model);
+  info["n_layer"] = llama_model_n_layer(model);
+  info["n_embd"] = llama_model_n_embd(model);
+  info["bos"] = llama_vocab_bos(vocab);
+  info["eos"] = llama_vocab_eos(vocab);
+  std::map<std::string, std::string> meta;  // sorted by key, for a stable output
+  std::string value(kMaxMetaValueBytes + 1, '\0');
+  for (int32_t i = 0; i < llama_model_meta_count(model); ++i) {
+    const int32_t n = llama_model_meta_val_str_by_index(model, i, value.data(), value.size());
+    if (n < 0 || n > kMaxMetaValueBytes) continue;
+    const std::string key = ReadString(
+        [&](char* buf, size_t size) { return llama_model_meta_key_by_index(model, i, buf, size); });
+    meta[key] = std::string(value.data(), static_cast<size_t>(n));
+  }
+  info["meta"] = meta;
+  return info;
+}
+
+}  // namespace
+
+LlamaSession::~LlamaSession() {
+  FreeContext();
+  model_.reset();
+}
+
+void LlamaSession::FreeContext() {
+  if (batch_allocated_) llama_batch_free(batch_);
+  batch_ = llama_batch{};
+  batch_allocated_ = false;
+  context_.reset();
+}
+
+std::string LlamaSession::CheckReady(bool need_context) const {
+  if (!model_) return "no model loaded";
+  if (need_context && !context_) return "no context (send init_context first)";
+  return {};
+}
+
+std::string LlamaSession::CheckTokens(const std::vector<llama_token>& tokens,
+                                      const char* field) const {
+  const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_.get()));
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] < 0 || tokens[i] >= n_vocab) {
+      return std::string("'") + field + "' holds token id " + std::to_string(tokens[i]) +
+             " at index " + std::to_string(i) + ", outside the vocabulary [0, " +
+             std::to_string(n_vocab) + ")";
+    }
+  }
+  return {};
+}
+
+std::string LlamaSession::ResolveBatch(int64_t requested, int32_t* n_batch) const {
+  const int32_t context_batch = static_cast<int32_t>(llama_n_batch(context_.get()));
+  if (requested == 0) requested = context_batch;
+  if (requested > context_batch) {
+    return "n_batch " + std::to_string(requested) + " exceeds the context's n_batch " +
+           std::to_string(context_batch) + " (set a larger n_batch in init_context)";
+  }
+  *n_batch = static_cast<int32_t>(requested);
+  return {};
+}
+
+void LlamaSession::ClearForRequest() {
+  llama_memory_clear(llama_get_memory(context_.get()), /*data=*/true);
+  llama_perf_context_reset(context_.get());
+}
+
+std::string LlamaSession::DecodeInBatches(const std::vector<llama_token>& tokens, int32_t pos0,
+                                          int32_t n_batch, std::vector<int64_t>* batch_end_ns) {
+  const int32_t n = static_cast<int32_t>(tokens.size());
+  for (int32_t start = 0; start < n; start += n_batch) {
+    const int32_t count = std::min(n_batch, n - start);
+    batch_.n_tokens = count;
+    for (int32_t i = 0; i < count; ++i) {
+      batch_.token[i] = tokens[start + i];
+      batch_.pos[i] = pos0 + start + i;
+      batch_.n_seq_id[i] = 1;
+      batch_.seq_id[i][0] = 0;
+      batch_.logits[i] = (start + i == n - 1) ? 1 : 0;
+    }
+    const int32_t rc = llama_decode(context_.get(), batch_);
+    if (rc != 0) {
+      return "llama_decode returned " + std::to_string(rc) + " for the batch of " +
+             std::to_string(count) + " tokens at position " + std::to_string(pos0 + start);
+    }
+    // Backends may compute asynchronously: a batch has ended when its results are ready.
+    llama_synchronize(context_.get());
+    if (batch_end_ns != nullptr) batch_end_ns->push_back(NowNs());
+  }
+  return {};
+}
+
+llama_token LlamaSession::ArgmaxOfLast() {
+  const float* logits = llama_get_logits_ith(context_.get(), -1);
+  if (logits == nullptr) return -1;
+  const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_.get()));
+  llama_token best = 0;
+  for (llama_token t = 1; t < n_vocab; ++t) {
+    if (logits[t] > logits[best]) best = t;
+  }
+  return best;
+}
+
+ordered_json LlamaSession::RuntimePerf() const {
+  const llama_perf_context_data perf = llama_perf_context(context_.get());
+  ordered_json out;
+  out["t_p_eval_ms"] = perf.t_p_eval_ms;
+  out["n_p_eval"] = perf.n_p_eval;
+  out["t_eval_ms"] = perf.t_eval_ms;
+  out["n_eval"] = perf.n_eval;
+  out["t_load_ms"] = perf.t_load_ms;
+  return out;
+}
+
+std::vector<llama_token> LlamaSession::TokenizeText(const std::string& text, bool add_special,
+                                                    bool parse_special) const {
+  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
+  const int32_t text_len = static_cast<int32_t>(text.size());
+  std::vector<llama_token> tokens(text.size() + 2);
+  int32_t n = llama_tokenize(vocab, text.data(), text_len, tokens.data(),
+                             static_cast<int32_t>(tokens.size()), add_special, parse_special);
+  if (n < 0 && n != std::numeric_limits<int32_t>::min()) {
+    tokens.resize(static_cast<size_t>(-n));
+    n = llama_tokenize(vocab, text.data(), text_len, tokens.data(),
+                       static_cast<int32_t>(tokens.size()), add_special, parse_special);
+  }
+  tokens.resize(n < 0 ? 0 : static_cast<size_t>(n));
+  return tokens;
+}
+
+Reply LlamaSession::LoadModel(const json& request) {
+  RequestFields fields(request);
+  const std::string path = fields.String("path");
+  const bool use_mmap = fields.Bool("use_mmap", true);
+  const int64_t n_gpu_layers = fields.Int("n_gpu_layers", -1, kInt32Max, 0);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return Reply::Fail("model file '" + path + "' does not exist or is not a regular file");
+  }
+  // The old model and its context go first, so the new one is measured on its own.
+  FreeContext();
+  model_.reset();
+  llama_model_params params = llama_model_default_params();
+  params.n_gpu_layers = static_cast<int32_t>(n_gpu_layers);
+  params.load_mode = use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
+
+  const std::optional<MemoryReading> before = ReadMemory();
+  const int64_t t_start = NowNs();
+  llama_model* model = llama_model_load_from_file(path.c_str(), params);
+  const int64_t t_end = NowNs();
+  const std::optional<MemoryReading> after = ReadMemory();
+  if (model == nullptr) {
+    return Reply::Fail("llama.cpp could not load '" + path +
+                       "' (its reason is on standard error); no model is loaded now");
+  }
+  model_.reset(model);
+
+  ordered_json out;
+  out["t_start_ns"] = t_start;
+  out["t_end_ns"] = t_end;
+  out["rss_before"] = MemoryOrNull(before);
+  out["rss_after"] = MemoryOrNull(after);
+  out["model"] = ModelInfo(model);
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::InitContext(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/false); !e.empty()) return Reply::Fail(e);
+  const llama_context_params defaults = llama_context_default_params();
+  RequestFields fields(request);
+  const int64_t n_ctx = fields.Int("n_ctx", 0, kInt32Max);
+  const int64_t n_batch = fields.Int("n_batch", 1, kInt32Max);
+  const int64_t n_threads = fields.Int("n_threads", 1, kInt32Max);
+  const int64_t n_ubatch = fields.Int("n_ubatch", 1, kInt32Max, defaults.n_ubatch);
+  const int64_t n_threads_batch = fields.Int("n_threads_batch", 1, kInt32Max, n_threads);
+  const std::string type_k_name = fields.String("type_k", "f16");
+  const std::string type_v_name = fields.String("type_v", "f16");
+  const bool has_flash_attn = fields.Has("flash_attn");
+  const bool flash_attn = fields.Bool("flash_attn", false);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  const std::optional<ggml_type> type_k = KvCacheType(type_k_name);
+  const std::optional<ggml_type> type_v = KvCacheType(type_v_name);
+  if (!type_k || !type_v) {
+    return Reply::Fail("unknown KV-cache type '" + (type_k ? type_v_name : type_k_name) +
+                       "' (known: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1)");
+  }
+
+  FreeContext();
+  llama_context_params params = defaults;
+  params.n_ctx = static_cast<uint32_t>(n_ctx);
+  params.n_batch = static_cast<uint32_t>(n_batch);
+  params.n_ubatch = static_cast<uint32_t>(n_ubatch);
+  params.n_seq_max = 1;
+  params.n_threads = static_cast<int32_t>(n_threads);
+  params.n_threads_batch = static_cast<int32_t>(n_threads_batch);
+  params.type_k = *type_k;
+  params.type_v = *type_v;
+  if (has_flash_attn) {
+    params.flash_attn_type =
+        flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  }
+  params.no_perf = false;  // keep llama_perf_context's counters for runtime_perf
+
+  const int64_t t_start = NowNs();
+  llama_context* context = llama_init_from_model(model_.get(), params);
+  const int64_t t_end = NowNs();
+  if (context == nullptr) {
+    return Reply::Fail(
+        "llama.cpp could not create the context (its reason is on standard "
+        "error); no context exists now");
+  }
+  context_.reset(context);
+  batch_ = llama_batch_init(static_cast<int32_t>(llama_n_batch(context)), 0, 1);
+  batch_allocated_ = true;
+
+  ordered_json out;
+  out["t_start_ns"] = t_start;
+  out["t_end_ns"] = t_end;
+  out["n_ctx"] = llama_n_ctx(context);
+  out["n_batch"] = llama_n_batch(context);
+  out["n_ubatch"] = llama_n_ubatch(context);
+  out["n_threads"] = llama_n_threads(context);
+  out["n_threads_batch"] = llama_n_threads_batch(context);
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::Tokenize(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/false); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::string text = fields.String("text");
+  const bool add_special = fields.Bool("add_special", true);
+  const bool parse_special = fields.Bool("parse_special", false);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (text.size() > static_cast<size_t>(kInt32Max) / 2) return Reply::Fail("text is too long");
+  ordered_json out;
+  out["tokens"] = TokenizeText(text, add_special, parse_special);
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::Detokenize(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/false); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::vector<llama_token> tokens = fields.Tokens("tokens");
+  const bool remove_special = fields.Bool("remove_special", false);
+  const bool unparse_special = fields.Bool("unparse_special", false);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (std::string e = CheckTokens(tokens, "tokens"); !e.empty()) return Reply::Fail(e);
+
+  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
+  const int32_t n_tokens = static_cast<int32_t>(tokens.size());
+  std::string text(tokens.size() * 8 + 16, '\0');
+  int32_t n = llama_detokenize(vocab, tokens.data(), n_tokens, text.data(),
+                               static_cast<int32_t>(text.size()), remove_special, unparse_special);
+  if (n < 0) {
+    text.assign(static_cast<size_t>(-n), '\0');
+    n = llama_detokenize(vocab, tokens.data(), n_tokens, text.data(),
+                         static_cast<int32_t>(text.size()), remove_special, unparse_special);
+  }
+  if (n < 0) return Reply::Fail("llama_detokenize failed");
+  text.resize(static_cast<size_t>(n));
+  ordered_json out;
+  out["text"] = std::move(text);
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::PromptProcessing(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/true); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::vector<llama_token> tokens = fields.Tokens("tokens");
+  const int64_t requested_batch = fields.Int("n_batch", 1, kInt32Max, 0);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (tokens.empty()) return Reply::Fail("'tokens' is empty: nothing to process");
+  if (std::string e = CheckTokens(tokens, "tokens"); !e.empty()) return Reply::Fail(e);
+  const uint32_t n_ctx = llama_n_ctx(context_.get());
+  if (tokens.size() > n_ctx) {
+    return Reply::Fail(std::to_string(tokens.size()) + " tokens do not fit the context (n_ctx " +
+                       std::to_string(n_ctx) + ")");
+  }
+  int32_t n_batch = 0;
+  if (std::string e = ResolveBatch(requested_batch, &n_batch); !e.empty()) return Reply::Fail(e);
+
+  ClearForRequest();
+  std::vector<int64_t> batch_end_ns;
+  const int64_t t_start = NowNs();
+  if (std::string e = DecodeInBatches(tokens, 0, n_batch, &batch_end_ns); !e.empty()) {
+    return Reply::Fail(e);
+  }
+  const float* logits = llama_get_logits_ith(context_.get(), -1);
+  if (logits == nullptr) return Reply::Fail("llama.cpp returned no logits for the last token");
+  [[maybe_unused]] volatile float first_logit = logits[0];
+  const int64_t t_end = NowNs();
+
+  ordered_json out;
+  out["n_tokens"] = tokens.size();
+  out["t_start_ns"] = t_start;
+  out["t_end_ns"] = t_end;
+  out["batch_end_ns"] = batch_end_ns;
+  out["runtime_perf"] = RuntimePerf();
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::Generate(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/true); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::vector<llama_token> prompt = fields.Tokens("prompt", {});
+  const llama_token first_token = static_cast<llama_token>(
+      fields.Int("first_token", std::numeric_limits<int32_t>::min(), kInt32Max));
+  const int64_t n_gen = fields.Int("n_gen", 1, kInt32Max);
+  const int64_t requested_batch = fields.Int("n_batch", 1, kInt32Max, 0);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (std::string e = CheckTokens(prompt, "prompt"); !e.empty()) return Reply::Fail(e);
+  if (std::string e = CheckTokens({first_token}, "first_token"); !e.empty()) {
+    return Reply::Fail(e);
+  }
+  const uint32_t n_ctx = llama_n_ctx(context_.get());
+  if (static_cast<int64_t>(prompt.size()) + n_gen > n_ctx) {
+    return Reply::Fail("prompt (" + std::to_string(prompt.size()) + " tokens) plus n_gen (" +
+                       std::to_string(n_gen) + ") do not fit the context (n_ctx " +
+                       std::to_string(n_ctx) + ")");
+  }
+  int32_t n_batch = 0;
+  if (std::string e = ResolveBatch(requested_batch, &n_batch); !e.empty()) return Reply::Fail(e);
+
+  ClearForRequest();
+  if (std::string e = DecodeInBatches(prompt, 0, n_batch, nullptr); !e.empty()) {
+    return Reply::Fail("decoding the prompt: " + e);
+  }
+  const int32_t pos0 = static_cast<int32_t>(prompt.size());
+  std::vector<int64_t> token_end_ns;
+  std::vector<llama_token> tokens;
+  token_end_ns.reserve(static_cast<size_t>(n_gen));
+  tokens.reserve(static_cast<size_t>(n_gen));
+  llama_token next = first_token;
+  const int64_t t_start = NowNs();
+  for (int32_t step = 0; step < n_gen; ++step) {
+    batch_.n_tokens = 1;
+    batch_.token[0] = next;
+    batch_.pos[0] = pos0 + step;
+    batch_.n_seq_id[0] = 1;
+    batch_.seq_id[0][0] = 0;
+    batch_.logits[0] = 1;
+    const int32_t rc = llama_decode(context_.get(), batch_);
+    if (rc != 0) {
+      return Reply::Fail("llama_decode returned " + std::to_string(rc) + " at step " +
+                         std::to_string(step));
+    }
+    next = ArgmaxOfLast();
+    token_end_ns.push_back(NowNs());
+    if (next < 0) {
+      return Reply::Fail("llama.cpp returned no logits at step " + std::to_string(step));
+    }
+    tokens.push_back(next);
+  }
+
+  ordered_json out;
+  out["n_gen"] = n_gen;
+  out["t_start_ns"] = t_start;
+  out["token_end_ns"] = token_end_ns;
+  out["tokens"] = tokens;
+  out["runtime_perf"] = RuntimePerf();
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::TimeToFirstToken(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/true); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::string text = fields.String("text");
+  const int64_t requested_batch = fields.Int("n_batch", 1, kInt32Max, 0);
+  const bool add_special = fields.Bool("add_special", true);
+  const bool parse_special = fields.Bool("parse_special", false);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (text.size() > static_cast<size_t>(kInt32Max) / 2) return Reply::Fail("text is too long");
+  int32_t n_batch = 0;
+  if (std::string e = ResolveBatch(requested_batch, &n_batch); !e.empty()) return Reply::Fail(e);
+
+  ClearForRequest();
+  const int64_t t_start = NowNs();
+  const std::vector<llama_token> tokens = TokenizeText(text, add_special, parse_special);
+  const int64_t t_tokenized = NowNs();
+  if (tokens.empty()) return Reply::Fail("the text tokenizes to no tokens");
+  const uint32_t n_ctx = llama_n_ctx(context_.get());
+  if (tokens.size() > n_ctx) {
+    return Reply::Fail("the text tokenizes to " + std::to_string(tokens.size()) +
+                       " tokens, which do not fit the context (n_ctx " + std::to_string(n_ctx) +
+                       ")");
+  }
+  if (std::string e = DecodeInBatches(tokens, 0, n_batch, nullptr); !e.empty()) {
+    return Reply::Fail(e);
+  }
+  const llama_token token = ArgmaxOfLast();
+  const int64_t t_first_token = NowNs();
+  if (token < 0) return Reply::Fail("llama.cpp returned no logits for the last token");
+
+  ordered_json out;
+  out["n_prompt_tokens"] = tokens.size();
+  out["t_start_ns"] = t_start;
+  out["t_tokenized_ns"] = t_tokenized;
+  out["t_first_token_ns"] = t_first_token;
+  out["token"] = token;
+  out["runtime_perf"] = RuntimePerf();
+  return Reply::Ok(std::move(out));
+}
+
+}  // namespace pipette::llama_worker

@@ -1,0 +1,85 @@
+#include "runtime_info.h"
+
+#include <ggml-backend.h>
+#include <ggml.h>
+#include <llama.h>
+
+#include <atomic>
+#include <cstdio>
+
+namespace pipette::llama_worker {
+namespace {
+
+std::atomic<bool> g_verbose{false};
+std::atomic<int> g_last_level{GGML_LOG_LEVEL_INFO};
+
+// llama.cpp logs through this; GGML_LOG_LEVEL_CONT continues the previous message's level.
+void LogToStderr(ggml_log_level level, const char* text, void* /*user_data*/) {
+  int effective = level;
+  if (level == GGML_LOG_LEVEL_CONT) {
+    effective = g_last_level.load();
+  } else {
+    g_last_level.store(level);
+  }
+  if (g_verbose.load() || effective >= GGML_LOG_LEVEL_WARN) std::fputs(text, stderr);
+}
+
+const char* DeviceTypeName(enum ggml_backend_dev_type type) {
+  switch (type) {
+    case GGML_BACKEND_DEVICE_TYPE_CPU:
+      return "cpu";
+    case GGML_BACKEND_DEVICE_TYPE_GPU:
+      return "gpu";
+    case GGML_BACKEND_DEVICE_TYPE_IGPU:
+      return "igpu";
+    case GGML_BACKEND_DEVICE_TYPE_ACCEL:
+      return "accel";
+    default:
+      return "other";
+  }
+}
+
+}  // namespace
+
+const char* LlamaCppPythonVersion() { return PIPETTE_LLAMA_CPP_PYTHON_VERSION; }
+
+void StartLlamaRuntime(bool verbose) {
+  g_verbose.store(verbose);
+  llama_log_set(LogToStderr, nullptr);
+  llama_backend_init();
+  // Builds with GGML_BACKEND_DL=ON register no backend until it is loaded from the lib dir.
+  if (ggml_backend_dev_count() == 0) ggml_backend_load_all_from_path(PIPETTE_LLAMA_LIB_DIR);
+}
+
+nlohmann::ordered_json RuntimeBuild() {
+  nlohmann::ordered_json build;
+  build["llama_cpp_commit"] = PIPETTE_LLAMA_BUILD_COMMIT;
+  build["llama_version"] = llama_version();
+  build["llama_cpp_python_version"] = PIPETTE_LLAMA_CPP_PYTHON_VERSION;
+  build["ggml_version"] = ggml_version();
+  build["ggml_commit"] = ggml_commit();
+  build["system_info"] = llama_print_system_info();
+  nlohmann::ordered_json backends = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < ggml_backend_reg_count(); ++i) {
+    backends.push_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
+  }
+  build["ggml_backends"] = backends;
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    devices.push_back(std::string(ggml_backend_dev_name(dev)) + " (" +
+                      DeviceTypeName(ggml_backend_dev_type(dev)) +
+                      "): " + ggml_backend_dev_description(dev));
+  }
+  build["ggml_devices"] = devices;
+  return build;
+}
+
+std::string VersionText() {
+  return std::string("pipette-worker-llama (protocol 1)\n") + "llama-cpp-python " +
+         PIPETTE_LLAMA_CPP_PYTHON_VERSION + "\n" + "llama.cpp " + llama_version() + " (commit " +
+         PIPETTE_LLAMA_BUILD_COMMIT + ")\n" + "ggml " + ggml_version() + " (commit " +
+         ggml_commit() + ")\n";
+}
+
+}  // namespace pipette::llama_worker

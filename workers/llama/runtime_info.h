@@ -1,0 +1,22 @@
+// llama.cpp start-up (backends, logging) and the build facts a worker reports about it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace pipette::llama_worker {
+
+// The llama-cpp-python package version this worker was built against ("runtime_version").
+const char* LlamaCppPythonVersion();
+
+// Routes llama.cpp/ggml logging to standard error, keeping warnings and errors only (all
+// levels when `verbose`), and initialises the backends.
+void StartLlamaRuntime(bool verbose);
+
+// The `runtime_build` object of `hello`: commit, versions, system info, backends and devices.
+nlohmann::ordered_json RuntimeBuild();
+
+// Human-readable version lines for --version.
+std::string VersionText();
+
+}  // namespace pipette::llama_worker
