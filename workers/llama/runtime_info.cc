@@ -67,19 +67,23 @@ nlohmann::ordered_json RuntimeBuild() {
   nlohmann::ordered_json devices = nlohmann::ordered_json::array();
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
-    devices.push_back(std::string(ggml_backend_dev_name(dev)) + " (" +
-                      DeviceTypeName(ggml_backend_dev_type(dev)) +
-                      "): " + ggml_backend_dev_description(dev));
+    // "name (type): description", e.g. "CPU (cpu): AMD EPYC" or "CUDA0 (gpu): NVIDIA H200".
+    std::string device = ggml_backend_dev_name(dev);
+    device += std::string(" (") + DeviceTypeName(ggml_backend_dev_type(dev)) + "): ";
+    device += ggml_backend_dev_description(dev);
+    devices.push_back(device);
   }
   build["ggml_devices"] = devices;
   return build;
 }
 
 std::string VersionText() {
-  return std::string("pipette-worker-llama (protocol 1)\n") + "llama-cpp-python " +
-         PIPETTE_LLAMA_CPP_PYTHON_VERSION + "\n" + "llama.cpp " + llama_version() + " (commit " +
-         PIPETTE_LLAMA_BUILD_COMMIT + ")\n" + "ggml " + ggml_version() + " (commit " +
-         ggml_commit() + ")\n";
+  std::string text = "pipette-worker-llama (protocol 1)\n";
+  text += std::string("llama-cpp-python ") + PIPETTE_LLAMA_CPP_PYTHON_VERSION + "\n";
+  text +=
+      std::string("llama.cpp ") + llama_version() + " (commit " PIPETTE_LLAMA_BUILD_COMMIT ")\n";
+  text += std::string("ggml ") + ggml_version() + " (commit " + ggml_commit() + ")\n";
+  return text;
 }
 
 }  // namespace pipette::llama_worker

@@ -1,5 +1,7 @@
 #include "pipette/report/csv_reporter.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace pipette::report {
@@ -16,7 +18,11 @@ std::string Csv(const std::string& s) {
   return out + "\"";
 }
 
-std::string Num(double v) { return fmt::format("{:.6g}", v); }
+// Whole numbers (bytes, counts) in full; others in the shortest form that reads back exactly.
+std::string Num(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{}", v);
+}
 
 }  // namespace
 

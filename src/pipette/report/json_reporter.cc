@@ -3,7 +3,7 @@
 namespace pipette::report {
 
 void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
-  using nlohmann::json;
+  using json = nlohmann::ordered_json;  // fields in the documented order
   json doc;
   doc["schema"] = "pipette.report";
   doc["schema_version"] = kJsonSchemaVersion;
@@ -32,8 +32,8 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                             {"status", c.status},
                             {"error", c.error},
                             {"stderr_tail", c.stderr_tail},
-                            {"conditions", c.conditions},
-                            {"runtime_build", c.runtime_build},
+                            {"conditions", json(c.conditions)},
+                            {"runtime_build", json(c.runtime_build)},
                             {"started_at", c.started_at},
                             {"finished_at", c.finished_at}});
   }
@@ -51,7 +51,7 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                               {"runtime_version", r.runtime_version},
                               {"device", r.device},
                               {"device_id", r.device_id},
-                              {"params", r.params},
+                              {"params", json(r.params)},
                               {"test", r.test},
                               {"metric", r.metric},
                               {"unit", r.unit},

@@ -247,6 +247,8 @@ class Runner {
       return e;
     }
     if (auto e = Keep(rec, "context", 0, false, RawFacts(ctx))) return e;
+    // The runtime may clamp the batch to the context; tests use what it applied.
+    applied_n_batch_ = ctx.value("n_batch", cell.IntParam("n_batch"));
     if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
 
     json reset;
@@ -266,7 +268,7 @@ class Runner {
 
   std::optional<CellError> RunTest(const plan::Cell& cell, const store::CellRecord& rec,
                                    const TestSpec& t, int64_t n_vocab) {
-    const int64_t n_batch = cell.IntParam("n_batch");
+    const int64_t n_batch = applied_n_batch_;
     const int64_t depth = cell.IntParam("depth");
     json req;
     json req_facts;  // what the stored sample says was asked (token arrays left out)
@@ -381,6 +383,7 @@ class Runner {
   std::string loaded_key_;
   int64_t load_cell_id_ = 0;
   json model_runtime_info_;
+  int64_t applied_n_batch_ = 0;
   std::map<std::string, ModelFacts> facts_;
   std::map<std::string, std::pair<std::string, int64_t>> prompts_;
 };

@@ -53,7 +53,7 @@ class ProcessChannel : public WorkerChannel {
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         Kill();
-        return Broken(r, fmt::format("no response to '{}' within {:.0f}s: the worker was killed",
+        return Broken(r, fmt::format("no response to '{}' within {:g}s: the worker was killed",
                                      op, timeout.count() / 1000.0));
       }
       if (!PumpOnce(left)) {

@@ -1,0 +1,167 @@
+#include "pipette/config/experiment.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace pipette::config {
+namespace {
+namespace fs = std::filesystem;
+
+// Parsing checks the bundled model file (real, fetched by scripts/setup.sh) and that a worker
+// program exists (here an empty placeholder file: nothing is run).
+class ExperimentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    opts_.models_dir = std::string(PIPETTE_SOURCE_DIR) + "/models";
+    ASSERT_TRUE(fs::exists(opts_.models_dir + "/SmolLM2-135M-Instruct.Q4_1.gguf"))
+        << "run scripts/setup.sh (fetches the bundled model)";
+    dir_ = fs::temp_directory_path() / ("pipette-exp-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "pipette-worker-llama") << "";
+    opts_.workers_dir = dir_.string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result<Experiment> Parse(const std::string& text) {
+    return ParseExperiment(text, (dir_ / "ex.yaml").string(), registry_, opts_);
+  }
+  std::string ErrorOf(const std::string& text) {
+    auto r = Parse(text);
+    EXPECT_FALSE(r.ok());
+    if (r.ok()) return "";
+    EXPECT_EQ(r.error().exit_code, 2);
+    // Strip the temp dir for readable expectations.
+    std::string m = r.error().message;
+    const std::string prefix = (dir_ / "").string();
+    if (m.rfind(prefix, 0) == 0) m = m.substr(prefix.size());
+    return m;
+  }
+
+  ParamRegistry registry_ = ParamRegistry::Default();
+  LoadOptions opts_;
+  fs::path dir_;
+};
+
+TEST_F(ExperimentTest, MinimalFileGetsDefaults) {
+  auto ex = Parse("models: [smollm2-135m-instruct-q4_1]\ntests: [pp512, tg128, ttft@64]\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->name, "ex");
+  ASSERT_EQ(ex->models.size(), 1u);
+  EXPECT_EQ(ex->models[0].source, "bundled:smollm2-135m-instruct-q4_1");
+  EXPECT_TRUE(fs::path(ex->models[0].path).is_absolute());
+  ASSERT_EQ(ex->runtimes.size(), 1u);
+  EXPECT_EQ(ex->runtimes[0].name, "llama.cpp");
+  EXPECT_EQ(ex->repetitions, 5);
+  EXPECT_EQ(ex->warmup, 1);
+  ASSERT_EQ(ex->tests.size(), 3u);
+  EXPECT_EQ(ex->tests[0].kind, TestKind::kPP);
+  EXPECT_EQ(ex->tests[1].n, 128);
+  EXPECT_EQ(ex->tests[2].name, "ttft@64");
+  EXPECT_EQ(ex->tests[2].line, 2);
+  // Every registry parameter is present, in registry order, with its default.
+  ASSERT_EQ(ex->params.size(), registry_.defs().size());
+  EXPECT_EQ(ex->params[0].first, "threads");
+  EXPECT_EQ(ex->params[1].second, std::vector<std::string>{"2048"});
+}
+
+TEST_F(ExperimentTest, ListsSweepAndScalarsAreOneValue) {
+  auto ex = Parse(R"(name: sweep
+models: smollm2-135m-instruct-q4_1
+runtimes: [llama.cpp]
+params:
+  threads: [1, 2, 2]
+  n_batch: 64
+  flash_attn: [on, off]
+  type_k: q8_0
+tests: pp64
+repetitions: 3
+warmup: 0
+seed: 7
+)");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  auto values = [&](const std::string& n) {
+    for (const auto& [k, v] : ex->params) {
+      if (k == n) return v;
+    }
+    return std::vector<std::string>{};
+  };
+  EXPECT_EQ(values("threads"), (std::vector<std::string>{"1", "2"}));  // duplicates dropped
+  EXPECT_EQ(values("n_batch"), (std::vector<std::string>{"64"}));
+  EXPECT_EQ(values("flash_attn"), (std::vector<std::string>{"true", "false"}));
+  EXPECT_EQ(values("type_k"), (std::vector<std::string>{"q8_0"}));
+  EXPECT_EQ(ex->repetitions, 3);
+  EXPECT_EQ(ex->warmup, 0);
+  EXPECT_EQ(ex->seed, 7u);
+}
+
+TEST_F(ExperimentTest, HashIgnoresCommentsButNotValues) {
+  auto a = Parse("models: [smollm2-135m-instruct-q4_1]\ntests: [pp64]\n");
+  auto b = Parse("# a comment\nmodels: [smollm2-135m-instruct-q4_1]  # here too\ntests: [pp64]\n");
+  auto c = Parse("models: [smollm2-135m-instruct-q4_1]\ntests: [pp128]\n");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(a->Hash(), b->Hash());
+  EXPECT_NE(a->Hash(), c->Hash());
+  EXPECT_EQ(a->Hash().size(), 64u);
+}
+
+TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nwarmpu: 2\n"),
+            "ex.yaml:3:1: unknown key 'warmpu' (did you mean 'warmup'?)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  n_bacth: 8\n"),
+            "ex.yaml:4:3: unknown parameter 'n_bacth' (did you mean 'n_batch'?)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nthreads: 2\n"),
+            "ex.yaml:3:1: 'threads' is a runtime parameter: put it under 'params:'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  threads: 0\n"),
+            "ex.yaml:4:12: threads must be between 1 and 1024, got 0");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  type_k: q9\n"),
+            "ex.yaml:4:11: type_k must be one of f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, "
+            "got 'q9'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  flash_attn: maybe\n"),
+            "ex.yaml:4:15: flash_attn must be true or false, got 'maybe'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: many\n"),
+            "ex.yaml:3:14: repetitions must be an integer, got 'many'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp0]\n"),
+            "ex.yaml:2:9: test 'pp0' needs a positive token count, e.g. pp512, tg128, ttft@256");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cp\n"),
+            "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
+            "llama.cpp)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\ndevice: phone\n"),
+            "ex.yaml:3:9: device 'phone' is not supported yet: only 'local'");
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4]\ntests: [pp16]\n"),
+            "ex.yaml:1:10: unknown model 'smollm2-135m-instruct-q4' (did you mean "
+            "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file or a bundled name "
+            "(known: smollm2-135m-instruct-q4_1)");
+  EXPECT_EQ(ErrorOf("tests: [pp16]\n"),
+            "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths)");
+  EXPECT_EQ(ErrorOf(m), "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256])");
+  EXPECT_EQ(ErrorOf("- just\n- a list\n"),
+            "ex.yaml: an experiment file must be a YAML mapping (key: value)");
+  EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);
+}
+
+TEST_F(ExperimentTest, ModelFilesAreCheckedBeforeAnythingRuns) {
+  EXPECT_EQ(ErrorOf("models: [missing.gguf]\ntests: [pp16]\n").rfind(
+                "ex.yaml:1:10: model file not found: 'missing.gguf'", 0),
+            0u);
+  std::ofstream(dir_ / "notgguf.gguf") << "PK\x03\x04 this is a zip";
+  const std::string err = ErrorOf("models: [notgguf.gguf]\ntests: [pp16]\n");
+  EXPECT_EQ(err.rfind("ex.yaml:1:10: ", 0), 0u) << err;
+  EXPECT_NE(err.find("not a GGUF file"), std::string::npos) << err;
+}
+
+TEST(TestNames, ParseAndCanonicalize) {
+  auto t = ParseTestName("tg128");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->kind, TestKind::kTG);
+  EXPECT_EQ(t->n, 128);
+  EXPECT_FALSE(ParseTestName("tg").ok());
+  EXPECT_FALSE(ParseTestName("tg12x").ok());
+  EXPECT_FALSE(ParseTestName("ttft@-3").ok());
+  EXPECT_EQ(ParseTestName("ttft@256")->name, "ttft@256");
+}
+
+}  // namespace
+}  // namespace pipette::config

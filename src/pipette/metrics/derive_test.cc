@@ -1,0 +1,83 @@
+#include "pipette/metrics/derive.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::metrics {
+namespace {
+
+using nlohmann::json;
+
+TEST(Derive, PpThroughputIsTokensOverTime) {
+  json raw = {{"n_tokens", 512}, {"t_start_ns", 1'000'000'000}, {"t_end_ns", 1'250'000'000}};
+  EXPECT_DOUBLE_EQ(*PpTokensPerSecond(raw), 2048.0);
+  EXPECT_FALSE(PpTokensPerSecond({{"n_tokens", 5}}).has_value());
+  EXPECT_FALSE(PpTokensPerSecond({{"n_tokens", 5}, {"t_start_ns", 5}, {"t_end_ns", 5}}));
+}
+
+TEST(Derive, TgThroughputAndInterTokenLatencies) {
+  // 4 tokens: 10 ms, 20 ms, 10 ms, 10 ms after a start at t=0.
+  json raw = {{"t_start_ns", 0},
+              {"token_end_ns", {10'000'000, 30'000'000, 40'000'000, 50'000'000}},
+              {"runtime_perf", {{"t_eval_ms", 48.0}, {"n_eval", 4}}}};
+  EXPECT_DOUBLE_EQ(*TgTokensPerSecond(raw), 80.0);
+  EXPECT_EQ(InterTokenLatenciesMs(raw), (std::vector<double>{10, 20, 10, 10}));
+  EXPECT_DOUBLE_EQ(*RuntimeMsPerToken(raw), 12.0);
+}
+
+TEST(Derive, TtftAndLoad) {
+  EXPECT_DOUBLE_EQ(*TtftMs({{"t_start_ns", 1'000'000}, {"t_first_token_ns", 46'000'000}}), 45.0);
+  EXPECT_DOUBLE_EQ(*LoadMs({{"t_start_ns", 0}, {"t_end_ns", 123'000'000}}), 123.0);
+}
+
+TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
+  store::RunRecord run;
+  run.id = 3;
+  store::EnvironmentRecord env{1, "fp", {{"cpu_model", "Test CPU"}}};
+  CellSamples c;
+  c.cell.id = 10;
+  c.cell.index = 0;
+  c.cell.status = "ok";
+  c.cell.model_name = "m";
+  c.cell.model_file_size = 1000;
+  c.cell.model_info = {{"file", {{"quant", "Q4_1"}, {"n_params", 135}}}};
+  c.cell.runtime = "llama.cpp";
+  c.cell.params = {{"threads", 2}};
+  c.cell.load_cell_id = 10;
+  auto pp = [](int64_t ns) {
+    return json{{"n_tokens", 100}, {"t_start_ns", 0}, {"t_end_ns", ns}};
+  };
+  c.samples = {{1, 10, "load", 0, false, {{"t_start_ns", 0}, {"t_end_ns", 5'000'000},
+                                          {"rss_before", 100}, {"rss_after", 600}}},
+               {2, 10, "pp100", 0, true, pp(1'000'000'000)},  // warm-up: 100 t/s, excluded
+               {3, 10, "pp100", 1, false, pp(100'000'000)},   // 1000 t/s
+               {4, 10, "pp100", 2, false, pp(50'000'000)},    // 2000 t/s
+               {5, 10, "memory", 0, false, {{"hwm", 5000}, {"rss", 4000}}}};
+  auto rows = DeriveRows(run, env, {c});
+  auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
+    for (const auto& r : rows) {
+      if (r.test == test && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  const ResultRow* tp = find("pp100", "throughput");
+  ASSERT_NE(tp, nullptr);
+  EXPECT_EQ(tp->summary.n, 2u);
+  EXPECT_DOUBLE_EQ(tp->summary.median, 1500);
+  EXPECT_DOUBLE_EQ(tp->summary.min, 1000);
+  EXPECT_EQ(tp->samples, (std::vector<double>{1000, 2000}));
+  EXPECT_TRUE(tp->summary.noisy);
+  EXPECT_EQ(tp->quant, "Q4_1");
+  EXPECT_EQ(tp->n_params, 135);
+  EXPECT_EQ(tp->device, "Test CPU");
+  EXPECT_EQ(tp->run_id, 3);
+  EXPECT_TRUE(IsHeadline(*tp));
+  ASSERT_NE(find("memory", "peak_rss"), nullptr);
+  EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 5000);
+  EXPECT_DOUBLE_EQ(find("load", "time")->summary.median, 5);
+  EXPECT_DOUBLE_EQ(find("load", "rss_delta")->summary.median, 500);
+  EXPECT_DOUBLE_EQ(find("model", "file_size")->summary.median, 1000);
+  EXPECT_FALSE(IsHeadline(*find("load", "time")));
+}
+
+}  // namespace
+}  // namespace pipette::metrics

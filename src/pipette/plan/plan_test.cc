@@ -1,0 +1,88 @@
+#include "pipette/plan/plan.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::plan {
+namespace {
+
+using config::Experiment;
+using config::ParamRegistry;
+
+// A registry with one load-scope parameter and two context ones, to test ordering.
+ParamRegistry TestRegistry() {
+  using config::ParamKind;
+  using config::ParamScope;
+  return ParamRegistry({
+      {"threads", "", ParamKind::kInt, ParamScope::kContext, "1", {}, 1, 64, "threads"},
+      {"n_ctx", "", ParamKind::kInt, ParamScope::kContext, "0", {}, 0, 1 << 20, "n_ctx"},
+      {"depth", "", ParamKind::kInt, ParamScope::kTest, "0", {}, 0, 1 << 20, "depth"},
+      {"use_mmap", "", ParamKind::kBool, ParamScope::kLoad, "true", {}, 0, 0, "mmap"},
+  });
+}
+
+Experiment TwoModels() {
+  Experiment ex;
+  ex.path = "ex.yaml";
+  ex.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
+  ex.runtimes = {{"llama.cpp", "/w/worker", 3}};
+  ex.params = {{"threads", {"1", "2", "4"}},
+               {"n_ctx", {"0"}},
+               {"depth", {"0"}},
+               {"use_mmap", {"true", "false"}}};
+  ex.tests = {*config::ParseTestName("pp512"), *config::ParseTestName("tg128")};
+  return ex;
+}
+
+TEST(Plan, CrossProductOrderedForFewestModelLoads) {
+  const ParamRegistry reg = TestRegistry();
+  auto cells = Expand(TwoModels(), reg);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  ASSERT_EQ(cells->size(), 2u * 3u * 2u);
+  // Model outermost, then the load-scope parameter, then threads fastest.
+  EXPECT_EQ((*cells)[0].Key(), "model=a,runtime=llama.cpp,threads=1,n_ctx=512,depth=0,use_mmap=true");
+  EXPECT_EQ((*cells)[1].Param("threads"), "2");
+  EXPECT_EQ((*cells)[2].Param("threads"), "4");
+  EXPECT_EQ((*cells)[3].Param("use_mmap"), "false");
+  EXPECT_EQ((*cells)[6].model.name, "b");
+  int loads = 0;
+  std::string last;
+  for (const Cell& c : *cells) {
+    EXPECT_EQ(c.index, &c - cells->data());
+    if (c.LoadKey(reg) != last) ++loads;
+    last = c.LoadKey(reg);
+  }
+  EXPECT_EQ(loads, 4);  // 2 models x 2 mmap settings, not 12
+}
+
+TEST(Plan, AutoContextFitsTheLargestTest) {
+  EXPECT_EQ(TokensNeeded(TwoModels().tests, 0), 512);
+  EXPECT_EQ(TokensNeeded(TwoModels().tests, 1000), 1129);
+  Experiment ex = TwoModels();
+  ex.params[2].second = {"1000"};
+  auto cells = Expand(ex, TestRegistry());
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ((*cells)[0].Param("n_ctx"), "1280");  // rounded up to a multiple of 256
+}
+
+TEST(Plan, TooSmallContextIsAnInputError) {
+  Experiment ex = TwoModels();
+  ex.params[1].second = {"256"};
+  auto cells = Expand(ex, TestRegistry());
+  ASSERT_FALSE(cells.ok());
+  EXPECT_EQ(cells.error().exit_code, 2);
+  EXPECT_NE(cells.error().message.find("n_ctx 256 is too small"), std::string::npos);
+}
+
+TEST(Plan, ThousandsOfCellsExpandQuickly) {
+  Experiment ex = TwoModels();
+  std::vector<std::string> many;
+  for (int i = 1; i <= 64; ++i) many.push_back(std::to_string(i));
+  ex.params[0].second = many;
+  ex.params[2].second = {"0", "1", "2", "3", "4", "5", "6", "7"};
+  auto cells = Expand(ex, TestRegistry());
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ(cells->size(), 2u * 64u * 8u * 2u);
+}
+
+}  // namespace
+}  // namespace pipette::plan

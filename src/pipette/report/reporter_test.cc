@@ -1,0 +1,107 @@
+// Golden-output tests: each format rendered from one literal ReportData. To update a golden file
+// after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests --gtest_filter='Golden*'
+#include "pipette/report/reporter.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace pipette::report {
+namespace {
+
+ReportData Sample() {
+  ReportData d;
+  d.store_path = "results/pipette.db";
+  d.generated_at = "2026-11-29T12:00:00Z";
+  d.pipette_version = "0.1.0";
+  store::RunRecord run;
+  run.id = 1;
+  run.name = "golden";
+  run.experiment_path = "examples/golden.yaml";
+  run.config_hash = "c0ffee";
+  run.pipette_version = "0.1.0";
+  run.pipette_commit = "abc123";
+  run.environment_id = 1;
+  run.started_at = "2026-11-29T11:59:00Z";
+  run.finished_at = "2026-11-29T12:00:00Z";
+  run.status = "done";
+  run.n_cells = 2;
+  d.runs.push_back(run);
+  store::CellRecord ok;
+  ok.run_id = 1;
+  ok.index = 0;
+  ok.key = "model=smol,runtime=llama.cpp,threads=1";
+  ok.status = "ok";
+  ok.conditions = {{"load_avg_1", 0.25}};
+  store::CellRecord bad = ok;
+  bad.index = 1;
+  bad.key = "model=smol,runtime=llama.cpp,threads=2";
+  bad.status = "failed";
+  bad.error = "the worker died during 'tg': killed by SIGKILL";
+  bad.stderr_tail = "last words";
+  d.cells = {ok, bad};
+  auto row = [](int cell, int64_t cell_id, const std::string& status, int threads,
+                const std::string& test, const std::string& metric, const std::string& unit,
+                std::vector<double> samples) {
+    metrics::ResultRow r;
+    r.run_id = 1;
+    r.cell_id = cell_id;
+    r.cell_index = cell;
+    r.cell_status = status;
+    r.model = "smol";
+    r.model_sha256 = "b179c952";
+    r.model_file_size = 98362432;
+    r.n_params = 134515008;
+    r.quant = "Q4_1";
+    r.runtime = "llama.cpp";
+    r.runtime_version = "0.3.36";
+    r.device = "Test CPU";
+    r.device_id = "fp01";
+    r.params = {{"threads", threads}, {"n_batch", 512}};
+    r.test = test;
+    r.metric = metric;
+    r.unit = unit;
+    r.samples = samples;
+    r.summary = stats::Summarize(samples);
+    return r;
+  };
+  d.rows = {row(0, 11, "ok", 1, "pp64", "throughput", "t/s", {1000, 1010, 990}),
+            row(0, 11, "ok", 1, "tg16", "throughput", "t/s", {50, 60, 40}),
+            row(0, 11, "ok", 1, "tg16", "itl_p50", "ms", {20, 16.5, 25}),
+            row(0, 11, "ok", 1, "ttft@32", "ttft", "ms", {12.5, 12.25, 12.75}),
+            row(0, 11, "ok", 1, "memory", "peak_rss", "bytes", {150000000}),
+            row(1, 12, "failed", 2, "pp64", "throughput", "t/s", {1800, 1810})};
+  return d;
+}
+
+void CheckGolden(const std::string& format, const std::string& file) {
+  auto reporter = MakeReporter(format);
+  ASSERT_TRUE(reporter.ok());
+  std::ostringstream out;
+  (*reporter)->Write(Sample(), out);
+  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/" + file;
+  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << out.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path;
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(out.str(), expected.str()) << "golden file: " << path;
+}
+
+TEST(Golden, Markdown) { CheckGolden("md", "report.md"); }
+TEST(Golden, Csv) { CheckGolden("csv", "report.csv"); }
+TEST(Golden, Json) { CheckGolden("json", "report.json"); }
+
+TEST(Reporters, UnknownFormatSuggests) {
+  auto r = MakeReporter("jsno");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_NE(r.error().message.find("did you mean 'json'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette::report

@@ -1,0 +1,34 @@
+#include "pipette/util/strings.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette {
+namespace {
+
+TEST(Strings, EditDistanceCountsSwapsAsOne) {
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("jsno", "json"), 1u);
+  EXPECT_EQ(EditDistance("same", "same"), 0u);
+}
+
+TEST(Strings, SuggestsOnlyLikelyTypos) {
+  const std::vector<std::string> keys = {"models", "tests", "repetitions", "warmup"};
+  EXPECT_EQ(NearestName("repetition", keys), "repetitions");
+  EXPECT_EQ(NearestName("warmpu", keys), "warmup");
+  EXPECT_EQ(NearestName("colour", keys), std::nullopt);
+  EXPECT_EQ(DidYouMean("test", keys), " (did you mean 'tests'?)");
+  EXPECT_EQ(DidYouMean("zzz", keys), "");
+}
+
+TEST(Strings, HumanSizesAndDurations) {
+  EXPECT_EQ(FormatBytes(512), "512 B");
+  EXPECT_EQ(FormatBytes(98362432), "93.81 MiB");
+  EXPECT_EQ(FormatBytes(3.5 * 1024 * 1024 * 1024), "3.50 GiB");
+  EXPECT_EQ(FormatDuration(12.34), "12.3s");
+  EXPECT_EQ(FormatDuration(65), "1m 05s");
+  EXPECT_EQ(FormatDuration(7322), "2h 02m");
+}
+
+}  // namespace
+}  // namespace pipette

@@ -1,0 +1,106 @@
+// Supervision of worker processes. The "workers" here are FAKES — tiny shell scripts — because
+// the failures under test (garbage, silence, crashes) are what a real worker must never do.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pipette/worker/channel.h"
+
+namespace pipette::worker {
+namespace {
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+class ProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pipette-proc-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::unique_ptr<WorkerChannel> Fake(const std::string& script) {
+    const fs::path p = dir_ / "fake.sh";
+    std::ofstream(p) << "#!/bin/sh\n" << script;
+    fs::permissions(p, fs::perms::owner_all);
+    auto ch = launcher_.Launch({p.string()});
+    EXPECT_TRUE(ch.ok());
+    return ch.ok() ? std::move(*ch) : nullptr;
+  }
+  ProcessLauncher launcher_;
+  fs::path dir_;
+};
+
+TEST_F(ProcessTest, EchoesIdsAndReturnsResponses) {
+  // Answers every request with ok:true and the id it was given (ids are 1, 2, ...).
+  auto ch = Fake(
+      "i=0; while read line; do i=$((i+1)); echo \"{\\\"id\\\":$i,\\\"ok\\\":true,"
+      "\\\"n\\\":$i}\"; done\n");
+  auto r1 = ch->Call({{"op", "hello"}}, milliseconds(5000));
+  ASSERT_TRUE(r1.ok()) << r1.error;
+  EXPECT_EQ(r1.response["n"], 1);
+  auto r2 = ch->Call({{"op", "memory"}}, milliseconds(5000));
+  ASSERT_TRUE(r2.ok()) << r2.error;
+  EXPECT_EQ(r2.response["n"], 2);
+  EXPECT_TRUE(ch->Alive());
+  ch->Shutdown(milliseconds(2000));
+  EXPECT_FALSE(ch->Alive());
+}
+
+TEST_F(ProcessTest, RequestFailureKeepsTheWorker) {
+  auto ch = Fake(
+      "read line; echo '{\"id\":1,\"ok\":false,\"error\":\"no model loaded\"}'; "
+      "read line; echo '{\"id\":2,\"ok\":true}'\n");
+  auto r = ch->Call({{"op", "pp"}}, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kRequestFailed);
+  EXPECT_EQ(r.error, "'pp' failed in the worker: no model loaded");
+  EXPECT_TRUE(ch->Alive());
+  EXPECT_TRUE(ch->Call({{"op", "pp"}}, milliseconds(5000)).ok());
+}
+
+TEST_F(ProcessTest, GarbageKillsTheWorker) {
+  auto ch = Fake("read line; echo 'Segmentation fault (not really)'; sleep 30\n");
+  auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_NE(r.error.find("not a protocol message"), std::string::npos) << r.error;
+  EXPECT_FALSE(ch->Alive());
+}
+
+TEST_F(ProcessTest, WrongIdKillsTheWorker) {
+  auto ch = Fake("read line; echo '{\"id\":7,\"ok\":true}'; sleep 30\n");
+  auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_NE(r.error.find("with id 7 (expected 1)"), std::string::npos) << r.error;
+}
+
+TEST_F(ProcessTest, SilenceTimesOutAndKills) {
+  auto ch = Fake("read line; sleep 30\n");
+  auto r = ch->Call({{"op", "tg"}}, milliseconds(300));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_NE(r.error.find("no response to 'tg' within 0.3s"), std::string::npos) << r.error;
+  EXPECT_FALSE(ch->Alive());
+}
+
+TEST_F(ProcessTest, CrashIsReportedWithExitStatusAndStderr) {
+  auto ch = Fake("read line; echo 'fatal: out of cheese' >&2; exit 3\n");
+  auto r = ch->Call({{"op", "load_model"}}, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_NE(r.error.find("died during 'load_model': exited with status 3"), std::string::npos)
+      << r.error;
+  EXPECT_NE(ch->StderrTail().find("out of cheese"), std::string::npos);
+}
+
+TEST_F(ProcessTest, KilledBySignalIsNamed) {
+  auto ch = Fake("read line; kill -9 $$\n");
+  auto r = ch->Call({{"op", "tg"}}, milliseconds(5000));
+  EXPECT_NE(r.error.find("killed by SIGKILL"), std::string::npos) << r.error;
+}
+
+TEST_F(ProcessTest, MissingProgramIsAnError) {
+  auto ch = launcher_.Launch({(dir_ / "nope").string()});
+  ASSERT_FALSE(ch.ok());
+  EXPECT_NE(ch.error().message.find("No such file"), std::string::npos) << ch.error().message;
+}
+
+}  // namespace
+}  // namespace pipette::worker
