@@ -1,7 +1,6 @@
 // pipette: the command line. Parses arguments and calls the library; nothing else.
-#include <csignal>
-
 #include <CLI/CLI.hpp>
+#include <csignal>
 
 #include "pipette/app/commands.h"
 #include "pipette/build_info.h"
@@ -9,8 +8,8 @@
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is an error value, not a signal
   CLI::App app{"Pipette: reproducible benchmarks for on-device language models"};
-  app.set_version_flag("--version", std::string(pipette::kPipetteVersion) + " (" +
-                                        pipette::kPipetteCommit + ")");
+  app.set_version_flag(
+      "--version", std::string(pipette::kPipetteVersion) + " (" + pipette::kPipetteCommit + ")");
   app.require_subcommand(1);
 
   pipette::app::RunArgs run;

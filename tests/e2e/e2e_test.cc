@@ -1,6 +1,7 @@
 // End-to-end: build/pipette with the real llama.cpp worker on the real SmolLM2 model.
 // Small sizes (pp64, tg16, 2 repetitions) keep these quick on a 2-core machine.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,12 +9,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "pipette/store/store.h"
 
@@ -321,18 +320,20 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
   const BadCase cases[] = {
       {"unknown key", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nrepetition: 3\n",
        "ex.yaml:3:1: unknown key 'repetition' (did you mean 'repetitions'?)"},
-      {"unknown param", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n  thread: 2\n",
+      {"unknown param",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n  thread: 2\n",
        "ex.yaml:4:3: unknown parameter 'thread' (did you mean 'threads'?)"},
-      {"wrong type", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n  threads: [1, two]\n",
+      {"wrong type",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n  threads: [1, two]\n",
        "ex.yaml:4:16: threads must be an integer, got 'two'"},
       {"bad test", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16, gt16]\n",
        "ex.yaml:2:15: unknown test 'gt16'"},
       {"missing model", "models: [no/such/model.gguf]\ntests: [pp16]\n",
        "ex.yaml:1:10: model file not found: 'no/such/model.gguf'"},
       {"corrupt model", "models: [truncated.gguf]\ntests: [pp16]\n", "truncated"},
-      {"malformed yaml", "models: [smollm2-135m-instruct-q4_1\ntests: [pp16]\n",
-       "malformed YAML"},
-      {"n_ctx too small", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
+      {"malformed yaml", "models: [smollm2-135m-instruct-q4_1\ntests: [pp16]\n", "malformed YAML"},
+      {"n_ctx too small",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
        "n_ctx 128 is too small"},
   };
   for (const BadCase& c : cases) {

@@ -1,15 +1,15 @@
 #include "pipette/app/commands.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "pipette/app/console_progress.h"
 #include "pipette/build_info.h"
@@ -86,6 +86,32 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
   fmt::print("tests:{}\nmodel loads: {}\n", tests, loads);
 }
 
+// hyperfine-style advice: say what is wrong and what to do next.
+void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) {
+  int noisy = 0, headline = 0;
+  for (const auto& r : data.rows) {
+    if (!metrics::IsHeadline(r)) continue;
+    ++headline;
+    noisy += r.summary.noisy;
+  }
+  if (noisy == 0) return;
+  double max_load = 0;
+  for (const auto& c : data.cells) {
+    max_load = std::max(max_load, c.conditions.value("load_avg_1", 0.0));
+  }
+  fmt::print(stderr,
+             "\nwarning: {} of {} figures are noisy (CV above 5%). Close other programs, or raise "
+             "warmup: and repetitions: in {}.",
+             noisy, headline, experiment);
+  if (max_load >= 0.5) {
+    fmt::print(stderr,
+               " The load average was up to {:.1f} when cells started: something else "
+               "was running.",
+               max_load);
+  }
+  fmt::print(stderr, "\n");
+}
+
 }  // namespace
 
 Paths DefaultPaths(const std::string& argv0) {
@@ -100,8 +126,8 @@ Paths DefaultPaths(const std::string& argv0) {
 
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
-  auto ex = config::LoadExperiment(args.experiment, registry,
-                                   {paths.models_dir, paths.workers_dir});
+  auto ex =
+      config::LoadExperiment(args.experiment, registry, {paths.models_dir, paths.workers_dir});
   if (!ex) return Fail(ex.error());
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
@@ -113,9 +139,9 @@ int Run(const RunArgs& args, const Paths& paths) {
   auto store = store::Store::Open(store_path);
   if (!store) return Fail(store.error());
 
-  fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(),
-             ex->path);
-  if (!args.no_bandwidth) fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
+  fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(), ex->path);
+  if (!args.no_bandwidth)
+    fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
   const nlohmann::json facts = env::CollectFingerprint(fo);
@@ -142,11 +168,12 @@ int Run(const RunArgs& args, const Paths& paths) {
   auto md = report::MakeReporter("md");
   (*md)->Write(*data, std::cout);
   std::cout.flush();
+  WarnIfNoisy(*data, ex->path);
   fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}\n", store_path,
              summary->run_id, summary->cells_ok, summary->cells_failed,
              summary->interrupted ? ", interrupted" : "");
-  fmt::print(stderr, "report: build/pipette report --store {} --run {} --format json\n",
-             store_path, summary->run_id);
+  fmt::print(stderr, "report: build/pipette report --store {} --run {} --format json\n", store_path,
+             summary->run_id);
   if (summary->interrupted) return 130;
   return summary->cells_failed > 0 ? 1 : 0;
 }
@@ -156,9 +183,10 @@ int Report(const ReportArgs& args) {
   if (!reporter) return Fail(reporter.error());
   std::error_code ec;
   if (!fs::exists(args.store, ec)) {
-    return Fail(InputError(fmt::format("no store at {}: run an experiment first (pipette run "
-                                       "EXPERIMENT.yaml) or give --store",
-                                       args.store)));
+    return Fail(
+        InputError(fmt::format("no store at {}: run an experiment first (pipette run "
+                               "EXPERIMENT.yaml) or give --store",
+                               args.store)));
   }
   auto store = store::Store::Open(args.store);
   if (!store) return Fail(store.error());

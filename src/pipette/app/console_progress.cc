@@ -1,8 +1,7 @@
 #include "pipette/app/console_progress.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "pipette/util/strings.h"
 
@@ -18,7 +17,7 @@ void ConsoleProgress::ClearLine() {
 
 void ConsoleProgress::CellStarted(const plan::Cell& cell, int n_cells, int worker_pid) {
   ClearLine();
-  fmt::print(out_, "[cell {}/{}] {} (worker pid {})\n", cell.index + 1, n_cells, cell.Key(),
+  fmt::print(out_, "[cell {}/{}] {} (worker pid {})\n", cell.index + 1, n_cells, cell.label,
              worker_pid);
   std::fflush(out_);
 }

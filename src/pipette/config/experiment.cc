@@ -1,13 +1,13 @@
 #include "pipette/config/experiment.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include "pipette/model/bundled.h"
 #include "pipette/model/gguf.h"
@@ -19,10 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",   "description", "models", "runtime",
-                                           "runtimes", "device",    "params", "tests",
-                                           "repetitions", "warmup", "timeout", "seed",
-                                           "store"};
+const std::vector<std::string> kTopKeys = {
+    "name",  "description", "models", "runtime", "runtimes", "device", "params",
+    "tests", "repetitions", "warmup", "timeout", "seed",     "store"};
 const std::vector<std::string> kRuntimes = {"llama.cpp"};
 
 // Builds errors of the form "file:line:col: message".
@@ -50,8 +49,8 @@ Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::st
   return node.Scalar();
 }
 
-Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what,
-                        int64_t lo, int64_t hi) {
+Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what, int64_t lo,
+                        int64_t hi) {
   auto s = Scalar(w, node, what);
   if (!s) return s.error();
   int64_t v = 0;
@@ -134,8 +133,8 @@ Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadO
     m.source = "bundled:" + b->name;
     if (m.name.empty()) m.name = b->name;
   } else {
-    const bool looks_like_path = written.find('/') != std::string::npos ||
-                                 written.ends_with(".gguf");
+    const bool looks_like_path =
+        written.find('/') != std::string::npos || written.ends_with(".gguf");
     if (!looks_like_path) {
       std::vector<std::string> names;
       for (const auto& bm : model::BundledModels()) names.push_back(bm.name);
@@ -157,8 +156,7 @@ Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadO
   return m;
 }
 
-Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node,
-                                 const LoadOptions& opt) {
+Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
   RuntimeSpec r;
   r.line = Line(node);
   YAML::Node name_node = node;
@@ -216,23 +214,31 @@ Result<TestSpec> ParseTestName(std::string_view text) {
     t.kind = TestKind::kTG;
     num = text.substr(2);
   } else {
-    return InputError(fmt::format("unknown test '{}' (tests: pp<N>, tg<N>, ttft@<P>, e.g. "
-                                  "pp512, tg128, ttft@256)",
-                                  text));
+    return InputError(
+        fmt::format("unknown test '{}' (tests: pp<N>, tg<N>, ttft@<P>, e.g. "
+                    "pp512, tg128, ttft@256)",
+                    text));
   }
   int v = 0;
   auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
   if (num.empty() || ec != std::errc() || ptr != num.data() + num.size() || v < 1 ||
       v > (1 << 24)) {
-    return InputError(fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, "
-                                  "ttft@256",
-                                  text));
+    return InputError(
+        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, "
+                    "ttft@256",
+                    text));
   }
   t.n = v;
   switch (t.kind) {
-    case TestKind::kPP: t.name = fmt::format("pp{}", v); break;
-    case TestKind::kTG: t.name = fmt::format("tg{}", v); break;
-    case TestKind::kTTFT: t.name = fmt::format("ttft@{}", v); break;
+    case TestKind::kPP:
+      t.name = fmt::format("pp{}", v);
+      break;
+    case TestKind::kTG:
+      t.name = fmt::format("tg{}", v);
+      break;
+    case TestKind::kTTFT:
+      t.name = fmt::format("ttft@{}", v);
+      break;
   }
   return t;
 }
@@ -363,11 +369,10 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
       if (!s) return s.error();
       ex.store = *s;
     } else if (registry.Find(key)) {
-      return w.At(kv.first, fmt::format("'{}' is a runtime parameter: put it under 'params:'",
-                                        key));
-    } else {
       return w.At(kv.first,
-                  fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
+                  fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
+    } else {
+      return w.At(kv.first, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
     }
   }
   if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
@@ -380,8 +385,8 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
   }
   for (const ParamDef& def : registry.defs()) {
     auto it = swept.find(def.name);
-    ex.params.emplace_back(def.name, it != swept.end() ? it->second
-                                                       : std::vector<std::string>{def.default_value});
+    ex.params.emplace_back(
+        def.name, it != swept.end() ? it->second : std::vector<std::string>{def.default_value});
   }
   return ex;
 }

@@ -3,10 +3,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipette/config/params.h"
 #include "pipette/util/result.h"
@@ -30,8 +29,8 @@ enum class TestKind { kPP, kTG, kTTFT };
 
 struct TestSpec {
   TestKind kind = TestKind::kPP;
-  int n = 0;            // pp: prompt tokens; tg: generated tokens; ttft: prompt tokens
-  std::string name;     // canonical: pp512, tg128, ttft@64
+  int n = 0;         // pp: prompt tokens; tg: generated tokens; ttft: prompt tokens
+  std::string name;  // canonical: pp512, tg128, ttft@64
   int line = 0;
 };
 
@@ -39,8 +38,8 @@ struct TestSpec {
 Result<TestSpec> ParseTestName(std::string_view text);
 
 struct Experiment {
-  std::string path;         // the file as given
-  std::string name;         // `name:` or the file's stem
+  std::string path;  // the file as given
+  std::string name;  // `name:` or the file's stem
   std::string description;
   std::vector<ModelSpec> models;
   std::vector<RuntimeSpec> runtimes;
@@ -50,7 +49,7 @@ struct Experiment {
   std::vector<TestSpec> tests;
   int repetitions = 5;
   int warmup = 1;
-  double timeout_s = 300;   // per worker request
+  double timeout_s = 300;  // per worker request
   uint64_t seed = 42;
   std::string store = "results/pipette.db";
   std::string source_text;  // the file's bytes, kept with the run

@@ -143,8 +143,8 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
 }
 
 TEST_F(ExperimentTest, ModelFilesAreCheckedBeforeAnythingRuns) {
-  EXPECT_EQ(ErrorOf("models: [missing.gguf]\ntests: [pp16]\n").rfind(
-                "ex.yaml:1:10: model file not found: 'missing.gguf'", 0),
+  EXPECT_EQ(ErrorOf("models: [missing.gguf]\ntests: [pp16]\n")
+                .rfind("ex.yaml:1:10: model file not found: 'missing.gguf'", 0),
             0u);
   std::ofstream(dir_ / "notgguf.gguf") << "PK\x03\x04 this is a zip";
   const std::string err = ErrorOf("models: [notgguf.gguf]\ntests: [pp16]\n");

@@ -1,11 +1,11 @@
 #include "pipette/config/params.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <thread>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace pipette::config {
 
@@ -14,24 +14,87 @@ ParamRegistry ParamRegistry::Default() {
   using K = ParamKind;
   using S = ParamScope;
   return ParamRegistry({
-      {"threads", "CPU threads for decoding and prompt processing", K::kInt, S::kContext,
-       std::to_string(cores), {}, 1, 1024, "threads"},
-      {"n_batch", "logical batch size: prompt tokens handed to one decode call", K::kInt,
-       S::kContext, "2048", {}, 1, 1 << 20, "n_batch"},
-      {"n_ubatch", "physical batch size: tokens computed at once inside a decode call", K::kInt,
-       S::kContext, "512", {}, 1, 1 << 20, "n_ubatch"},
-      {"n_ctx", "context size in tokens; 0 = just enough for the cell's largest test", K::kInt,
-       S::kContext, "0", {}, 0, 1 << 24, "n_ctx"},
-      {"type_k", "KV-cache type for keys", K::kChoice, S::kContext, "f16",
-       {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"}, 0, 0, "type_k"},
-      {"type_v", "KV-cache type for values", K::kChoice, S::kContext, "f16",
-       {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"}, 0, 0, "type_v"},
+      {"threads",
+       "CPU threads for decoding and prompt processing",
+       K::kInt,
+       S::kContext,
+       std::to_string(cores),
+       {},
+       1,
+       1024,
+       "threads"},
+      {"n_batch",
+       "logical batch size: prompt tokens handed to one decode call",
+       K::kInt,
+       S::kContext,
+       "2048",
+       {},
+       1,
+       1 << 20,
+       "n_batch"},
+      {"n_ubatch",
+       "physical batch size: tokens computed at once inside a decode call",
+       K::kInt,
+       S::kContext,
+       "512",
+       {},
+       1,
+       1 << 20,
+       "n_ubatch"},
+      {"n_ctx",
+       "context size in tokens; 0 = just enough for the cell's largest test",
+       K::kInt,
+       S::kContext,
+       "0",
+       {},
+       0,
+       1 << 24,
+       "n_ctx"},
+      {"type_k",
+       "KV-cache type for keys",
+       K::kChoice,
+       S::kContext,
+       "f16",
+       {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"},
+       0,
+       0,
+       "type_k"},
+      {"type_v",
+       "KV-cache type for values",
+       K::kChoice,
+       S::kContext,
+       "f16",
+       {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"},
+       0,
+       0,
+       "type_v"},
       {"flash_attn", "flash attention", K::kBool, S::kContext, "false", {}, 0, 0, "fa"},
-      {"depth", "tokens already in the context before tg is timed", K::kInt, S::kTest, "0", {}, 0,
-       1 << 24, "depth"},
-      {"n_gpu_layers", "layers offloaded to an accelerator", K::kInt, S::kLoad, "0", {}, 0, 100000,
+      {"depth",
+       "tokens already in the context before tg is timed",
+       K::kInt,
+       S::kTest,
+       "0",
+       {},
+       0,
+       1 << 24,
+       "depth"},
+      {"n_gpu_layers",
+       "layers offloaded to an accelerator",
+       K::kInt,
+       S::kLoad,
+       "0",
+       {},
+       0,
+       100000,
        "ngl"},
-      {"use_mmap", "map the model file instead of reading it", K::kBool, S::kLoad, "true", {}, 0, 0,
+      {"use_mmap",
+       "map the model file instead of reading it",
+       K::kBool,
+       S::kLoad,
+       "true",
+       {},
+       0,
+       0,
        "mmap"},
   });
 }
@@ -64,7 +127,8 @@ Result<std::string> ParamRegistry::Parse(const ParamDef& def, std::string_view t
       return std::to_string(v);
     }
     case ParamKind::kBool: {
-      if (text == "true" || text == "on" || text == "1" || text == "yes") return std::string("true");
+      if (text == "true" || text == "on" || text == "1" || text == "yes")
+        return std::string("true");
       if (text == "false" || text == "off" || text == "0" || text == "no") {
         return std::string("false");
       }

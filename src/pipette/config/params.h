@@ -3,12 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipette/util/result.h"
 
@@ -44,7 +43,8 @@ class ParamRegistry {
   // Parses one value as written in an experiment file into its canonical text, or says why not
   // (without location: the caller adds file:line).
   Result<std::string> Parse(const ParamDef& def, std::string_view text) const;
-  // Canonical text to the JSON a worker receives (int -> number, bool -> true/false, choice -> string).
+  // Canonical text to the JSON a worker receives (int -> number, bool -> true/false, choice ->
+  // string).
   static nlohmann::json ToJson(const ParamDef& def, const std::string& canonical);
 
  private:

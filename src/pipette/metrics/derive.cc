@@ -79,8 +79,7 @@ namespace {
 // Collects values of one (test, metric) in order of first appearance.
 class RowBuilder {
  public:
-  void Add(const std::string& test, const std::string& metric, const std::string& unit,
-           double v) {
+  void Add(const std::string& test, const std::string& metric, const std::string& unit, double v) {
     auto key = test + "\x1f" + metric;
     auto it = index_.find(key);
     if (it == index_.end()) {
@@ -131,8 +130,7 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& s) {
 
 }  // namespace
 
-std::vector<ResultRow> DeriveRows(const store::RunRecord& run,
-                                  const store::EnvironmentRecord& env,
+std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells) {
   std::map<int64_t, const store::SampleRecord*> loads;  // cell id -> its load sample
   for (const CellSamples& c : cells) {

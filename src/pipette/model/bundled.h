@@ -9,10 +9,10 @@
 namespace pipette::model {
 
 struct BundledModel {
-  std::string name;      // what an experiment file writes
-  std::string file;      // file name under the models folder
-  std::string sha256;    // verified when fetched
-  std::string package;   // where it comes from
+  std::string name;     // what an experiment file writes
+  std::string file;     // file name under the models folder
+  std::string sha256;   // verified when fetched
+  std::string package;  // where it comes from
 };
 
 const std::vector<BundledModel>& BundledModels();

@@ -1,9 +1,9 @@
 #include "pipette/plan/plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace pipette::plan {
 namespace {
@@ -49,9 +49,15 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) 
   int64_t need = 0;
   for (const auto& t : tests) {
     switch (t.kind) {
-      case config::TestKind::kPP: need = std::max<int64_t>(need, t.n); break;
-      case config::TestKind::kTG: need = std::max<int64_t>(need, depth + t.n + 1); break;
-      case config::TestKind::kTTFT: need = std::max<int64_t>(need, t.n + 1); break;
+      case config::TestKind::kPP:
+        need = std::max<int64_t>(need, t.n);
+        break;
+      case config::TestKind::kTG:
+        need = std::max<int64_t>(need, depth + t.n + 1);
+        break;
+      case config::TestKind::kTTFT:
+        need = std::max<int64_t>(need, t.n + 1);
+        break;
     }
   }
   return need;
@@ -91,6 +97,11 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
   for (size_t i = 0; i < cells.size(); ++i) {
     Cell& c = cells[i];
     c.index = static_cast<int>(i);
+    c.label = c.model.name;
+    if (ex.runtimes.size() > 1) c.label += " " + c.runtime.name;
+    for (const auto& p : ex.params) {
+      if (p.second.size() > 1) c.label += fmt::format(" {}={}", p.first, c.Param(p.first));
+    }
     const int64_t depth = c.IntParam("depth");
     const int64_t need = TokensNeeded(ex.tests, depth);
     for (auto& [k, v] : c.params) {

@@ -18,6 +18,8 @@ struct Cell {
   config::RuntimeSpec runtime;
   // Every registry parameter with its resolved canonical value, in registry order.
   std::vector<std::pair<std::string, std::string>> params;
+  // Short name for people: the model plus only the dimensions that vary in this plan.
+  std::string label;
 
   const std::string& Param(const std::string& name) const;
   int64_t IntParam(const std::string& name) const;

@@ -39,8 +39,10 @@ TEST(Plan, CrossProductOrderedForFewestModelLoads) {
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 2u * 3u * 2u);
   // Model outermost, then the load-scope parameter, then threads fastest.
-  EXPECT_EQ((*cells)[0].Key(), "model=a,runtime=llama.cpp,threads=1,n_ctx=512,depth=0,use_mmap=true");
+  EXPECT_EQ((*cells)[0].Key(),
+            "model=a,runtime=llama.cpp,threads=1,n_ctx=512,depth=0,use_mmap=true");
   EXPECT_EQ((*cells)[1].Param("threads"), "2");
+  EXPECT_EQ((*cells)[1].label, "a threads=2 use_mmap=true");
   EXPECT_EQ((*cells)[2].Param("threads"), "4");
   EXPECT_EQ((*cells)[3].Param("use_mmap"), "false");
   EXPECT_EQ((*cells)[6].model.name, "b");

@@ -1,8 +1,8 @@
 #include "pipette/report/csv_reporter.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace pipette::report {
 namespace {
@@ -35,14 +35,13 @@ void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
     for (size_t i = 0; i < r.samples.size(); ++i) {
       samples += (i ? ";" : "") + Num(r.samples[i]);
     }
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       r.run_id, r.cell_index + 1, r.cell_status, Csv(r.model), r.model_sha256,
-                       r.model_file_size, r.n_params, Csv(r.quant), Csv(r.runtime),
-                       Csv(r.runtime_version), Csv(r.device), r.device_id, Csv(r.params.dump()),
-                       Csv(r.test), r.metric, r.unit, Num(r.summary.median), Num(r.summary.min),
-                       Num(r.summary.max), Num(r.summary.mean), Num(r.summary.stddev),
-                       Num(r.summary.cv), r.summary.n, r.summary.noisy ? "true" : "false",
-                       samples);
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.run_id,
+        r.cell_index + 1, r.cell_status, Csv(r.model), r.model_sha256, r.model_file_size,
+        r.n_params, Csv(r.quant), Csv(r.runtime), Csv(r.runtime_version), Csv(r.device),
+        r.device_id, Csv(r.params.dump()), Csv(r.test), r.metric, r.unit, Num(r.summary.median),
+        Num(r.summary.min), Num(r.summary.max), Num(r.summary.mean), Num(r.summary.stddev),
+        Num(r.summary.cv), r.summary.n, r.summary.noisy ? "true" : "false", samples);
   }
 }
 

@@ -1,10 +1,10 @@
 #include "pipette/report/markdown_reporter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "pipette/util/strings.h"
 
@@ -53,8 +53,8 @@ void Table(const std::vector<std::string>& header, const std::vector<bool>& righ
   line(header);
   out << "|";
   for (size_t i = 0; i < header.size(); ++i) {
-    out << (right[i] ? " " + std::string(w[i] - 1, '-') + ": |" : " " + std::string(w[i], '-') +
-                                                                     " |");
+    out << (right[i] ? " " + std::string(w[i] - 1, '-') + ": |"
+                     : " " + std::string(w[i], '-') + " |");
   }
   out << "\n";
   for (const auto& row : body) line(row);

@@ -1,5 +1,6 @@
 // Golden-output tests: each format rendered from one literal ReportData. To update a golden file
-// after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests --gtest_filter='Golden*'
+// after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
+// --gtest_filter='Golden*'
 #include "pipette/report/reporter.h"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
 #include "pipette/run/runner.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <map>
 #include <memory>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "pipette/build_info.h"
 #include "pipette/run/eta.h"
@@ -28,9 +28,12 @@ struct CellError {
 
 std::string KindName(TestKind k) {
   switch (k) {
-    case TestKind::kPP: return "pp";
-    case TestKind::kTG: return "tg";
-    case TestKind::kTTFT: return "ttft";
+    case TestKind::kPP:
+      return "pp";
+    case TestKind::kTG:
+      return "tg";
+    case TestKind::kTTFT:
+      return "ttft";
   }
   return "?";
 }
@@ -83,8 +86,8 @@ class Runner {
     }
     if (channel_) channel_->Shutdown(milliseconds(3000));
     channel_.reset();
-    if (auto st = deps_.store->FinishRun(summary_.run_id,
-                                         summary_.interrupted ? "interrupted" : "done");
+    if (auto st =
+            deps_.store->FinishRun(summary_.run_id, summary_.interrupted ? "interrupted" : "done");
         !st) {
       return st.error();
     }
@@ -173,7 +176,7 @@ class Runner {
   }
 
   std::optional<CellError> Keep(const store::CellRecord& rec, const std::string& test, int rep,
-                                 bool warmup, json raw) {
+                                bool warmup, json raw) {
     store::SampleRecord s{0, rec.id, test, rep, warmup, std::move(raw)};
     if (auto id = deps_.store->AddSample(s); !id) return CellError{id.error().message, false};
     return std::nullopt;
@@ -281,16 +284,14 @@ class Runner {
         break;
       case TestKind::kTG: {
         const int64_t bos = model_runtime_info_.value("bos", int64_t{-1});
-        const int64_t first = bos >= 0 && bos < n_vocab
-                                  ? bos
-                                  : RandomTokens(ex_.seed, "first", 1, n_vocab)[0];
+        const int64_t first =
+            bos >= 0 && bos < n_vocab ? bos : RandomTokens(ex_.seed, "first", 1, n_vocab)[0];
         req = {{"op", "tg"},
                {"prompt", RandomTokens(ex_.seed, fmt::format("depth{}", depth), depth, n_vocab)},
                {"first_token", first},
                {"n_gen", t.n},
                {"n_batch", n_batch}};
-        req_facts = {{"n_gen", t.n}, {"depth", depth}, {"first_token", first},
-                     {"seed", ex_.seed}};
+        req_facts = {{"n_gen", t.n}, {"depth", depth}, {"first_token", first}, {"seed", ex_.seed}};
         break;
       }
       case TestKind::kTTFT: {
@@ -298,8 +299,8 @@ class Runner {
         int64_t n_tokens = 0;
         if (auto e = PromptOfTokens(t.n, &text, &n_tokens)) return e;
         req = {{"op", "ttft"}, {"text", text}, {"n_batch", n_batch}, {"add_special", true}};
-        req_facts = {{"n_prompt_tokens_target", t.n}, {"n_batch", n_batch},
-                     {"text_chars", text.size()}};
+        req_facts = {
+            {"n_prompt_tokens_target", t.n}, {"n_batch", n_batch}, {"text_chars", text.size()}};
         break;
       }
     }
@@ -390,8 +391,7 @@ class Runner {
 
 }  // namespace
 
-Result<RunSummary> RunExperiment(const config::Experiment& ex,
-                                 const std::vector<plan::Cell>& cells,
+Result<RunSummary> RunExperiment(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
                                  const config::ParamRegistry& registry, int64_t environment_id,
                                  RunnerDeps deps) {
   Runner runner(ex, cells, registry, std::move(deps));

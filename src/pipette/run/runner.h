@@ -5,10 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
@@ -58,8 +57,7 @@ struct RunSummary {
 
 inline constexpr int kProtocolVersion = 1;
 
-Result<RunSummary> RunExperiment(const config::Experiment& ex,
-                                 const std::vector<plan::Cell>& cells,
+Result<RunSummary> RunExperiment(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
                                  const config::ParamRegistry& registry, int64_t environment_id,
                                  RunnerDeps deps);
 

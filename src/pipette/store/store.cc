@@ -1,12 +1,11 @@
 #include "pipette/store/store.h"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 namespace pipette::store {
 namespace {
@@ -167,16 +166,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     if (q.prepared() && q.Step() == SQLITE_ROW) {
       const int v = std::stoi(q.Text(0));
       if (v > kSchemaVersion) {
-        return Error{fmt::format("the store {} has schema version {}, newer than this Pipette "
-                                 "understands ({}): use a newer pipette or another --store",
-                                 path, v, kSchemaVersion)};
+        return Error{
+            fmt::format("the store {} has schema version {}, newer than this Pipette "
+                        "understands ({}): use a newer pipette or another --store",
+                        path, v, kSchemaVersion)};
       }
     }
   }
   if (auto s = store->Exec(kSchema); !s) return s.error();
-  if (auto s = store->Exec(fmt::format(
-          "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{}')",
-          kSchemaVersion));
+  if (auto s = store->Exec(
+          fmt::format("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{}')",
+                      kSchemaVersion));
       !s) {
     return s.error();
   }

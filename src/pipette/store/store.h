@@ -4,11 +4,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipette/util/result.h"
 
@@ -20,16 +19,16 @@ inline constexpr int kSchemaVersion = 1;
 
 struct RunRecord {
   int64_t id = 0;
-  std::string name;             // experiment name
+  std::string name;  // experiment name
   std::string experiment_path;
   std::string config_hash;
-  std::string config_text;      // the experiment file as it was
+  std::string config_text;  // the experiment file as it was
   std::string pipette_version;
   std::string pipette_commit;
   int64_t environment_id = 0;
-  std::string started_at;       // ISO 8601 UTC
+  std::string started_at;  // ISO 8601 UTC
   std::string finished_at;
-  std::string status;           // running | done | interrupted
+  std::string status;  // running | done | interrupted
   int64_t n_cells = 0;
 };
 
@@ -43,12 +42,12 @@ struct CellRecord {
   std::string model_source;
   std::string model_sha256;
   int64_t model_file_size = 0;
-  nlohmann::json model_info = nlohmann::json::object();    // from the file and the runtime
+  nlohmann::json model_info = nlohmann::json::object();  // from the file and the runtime
   std::string runtime;
   std::string runtime_version;
   nlohmann::json runtime_build = nlohmann::json::object();
-  nlohmann::json params = nlohmann::json::object();        // name -> value
-  nlohmann::json conditions = nlohmann::json::object();    // load average, free memory at start
+  nlohmann::json params = nlohmann::json::object();      // name -> value
+  nlohmann::json conditions = nlohmann::json::object();  // load average, free memory at start
   std::optional<int64_t> load_cell_id;  // the cell whose model load served this one
   std::string status = "running";       // running | ok | failed
   std::string error;
@@ -61,8 +60,8 @@ struct CellRecord {
 struct SampleRecord {
   int64_t id = 0;
   int64_t cell_id = 0;
-  std::string test;   // pp512, tg128, ttft@64, load, memory
-  int rep = 0;        // repetition index within the test, warm-ups first
+  std::string test;  // pp512, tg128, ttft@64, load, memory
+  int rep = 0;       // repetition index within the test, warm-ups first
   bool warmup = false;
   nlohmann::json raw;  // the worker's response: raw facts only
 };

@@ -1,9 +1,9 @@
 #include "pipette/util/strings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace pipette {
 

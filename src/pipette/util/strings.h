@@ -16,7 +16,7 @@ std::optional<std::string> NearestName(std::string_view word,
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 
 // Human-readable sizes and durations for tables.
-std::string FormatBytes(double bytes);      // "98.36 MiB"
+std::string FormatBytes(double bytes);       // "98.36 MiB"
 std::string FormatDuration(double seconds);  // "1m 05s", "12.3s"
 
 }  // namespace pipette

@@ -4,10 +4,9 @@
 
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipette/util/result.h"
 
@@ -23,7 +22,7 @@ enum class CallFailure {
 struct CallResult {
   nlohmann::json response;  // the whole response object when ok
   CallFailure failure = CallFailure::kNone;
-  std::string error;        // why, for a person
+  std::string error;  // why, for a person
   bool ok() const { return failure == CallFailure::kNone; }
 };
 

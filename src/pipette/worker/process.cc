@@ -1,15 +1,15 @@
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "pipette/worker/channel.h"
 
@@ -53,8 +53,8 @@ class ProcessChannel : public WorkerChannel {
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         Kill();
-        return Broken(r, fmt::format("no response to '{}' within {:g}s: the worker was killed",
-                                     op, timeout.count() / 1000.0));
+        return Broken(r, fmt::format("no response to '{}' within {:g}s: the worker was killed", op,
+                                     timeout.count() / 1000.0));
       }
       if (!PumpOnce(left)) {
         return Broken(r, fmt::format("the worker died during '{}': {}", op, ExitDescription()));
@@ -147,7 +147,7 @@ class ProcessChannel : public WorkerChannel {
   bool WriteAll(const std::string& s) {
     size_t off = 0;
     while (off < s.size()) {
-      const ssize_t n = ::write(in_fd_, s.data() + off, s.size() - off);
+      const ssize_t n = ::send(in_fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
         return false;
@@ -216,8 +216,10 @@ Result<std::unique_ptr<WorkerChannel>> ProcessLauncher::Launch(
     const std::vector<std::string>& argv) {
   if (argv.empty()) return Error{"no worker program given"};
   int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
-      ::pipe2(err, O_CLOEXEC) != 0) {
+  // The worker's stdin is a socket so that writing to a dead worker fails with EPIPE instead of
+  // raising SIGPIPE in the controller (send with MSG_NOSIGNAL), whatever the signal settings.
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
+      ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
     return Error{fmt::format("cannot create pipes for the worker: {}", std::strerror(errno))};
   }
   // An exec failure is reported through this pipe (closed on a successful exec).

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "pipette/worker/channel.h"
 
@@ -94,6 +95,15 @@ TEST_F(ProcessTest, KilledBySignalIsNamed) {
   auto ch = Fake("read line; kill -9 $$\n");
   auto r = ch->Call({{"op", "tg"}}, milliseconds(5000));
   EXPECT_NE(r.error.find("killed by SIGKILL"), std::string::npos) << r.error;
+}
+
+TEST_F(ProcessTest, WritingToAnExitedWorkerIsAnErrorNotASignal) {
+  auto ch = Fake("exit 0\n");
+  std::this_thread::sleep_for(milliseconds(200));  // let it exit before anything is sent
+  auto r = ch->Call({{"op", "hello"}}, milliseconds(2000));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_NE(r.error.find("exited with status 0"), std::string::npos) << r.error;
+  ch->Shutdown(milliseconds(100));  // sends "shutdown" to nobody: must not raise SIGPIPE
 }
 
 TEST_F(ProcessTest, MissingProgramIsAnError) {
