@@ -137,14 +137,19 @@ class Runner {
     if (!facts) failure = CellError{facts.error().message, false};
     if (!failure) failure = Measure(cell, rec);
     if (failure) {
-      rec.status = "failed";
+      // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed".
+      rec.status = Stopped() ? "interrupted" : "failed";
       rec.error = failure->message;
       if (channel_) rec.stderr_tail = channel_->StderrTail();
       // A worker in an unknown state never serves the next cell.
       if (channel_) channel_->Shutdown(milliseconds(2000));
       channel_.reset();
       loaded_key_.clear();
-      ++summary_.cells_failed;
+      if (Stopped()) {
+        summary_.interrupted = true;
+      } else {
+        ++summary_.cells_failed;
+      }
     } else {
       rec.status = "ok";
       ++summary_.cells_ok;

@@ -1,0 +1,220 @@
+// The scheduler with a FAKE worker: an in-process channel that answers the protocol with
+// made-up timestamps, so ordering, model reuse, failure handling and storage are tested without
+// a runtime. Real measurements are tested end to end in tests/e2e.
+#include "pipette/run/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace pipette::run {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct FakeLog {
+  int launches = 0;
+  std::vector<std::string> ops;
+  std::vector<json> pp_tokens;
+  std::string fail_op;     // the first request with this op breaks the worker
+  int fail_on_launch = 1;  // ...but only in this launch
+};
+
+class FakeChannel : public worker::WorkerChannel {
+ public:
+  FakeChannel(FakeLog* log, int launch) : log_(log), launch_(launch) {}
+  worker::CallResult Call(json req, std::chrono::milliseconds) override {
+    worker::CallResult r;
+    const std::string op = req["op"];
+    log_->ops.push_back(op);
+    if (!alive_) {
+      r.failure = worker::CallFailure::kWorkerBroken;
+      r.error = "dead";
+      return r;
+    }
+    if (op == log_->fail_op && launch_ == log_->fail_on_launch) {
+      alive_ = false;
+      r.failure = worker::CallFailure::kWorkerBroken;
+      r.error = "the worker died during '" + op + "': killed by SIGKILL";
+      return r;
+    }
+    json& o = r.response;
+    o = {{"ok", true}, {"id", 1}};
+    clock_ += 1'000'000;
+    if (op == "hello") {
+      o.update({{"protocol", 1},
+                {"runtime", "llama.cpp"},
+                {"runtime_version", "fake"},
+                {"runtime_build", {{"system_info", "FAKE"}}}});
+    } else if (op == "load_model") {
+      o.update({{"t_start_ns", clock_},
+                {"t_end_ns", clock_ + 5'000'000},
+                {"rss_before", 10},
+                {"rss_after", 110},
+                {"model", {{"n_vocab", 100}, {"bos", 1}}}});
+    } else if (op == "init_context") {
+      o.update({{"n_ctx", req["n_ctx"]}, {"n_batch", req["n_batch"]}});
+    } else if (op == "pp") {
+      log_->pp_tokens.push_back(req["tokens"]);
+      o.update({{"n_tokens", req["tokens"].size()},
+                {"t_start_ns", clock_},
+                {"t_end_ns", clock_ + 100'000'000}});
+    } else if (op == "tg") {
+      json ends = json::array();
+      for (int i = 0; i < req["n_gen"].get<int>(); ++i)
+        ends.push_back(clock_ + (i + 1) * 10'000'000);
+      o.update({{"t_start_ns", clock_}, {"token_end_ns", ends}});
+    } else if (op == "memory" || op == "reset_peak_memory") {
+      o.update({{"rss", 500}, {"hwm", 600}});
+    }
+    return r;
+  }
+  std::string StderrTail() const override { return "fake stderr"; }
+  int Pid() const override { return 1000 + launch_; }
+  bool Alive() const override { return alive_; }
+  void Shutdown(std::chrono::milliseconds) override { alive_ = false; }
+
+ private:
+  FakeLog* log_;
+  int launch_;
+  bool alive_ = true;
+  int64_t clock_ = 0;
+};
+
+class FakeLauncher : public worker::WorkerLauncher {
+ public:
+  explicit FakeLauncher(FakeLog* log) : log_(log) {}
+  Result<std::unique_ptr<worker::WorkerChannel>> Launch(const std::vector<std::string>&) override {
+    ++log_->launches;
+    return std::unique_ptr<worker::WorkerChannel>(new FakeChannel(log_, log_->launches));
+  }
+
+ private:
+  FakeLog* log_;
+};
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pipette-runner-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    auto s = store::Store::Open((dir_ / "r.db").string());
+    ASSERT_TRUE(s.ok());
+    store_ = std::move(*s);
+    auto env = store_->AddEnvironment({0, "fp", {{"cpu_model", "fake"}}});
+    ASSERT_TRUE(env.ok());
+    env_id_ = *env;
+    ex_.path = "ex.yaml";
+    ex_.name = "fake";
+    ex_.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
+    ex_.runtimes = {{"llama.cpp", "/fake/worker", 3}};
+    for (const auto& d : registry_.defs()) ex_.params.push_back({d.name, {d.default_value}});
+    ex_.params[0].second = {"1", "2"};  // threads
+    ex_.tests = {*config::ParseTestName("pp8"), *config::ParseTestName("tg4")};
+    ex_.repetitions = 3;
+    ex_.warmup = 1;
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+  Result<RunSummary> Run(const std::atomic<bool>* stop = nullptr) {
+    auto cells = plan::Expand(ex_, registry_);
+    EXPECT_TRUE(cells.ok());
+    cells_ = *cells;
+    RunnerDeps deps;
+    deps.launcher = &launcher_;
+    deps.store = store_.get();
+    deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };
+    deps.model_facts = [](const std::string&) {
+      return Result<ModelFacts>(ModelFacts{"sha", 1234, {{"quant", "Q4_1"}}});
+    };
+    deps.stop = stop;
+    return RunExperiment(ex_, cells_, registry_, env_id_, deps);
+  }
+  int Count(const std::string& op) const {
+    return int(std::count(log_.ops.begin(), log_.ops.end(), op));
+  }
+
+  config::ParamRegistry registry_ = config::ParamRegistry::Default();
+  config::Experiment ex_;
+  std::vector<plan::Cell> cells_;
+  FakeLog log_;
+  FakeLauncher launcher_{&log_};
+  std::unique_ptr<store::Store> store_;
+  fs::path dir_;
+  int64_t env_id_ = 0;
+};
+
+TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 4);
+  EXPECT_EQ(s->cells_failed, 0);
+  EXPECT_EQ(log_.launches, 1);
+  EXPECT_EQ(Count("load_model"), 2);    // a, b: not once per cell
+  EXPECT_EQ(Count("init_context"), 4);  // one context per cell
+  EXPECT_EQ(Count("pp"), 4 * (1 + 3));
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 4u);
+  EXPECT_EQ((*cells)[1].load_cell_id, (*cells)[0].id);
+  EXPECT_EQ((*cells)[2].load_cell_id, (*cells)[2].id);
+  EXPECT_EQ((*cells)[0].model_sha256, "sha");
+  EXPECT_EQ((*cells)[0].params["threads"], 1);
+  EXPECT_EQ((*cells)[1].params["threads"], 2);
+  EXPECT_EQ((*cells)[0].runtime_build["system_info"], "FAKE");
+  auto samples = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  int warm = 0, rec = 0;
+  for (const auto& x : *samples) {
+    if (x.test != "pp8") continue;
+    (x.warmup ? warm : rec)++;
+    EXPECT_EQ(x.raw["request"]["n_tokens"], 8);
+    EXPECT_FALSE(x.raw.contains("id"));  // the envelope is not stored
+  }
+  EXPECT_EQ(warm, 1);
+  EXPECT_EQ(rec, 3);
+  // The same seed gives the same prompt, within the vocabulary.
+  ASSERT_GE(log_.pp_tokens.size(), 2u);
+  EXPECT_EQ(log_.pp_tokens[0], log_.pp_tokens[1]);
+  for (const auto& t : log_.pp_tokens[0]) EXPECT_TRUE(t >= 0 && t < 100);
+}
+
+TEST_F(RunnerTest, BrokenWorkerFailsItsCellAndANewWorkerServesTheNext) {
+  log_.fail_op = "tg";
+  auto s = Run();
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->cells_failed, 1);
+  EXPECT_EQ(s->cells_ok, 3);
+  EXPECT_EQ(log_.launches, 2);
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_EQ((*cells)[0].error, "the worker died during 'tg': killed by SIGKILL");
+  EXPECT_EQ((*cells)[0].stderr_tail, "fake stderr");
+  EXPECT_EQ((*cells)[0].worker_pid, 1001);
+  EXPECT_EQ((*cells)[1].status, "ok");
+  EXPECT_EQ((*cells)[1].worker_pid, 1002);
+  EXPECT_EQ((*cells)[1].load_cell_id, (*cells)[1].id);  // the model was loaded again
+  // The pp samples measured before the failure are kept.
+  auto kept = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(kept.ok());
+  int pp = 0;
+  for (const auto& x : *kept) pp += x.test == "pp8";
+  EXPECT_EQ(pp, 4);
+}
+
+TEST_F(RunnerTest, StopFlagEndsTheRunAsInterrupted) {
+  std::atomic<bool> stop{true};
+  auto s = Run(&stop);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->interrupted);
+  auto run = store_->Run(s->run_id);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, "interrupted");
+  EXPECT_EQ(log_.launches, 0);
+}
+
+}  // namespace
+}  // namespace pipette::run
