@@ -10,7 +10,7 @@ models:
 	scripts/fetch-models.sh
 
 demo: setup
-	build/pipette run examples/quickstart.yaml
+	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json
 
 test: setup
 	cd build && ctest --output-on-failure -j 2

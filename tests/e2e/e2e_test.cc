@@ -120,8 +120,16 @@ tests: [pp64, tg16, ttft@32]
 repetitions: 2
 warmup: 1
 )");
-  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  const fs::path exported = dir_ / "out" / "report.json";
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--export-json", exported.string(),
+                      "--export-md", (dir_ / "report.md").string()});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
+  // Exports are rewritten after every cell; at the end they hold the whole run.
+  const json exported_doc = json::parse(ReadFile(exported));
+  EXPECT_EQ(exported_doc["cells"].size(), 2u);
+  EXPECT_EQ(exported_doc["environments"].size(), 1u);
+  EXPECT_NE(ReadFile(dir_ / "report.md").find("| model"), std::string::npos);
+  EXPECT_NE(o.err.find("report (json): " + exported.string()), std::string::npos) << o.err;
   // The console table: one line per cell and test, with a unit and peak RSS.
   EXPECT_NE(o.out.find("| model"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("tg16"), std::string::npos);
@@ -144,6 +152,7 @@ warmup: 1
       EXPECT_EQ((*r)["model_sha256"],
                 "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
       EXPECT_EQ((*r)["runtime"], "llama.cpp");
+      EXPECT_FALSE((*r)["runtime_build"]["llama_cpp_commit"].get<std::string>().empty());
       EXPECT_FALSE((*r)["runtime_version"].get<std::string>().empty());
       EXPECT_EQ((*r)["params"]["threads"], cell);
       for (const char* k : {"min", "max", "stddev", "cv", "noisy", "device", "model"}) {

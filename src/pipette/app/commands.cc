@@ -8,8 +8,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "pipette/app/console_progress.h"
 #include "pipette/build_info.h"
@@ -21,6 +21,7 @@
 #include "pipette/report/reporter.h"
 #include "pipette/run/runner.h"
 #include "pipette/store/store.h"
+#include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
 
@@ -85,6 +86,39 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
   for (const auto& t : ex.tests) tests += " " + t.name;
   fmt::print("tests:{}\nmodel loads: {}\n", tests, loads);
 }
+
+// Progress on the console, plus the --export-* files rewritten after every cell.
+class ExportingProgress : public ConsoleProgress {
+ public:
+  ExportingProgress(store::Store* store, const RunArgs& args)
+      : ConsoleProgress(stderr), store_(store) {
+    if (!args.export_md.empty()) exports_.push_back({"md", args.export_md});
+    if (!args.export_csv.empty()) exports_.push_back({"csv", args.export_csv});
+    if (!args.export_json.empty()) exports_.push_back({"json", args.export_json});
+  }
+  void CellFinished(const plan::Cell& cell, int n_cells, const store::CellRecord& rec) override {
+    ConsoleProgress::CellFinished(cell, n_cells, rec);
+    if (auto st = Export(rec.run_id); !st) fmt::print(stderr, "warning: {}\n", st.error().message);
+  }
+  Status Export(int64_t run_id) {
+    if (exports_.empty()) return {};
+    auto data = report::LoadReportData(*store_, {run_id});
+    if (!data) return data.error();
+    for (const auto& [format, path] : exports_) {
+      auto reporter = report::MakeReporter(format);
+      if (!reporter) return reporter.error();
+      std::ostringstream out;
+      (*reporter)->Write(*data, out);
+      if (auto st = WriteFileAtomically(path, out.str()); !st) return st;
+    }
+    return {};
+  }
+  const std::vector<std::pair<std::string, std::string>>& exports() const { return exports_; }
+
+ private:
+  store::Store* store_;
+  std::vector<std::pair<std::string, std::string>> exports_;
+};
 
 // hyperfine-style advice: say what is wrong and what to do next.
 void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) {
@@ -151,7 +185,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   worker::ProcessLauncher launcher;
-  ConsoleProgress progress(stderr);
+  ExportingProgress progress(store->get(), args);
   run::RunnerDeps deps;
   deps.launcher = &launcher;
   deps.store = store->get();
@@ -172,8 +206,11 @@ int Run(const RunArgs& args, const Paths& paths) {
   fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}\n", store_path,
              summary->run_id, summary->cells_ok, summary->cells_failed,
              summary->interrupted ? ", interrupted" : "");
-  fmt::print(stderr, "report: build/pipette report --store {} --run {} --format json\n", store_path,
-             summary->run_id);
+  for (const auto& [format, path] : progress.exports()) {
+    fmt::print(stderr, "report ({}): {}\n", format, path);
+  }
+  fmt::print(stderr, "more: build/pipette report --store {} --run {} --format md|csv|json\n",
+             store_path, summary->run_id);
   if (summary->interrupted) return 130;
   return summary->cells_failed > 0 ? 1 : 0;
 }
@@ -208,16 +245,9 @@ int Report(const ReportArgs& args) {
     (*reporter)->Write(*data, std::cout);
     return 0;
   }
-  // Write beside the target and rename, so a failure never leaves a half-written report.
-  const std::string tmp = args.output + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return Fail(Error{fmt::format("cannot write {}", tmp)});
-    (*reporter)->Write(*data, out);
-    if (!out.good()) return Fail(Error{fmt::format("cannot write {}", tmp)});
-  }
-  fs::rename(tmp, args.output, ec);
-  if (ec) return Fail(Error{fmt::format("cannot write {}: {}", args.output, ec.message())});
+  std::ostringstream out;
+  (*reporter)->Write(*data, out);
+  if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
   fmt::print(stderr, "wrote {}\n", args.output);
   return 0;
 }

@@ -19,6 +19,8 @@ struct RunArgs {
   std::string store;  // overrides the experiment's store
   bool dry_run = false;
   bool no_bandwidth = false;
+  // Reports rewritten after every cell (hyperfine-style), so a crash keeps what was measured.
+  std::string export_md, export_csv, export_json;
 };
 int Run(const RunArgs& args, const Paths& paths);
 

@@ -164,6 +164,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     base.quant = file.value("quant", std::string("?"));
     base.runtime = c.cell.runtime;
     base.runtime_version = c.cell.runtime_version;
+    base.runtime_build = c.cell.runtime_build;
     base.device = env.facts.value("cpu_model", std::string("local"));
     base.device_id = env.fingerprint_id;
     base.params = c.cell.params;

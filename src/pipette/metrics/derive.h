@@ -26,7 +26,8 @@ struct ResultRow {
   std::string quant;
   std::string runtime;
   std::string runtime_version;
-  std::string device;  // CPU model of the machine that ran it
+  nlohmann::json runtime_build = nlohmann::json::object();  // commit, system info, backends
+  std::string device;                                       // CPU model of the machine that ran it
   std::string device_id;
   nlohmann::json params = nlohmann::json::object();
   std::string test;    // pp512, tg128, ttft@64, load, memory, model

@@ -28,7 +28,8 @@ std::string Num(double v) {
 
 void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
   out << "run_id,cell,cell_status,model,model_sha256,model_file_size,n_params,quant,runtime,"
-         "runtime_version,device,device_id,params,test,metric,unit,median,min,max,mean,stddev,"
+         "runtime_version,runtime_build,device,device_id,params,test,metric,unit,median,min,max,"
+         "mean,stddev,"
          "cv,n,noisy,samples\n";
   for (const auto& r : data.rows) {
     std::string samples;
@@ -36,12 +37,13 @@ void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
       samples += (i ? ";" : "") + Num(r.samples[i]);
     }
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.run_id,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.run_id,
         r.cell_index + 1, r.cell_status, Csv(r.model), r.model_sha256, r.model_file_size,
-        r.n_params, Csv(r.quant), Csv(r.runtime), Csv(r.runtime_version), Csv(r.device),
-        r.device_id, Csv(r.params.dump()), Csv(r.test), r.metric, r.unit, Num(r.summary.median),
-        Num(r.summary.min), Num(r.summary.max), Num(r.summary.mean), Num(r.summary.stddev),
-        Num(r.summary.cv), r.summary.n, r.summary.noisy ? "true" : "false", samples);
+        r.n_params, Csv(r.quant), Csv(r.runtime), Csv(r.runtime_version),
+        Csv(r.runtime_build.dump()), Csv(r.device), r.device_id, Csv(r.params.dump()), Csv(r.test),
+        r.metric, r.unit, Num(r.summary.median), Num(r.summary.min), Num(r.summary.max),
+        Num(r.summary.mean), Num(r.summary.stddev), Num(r.summary.cv), r.summary.n,
+        r.summary.noisy ? "true" : "false", samples);
   }
 }
 

@@ -24,6 +24,11 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                            {"status", r.status},
                            {"n_cells", r.n_cells}});
   }
+  doc["environments"] = json::array();
+  for (const auto& e : data.environments) {
+    doc["environments"].push_back(
+        {{"id", e.id}, {"fingerprint_id", e.fingerprint_id}, {"facts", json(e.facts)}});
+  }
   doc["cells"] = json::array();
   for (const auto& c : data.cells) {
     doc["cells"].push_back({{"run_id", c.run_id},
@@ -49,6 +54,7 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                               {"quant", r.quant},
                               {"runtime", r.runtime},
                               {"runtime_version", r.runtime_version},
+                              {"runtime_build", json(r.runtime_build)},
                               {"device", r.device},
                               {"device_id", r.device_id},
                               {"params", json(r.params)},

@@ -1,5 +1,7 @@
 #include "pipette/report/load.h"
 
+#include <algorithm>
+
 #include "pipette/build_info.h"
 
 namespace pipette::report {
@@ -14,6 +16,10 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     if (!run) return run.error();
     auto env = store.Environment(run->environment_id);
     if (!env) return env.error();
+    if (std::none_of(data.environments.begin(), data.environments.end(),
+                     [&](const auto& e) { return e.id == env->id; })) {
+      data.environments.push_back(*env);
+    }
     auto cells = store.Cells(id);
     if (!cells) return cells.error();
     std::vector<metrics::CellSamples> with_samples;

@@ -21,6 +21,7 @@ struct ReportData {
   std::string store_path;
   std::vector<store::RunRecord> runs;
   std::vector<store::CellRecord> cells;  // every cell of those runs, failed ones included
+  std::vector<store::EnvironmentRecord> environments;  // of those runs
   std::vector<metrics::ResultRow> rows;
   std::string generated_at;  // ISO 8601
   std::string pipette_version;

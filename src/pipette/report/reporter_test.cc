@@ -30,6 +30,7 @@ ReportData Sample() {
   run.status = "done";
   run.n_cells = 2;
   d.runs.push_back(run);
+  d.environments.push_back({1, "fp01", {{"cpu_model", "Test CPU"}, {"cpu_cores_logical", 2}}});
   store::CellRecord ok;
   ok.run_id = 1;
   ok.index = 0;
@@ -58,6 +59,7 @@ ReportData Sample() {
     r.quant = "Q4_1";
     r.runtime = "llama.cpp";
     r.runtime_version = "0.3.36";
+    r.runtime_build = {{"llama_cpp_commit", "0c1e570"}};
     r.device = "Test CPU";
     r.device_id = "fp01";
     r.params = {{"threads", threads}, {"n_batch", 512}};

@@ -1,0 +1,34 @@
+#include "pipette/util/files.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace pipette {
+
+Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.flush();
+    if (!out.good()) {
+      fs::remove(tmp, ec);
+      return Error{fmt::format("cannot write {}", path)};
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return Error{fmt::format("cannot write {}: {}", path, ec.message())};
+  }
+  return {};
+}
+
+}  // namespace pipette

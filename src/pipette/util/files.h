@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string>
+
+#include "pipette/util/result.h"
+
+namespace pipette {
+
+// Writes `content` to `path` through a temporary file in the same folder and a rename, so the
+// file is either the old one or the whole new one, never half-written.
+Status WriteFileAtomically(const std::string& path, const std::string& content);
+
+}  // namespace pipette
