@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "log_softmax.h"
 #include "monotonic_clock.h"
 #include "proc_memory.h"
 #include "request_fields.h"
@@ -156,14 +157,7 @@ llama_token LlamaSession::ArgmaxOfLast() {
   const float* logits = llama_get_logits_ith(context_.get(), -1);
   if (logits == nullptr) return -1;
   const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_.get()));
-  // Two passes, so the compiler can vectorize the max (one branchy pass costs ~200 us on a
-  // 49k vocabulary, a visible share of a decode step): the first index holding the maximum.
-  float max = logits[0];
-  for (int32_t t = 1; t < n_vocab; ++t) max = logits[t] > max ? logits[t] : max;
-  for (llama_token t = 0; t < n_vocab; ++t) {
-    if (logits[t] == max) return t;
-  }
-  return 0;
+  return Argmax({logits, n_vocab});
 }
 
 ordered_json LlamaSession::RuntimePerf() const {
@@ -465,6 +459,113 @@ Reply LlamaSession::TimeToFirstToken(const json& request) {
   out["t_first_token_ns"] = t_first_token;
   out["token"] = token;
   out["runtime_perf"] = RuntimePerf();
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::Score(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/true); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::vector<llama_token> tokens = fields.Tokens("tokens");
+  const int64_t from = fields.Int("from", 0, kInt32Max, 0);
+  const int64_t requested_batch = fields.Int("n_batch", 1, kInt32Max, 0);
+  const int64_t top_k = fields.Int("top_k", 0, 1000, 0);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  if (n < 2) return Reply::Fail("'tokens' needs at least 2 tokens: a context and a next token");
+  if (from > n - 2) {
+    return Reply::Fail("'from' " + std::to_string(from) + " leaves no position to score in " +
+                       std::to_string(n) + " tokens");
+  }
+  if (std::string e = CheckTokens(tokens, "tokens"); !e.empty()) return Reply::Fail(e);
+  if (n > static_cast<int64_t>(llama_n_ctx(context_.get()))) {
+    return Reply::Fail(std::to_string(n) + " tokens do not fit the context (n_ctx " +
+                       std::to_string(llama_n_ctx(context_.get())) + ")");
+  }
+  const int64_t n_scored = n - 1 - from;
+  // Optional: for each scored position, token ids whose log-probabilities are wanted.
+  std::vector<std::vector<llama_token>> ids;
+  if (request.contains("ids") && !request["ids"].is_null()) {
+    const json& arr = request["ids"];
+    if (!arr.is_array() || static_cast<int64_t>(arr.size()) != n_scored) {
+      return Reply::Fail("'ids' must be an array with one list of token ids per scored position (" +
+                         std::to_string(n_scored) + ")");
+    }
+    for (const json& row : arr) {
+      const json wrapped = {{"ids", row}};  // RequestFields keeps a reference: keep it alive
+      RequestFields rf(wrapped);
+      ids.push_back(rf.Tokens("ids"));
+      if (!rf.ok()) return Reply::Fail(rf.error());
+      if (std::string e = CheckTokens(ids.back(), "ids"); !e.empty()) return Reply::Fail(e);
+    }
+  }
+  int32_t n_batch = 0;
+  if (std::string e = ResolveBatch(requested_batch, &n_batch); !e.empty()) return Reply::Fail(e);
+  const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_.get()));
+
+  ordered_json logprob = ordered_json::array(), argmax = ordered_json::array(),
+               lse = ordered_json::array(), top_ids = ordered_json::array(),
+               top_lp = ordered_json::array(), ids_lp = ordered_json::array();
+  ClearForRequest();
+  const int64_t t_start = NowNs();
+  for (int64_t start = 0; start < n; start += n_batch) {
+    const int32_t count = static_cast<int32_t>(std::min<int64_t>(n_batch, n - start));
+    batch_.n_tokens = count;
+    for (int32_t i = 0; i < count; ++i) {
+      const int64_t pos = start + i;
+      batch_.token[i] = tokens[pos];
+      batch_.pos[i] = static_cast<llama_pos>(pos);
+      batch_.n_seq_id[i] = 1;
+      batch_.seq_id[i][0] = 0;
+      batch_.logits[i] = (pos >= from && pos <= n - 2) ? 1 : 0;
+    }
+    if (const int32_t rc = llama_decode(context_.get(), batch_); rc != 0) {
+      return Reply::Fail("llama_decode returned " + std::to_string(rc) + " for the batch at " +
+                         "position " + std::to_string(start));
+    }
+    // This batch's outputs are overwritten by the next decode: read them now.
+    for (int32_t i = 0; i < count; ++i) {
+      const int64_t pos = start + i;
+      if (pos < from || pos > n - 2) continue;
+      const float* logits = llama_get_logits_ith(context_.get(), i);
+      if (logits == nullptr)
+        return Reply::Fail("llama.cpp returned no logits at " + std::to_string(pos));
+      const LogitView view{logits, n_vocab};
+      const double log_sum_exp = LogSumExp(view);
+      lse.push_back(log_sum_exp);
+      logprob.push_back(double(logits[tokens[pos + 1]]) - log_sum_exp);
+      argmax.push_back(Argmax(view));
+      if (top_k > 0) {
+        ordered_json row_ids = ordered_json::array(), row_lp = ordered_json::array();
+        for (const auto& [id, lp] : TopK(view, static_cast<int32_t>(top_k), log_sum_exp)) {
+          row_ids.push_back(id);
+          row_lp.push_back(lp);
+        }
+        top_ids.push_back(std::move(row_ids));
+        top_lp.push_back(std::move(row_lp));
+      }
+      if (!ids.empty()) {
+        ordered_json row = ordered_json::array();
+        for (llama_token id : ids[static_cast<size_t>(pos - from)]) {
+          row.push_back(double(logits[id]) - log_sum_exp);
+        }
+        ids_lp.push_back(std::move(row));
+      }
+    }
+  }
+  const int64_t t_end = NowNs();
+  ordered_json out;
+  out["n_tokens"] = n;
+  out["from"] = from;
+  out["t_start_ns"] = t_start;
+  out["t_end_ns"] = t_end;
+  out["logprob"] = std::move(logprob);
+  out["argmax"] = std::move(argmax);
+  out["logsumexp"] = std::move(lse);
+  if (top_k > 0) {
+    out["top_ids"] = std::move(top_ids);
+    out["top_logprobs"] = std::move(top_lp);
+  }
+  if (!ids.empty()) out["ids_logprob"] = std::move(ids_lp);
   return Reply::Ok(std::move(out));
 }
 

@@ -37,6 +37,7 @@ class LlamaSession {
   Reply PromptProcessing(const nlohmann::json& request);
   Reply Generate(const nlohmann::json& request);
   Reply TimeToFirstToken(const nlohmann::json& request);
+  Reply Score(const nlohmann::json& request);
 
  private:
   // "" when the model (and, if `need_context`, the context) is there; else the reply message.
