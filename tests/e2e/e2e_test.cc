@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -312,6 +313,59 @@ tests: [pp16]
   EXPECT_NE(o.out.find("cell 1 FAILED"), std::string::npos) << o.out;
 }
 
+TEST_F(E2E, PerplexityOfTheShippedCorpusIsFiniteAndBitForBitRepeatable) {
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: 2
+  n_batch: 256
+quality:
+  ppl: {chunks: 2}
+)");
+  for (int run = 0; run < 2; ++run) {
+    Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.out.find(" ppl |"), std::string::npos) << o.out;
+  }
+  std::vector<json> ppl;
+  for (const char* run : {"1", "2"}) {
+    Output o = Pipette({"report", "--store", Store(), "--run", run, "--format", "json"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    const json doc = json::parse(o.out);
+    EXPECT_EQ(doc["schema_version"], 2);
+    const json* r = Find(doc["results"], 1, "ppl", "ppl");
+    ASSERT_NE(r, nullptr);
+    ppl.push_back(*r);
+    const json* density = Find(doc["results"], 1, "ppl", "tok_per_kchar");
+    ASSERT_NE(density, nullptr);
+    EXPECT_GT((*density)["value"].get<double>(), 100);  // English prose: ~200-300 per kchar
+    EXPECT_LT((*density)["value"].get<double>(), 500);
+  }
+  const double v = ppl[0]["value"].get<double>();
+  EXPECT_TRUE(std::isfinite(v));
+  EXPECT_GT(v, 1.0);
+  EXPECT_LT(v, 1000.0);
+  EXPECT_GT(ppl[0]["std_error"].get<double>(), 0.0);
+  EXPECT_EQ(ppl[0]["samples"].size(), 2u);  // two chunks
+  EXPECT_EQ(ppl[0]["dataset_sha256"].get<std::string>().size(), 64u);
+  // Same threads, same batch: the same bits.
+  EXPECT_EQ(ppl[0]["value"], ppl[1]["value"]);
+  EXPECT_EQ(ppl[0]["samples"], ppl[1]["samples"]);
+  // And the raw log-probabilities behind them are stored.
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  auto samples = (*store)->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  int chunks = 0;
+  for (const auto& s : *samples) {
+    if (s.test != "ppl") continue;
+    ++chunks;
+    EXPECT_EQ(s.raw["logprob"].size(), 256u);  // the second half of a 512-token chunk
+  }
+  EXPECT_EQ(chunks, 2);
+}
+
 struct BadCase {
   const char* name;
   const char* yaml;
@@ -341,6 +395,11 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
        "ex.yaml:1:10: model file not found: 'no/such/model.gguf'"},
       {"corrupt model", "models: [truncated.gguf]\ntests: [pp16]\n", "truncated"},
       {"malformed yaml", "models: [smollm2-135m-instruct-q4_1\ntests: [pp16]\n", "malformed YAML"},
+      {"ppl typo", "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {chunk: 2}\n",
+       "ex.yaml:3:9: unknown key 'chunk' in ppl (did you mean 'chunks'?)"},
+      {"missing corpus",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {corpus: nope.txt}\n",
+       "ex.yaml:3:17: corpus file not found: 'nope.txt'"},
       {"n_ctx too small",
        "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
        "n_ctx 128 is too small"},

@@ -155,13 +155,17 @@ Paths DefaultPaths(const std::string& argv0) {
   p.models_dir = m && *m ? m : (fs::path(exe_dir) / ".." / "models").lexically_normal().string();
   const char* w = std::getenv("PIPETTE_WORKERS_DIR");
   p.workers_dir = w && *w ? w : exe_dir;
+  const char* d = std::getenv("PIPETTE_DATASETS_DIR");
+  p.datasets_dir =
+      d && *d ? d : (fs::path(exe_dir) / ".." / "datasets").lexically_normal().string();
   return p;
 }
 
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
   auto ex =
-      config::LoadExperiment(args.experiment, registry, {paths.models_dir, paths.workers_dir});
+      config::LoadExperiment(args.experiment, registry,
+                              {paths.models_dir, paths.workers_dir, paths.datasets_dir});
   if (!ex) return Fail(ex.error());
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());

@@ -9,9 +9,10 @@ namespace pipette::app {
 struct Paths {
   std::string models_dir;   // bundled models
   std::string workers_dir;  // worker programs
+  std::string datasets_dir;  // datasets Pipette ships
 };
 // Defaults relative to the running binary (build/pipette -> ../models), overridable with
-// PIPETTE_MODELS_DIR and PIPETTE_WORKERS_DIR.
+// PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR and PIPETTE_DATASETS_DIR.
 Paths DefaultPaths(const std::string& argv0);
 
 struct RunArgs {

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "name",  "description", "models", "runtime", "runtimes", "device", "params",
-    "tests", "repetitions", "warmup", "timeout", "seed",     "store"};
+    "quality", "name",  "description", "models", "runtime", "runtimes", "device",
+    "params",  "tests", "repetitions", "warmup", "timeout", "seed",     "store"};
 const std::vector<std::string> kRuntimes = {"llama.cpp"};
 
 // Builds errors of the form "file:line:col: message".
@@ -199,6 +199,88 @@ Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const L
   return r;
 }
 
+// A data file named in the experiment: relative to the experiment file, then to the current
+// folder; it must be a readable regular file.
+Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
+                                    const std::string& written, const std::string& what) {
+  fs::path p(written);
+  std::vector<fs::path> tried;
+  if (p.is_absolute()) {
+    tried.push_back(p);
+  } else {
+    tried.push_back(fs::path(w.path()).parent_path() / p);
+    tried.push_back(fs::current_path() / p);
+  }
+  for (const fs::path& t : tried) {
+    std::error_code ec;
+    if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
+  }
+  std::string where;
+  for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
+  return w.At(node, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
+}
+
+Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
+  PplSpec spec;
+  spec.line = Line(node);
+  std::string corpus;
+  YAML::Node corpus_node = node;
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (key == "corpus") {
+        auto s = Scalar(w, kv.second, "ppl.corpus");
+        if (!s) return s.error();
+        corpus = *s;
+        corpus_node = kv.second;
+      } else if (key == "n_ctx") {
+        auto i = Integer(w, kv.second, "ppl.n_ctx", 4, 1 << 20);
+        if (!i) return i.error();
+        spec.n_ctx = static_cast<int>(*i);
+      } else if (key == "chunks") {
+        auto i = Integer(w, kv.second, "ppl.chunks", 0, 1 << 30);
+        if (!i) return i.error();
+        spec.chunks = static_cast<int>(*i);
+      } else {
+        return w.At(kv.first, fmt::format("unknown key '{}' in ppl{}", key,
+                                          DidYouMean(key, {"corpus", "n_ctx", "chunks"})));
+      }
+    }
+  } else if (!node.IsNull() && !(node.IsScalar() && node.Scalar() == "true")) {
+    return w.At(node, "ppl: takes a mapping (corpus:, n_ctx:, chunks:) or nothing");
+  }
+  if (corpus.empty()) {
+    const fs::path def = fs::path(opt.datasets_dir) / kDefaultPplCorpus;
+    std::error_code ec;
+    if (!fs::is_regular_file(def, ec)) {
+      return w.At(node, fmt::format("the default corpus is missing at {}", def.string()));
+    }
+    spec.corpus = fs::absolute(def).lexically_normal().string();
+  } else {
+    auto p = ResolveDataPath(w, corpus_node, corpus, "corpus file");
+    if (!p) return p.error();
+    spec.corpus = *p;
+  }
+  return spec;
+}
+
+Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& opt,
+                    Experiment* ex) {
+  if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    if (key == "ppl") {
+      auto p = ParsePpl(w, kv.second, opt);
+      if (!p) return p.error();
+      ex->ppl = *p;
+    } else {
+      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: ppl)", key,
+                                        DidYouMean(key, {"ppl"})));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<TestSpec> ParseTestName(std::string_view text) {
@@ -251,6 +333,9 @@ nlohmann::json Experiment::Canonical() const {
   for (const auto& r : runtimes) j["runtimes"].push_back(r.name);
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
+  if (ppl) {
+    j["quality"]["ppl"] = {{"corpus", ppl->corpus}, {"n_ctx", ppl->n_ctx}, {"chunks", ppl->chunks}};
+  }
   j["repetitions"] = repetitions;
   j["warmup"] = warmup;
   j["timeout"] = timeout_s;
@@ -337,6 +422,8 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
         }
         swept[pname] = values;
       }
+    } else if (key == "quality") {
+      if (auto q = ParseQuality(w, v, options, &ex); !q) return q.error();
     } else if (key == "tests") {
       have_tests = true;
       for (const YAML::Node& n : AsList(v)) {
@@ -376,7 +463,9 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     }
   }
   if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
-  if (!have_tests) return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256])");
+  if (!have_tests && !ex.ppl) {
+    return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
+  }
   if (ex.runtimes.empty()) {
     YAML::Node n(std::string("llama.cpp"));
     auto r = ParseRuntime(w, n, options);

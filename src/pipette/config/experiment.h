@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,17 @@ struct TestSpec {
   int line = 0;
 };
 
+// Perplexity over a text corpus (shared/METRICS.md "ppl").
+struct PplSpec {
+  std::string corpus;  // absolute path
+  int n_ctx = 512;     // chunk length in tokens; the second half of each chunk is scored
+  int chunks = 0;      // at most this many chunks; 0 = all
+  int line = 0;
+};
+
+// The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.
+inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
+
 // Parses a test name ("pp512", "tg128", "ttft@64").
 Result<TestSpec> ParseTestName(std::string_view text);
 
@@ -47,6 +59,7 @@ struct Experiment {
   // Every registry parameter, in registry order, with the list of values to sweep.
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
   std::vector<TestSpec> tests;
+  std::optional<PplSpec> ppl;  // quality: ppl
   int repetitions = 5;
   int warmup = 1;
   double timeout_s = 300;  // per worker request
@@ -62,8 +75,9 @@ struct Experiment {
 
 // Where to find things the experiment names.
 struct LoadOptions {
-  std::string models_dir;   // bundled models live here
-  std::string workers_dir;  // worker programs live here
+  std::string models_dir;    // bundled models live here
+  std::string workers_dir;   // worker programs live here
+  std::string datasets_dir;  // the datasets Pipette ships
 };
 
 // Reads, parses and validates an experiment file. Every error names file:line:column and the

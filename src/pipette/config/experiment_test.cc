@@ -136,7 +136,8 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
             "(known: smollm2-135m-instruct-q4_1)");
   EXPECT_EQ(ErrorOf("tests: [pp16]\n"),
             "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths)");
-  EXPECT_EQ(ErrorOf(m), "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256])");
+  EXPECT_EQ(ErrorOf(m),
+            "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   EXPECT_EQ(ErrorOf("- just\n- a list\n"),
             "ex.yaml: an experiment file must be a YAML mapping (key: value)");
   EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);

@@ -1,6 +1,10 @@
 #include "pipette/metrics/derive.h"
 
+#include <algorithm>
 #include <map>
+#include <string_view>
+
+#include "pipette/quality/ppl.h"
 
 namespace pipette::metrics {
 
@@ -68,9 +72,15 @@ std::optional<double> LoadMs(const json& raw) {
   return double(*t1 - *t0) / 1e6;
 }
 
+bool IsSpeedTest(std::string_view prefix, std::string_view test) {
+  if (!test.starts_with(prefix) || test.size() == prefix.size()) return false;
+  return std::all_of(test.begin() + long(prefix.size()), test.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool IsHeadline(const ResultRow& row) {
   return (row.metric == "throughput" &&
-          (row.test.starts_with("pp") || row.test.starts_with("tg"))) ||
+          (IsSpeedTest("pp", row.test) || IsSpeedTest("tg", row.test))) ||
          row.metric == "ttft";
 }
 
@@ -101,9 +111,9 @@ class RowBuilder {
 
 void AddSample(RowBuilder& b, const store::SampleRecord& s) {
   const json& raw = s.raw;
-  if (s.test.starts_with("pp")) {
+  if (IsSpeedTest("pp", s.test)) {
     if (auto v = PpTokensPerSecond(raw)) b.Add(s.test, "throughput", "t/s", *v);
-  } else if (s.test.starts_with("tg")) {
+  } else if (IsSpeedTest("tg", s.test)) {
     if (auto v = TgTokensPerSecond(raw)) {
       b.Add(s.test, "throughput", "t/s", *v);
       b.Add(s.test, "ms_per_token", "ms", 1000.0 / *v);
@@ -115,7 +125,7 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s) {
       b.Add(s.test, "itl_p99", "ms", stats::Percentile(itl, 99));
     }
     if (auto v = RuntimeMsPerToken(raw)) b.Add(s.test, "runtime_ms_per_token", "ms", *v);
-  } else if (s.test.starts_with("ttft")) {
+  } else if (IsSpeedTest("ttft@", s.test)) {
     if (auto v = TtftMs(raw)) b.Add(s.test, "ttft", "ms", *v);
   } else if (s.test == "memory") {
     if (auto v = Int(raw, "hwm")) b.Add("memory", "peak_rss", "bytes", double(*v));
@@ -126,6 +136,43 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& s) {
   if (auto v = LoadMs(s.raw)) b.Add("load", "time", "ms", *v);
   auto before = Int(s.raw, "rss_before"), after = Int(s.raw, "rss_after");
   if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
+}
+
+// ppl over every scored token of the corpus; the per-chunk figures become the samples.
+void AddPplRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                std::vector<ResultRow>* rows) {
+  const json* corpus = nullptr;
+  std::vector<double> all, per_chunk;
+  for (const auto& s : samples) {
+    if (s.test == "ppl_corpus") corpus = &s.raw;
+    if (s.test != "ppl") continue;
+    const auto lp = s.raw.value("logprob", std::vector<double>{});
+    all.insert(all.end(), lp.begin(), lp.end());
+    per_chunk.push_back(quality::PplFromLogprobs(lp).ppl);
+  }
+  if (!corpus) return;
+  ResultRow r = base;
+  r.test = "ppl";
+  r.dataset = corpus->value("path", "");
+  r.dataset_sha256 = corpus->value("sha256", "");
+  if (!all.empty()) {
+    const quality::PplFigure f = quality::PplFromLogprobs(all);
+    ResultRow p = r;
+    p.metric = "ppl";
+    p.samples = per_chunk;
+    p.summary = stats::Summarize(per_chunk);
+    p.value = f.ppl;
+    p.std_error = f.std_error;
+    rows->push_back(std::move(p));
+  }
+  ResultRow t = r;
+  t.metric = "tok_per_kchar";
+  t.unit = "tokens/kchar";
+  t.value = quality::TokensPerKchar(corpus->value("n_tokens", int64_t{0}),
+                                    corpus->value("n_chars", int64_t{0}));
+  t.samples = {t.value};
+  t.summary = stats::Summarize(t.samples);
+  rows->push_back(std::move(t));
 }
 
 }  // namespace
@@ -175,8 +222,10 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       r.unit = e.unit;
       r.samples = e.values;
       r.summary = stats::Summarize(e.values);
+      r.value = r.summary.median;
       rows.push_back(std::move(r));
     }
+    AddPplRows(base, c.samples, &rows);
   }
   return rows;
 }

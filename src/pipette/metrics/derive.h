@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipette/stats/stats.h"
@@ -34,7 +35,14 @@ struct ResultRow {
   std::string metric;  // throughput, itl_p50, ttft, time, rss_delta, peak_rss, file_size...
   std::string unit;    // t/s, ms, bytes
   stats::Summary summary;
-  std::vector<double> samples;  // the recorded repetitions, in order
+  std::vector<double> samples;  // the recorded repetitions (or chunks, for ppl), in order
+  // The figure itself: the median for repeated measurements, the corpus-level estimate for a
+  // quality figure (with its standard error when it has one).
+  double value = 0;
+  std::optional<double> std_error;
+  std::string dataset;  // file the figure was computed on, if any
+  std::string dataset_sha256;
+  std::string na_reason;  // non-empty: the figure is n/a, and this says why
 };
 
 // Per-sample figures (one repetition's raw facts in, one number out).
@@ -57,6 +65,8 @@ struct CellSamples {
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells);
 
+// "pp512" is a test of kind "pp"; "ppl" is not.
+bool IsSpeedTest(std::string_view prefix, std::string_view test);
 // The headline figure of a test (pp/tg: throughput, ttft: ttft) among rows.
 bool IsHeadline(const ResultRow& row);
 

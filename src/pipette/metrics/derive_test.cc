@@ -24,6 +24,14 @@ TEST(Derive, TgThroughputAndInterTokenLatencies) {
   EXPECT_DOUBLE_EQ(*RuntimeMsPerToken(raw), 12.0);
 }
 
+TEST(Derive, TestKindsByName) {
+  EXPECT_TRUE(IsSpeedTest("pp", "pp512"));
+  EXPECT_FALSE(IsSpeedTest("pp", "ppl"));
+  EXPECT_FALSE(IsSpeedTest("pp", "pp"));
+  EXPECT_TRUE(IsSpeedTest("ttft@", "ttft@64"));
+  EXPECT_FALSE(IsSpeedTest("tg", "tg12x"));
+}
+
 TEST(Derive, TtftAndLoad) {
   EXPECT_DOUBLE_EQ(*TtftMs({{"t_start_ns", 1'000'000}, {"t_first_token_ns", 46'000'000}}), 45.0);
   EXPECT_DOUBLE_EQ(*LoadMs({{"t_start_ns", 0}, {"t_end_ns", 123'000'000}}), 123.0);

@@ -103,7 +103,8 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
       if (p.second.size() > 1) c.label += fmt::format(" {}={}", p.first, c.Param(p.first));
     }
     const int64_t depth = c.IntParam("depth");
-    const int64_t need = TokensNeeded(ex.tests, depth);
+    const int64_t need =
+        std::max<int64_t>(TokensNeeded(ex.tests, depth), ex.ppl ? ex.ppl->n_ctx : 0);
     for (auto& [k, v] : c.params) {
       if (k != "n_ctx") continue;
       const int64_t n_ctx = std::stoll(v);

@@ -76,29 +76,60 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
   for (const auto& k : order) {
     if (k == "threads" || values[k].size() > 1) param_cols.push_back(k);
   }
-  std::map<int64_t, const metrics::ResultRow*> peak;
+  std::map<int64_t, const metrics::ResultRow*> peak, ppl;
   for (const auto& r : data.rows) {
     if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
+    if (r.metric == "ppl") ppl[r.cell_id] = &r;
   }
+  std::set<int64_t> runs;
+  for (const auto& r : data.rows) runs.insert(r.run_id);
+  const bool show_run = runs.size() > 1;
 
-  std::vector<std::string> header = {"model", "size", "params", "quant", "runtime"};
-  std::vector<bool> right = {false, true, true, false, false};
+  std::vector<std::string> header;
+  std::vector<bool> right;
+  if (show_run) {
+    header.push_back("run");
+    right.push_back(true);
+  }
+  for (const char* h : {"model", "size", "params", "quant", "runtime"}) header.push_back(h);
+  for (bool b : {false, true, true, false, false}) right.push_back(b);
   for (const auto& p : param_cols) {
     header.push_back(p);
     right.push_back(true);
   }
-  for (const char* h : {"test", "result", "peak RSS"}) header.push_back(h);
-  for (bool b : {true, true, true}) right.push_back(b);
+  for (const char* h : {"test", "result"}) header.push_back(h);
+  for (bool b : {true, true}) right.push_back(b);
+  if (!ppl.empty()) {
+    header.push_back("ppl");
+    right.push_back(true);
+  }
+  header.push_back("peak RSS");
+  right.push_back(true);
 
   std::vector<std::vector<std::string>> body;
+  // One line per cell and speed test; a cell with quality figures only gets one line too.
+  std::set<int64_t> cells_with_speed;
   for (const auto& r : data.rows) {
-    if (!metrics::IsHeadline(r)) continue;
-    std::vector<std::string> row = {r.model, FormatBytes(double(r.model_file_size)),
-                                    Count(r.n_params), r.quant,
-                                    fmt::format("{} {}", r.runtime, r.runtime_version)};
+    if (metrics::IsHeadline(r)) cells_with_speed.insert(r.cell_id);
+  }
+  for (const auto& r : data.rows) {
+    const bool quality_only = r.metric == "ppl" && !cells_with_speed.count(r.cell_id);
+    if (!metrics::IsHeadline(r) && !quality_only) continue;
+    std::vector<std::string> row;
+    if (show_run) row.push_back(std::to_string(r.run_id));
+    for (std::string s : {r.model, FormatBytes(double(r.model_file_size)), Count(r.n_params),
+                          r.quant, fmt::format("{} {}", r.runtime, r.runtime_version)}) {
+      row.push_back(std::move(s));
+    }
     for (const auto& p : param_cols) row.push_back(Param(r.params, p));
     row.push_back(r.cell_status == "ok" ? r.test : fmt::format("{} ({})", r.test, r.cell_status));
-    row.push_back(Figure(r));
+    row.push_back(quality_only ? "" : Figure(r));
+    if (!ppl.empty()) {
+      auto q = ppl.find(r.cell_id);
+      row.push_back(q == ppl.end() ? ""
+                                   : fmt::format("{:.4f} ± {:.4f}", q->second->value,
+                                                 q->second->std_error.value_or(0)));
+    }
     auto it = peak.find(r.cell_id);
     row.push_back(it == peak.end() ? "n/a" : FormatBytes(it->second->summary.median));
     body.push_back(std::move(row));

@@ -15,7 +15,7 @@
 namespace pipette::report {
 
 // Version of the JSON report's layout (docs/report-schema.md).
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 struct ReportData {
   std::string store_path;

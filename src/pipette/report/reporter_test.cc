@@ -68,6 +68,7 @@ ReportData Sample() {
     r.unit = unit;
     r.samples = samples;
     r.summary = stats::Summarize(samples);
+    r.value = r.summary.median;
     return r;
   };
   d.rows = {row(0, 11, "ok", 1, "pp64", "throughput", "t/s", {1000, 1010, 990}),
@@ -76,6 +77,12 @@ ReportData Sample() {
             row(0, 11, "ok", 1, "ttft@32", "ttft", "ms", {12.5, 12.25, 12.75}),
             row(0, 11, "ok", 1, "memory", "peak_rss", "bytes", {150000000}),
             row(1, 12, "failed", 2, "pp64", "throughput", "t/s", {1800, 1810})};
+  metrics::ResultRow ppl = row(0, 11, "ok", 1, "ppl", "ppl", "", {17.5, 19.25});
+  ppl.value = 18.125;
+  ppl.std_error = 0.75;
+  ppl.dataset = "datasets/ppl/corpus.txt";
+  ppl.dataset_sha256 = "d00d";
+  d.rows.insert(d.rows.begin() + 4, ppl);
   return d;
 }
 

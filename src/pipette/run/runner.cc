@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
+#include <sstream>
 
 #include "pipette/build_info.h"
+#include "pipette/quality/ppl.h"
 #include "pipette/run/eta.h"
 #include "pipette/run/prompt_text.h"
 #include "pipette/util/sha256.h"
@@ -105,6 +110,14 @@ class Runner {
       last_load = lk;
       const int reps = ex_.warmup + ex_.repetitions;
       for (const TestSpec& t : ex_.tests) eta_.Plan(KindName(t.kind), double(t.n) * reps);
+      if (ex_.ppl) {
+        // Until the corpus is tokenized, guess 4 bytes per token.
+        std::error_code ec;
+        const double tokens = double(std::filesystem::file_size(ex_.ppl->corpus, ec)) / 4.0;
+        double chunks = std::floor(tokens / ex_.ppl->n_ctx);
+        if (ex_.ppl->chunks > 0) chunks = std::min<double>(chunks, ex_.ppl->chunks);
+        eta_.Plan("ppl", chunks * ex_.ppl->n_ctx);
+      }
     }
   }
 
@@ -265,6 +278,9 @@ class Runner {
     for (const TestSpec& t : ex_.tests) {
       if (auto e = RunTest(cell, rec, t, n_vocab)) return e;
     }
+    if (ex_.ppl) {
+      if (auto e = RunPpl(cell, rec)) return e;
+    }
 
     json mem;
     if (auto e = Call({{"op", "memory"}}, &mem)) return e;
@@ -325,6 +341,67 @@ class Runner {
                              fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
                                          warmup ? rep + 1 : rep - ex_.warmup + 1,
                                          warmup ? ex_.warmup : ex_.repetitions),
+                             eta_.FractionDone(), eta_.SecondsLeft());
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Perplexity: tokenize the corpus with the model's tokenizer, score each chunk's second half.
+  std::optional<CellError> RunPpl(const plan::Cell& cell, const store::CellRecord& rec) {
+    const config::PplSpec& spec = *ex_.ppl;
+    if (corpus_text_.empty()) {
+      std::ifstream in(spec.corpus, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      corpus_text_ = ss.str();
+      if (corpus_text_.empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
+      corpus_sha256_ = Sha256Hex(corpus_text_);
+    }
+    auto it = corpus_tokens_.find(loaded_key_);
+    if (it == corpus_tokens_.end()) {
+      json resp;
+      if (auto e =
+              Call({{"op", "tokenize"}, {"text", corpus_text_}, {"add_special", true}}, &resp)) {
+        return e;
+      }
+      it = corpus_tokens_.emplace(loaded_key_, resp["tokens"].get<std::vector<int64_t>>()).first;
+    }
+    const std::vector<int64_t>& tokens = it->second;
+    const auto chunks =
+        quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
+    json corpus = {{"path", spec.corpus},
+                   {"sha256", corpus_sha256_},
+                   {"n_chars", quality::CountCodePoints(corpus_text_)},
+                   {"n_tokens", tokens.size()},
+                   {"n_ctx", spec.n_ctx},
+                   {"n_chunks", chunks.size()}};
+    if (auto e = Keep(rec, "ppl_corpus", 0, false, corpus)) return e;
+    if (chunks.empty()) {
+      return CellError{fmt::format("the corpus {} has {} tokens, fewer than one chunk of n_ctx {}",
+                                   spec.corpus, tokens.size(), spec.n_ctx),
+                       false};
+    }
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (Stopped()) return CellError{"interrupted", false};
+      const quality::PplChunk& ch = chunks[c];
+      std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
+      json resp;
+      const auto t0 = std::chrono::steady_clock::now();
+      if (auto e = Call({{"op", "score"},
+                         {"tokens", slice},
+                         {"from", ch.from},
+                         {"n_batch", applied_n_batch_}},
+                        &resp)) {
+        return e;
+      }
+      eta_.Done("ppl", ch.n_ctx, Seconds(t0));
+      json raw = RawFacts(resp);
+      raw["request"] = {{"chunk", c}, {"begin", ch.begin}, {"n_ctx", ch.n_ctx}};
+      if (auto e = Keep(rec, "ppl", static_cast<int>(c), false, raw)) return e;
+      if (deps_.progress) {
+        deps_.progress->Step(cell, int(cells_.size()),
+                             fmt::format("ppl chunk {}/{}", c + 1, chunks.size()),
                              eta_.FractionDone(), eta_.SecondsLeft());
       }
     }
@@ -392,6 +469,8 @@ class Runner {
   int64_t applied_n_batch_ = 0;
   std::map<std::string, ModelFacts> facts_;
   std::map<std::string, std::pair<std::string, int64_t>> prompts_;
+  std::string corpus_text_, corpus_sha256_;
+  std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };
 
 }  // namespace

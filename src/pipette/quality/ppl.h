@@ -1,0 +1,37 @@
+// Perplexity (shared/METRICS.md "ppl"): how a corpus is cut into chunks, and the figure from the
+// log-probabilities of the scored tokens. Small pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace pipette::quality {
+
+struct PplChunk {
+  int64_t begin = 0;  // first token of the chunk in the tokenized corpus
+  int n_ctx = 0;      // tokens in the chunk
+  int from = 0;       // first position whose next token is scored: n_ctx / 2 - 1
+};
+
+// Consecutive chunks of n_ctx tokens (a shorter tail is dropped); at most max_chunks (0: all).
+std::vector<PplChunk> PplChunks(int64_t n_tokens, int n_ctx, int max_chunks);
+
+struct PplFigure {
+  double ppl = 0;        // exp(mean NLL)
+  double std_error = 0;  // of ppl, by the delta method: ppl * stddev(NLL) / sqrt(n)
+  double mean_nll = 0;
+  int64_t n = 0;  // scored tokens
+};
+
+// From the log-probabilities (natural log) of every scored token.
+PplFigure PplFromLogprobs(std::span<const double> logprobs);
+
+// Unicode code points in UTF-8 text (continuation bytes are not counted).
+int64_t CountCodePoints(std::string_view utf8);
+
+// Tokens per 1000 characters.
+double TokensPerKchar(int64_t n_tokens, int64_t n_chars);
+
+}  // namespace pipette::quality
