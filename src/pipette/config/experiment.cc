@@ -44,6 +44,23 @@ class Where {
 
 int Line(const YAML::Node& node) { return node.Mark().line + 1; }
 
+// YAML parsers keep the last of two equal keys; an experiment file must not say a thing twice.
+class KeySet {
+ public:
+  Status Add(const Where& w, const YAML::Node& key, const std::string& where) {
+    if (!key.IsScalar()) return w.At(key, fmt::format("a key {} must be a plain name", where));
+    auto [it, fresh] = lines_.emplace(key.Scalar(), Line(key));
+    if (!fresh) {
+      return w.At(key, fmt::format("duplicate key '{}' {}(first at line {})", key.Scalar(), where,
+                                   it->second));
+    }
+    return {};
+  }
+
+ private:
+  std::map<std::string, int> lines_;
+};
+
 Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what) {
   if (!node.IsScalar()) return w.At(node, fmt::format("{} must be a single value", what));
   return node.Scalar();
@@ -100,7 +117,9 @@ Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadO
   m.line = Line(node);
   std::string written;
   if (node.IsMap()) {
+    KeySet keys;
     for (const auto& kv : node) {
+      if (auto st = keys.Add(w, kv.first, "in a model "); !st) return st.error();
       const std::string key = kv.first.Scalar();
       if (key == "path") {
         auto s = Scalar(w, kv.second, "models[].path");
@@ -161,7 +180,9 @@ Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const L
   r.line = Line(node);
   YAML::Node name_node = node;
   if (node.IsMap()) {
+    KeySet keys;
     for (const auto& kv : node) {
+      if (auto st = keys.Add(w, kv.first, "in a runtime "); !st) return st.error();
       const std::string key = kv.first.Scalar();
       if (key == "name") {
         name_node = kv.second;
@@ -226,7 +247,9 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
   std::string corpus;
   YAML::Node corpus_node = node;
   if (node.IsMap()) {
+    KeySet keys;
     for (const auto& kv : node) {
+      if (auto st = keys.Add(w, kv.first, "in ppl "); !st) return st.error();
       const std::string key = kv.first.Scalar();
       if (key == "corpus") {
         auto s = Scalar(w, kv.second, "ppl.corpus");
@@ -267,7 +290,9 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
 Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& opt,
                     Experiment* ex) {
   if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
+  KeySet keys;
   for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in quality "); !st) return st;
     const std::string key = kv.first.Scalar();
     if (key == "ppl") {
       auto p = ParsePpl(w, kv.second, opt);
@@ -364,7 +389,9 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
   std::map<std::string, std::vector<std::string>> swept;
   bool have_models = false, have_tests = false;
 
+  KeySet top_keys;
   for (const auto& kv : root) {
+    if (auto st = top_keys.Add(w, kv.first, ""); !st) return st.error();
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     if (key == "name") {
@@ -383,12 +410,27 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
       for (const YAML::Node& n : AsList(v)) {
         auto m = ParseModel(w, n, options);
         if (!m) return m.error();
+        for (const auto& other : ex.models) {
+          if (other.path == m->path && other.name == m->name) {
+            return w.At(n, fmt::format("model '{}' is listed twice (first at line {})", m->name,
+                                       other.line));
+          }
+        }
         ex.models.push_back(*m);
       }
     } else if (key == "runtime" || key == "runtimes") {
+      if (!ex.runtimes.empty()) {
+        return w.At(kv.first, "give either 'runtime:' or 'runtimes:', not both");
+      }
       for (const YAML::Node& n : AsList(v)) {
         auto r = ParseRuntime(w, n, options);
         if (!r) return r.error();
+        for (const auto& other : ex.runtimes) {
+          if (other.name == r->name && other.worker == r->worker) {
+            return w.At(n, fmt::format("runtime '{}' is listed twice (first at line {})", r->name,
+                                       other.line));
+          }
+        }
         ex.runtimes.push_back(*r);
       }
     } else if (key == "device") {
@@ -400,7 +442,9 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
       ex.device = *s;
     } else if (key == "params") {
       if (!v.IsMap()) return w.At(v, "params: must be a mapping of parameter: value or [values]");
+      KeySet param_keys;
       for (const auto& p : v) {
+        if (auto st = param_keys.Add(w, p.first, "in params "); !st) return st.error();
         const std::string pname = p.first.Scalar();
         const ParamDef* def = registry.Find(pname);
         if (!def) {
@@ -421,6 +465,7 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
           }
         }
         swept[pname] = values;
+        ex.param_lines[pname] = Line(p.first);
       }
     } else if (key == "quality") {
       if (auto q = ParseQuality(w, v, options, &ex); !q) return q.error();
@@ -432,6 +477,12 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
         auto t = ParseTestName(*s);
         if (!t) return w.At(n, t.error().message);
         t->line = Line(n);
+        for (const auto& other : ex.tests) {
+          if (other.name == t->name) {
+            return w.At(
+                n, fmt::format("test {} is listed twice (first at line {})", t->name, other.line));
+          }
+        }
         ex.tests.push_back(*t);
       }
       if (ex.tests.empty()) return w.At(v, "tests: needs at least one test");

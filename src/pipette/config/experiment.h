@@ -58,6 +58,7 @@ struct Experiment {
   std::string device = "local";
   // Every registry parameter, in registry order, with the list of values to sweep.
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
+  std::map<std::string, int> param_lines;  // where each swept parameter was written
   std::vector<TestSpec> tests;
   std::optional<PplSpec> ppl;  // quality: ppl
   int repetitions = 5;

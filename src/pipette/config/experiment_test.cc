@@ -143,6 +143,21 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
   EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);
 }
 
+TEST_F(ExperimentTest, NothingMaySayAThingTwice) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: 2\nrepetitions: 3\n"),
+            "ex.yaml:4:1: duplicate key 'repetitions' (first at line 3)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  threads: 1\n  threads: 2\n"),
+            "ex.yaml:5:3: duplicate key 'threads' in params (first at line 4)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp64, tg16, pp064]\n"),
+            "ex.yaml:2:21: test pp64 is listed twice (first at line 2)");
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1, smollm2-135m-instruct-q4_1]\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1:38: model 'smollm2-135m-instruct-q4_1' is listed twice (first at line 1)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cpp\nruntimes: [llama.cpp]\n"),
+            "ex.yaml:4:1: give either 'runtime:' or 'runtimes:', not both");
+}
+
 TEST_F(ExperimentTest, ModelFilesAreCheckedBeforeAnythingRuns) {
   EXPECT_EQ(ErrorOf("models: [missing.gguf]\ntests: [pp16]\n")
                 .rfind("ex.yaml:1:10: model file not found: 'missing.gguf'", 0),

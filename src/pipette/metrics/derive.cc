@@ -128,13 +128,22 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s) {
   } else if (IsSpeedTest("ttft@", s.test)) {
     if (auto v = TtftMs(raw)) b.Add(s.test, "ttft", "ms", *v);
   } else if (s.test == "memory") {
-    if (auto v = Int(raw, "hwm")) b.Add("memory", "peak_rss", "bytes", double(*v));
+    // Without a reset at the cell's start, VmHWM would include earlier cells: not this cell's.
+    const bool reset = raw.value("reset", json::object()).value("supported", false);
+    if (auto v = Int(raw, "hwm"); v && reset) b.Add("memory", "peak_rss", "bytes", double(*v));
   }
 }
 
-void AddLoad(RowBuilder& b, const store::SampleRecord& s) {
-  if (auto v = LoadMs(s.raw)) b.Add("load", "time", "ms", *v);
-  auto before = Int(s.raw, "rss_before"), after = Int(s.raw, "rss_after");
+// load (shared/METRICS.md): from the load call until the runtime can accept a prompt, i.e. the
+// model load that served the cell plus the creation of the cell's own context.
+void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::SampleRecord* context) {
+  const auto model_ms = LoadMs(load.raw);
+  double context_ms = -1;
+  if (context) context_ms = LoadMs(context->raw).value_or(-1);
+  if (model_ms && context_ms >= 0) b.Add("load", "time", "ms", *model_ms + context_ms);
+  if (model_ms) b.Add("load", "model_load", "ms", *model_ms);
+  if (context_ms >= 0) b.Add("load", "context_init", "ms", context_ms);
+  auto before = Int(load.raw, "rss_before"), after = Int(load.raw, "rss_after");
   if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
 }
 
@@ -188,11 +197,15 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
   std::vector<ResultRow> rows;
   for (const CellSamples& c : cells) {
     RowBuilder b;
+    const store::SampleRecord* context = nullptr;
     for (const auto& s : c.samples) {
+      if (s.test == "context") context = &s;
       if (!s.warmup && s.test != "load") AddSample(b, s);
     }
     if (c.cell.load_cell_id) {
-      if (auto it = loads.find(*c.cell.load_cell_id); it != loads.end()) AddLoad(b, *it->second);
+      if (auto it = loads.find(*c.cell.load_cell_id); it != loads.end()) {
+        AddLoad(b, *it->second, context);
+      }
     }
     if (c.cell.model_file_size > 0) {
       b.Add("model", "file_size", "bytes", double(c.cell.model_file_size));
@@ -226,6 +239,16 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       rows.push_back(std::move(r));
     }
     AddPplRows(base, c.samples, &rows);
+    for (const auto& s : c.samples) {
+      if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
+        ResultRow r = base;
+        r.test = "memory";
+        r.metric = "peak_rss";
+        r.unit = "bytes";
+        r.na_reason = "the worker could not reset its peak-memory mark at the start of the cell";
+        rows.push_back(std::move(r));
+      }
+    }
   }
   return rows;
 }

@@ -62,7 +62,8 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
       {2, 10, "pp100", 0, true, pp(1'000'000'000)},  // warm-up: 100 t/s, excluded
       {3, 10, "pp100", 1, false, pp(100'000'000)},   // 1000 t/s
       {4, 10, "pp100", 2, false, pp(50'000'000)},    // 2000 t/s
-      {5, 10, "memory", 0, false, {{"hwm", 5000}, {"rss", 4000}}}};
+      {5, 10, "memory", 0, false, {{"hwm", 5000}, {"rss", 4000}, {"reset", {{"supported", true}}}}},
+      {6, 10, "context", 0, false, {{"t_start_ns", 0}, {"t_end_ns", 2'000'000}}}};
   auto rows = DeriveRows(run, env, {c});
   auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
@@ -84,10 +85,20 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_TRUE(IsHeadline(*tp));
   ASSERT_NE(find("memory", "peak_rss"), nullptr);
   EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 5000);
-  EXPECT_DOUBLE_EQ(find("load", "time")->summary.median, 5);
+  EXPECT_DOUBLE_EQ(find("load", "time")->summary.median, 7);  // model 5 ms + context 2 ms
+  EXPECT_DOUBLE_EQ(find("load", "model_load")->summary.median, 5);
+  EXPECT_DOUBLE_EQ(find("load", "context_init")->summary.median, 2);
   EXPECT_DOUBLE_EQ(find("load", "rss_delta")->summary.median, 500);
   EXPECT_DOUBLE_EQ(find("model", "file_size")->summary.median, 1000);
   EXPECT_FALSE(IsHeadline(*find("load", "time")));
+
+  // Without a peak reset, VmHWM is not the cell's own: n/a, with the reason.
+  c.samples[4].raw["reset"]["supported"] = false;
+  rows = DeriveRows(run, env, {c});
+  const ResultRow* na = find("memory", "peak_rss");
+  ASSERT_NE(na, nullptr);
+  EXPECT_FALSE(na->na_reason.empty());
+  EXPECT_EQ(na->summary.n, 0u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 namespace pipette::plan {
@@ -19,6 +20,43 @@ bool Advance(std::vector<size_t>& idx, const std::vector<const Dim*>& dims) {
   return false;
 }
 
+std::string WhereParam(const config::Experiment& ex, const std::string& name) {
+  auto it = ex.param_lines.find(name);
+  if (it == ex.param_lines.end()) return ex.path;
+  return fmt::format("{}:{}", ex.path, it->second);
+}
+
+void SetParam(Cell& c, const std::string& name, int64_t v) {
+  for (auto& [k, val] : c.params) {
+    if (k == name) val = std::to_string(v);
+  }
+}
+
+// n_ctx: 0 means just enough for the cell's tests; any n_ctx is rounded up to a multiple of 256
+// (llama.cpp pads it so). A batch cannot exceed the context, nor a micro-batch the batch: the
+// stored values are the ones that run.
+Status ResolveContext(const config::Experiment& ex, Cell& c) {
+  const int64_t depth = c.IntParam("depth");
+  const int64_t need = std::max<int64_t>(TokensNeeded(ex.tests, depth), ex.ppl ? ex.ppl->n_ctx : 0);
+  int64_t n_ctx = c.IntParam("n_ctx");
+  if (n_ctx == 0) {
+    n_ctx = need;
+  } else if (n_ctx < need) {
+    return InputError(fmt::format(
+        "{}: n_ctx {} is too small for the tests (they need {} tokens at depth {}): raise n_ctx "
+        "or leave it out (0 = just enough)",
+        WhereParam(ex, "n_ctx"), n_ctx, need, depth));
+  }
+  n_ctx = std::max<int64_t>(256, (n_ctx + 255) / 256 * 256);
+  SetParam(c, "n_ctx", n_ctx);
+  if (c.HasParam("n_batch")) {
+    const int64_t n_batch = std::min(c.IntParam("n_batch"), n_ctx);
+    SetParam(c, "n_batch", n_batch);
+    if (c.HasParam("n_ubatch")) SetParam(c, "n_ubatch", std::min(c.IntParam("n_ubatch"), n_batch));
+  }
+  return {};
+}
+
 }  // namespace
 
 const std::string& Cell::Param(const std::string& name) const {
@@ -26,6 +64,13 @@ const std::string& Cell::Param(const std::string& name) const {
     if (k == name) return v;
   }
   throw std::out_of_range("no parameter " + name);
+}
+
+bool Cell::HasParam(const std::string& name) const {
+  for (const auto& [k, v] : params) {
+    if (k == name) return true;
+  }
+  return false;
 }
 
 int64_t Cell::IntParam(const std::string& name) const { return std::stoll(Param(name)); }
@@ -56,7 +101,8 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) 
         need = std::max<int64_t>(need, depth + t.n + 1);
         break;
       case config::TestKind::kTTFT:
-        need = std::max<int64_t>(need, t.n + 1);
+        // A text of P tokens can tokenize to a few more at a word boundary: keep a margin.
+        need = std::max<int64_t>(need, t.n + 16);
         break;
     }
   }
@@ -102,20 +148,17 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
     for (const auto& p : ex.params) {
       if (p.second.size() > 1) c.label += fmt::format(" {}={}", p.first, c.Param(p.first));
     }
-    const int64_t depth = c.IntParam("depth");
-    const int64_t need =
-        std::max<int64_t>(TokensNeeded(ex.tests, depth), ex.ppl ? ex.ppl->n_ctx : 0);
-    for (auto& [k, v] : c.params) {
-      if (k != "n_ctx") continue;
-      const int64_t n_ctx = std::stoll(v);
-      if (n_ctx == 0) {
-        v = std::to_string(std::max<int64_t>(256, (need + 255) / 256 * 256));
-      } else if (n_ctx < need) {
-        return InputError(fmt::format(
-            "{}: n_ctx {} is too small for the tests (they need {} tokens at depth {}): raise "
-            "n_ctx or leave it out (0 = just enough)",
-            ex.path, n_ctx, need, depth));
-      }
+    if (auto st = ResolveContext(ex, c); !st) return st.error();
+  }
+  // Resolution can make two cells the same: measuring one twice would be a silent waste.
+  std::map<std::string, int> seen;
+  for (const Cell& c : cells) {
+    auto [it, fresh] = seen.emplace(c.Key(), c.index);
+    if (!fresh) {
+      return InputError(fmt::format(
+          "{}: cells {} and {} are the same after n_ctx, n_batch and n_ubatch are resolved ({}): "
+          "a batch cannot exceed the context, so remove the values that collapse, or raise n_ctx",
+          WhereParam(ex, "n_batch"), it->second + 1, c.index + 1, c.label));
     }
   }
   return cells;

@@ -23,13 +23,14 @@ struct Cell {
 
   const std::string& Param(const std::string& name) const;
   int64_t IntParam(const std::string& name) const;
+  bool HasParam(const std::string& name) const;
   // "model=...,runtime=...,threads=2,..." — unique within a run.
   std::string Key() const;
   // Cells with equal LoadKey can share one loaded model in one worker.
   std::string LoadKey(const config::ParamRegistry& registry) const;
 };
 
-// Tokens a cell's tests need in the context (pp N; tg depth + N + 1; ttft P + 1).
+// Tokens a cell's tests need in the context (pp N; tg depth + N + 1; ttft P + 16).
 int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth);
 
 // Expands the experiment. Parameters of load scope vary slowest, so consecutive cells share a

@@ -88,3 +88,47 @@ TEST(Plan, ThousandsOfCellsExpandQuickly) {
 
 }  // namespace
 }  // namespace pipette::plan
+
+namespace pipette::plan {
+namespace {
+
+Experiment WithBatches(std::vector<std::string> n_batch, std::string n_ctx) {
+  const ParamRegistry reg = ParamRegistry::Default();
+  Experiment ex;
+  ex.path = "ex.yaml";
+  ex.models = {{"a", "/m/a.gguf", "path", 1}};
+  ex.runtimes = {{"llama.cpp", "/w/worker", 2}};
+  for (const auto& d : reg.defs()) ex.params.push_back({d.name, {d.default_value}});
+  for (auto& [k, v] : ex.params) {
+    if (k == "n_batch") v = n_batch;
+    if (k == "n_ctx") v = {n_ctx};
+  }
+  ex.param_lines["n_batch"] = 7;
+  ex.tests = {*config::ParseTestName("pp64")};
+  return ex;
+}
+
+TEST(Plan, StoredBatchIsTheBatchThatRuns) {
+  auto cells = Expand(WithBatches({"2048"}, "0"), ParamRegistry::Default());
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  EXPECT_EQ((*cells)[0].Param("n_ctx"), "256");  // 64 tokens, rounded up to 256
+  EXPECT_EQ((*cells)[0].Param("n_batch"), "256");
+  EXPECT_EQ((*cells)[0].Param("n_ubatch"), "256");
+  auto padded = Expand(WithBatches({"128"}, "300"), ParamRegistry::Default());
+  ASSERT_TRUE(padded.ok());
+  EXPECT_EQ((*padded)[0].Param("n_ctx"), "512");
+  EXPECT_EQ((*padded)[0].Param("n_batch"), "128");
+  EXPECT_EQ((*padded)[0].Param("n_ubatch"), "128");
+}
+
+TEST(Plan, ValuesThatCollapseIntoOneCellAreAnInputError) {
+  auto cells = Expand(WithBatches({"512", "1024"}, "0"), ParamRegistry::Default());
+  ASSERT_FALSE(cells.ok());
+  EXPECT_EQ(cells.error().exit_code, 2);
+  EXPECT_EQ(cells.error().message.rfind("ex.yaml:7: cells 1 and 2 are the same", 0), 0u)
+      << cells.error().message;
+  EXPECT_TRUE(Expand(WithBatches({"128", "256"}, "0"), ParamRegistry::Default()).ok());
+}
+
+}  // namespace
+}  // namespace pipette::plan

@@ -131,7 +131,9 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
                                                  q->second->std_error.value_or(0)));
     }
     auto it = peak.find(r.cell_id);
-    row.push_back(it == peak.end() ? "n/a" : FormatBytes(it->second->summary.median));
+    row.push_back(it == peak.end() || !it->second->na_reason.empty()
+                      ? "n/a"
+                      : FormatBytes(it->second->summary.median));
     body.push_back(std::move(row));
   }
   if (body.empty()) {

@@ -230,6 +230,10 @@ class Runner {
     // Record the worker now, so a crash mid-cell still leaves the pid and runtime in the store.
     if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
 
+    // The cell's peak memory starts here, before any model load or context it needs.
+    json reset;
+    if (auto e = Call({{"op", "reset_peak_memory"}}, &reset)) return e;
+
     const std::string load_key = cell.LoadKey(registry_);
     if (load_key != loaded_key_) {
       json resp;
@@ -270,10 +274,15 @@ class Runner {
     if (auto e = Keep(rec, "context", 0, false, RawFacts(ctx))) return e;
     // The runtime may clamp the batch to the context; tests use what it applied.
     applied_n_batch_ = ctx.value("n_batch", cell.IntParam("n_batch"));
+    // The stored parameters must be the ones that ran.
+    for (const char* k : {"n_ctx", "n_batch", "n_ubatch"}) {
+      if (ctx.contains(k) && ctx[k] != cell.IntParam(k)) {
+        return CellError{fmt::format("the runtime applied {} {} instead of the planned {}", k,
+                                     ctx[k].dump(), cell.IntParam(k)),
+                         false};
+      }
+    }
     if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
-
-    json reset;
-    if (auto e = Call({{"op", "reset_peak_memory"}}, &reset)) return e;
 
     for (const TestSpec& t : ex_.tests) {
       if (auto e = RunTest(cell, rec, t, n_vocab)) return e;
