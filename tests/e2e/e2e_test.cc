@@ -139,7 +139,7 @@ warmup: 1
 
   const json doc = ReportJson();
   EXPECT_EQ(doc["schema"], "pipette.report");
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   const json& results = doc["results"];
   const int64_t file_size = static_cast<int64_t>(fs::file_size(kModel));
   for (int cell : {1, 2}) {
@@ -209,6 +209,13 @@ warmup: 1
     int tg = 0, tg_warm = 0;
     for (const auto& s : *samples) {
       if (s.test == "tg16") (s.warmup ? tg_warm : tg)++;
+      // What is stored as the cell's parameters is what the runtime applied.
+      if (s.test == "context") {
+        EXPECT_EQ(s.raw["n_ctx"], c.params["n_ctx"]);
+        EXPECT_EQ(s.raw["n_batch"], c.params["n_batch"]);
+        EXPECT_EQ(s.raw["n_ubatch"], c.params["n_ubatch"]);
+        EXPECT_EQ(c.params["n_batch"], 64);
+      }
     }
     EXPECT_EQ(tg, 2);
     EXPECT_EQ(tg_warm, 1);

@@ -163,9 +163,8 @@ Paths DefaultPaths(const std::string& argv0) {
 
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
-  auto ex =
-      config::LoadExperiment(args.experiment, registry,
-                              {paths.models_dir, paths.workers_dir, paths.datasets_dir});
+  auto ex = config::LoadExperiment(args.experiment, registry,
+                                   {paths.models_dir, paths.workers_dir, paths.datasets_dir});
   if (!ex) return Fail(ex.error());
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
@@ -175,7 +174,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   }
   const std::string store_path = args.store.empty() ? ex->store : args.store;
   auto store = store::Store::Open(store_path);
-  if (!store) return Fail(store.error());
+  if (!store) return Fail(InputError(store.error().message));  // a path the user gave
 
   fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(), ex->path);
   if (!args.no_bandwidth)

@@ -7,8 +7,8 @@
 namespace pipette::app {
 
 struct Paths {
-  std::string models_dir;   // bundled models
-  std::string workers_dir;  // worker programs
+  std::string models_dir;    // bundled models
+  std::string workers_dir;   // worker programs
   std::string datasets_dir;  // datasets Pipette ships
 };
 // Defaults relative to the running binary (build/pipette -> ../models), overridable with

@@ -106,6 +106,9 @@ Result<std::string> ResolveModelPath(const Where& w, const YAML::Node& node,
   for (const fs::path& t : tried) {
     std::error_code ec;
     if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
+    if (fs::is_directory(t, ec)) {
+      return w.At(node, fmt::format("model path '{}' is a directory, not a .gguf file", written));
+    }
   }
   std::string where;
   for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
@@ -373,6 +376,9 @@ std::string Experiment::Hash() const { return Sha256Hex(Canonical().dump()); }
 Result<Experiment> ParseExperiment(const std::string& text, const std::string& path,
                                    const ParamRegistry& registry, const LoadOptions& options) {
   Where w(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return w.File("the experiment file is empty (it needs at least models: and tests:)");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -533,6 +539,10 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
 
 Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& registry,
                                   const LoadOptions& options) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return InputError(fmt::format("{}: is a directory, not an experiment file", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return InputError(fmt::format("{}: cannot read the experiment file", path));
   std::stringstream ss;

@@ -138,6 +138,11 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
             "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths)");
   EXPECT_EQ(ErrorOf(m),
             "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
+  EXPECT_EQ(ErrorOf("\n  \n"),
+            "ex.yaml: the experiment file is empty (it needs at least models: and tests:)");
+  EXPECT_NE(ErrorOf("models: [" + dir_.string() + "]\ntests: [pp16]\n")
+                .find("is a directory, not a .gguf file"),
+            std::string::npos);
   EXPECT_EQ(ErrorOf("- just\n- a list\n"),
             "ex.yaml: an experiment file must be a YAML mapping (key: value)");
   EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);

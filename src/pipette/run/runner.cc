@@ -8,7 +8,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <random>
 #include <sstream>
 
 #include "pipette/build_info.h"
@@ -43,14 +42,26 @@ std::string KindName(TestKind k) {
   return "?";
 }
 
-// Deterministic pseudo-random token ids: the same seed, test and model give the same prompt.
+// SplitMix64: a fixed, portable generator (std::hash and std distributions differ between C++
+// libraries, and every build must draw the same prompts).
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Deterministic pseudo-random token ids: the same seed, salt and vocabulary size give the same
+// prompt on every machine and build.
 std::vector<int64_t> RandomTokens(uint64_t seed, const std::string& salt, int64_t n,
                                   int64_t n_vocab) {
-  std::seed_seq seq{seed, static_cast<uint64_t>(std::hash<std::string>{}(salt))};
-  std::mt19937_64 rng(seq);
-  std::uniform_int_distribution<int64_t> dist(0, n_vocab - 1);
+  uint64_t state = seed;
+  for (unsigned char ch : salt) state = (state ^ ch) * 0x100000001B3ull;  // FNV-1a style mix
   std::vector<int64_t> out(static_cast<size_t>(n));
-  for (auto& t : out) t = dist(rng);
+  for (auto& t : out) {
+    // Modulo bias is below 1e-14 for any real vocabulary (n_vocab << 2^64).
+    t = static_cast<int64_t>(SplitMix64(state) % static_cast<uint64_t>(n_vocab));
+  }
   return out;
 }
 
@@ -87,7 +98,11 @@ class Runner {
         break;
       }
       auto st = RunCell(cell);
-      if (!st) return st.error();  // only store errors end the run
+      if (!st) {  // only store errors end the run; say so in the store if it still answers
+        if (channel_) channel_->Shutdown(milliseconds(2000));
+        (void)deps_.store->FinishRun(summary_.run_id, "failed");
+        return st.error();
+      }
     }
     if (channel_) channel_->Shutdown(milliseconds(3000));
     channel_.reset();

@@ -36,11 +36,18 @@ class ProcessChannel : public WorkerChannel {
     request["id"] = id;
     const std::string op = request.value("op", std::string("?"));
     std::string line = request.dump() + "\n";
-    if (!WriteAll(line)) {
-      return Broken(r, fmt::format("could not send '{}' to the worker ({}): {}", op,
-                                   std::strerror(errno), ExitDescription()));
-    }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
+    switch (WriteAll(line, deadline)) {
+      case WriteResult::kOk:
+        break;
+      case WriteResult::kTimedOut:
+        Kill();
+        return Broken(r, fmt::format("the worker did not read '{}' within {:g}s: it was killed", op,
+                                     timeout.count() / 1000.0));
+      case WriteResult::kFailed:
+        return Broken(r, fmt::format("could not send '{}' to the worker ({}): {}", op,
+                                     std::strerror(errno), ExitDescription()));
+    }
     std::string response_line;
     while (true) {
       const size_t nl = out_buf_.find('\n');
@@ -91,7 +98,7 @@ class ProcessChannel : public WorkerChannel {
     if (pid_ <= 0) return;
     if (alive_) {
       const std::string bye = nlohmann::json{{"id", ++next_id_}, {"op", "shutdown"}}.dump() + "\n";
-      WriteAll(bye);
+      WriteAll(bye, std::chrono::steady_clock::now() + grace);
       CloseFd(in_fd_);
       const auto deadline = std::chrono::steady_clock::now() + grace;
       while (std::chrono::steady_clock::now() < deadline) {
@@ -144,17 +151,36 @@ class ProcessChannel : public WorkerChannel {
     return "ended";
   }
 
-  bool WriteAll(const std::string& s) {
+  enum class WriteResult { kOk, kTimedOut, kFailed };
+
+  // Sends without blocking past `deadline`: a worker that stops reading cannot hang the
+  // controller. While waiting, its stdout and stderr are drained so it cannot block on them.
+  WriteResult WriteAll(const std::string& s, std::chrono::steady_clock::time_point deadline) {
     size_t off = 0;
     while (off < s.size()) {
-      const ssize_t n = ::send(in_fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return false;
+      const ssize_t n = ::send(in_fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n >= 0) {
+        off += static_cast<size_t>(n);
+        continue;
       }
-      off += static_cast<size_t>(n);
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return WriteResult::kFailed;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return WriteResult::kTimedOut;
+      pollfd fds[3] = {{in_fd_, POLLOUT, 0}, {out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+      if (::poll(fds, 3, static_cast<int>(std::min<int64_t>(left.count(), 100))) < 0 &&
+          errno != EINTR) {
+        return WriteResult::kFailed;
+      }
+      if (fds[2].revents & (POLLIN | POLLHUP)) ReadStderr();
+      if (fds[1].revents & POLLIN) {
+        char buf[65536];
+        const ssize_t got = ::read(out_fd_, buf, sizeof buf);
+        if (got > 0) out_buf_.append(buf, static_cast<size_t>(got));
+      }
     }
-    return true;
+    return WriteResult::kOk;
   }
 
   // Waits for output on stdout or stderr; false when stdout reached end of file.

@@ -82,6 +82,15 @@ TEST_F(ProcessTest, SilenceTimesOutAndKills) {
   EXPECT_FALSE(ch->Alive());
 }
 
+TEST_F(ProcessTest, WorkerThatStopsReadingCannotHangTheController) {
+  auto ch = Fake("sleep 30\n");  // never reads its standard input
+  nlohmann::json big = {{"op", "pp"}, {"text", std::string(8 << 20, 'x')}};
+  auto r = ch->Call(big, milliseconds(500));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_NE(r.error.find("did not read 'pp' within 0.5s"), std::string::npos) << r.error;
+  EXPECT_FALSE(ch->Alive());
+}
+
 TEST_F(ProcessTest, CrashIsReportedWithExitStatusAndStderr) {
   auto ch = Fake("read line; echo 'fatal: out of cheese' >&2; exit 3\n");
   auto r = ch->Call({{"op", "load_model"}}, milliseconds(5000));
