@@ -30,6 +30,7 @@ if ! .venv/bin/python -c "import importlib.metadata as m, sys; \
   say "building llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION into .venv (first time: ~6 min on 2 cores)"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
   CMAKE_ARGS="-DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+    PIP_CONSTRAINT="$PWD/scripts/pip-constraints.txt" \
     .venv/bin/pip install --quiet --no-deps --no-binary llama-cpp-python \
     "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
 fi
