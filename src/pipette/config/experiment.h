@@ -14,10 +14,11 @@
 namespace pipette::config {
 
 struct ModelSpec {
-  std::string name;    // display name: the bundled name or the file's stem
-  std::string path;    // absolute path to the file
-  std::string source;  // "bundled:<name>" or "path"
-  int line = 0;        // where the experiment file named it
+  std::string name;         // display name: the bundled name or the file's stem
+  std::string path;         // absolute path to the file
+  std::string source;       // "bundled:<name>" or "path"
+  int line = 0;             // where the experiment file named it
+  int64_t n_ctx_train = 0;  // the context the model was trained for (GGUF metadata; 0: unknown)
 };
 
 struct RuntimeSpec {

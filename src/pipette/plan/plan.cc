@@ -47,6 +47,12 @@ Status ResolveContext(const config::Experiment& ex, Cell& c) {
         "or leave it out (0 = just enough)",
         WhereParam(ex, "n_ctx"), n_ctx, need, depth));
   }
+  if (c.model.n_ctx_train > 0 && n_ctx > c.model.n_ctx_train) {
+    return InputError(fmt::format(
+        "{}: model '{}' was trained for a context of {} tokens; the tests need n_ctx {}: use "
+        "smaller tests or a model with a longer context",
+        WhereParam(ex, "n_ctx"), c.model.name, c.model.n_ctx_train, n_ctx));
+  }
   n_ctx = std::max<int64_t>(256, (n_ctx + 255) / 256 * 256);
   SetParam(c, "n_ctx", n_ctx);
   if (c.HasParam("n_batch")) {

@@ -121,6 +121,17 @@ TEST(Plan, StoredBatchIsTheBatchThatRuns) {
   EXPECT_EQ((*padded)[0].Param("n_ubatch"), "128");
 }
 
+TEST(Plan, ContextBeyondTheModelsTrainingIsAnInputError) {
+  Experiment ex = WithBatches({"128"}, "0");
+  ex.models[0].n_ctx_train = 8192;
+  ex.tests = {*config::ParseTestName("pp16000")};
+  auto cells = Expand(ex, ParamRegistry::Default());
+  ASSERT_FALSE(cells.ok());
+  EXPECT_EQ(cells.error().exit_code, 2);
+  EXPECT_NE(cells.error().message.find("trained for a context of 8192 tokens"), std::string::npos)
+      << cells.error().message;
+}
+
 TEST(Plan, ValuesThatCollapseIntoOneCellAreAnInputError) {
   auto cells = Expand(WithBatches({"512", "1024"}, "0"), ParamRegistry::Default());
   ASSERT_FALSE(cells.ok());
