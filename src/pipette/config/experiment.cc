@@ -94,8 +94,10 @@ std::vector<YAML::Node> AsList(const YAML::Node& node) {
   return out;
 }
 
-Result<std::string> ResolveModelPath(const Where& w, const YAML::Node& node,
-                                     const std::string& written) {
+// A data file named in the experiment: relative to the experiment file, then to the current
+// folder; it must be a readable regular file.
+Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
+                                    const std::string& written, const std::string& what) {
   fs::path p(written);
   std::vector<fs::path> tried;
   if (p.is_absolute()) {
@@ -108,12 +110,12 @@ Result<std::string> ResolveModelPath(const Where& w, const YAML::Node& node,
     std::error_code ec;
     if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
     if (fs::is_directory(t, ec)) {
-      return w.At(node, fmt::format("model path '{}' is a directory, not a .gguf file", written));
+      return w.At(node, fmt::format("'{}' is a directory, not a {}", written, what));
     }
   }
   std::string where;
   for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
-  return w.At(node, fmt::format("model file not found: '{}' (looked at:{})", written, where));
+  return w.At(node, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
 }
 
 Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
@@ -167,7 +169,7 @@ Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadO
                                     "bundled name (known:{})",
                                     written, DidYouMean(written, names), known));
     }
-    auto resolved = ResolveModelPath(w, node, written);
+    auto resolved = ResolveDataPath(w, node, written, "model file");
     if (!resolved) return resolved.error();
     m.path = *resolved;
     m.source = "path";
@@ -226,27 +228,6 @@ Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const L
                                        r.name, r.worker));
   }
   return r;
-}
-
-// A data file named in the experiment: relative to the experiment file, then to the current
-// folder; it must be a readable regular file.
-Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
-                                    const std::string& written, const std::string& what) {
-  fs::path p(written);
-  std::vector<fs::path> tried;
-  if (p.is_absolute()) {
-    tried.push_back(p);
-  } else {
-    tried.push_back(fs::path(w.path()).parent_path() / p);
-    tried.push_back(fs::current_path() / p);
-  }
-  for (const fs::path& t : tried) {
-    std::error_code ec;
-    if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
-  }
-  std::string where;
-  for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
-  return w.At(node, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
 }
 
 Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptions& opt) {

@@ -141,7 +141,7 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
   EXPECT_EQ(ErrorOf("\n  \n"),
             "ex.yaml: the experiment file is empty (it needs at least models: and tests:)");
   EXPECT_NE(ErrorOf("models: [" + dir_.string() + "]\ntests: [pp16]\n")
-                .find("is a directory, not a .gguf file"),
+                .find("is a directory, not a model file"),
             std::string::npos);
   EXPECT_EQ(ErrorOf("- just\n- a list\n"),
             "ex.yaml: an experiment file must be a YAML mapping (key: value)");
