@@ -373,6 +373,44 @@ quality:
   EXPECT_EQ(chunks, 2);
 }
 
+TEST_F(E2E, MultipleChoiceScoresItemsAndAnswersAnEasyOne) {
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: 2
+quality:
+  mc: {limit: 3}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("mc acc [95% CI]"), std::string::npos) << o.out;
+  const json doc = ReportJson();
+  const json* acc = nullptr;
+  for (const json& r : doc["results"]) {
+    if (r["test"] == "mc" && r["metric"] == "acc" && r["subset"] == "") acc = &r;
+  }
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ((*acc)["n"], 3);
+  EXPECT_EQ((*acc)["dataset_sha256"].get<std::string>().size(), 64u);
+  const double v = (*acc)["value"].get<double>();
+  EXPECT_GE(v, (*acc)["ci_low"].get<double>());
+  EXPECT_LE(v, (*acc)["ci_high"].get<double>());
+  // Item 1 is "What color is the sky on a clear day?" (blue): the model gets it.
+  EXPECT_EQ((*acc)["samples"][0], 1.0);
+  // Every choice's raw log-probabilities are kept per item.
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto samples = (*store)->Samples((*(*store)->Cells(1))[0].id);
+  ASSERT_TRUE(samples.ok());
+  int items = 0;
+  for (const auto& s : *samples) {
+    if (s.test != "mc") continue;
+    ++items;
+    EXPECT_EQ(s.raw["choices"].size(), 4u);
+    for (const json& c : s.raw["choices"]) EXPECT_EQ(c["logprob"].size(), c["n_tokens"]);
+  }
+  EXPECT_EQ(items, 3);
+}
+
 struct BadCase {
   const char* name;
   const char* yaml;
@@ -407,6 +445,9 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
       {"duplicate key", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\ntests: [tg16]\n",
        "ex.yaml:3:1: duplicate key 'tests' (first at line 2)"},
       {"empty file", "\n", "the experiment file is empty"},
+      {"bad mc line",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: bad.jsonl}\n",
+       "bad.jsonl:2: not valid JSON"},
       {"ppl typo", "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {chunk: 2}\n",
        "ex.yaml:3:9: unknown key 'chunk' in ppl (did you mean 'chunks'?)"},
       {"missing corpus",
@@ -416,6 +457,9 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
        "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
        "n_ctx 128 is too small"},
   };
+  std::ofstream(dir_ / "bad.jsonl")
+      << R"({"id": "a", "question": "q?", "choices": ["x", "y"], "answer": 0})"
+      << "\n{oops\n";
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);
     fs::path ex = Write("ex.yaml", c.yaml);

@@ -187,6 +187,95 @@ std::vector<llama_token> LlamaSession::TokenizeText(const std::string& text, boo
   return tokens;
 }
 
+bool LlamaSession::DetokenizeTokens(const std::vector<llama_token>& tokens, bool remove_special,
+                                    bool unparse_special, std::string* text) const {
+  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
+  const int32_t n_tokens = static_cast<int32_t>(tokens.size());
+  text->assign(tokens.size() * 8 + 16, '\0');
+  int32_t n = llama_detokenize(vocab, tokens.data(), n_tokens, text->data(),
+                               static_cast<int32_t>(text->size()), remove_special, unparse_special);
+  if (n < 0) {
+    text->assign(static_cast<size_t>(-static_cast<int64_t>(n)), '\0');
+    n = llama_detokenize(vocab, tokens.data(), n_tokens, text->data(),
+                         static_cast<int32_t>(text->size()), remove_special, unparse_special);
+  }
+  if (n < 0) {
+    text->clear();
+    return false;
+  }
+  text->resize(static_cast<size_t>(n));
+  return true;
+}
+
+std::string LlamaSession::TemplatedPrompt(const json& request, std::string* template_text,
+                                          std::string* prompt,
+                                          std::vector<llama_token>* tokens) const {
+  const json& messages = request["messages"];
+  if (!messages.is_array() || messages.empty()) {
+    return "field 'messages' must be a non-empty array of {\"role\":..,\"content\":..} objects";
+  }
+  // llama_chat_message points into these strings: they live until the template is applied.
+  std::vector<std::string> roles, contents;
+  size_t content_bytes = 0;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const json& message = messages[i];
+    const std::string where = "messages[" + std::to_string(i) + "]";
+    if (!message.is_object()) return where + " must be an object";
+    const auto role = message.find("role");
+    const auto content = message.find("content");
+    if (role == message.end() || !role->is_string()) return where + " needs a string 'role'";
+    if (content == message.end() || !content->is_string()) {
+      return where + " needs a string 'content'";
+    }
+    roles.push_back(role->get<std::string>());
+    contents.push_back(content->get<std::string>());
+    if (roles.back().find('\0') != std::string::npos ||
+        contents.back().find('\0') != std::string::npos) {
+      return where + " holds a NUL character, which a chat template cannot take";
+    }
+    content_bytes += roles.back().size() + contents.back().size();
+  }
+  if (content_bytes > static_cast<size_t>(kInt32Max) / 4) return "'messages' are too long";
+
+  const char* tmpl = llama_model_chat_template(model_.get(), /*name=*/nullptr);
+  if (tmpl == nullptr) {
+    return "the model has no built-in chat template (no tokenizer.chat_template in its "
+           "metadata); send 'prompt_tokens' instead";
+  }
+  *template_text = tmpl;
+  std::vector<llama_chat_message> chat;
+  chat.reserve(roles.size());
+  for (size_t i = 0; i < roles.size(); ++i) chat.push_back({roles[i].c_str(), contents[i].c_str()});
+  std::string formatted(2 * content_bytes + 256, '\0');
+  int32_t n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), /*add_ass=*/true,
+                                        formatted.data(), static_cast<int32_t>(formatted.size()));
+  if (n >= 0 && static_cast<size_t>(n) > formatted.size()) {
+    formatted.assign(static_cast<size_t>(n), '\0');
+    n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), /*add_ass=*/true,
+                                  formatted.data(), static_cast<int32_t>(formatted.size()));
+  }
+  if (n < 0) {
+    return "llama_chat_apply_template cannot apply the model's chat template (it knows only "
+           "llama.cpp's built-in template families; returned " +
+           std::to_string(n) + ")";
+  }
+  formatted.resize(static_cast<size_t>(n));
+  *prompt = formatted;
+
+  // Templates write their special tokens as text: parse them. The model's BOS is added as its
+  // vocabulary asks (llama_vocab_get_add_bos), unless the template already starts with it; no
+  // EOS is appended (the prompt ends by opening the assistant's turn).
+  *tokens = TokenizeText(formatted, /*add_special=*/false, /*parse_special=*/true);
+  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
+  const llama_token bos = llama_vocab_bos(vocab);
+  if (llama_vocab_get_add_bos(vocab) && bos != LLAMA_TOKEN_NULL &&
+      (tokens->empty() || tokens->front() != bos)) {
+    tokens->insert(tokens->begin(), bos);
+  }
+  if (tokens->empty()) return "the formatted prompt tokenizes to no tokens";
+  return {};
+}
+
 Reply LlamaSession::LoadModel(const json& request) {
   RequestFields fields(request);
   const std::string path = fields.String("path");
@@ -306,19 +395,10 @@ Reply LlamaSession::Detokenize(const json& request) {
   const bool unparse_special = fields.Bool("unparse_special", false);
   if (!fields.ok()) return Reply::Fail(fields.error());
   if (std::string e = CheckTokens(tokens, "tokens"); !e.empty()) return Reply::Fail(e);
-
-  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
-  const int32_t n_tokens = static_cast<int32_t>(tokens.size());
-  std::string text(tokens.size() * 8 + 16, '\0');
-  int32_t n = llama_detokenize(vocab, tokens.data(), n_tokens, text.data(),
-                               static_cast<int32_t>(text.size()), remove_special, unparse_special);
-  if (n < 0) {
-    text.assign(static_cast<size_t>(-n), '\0');
-    n = llama_detokenize(vocab, tokens.data(), n_tokens, text.data(),
-                         static_cast<int32_t>(text.size()), remove_special, unparse_special);
+  std::string text;
+  if (!DetokenizeTokens(tokens, remove_special, unparse_special, &text)) {
+    return Reply::Fail("llama_detokenize failed");
   }
-  if (n < 0) return Reply::Fail("llama_detokenize failed");
-  text.resize(static_cast<size_t>(n));
   ordered_json out;
   out["text"] = std::move(text);
   return Reply::Ok(std::move(out));
@@ -566,6 +646,106 @@ Reply LlamaSession::Score(const json& request) {
     out["top_logprobs"] = std::move(top_lp);
   }
   if (!ids.empty()) out["ids_logprob"] = std::move(ids_lp);
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::Chat(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/true); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const bool has_messages = fields.Has("messages");
+  const bool has_prompt_tokens = fields.Has("prompt_tokens");
+  const std::vector<llama_token> prompt_tokens =
+      has_prompt_tokens ? fields.Tokens("prompt_tokens") : std::vector<llama_token>{};
+  const int64_t max_tokens = fields.Int("max_tokens", 1, kInt32Max);
+  const int64_t requested_batch = fields.Int("n_batch", 1, kInt32Max, 0);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (has_messages == has_prompt_tokens) {
+    return Reply::Fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'");
+  }
+  int32_t n_batch = 0;
+  if (std::string e = ResolveBatch(requested_batch, &n_batch); !e.empty()) return Reply::Fail(e);
+
+  std::vector<llama_token> prompt;
+  std::string prompt_text;
+  ordered_json template_field = nullptr;
+  if (has_messages) {
+    std::string template_text;
+    if (std::string e = TemplatedPrompt(request, &template_text, &prompt_text, &prompt);
+        !e.empty()) {
+      return Reply::Fail(e);
+    }
+    template_field = std::move(template_text);
+  } else {
+    if (prompt_tokens.empty()) return Reply::Fail("'prompt_tokens' is empty: nothing to continue");
+    if (std::string e = CheckTokens(prompt_tokens, "prompt_tokens"); !e.empty()) {
+      return Reply::Fail(e);
+    }
+    prompt = prompt_tokens;
+    // No formatted text exists: report the prompt's own text, special tokens rendered.
+    if (!DetokenizeTokens(prompt, /*remove_special=*/false, /*unparse_special=*/true,
+                          &prompt_text)) {
+      return Reply::Fail("llama_detokenize failed on 'prompt_tokens'");
+    }
+  }
+  const int64_t n_prompt = static_cast<int64_t>(prompt.size());
+  const uint32_t n_ctx = llama_n_ctx(context_.get());
+  if (n_prompt + max_tokens > n_ctx) {
+    return Reply::Fail("the prompt (" + std::to_string(n_prompt) + " tokens) plus max_tokens (" +
+                       std::to_string(max_tokens) + ") = " + std::to_string(n_prompt + max_tokens) +
+                       " do not fit the context (n_ctx " + std::to_string(n_ctx) + ")");
+  }
+
+  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
+  ClearForRequest();
+  const int64_t t_start = NowNs();
+  if (std::string e = DecodeInBatches(prompt, 0, n_batch, nullptr); !e.empty()) {
+    return Reply::Fail("decoding the prompt: " + e);
+  }
+  std::vector<llama_token> tokens;
+  tokens.reserve(static_cast<size_t>(max_tokens));
+  int64_t t_first_token = 0;
+  const char* stop = "max_tokens";
+  for (int64_t step = 0;; ++step) {
+    const llama_token next = ArgmaxOfLast();
+    if (step == 0) t_first_token = NowNs();
+    if (next < 0) {
+      return Reply::Fail("llama.cpp returned no logits at step " + std::to_string(step));
+    }
+    if (llama_vocab_is_eog(vocab, next)) {
+      stop = "eog";
+      break;
+    }
+    tokens.push_back(next);
+    if (static_cast<int64_t>(tokens.size()) == max_tokens) break;
+    // Only a token that will be continued is decoded.
+    batch_.n_tokens = 1;
+    batch_.token[0] = next;
+    batch_.pos[0] = static_cast<llama_pos>(n_prompt + step);
+    batch_.n_seq_id[0] = 1;
+    batch_.seq_id[0][0] = 0;
+    batch_.logits[0] = 1;
+    if (const int32_t rc = llama_decode(context_.get(), batch_); rc != 0) {
+      return Reply::Fail("llama_decode returned " + std::to_string(rc) + " at generation step " +
+                         std::to_string(step));
+    }
+  }
+  const int64_t t_end = NowNs();
+  // The whole list at once, so that characters split across tokens come out whole.
+  std::string text;
+  if (!DetokenizeTokens(tokens, /*remove_special=*/false, /*unparse_special=*/false, &text)) {
+    return Reply::Fail("llama_detokenize failed on the generated tokens");
+  }
+
+  ordered_json out;
+  out["template"] = std::move(template_field);
+  out["prompt"] = std::move(prompt_text);
+  out["n_prompt_tokens"] = n_prompt;
+  out["tokens"] = tokens;
+  out["text"] = std::move(text);
+  out["stop"] = stop;
+  out["t_start_ns"] = t_start;
+  out["t_first_token_ns"] = t_first_token;
+  out["t_end_ns"] = t_end;
   return Reply::Ok(std::move(out));
 }
 

@@ -1,5 +1,5 @@
 // Owns the llama.cpp model and context and carries out the protocol's model operations on them
-// (docs/protocol.md): load_model, init_context, tokenize, detokenize, pp, tg, ttft.
+// (docs/protocol.md): load_model, init_context, tokenize, detokenize, pp, tg, ttft, score, chat.
 #pragma once
 
 #include <llama-cpp.h>
@@ -38,6 +38,7 @@ class LlamaSession {
   Reply Generate(const nlohmann::json& request);
   Reply TimeToFirstToken(const nlohmann::json& request);
   Reply Score(const nlohmann::json& request);
+  Reply Chat(const nlohmann::json& request);
 
  private:
   // "" when the model (and, if `need_context`, the context) is there; else the reply message.
@@ -59,6 +60,13 @@ class LlamaSession {
   nlohmann::ordered_json RuntimePerf() const;
   std::vector<llama_token> TokenizeText(const std::string& text, bool add_special,
                                         bool parse_special) const;
+  // The text of `tokens` (the caller has checked the ids); false when llama.cpp fails.
+  bool DetokenizeTokens(const std::vector<llama_token>& tokens, bool remove_special,
+                        bool unparse_special, std::string* text) const;
+  // Formats `request`'s "messages" with the model's built-in chat template and tokenizes the
+  // result. Sets `template_text` and `prompt`; returns "" or a message.
+  std::string TemplatedPrompt(const nlohmann::json& request, std::string* template_text,
+                              std::string* prompt, std::vector<llama_token>* tokens) const;
   void FreeContext();
 
   llama_model_ptr model_;

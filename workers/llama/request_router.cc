@@ -76,6 +76,7 @@ Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* 
   if (op == "tg") return session_.Generate(request);
   if (op == "ttft") return session_.TimeToFirstToken(request);
   if (op == "score") return session_.Score(request);
+  if (op == "chat") return session_.Chat(request);
   if (op == "shutdown") {
     *shutdown = true;
     return Reply::Ok(ordered_json::object());

@@ -12,6 +12,7 @@
 
 #include "pipette/model/bundled.h"
 #include "pipette/model/gguf.h"
+#include "pipette/quality/datasets.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
 
@@ -276,6 +277,53 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
   return spec;
 }
 
+Result<McSpec> ParseMc(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
+  McSpec spec;
+  spec.line = Line(node);
+  std::string dataset;
+  YAML::Node dataset_node = node;
+  if (node.IsMap()) {
+    KeySet keys;
+    for (const auto& kv : node) {
+      if (auto st = keys.Add(w, kv.first, "in mc "); !st) return st.error();
+      const std::string key = kv.first.Scalar();
+      if (key == "dataset") {
+        auto s = Scalar(w, kv.second, "mc.dataset");
+        if (!s) return s.error();
+        dataset = *s;
+        dataset_node = kv.second;
+      } else if (key == "limit") {
+        auto i = Integer(w, kv.second, "mc.limit", 0, 1 << 30);
+        if (!i) return i.error();
+        spec.limit = static_cast<int>(*i);
+      } else {
+        return w.At(kv.first, fmt::format("unknown key '{}' in mc{}", key,
+                                          DidYouMean(key, {"dataset", "limit"})));
+      }
+    }
+  } else if (!node.IsNull()) {
+    return w.At(node, "mc: takes a mapping (dataset:, limit:) or nothing");
+  }
+  if (dataset.empty()) {
+    spec.dataset = (fs::path(opt.datasets_dir) / kDefaultMcDataset).lexically_normal().string();
+  } else {
+    auto p = ResolveDataPath(w, dataset_node, dataset, "multiple-choice dataset");
+    if (!p) return p.error();
+    spec.dataset = *p;
+  }
+  // A malformed line is bad input: it names the dataset file and line.
+  auto ds = quality::LoadMcDataset(spec.dataset);
+  if (!ds) return ds.error();
+  spec.n_items = static_cast<int64_t>(ds->items.size());
+  for (const auto& item : ds->items) {
+    for (const auto& choice : item.choices) {
+      spec.max_bytes = std::max<int64_t>(
+          spec.max_bytes, int64_t(McPrompt(item.question).size() + McContinuation(choice).size()));
+    }
+  }
+  return spec;
+}
+
 Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& opt,
                     Experiment* ex) {
   if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
@@ -287,15 +335,22 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
       auto p = ParsePpl(w, kv.second, opt);
       if (!p) return p.error();
       ex->ppl = *p;
+    } else if (key == "mc") {
+      auto m = ParseMc(w, kv.second, opt);
+      if (!m) return m.error();
+      ex->mc = *m;
     } else {
-      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: ppl)", key,
-                                        DidYouMean(key, {"ppl"})));
+      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: ppl, mc)", key,
+                                        DidYouMean(key, {"ppl", "mc"})));
     }
   }
   return {};
 }
 
 }  // namespace
+
+std::string McPrompt(const std::string& question) { return "Question: " + question + "\nAnswer:"; }
+std::string McContinuation(const std::string& choice) { return " " + choice; }
 
 Result<TestSpec> ParseTestName(std::string_view text) {
   TestSpec t;
@@ -347,6 +402,7 @@ nlohmann::json Experiment::Canonical() const {
   for (const auto& r : runtimes) j["runtimes"].push_back(r.name);
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
+  if (mc) j["quality"]["mc"] = {{"dataset", mc->dataset}, {"limit", mc->limit}};
   if (ppl) {
     j["quality"]["ppl"] = {{"corpus", ppl->corpus}, {"n_ctx", ppl->n_ctx}, {"chunks", ppl->chunks}};
   }
@@ -506,7 +562,7 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     }
   }
   if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
-  if (!have_tests && !ex.ppl) {
+  if (!have_tests && !ex.ppl && !ex.mc) {
     return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   }
   if (ex.runtimes.empty()) {

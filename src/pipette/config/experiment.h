@@ -44,6 +44,21 @@ struct PplSpec {
   int line = 0;
 };
 
+// Multiple choice scored by log-likelihood (shared/METRICS.md "mc_acc").
+struct McSpec {
+  std::string dataset;    // absolute path to the JSONL file
+  int limit = 0;          // the first `limit` items; 0 = all
+  int64_t max_bytes = 0;  // longest prompt + choice in bytes: an upper bound on its tokens
+  int64_t n_items = 0;
+  int line = 0;
+};
+inline constexpr const char* kDefaultMcDataset = "mc/pipette-mc-v1.jsonl";
+
+// The text a multiple-choice item is scored in: the question, then each choice as the
+// continuation of "Answer:" (lm-evaluation-harness style).
+std::string McPrompt(const std::string& question);
+std::string McContinuation(const std::string& choice);
+
 // The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.
 inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
 
@@ -62,6 +77,7 @@ struct Experiment {
   std::map<std::string, int> param_lines;  // where each swept parameter was written
   std::vector<TestSpec> tests;
   std::optional<PplSpec> ppl;  // quality: ppl
+  std::optional<McSpec> mc;    // quality: mc
   int repetitions = 5;
   int warmup = 1;
   double timeout_s = 300;  // per worker request

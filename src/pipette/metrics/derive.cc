@@ -147,6 +147,83 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::Sample
   if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
 }
 
+// Multiple choice: for each item, each choice's summed log-probability; acc picks the highest
+// sum, acc_norm the highest sum per UTF-8 byte of the choice (first on ties). Rows for the whole
+// set, per language, per task type and per language and task type, with Wilson intervals.
+void AddMcRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
+               std::vector<ResultRow>* rows) {
+  const json* info = nullptr;
+  struct Outcome {
+    std::string language, task_type;
+    bool acc, acc_norm;
+  };
+  std::vector<Outcome> outcomes;
+  for (const auto& s : samples) {
+    if (s.test == "mc_dataset") info = &s.raw;
+    if (s.test != "mc") continue;
+    int best = -1, best_norm = -1;
+    double best_sum = 0, best_norm_sum = 0;
+    const json& choices = s.raw["choices"];
+    for (size_t i = 0; i < choices.size(); ++i) {
+      double sum = 0;
+      for (const json& lp : choices[i]["logprob"]) sum += lp.get<double>();
+      const double norm = sum / std::max<double>(1.0, choices[i].value("bytes", 1.0));
+      if (best < 0 || sum > best_sum) {
+        best = int(i);
+        best_sum = sum;
+      }
+      if (best_norm < 0 || norm > best_norm_sum) {
+        best_norm = int(i);
+        best_norm_sum = norm;
+      }
+    }
+    const int answer = s.raw.value("answer", -1);
+    outcomes.push_back({s.raw.value("language", ""), s.raw.value("task_type", ""), best == answer,
+                        best_norm == answer});
+  }
+  if (!info) return;
+  auto in_subset = [](const Outcome& o, const std::string& sub) {
+    return sub.empty() || sub == o.language || sub == o.task_type ||
+           sub == o.language + "/" + o.task_type;
+  };
+  std::vector<std::string> subsets = {""};
+  for (const auto& o : outcomes) {
+    for (const std::string& sub : {o.language, o.task_type, o.language + "/" + o.task_type}) {
+      if (sub.empty() || sub.front() == '/' || sub.back() == '/') continue;
+      if (std::find(subsets.begin(), subsets.end(), sub) == subsets.end()) subsets.push_back(sub);
+    }
+  }
+  for (const std::string& sub : subsets) {
+    for (const std::string metric : {"acc", "acc_norm"}) {
+      int64_t n = 0, k = 0;
+      std::vector<double> per_item;
+      for (const auto& o : outcomes) {
+        if (!in_subset(o, sub)) continue;
+        const bool ok = metric == "acc" ? o.acc : o.acc_norm;
+        ++n;
+        k += ok;
+        per_item.push_back(ok ? 1.0 : 0.0);
+      }
+      if (n == 0) continue;
+      ResultRow r = base;
+      r.test = "mc";
+      r.metric = metric;
+      r.unit = "fraction";
+      r.subset = sub;
+      r.dataset = info->value("path", "");
+      r.dataset_sha256 = info->value("sha256", "");
+      r.value = double(k) / double(n);
+      const stats::Interval ci = stats::Wilson(k, n);
+      r.ci_low = ci.low;
+      r.ci_high = ci.high;
+      r.samples = per_item;
+      r.summary.n = size_t(n);
+      r.summary.median = r.summary.mean = r.summary.min = r.summary.max = r.value;
+      rows->push_back(std::move(r));
+    }
+  }
+}
+
 // ppl over every scored token of the corpus; the per-chunk figures become the samples.
 void AddPplRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
                 std::vector<ResultRow>* rows) {
@@ -239,6 +316,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       rows.push_back(std::move(r));
     }
     AddPplRows(base, c.samples, &rows);
+    AddMcRows(base, c.samples, &rows);
     for (const auto& s : c.samples) {
       if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
         ResultRow r = base;

@@ -43,6 +43,8 @@ struct ResultRow {
   std::string dataset;  // file the figure was computed on, if any
   std::string dataset_sha256;
   std::string na_reason;  // non-empty: the figure is n/a, and this says why
+  std::string subset;     // part of a dataset ("en", "zh", "en/reasoning"); "" = all
+  std::optional<double> ci_low, ci_high;  // 95% interval of `value`, where it has one
 };
 
 // Per-sample figures (one repetition's raw facts in, one number out).

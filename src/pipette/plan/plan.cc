@@ -37,7 +37,10 @@ void SetParam(Cell& c, const std::string& name, int64_t v) {
 // stored values are the ones that run.
 Status ResolveContext(const config::Experiment& ex, Cell& c) {
   const int64_t depth = c.IntParam("depth");
-  const int64_t need = std::max<int64_t>(TokensNeeded(ex.tests, depth), ex.ppl ? ex.ppl->n_ctx : 0);
+  // A byte-level tokenizer never makes more tokens than bytes (+ special tokens): for mc the
+  // longest item's bytes bound its tokens.
+  const int64_t need = std::max({TokensNeeded(ex.tests, depth), int64_t{ex.ppl ? ex.ppl->n_ctx : 0},
+                                 ex.mc ? ex.mc->max_bytes + 8 : int64_t{0}});
   int64_t n_ctx = c.IntParam("n_ctx");
   if (n_ctx == 0) {
     n_ctx = need;

@@ -33,7 +33,7 @@ void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
   out << "run_id,cell,cell_status,model,model_sha256,model_file_size,n_params,quant,runtime,"
          "runtime_version,runtime_build,device,device_id,params,test,metric,unit,median,min,max,"
          "mean,stddev,"
-         "cv,n,noisy,value,std_error,na,dataset_sha256,samples\n";
+         "cv,n,noisy,value,std_error,ci_low,ci_high,subset,na,dataset_sha256,samples\n";
   for (const auto& r : data.rows) {
     std::string samples;
     for (size_t i = 0; i < r.samples.size(); ++i) {
@@ -66,6 +66,9 @@ void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
                                              r.summary.noisy ? "true" : "false",
                                              r.na_reason.empty() ? Num(r.value) : "",
                                              r.std_error ? Num(*r.std_error) : "",
+                                             r.ci_low ? Num(*r.ci_low) : "",
+                                             r.ci_high ? Num(*r.ci_high) : "",
+                                             Csv(r.subset),
                                              Csv(r.na_reason),
                                              r.dataset_sha256,
                                              samples};

@@ -76,10 +76,11 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
   for (const auto& k : order) {
     if (k == "threads" || values[k].size() > 1) param_cols.push_back(k);
   }
-  std::map<int64_t, const metrics::ResultRow*> peak, ppl;
+  std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
   for (const auto& r : data.rows) {
     if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
     if (r.metric == "ppl") ppl[r.cell_id] = &r;
+    if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell_id] = &r;
   }
   std::set<int64_t> runs;
   for (const auto& r : data.rows) runs.insert(r.run_id);
@@ -103,17 +104,25 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     header.push_back("ppl");
     right.push_back(true);
   }
+  if (!mc.empty()) {
+    header.push_back("mc acc [95% CI]");
+    right.push_back(true);
+  }
   header.push_back("peak RSS");
   right.push_back(true);
 
   std::vector<std::vector<std::string>> body;
   // One line per cell and speed test; a cell with quality figures only gets one line too.
-  std::set<int64_t> cells_with_speed;
+  std::set<int64_t> cells_with_speed, quality_line;
   for (const auto& r : data.rows) {
     if (metrics::IsHeadline(r)) cells_with_speed.insert(r.cell_id);
   }
   for (const auto& r : data.rows) {
-    const bool quality_only = r.metric == "ppl" && !cells_with_speed.count(r.cell_id);
+    // A cell without speed tests gets one line, on its first quality figure.
+    const bool quality_only =
+        !cells_with_speed.count(r.cell_id) && !quality_line.count(r.cell_id) &&
+        (r.metric == "ppl" || (r.test == "mc" && r.metric == "acc" && r.subset.empty()));
+    if (quality_only) quality_line.insert(r.cell_id);
     if (!metrics::IsHeadline(r) && !quality_only) continue;
     std::vector<std::string> row;
     if (show_run) row.push_back(std::to_string(r.run_id));
@@ -122,13 +131,21 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
       row.push_back(std::move(s));
     }
     for (const auto& p : param_cols) row.push_back(Param(r.params, p));
-    row.push_back(r.cell_status == "ok" ? r.test : fmt::format("{} ({})", r.test, r.cell_status));
+    const std::string test = quality_only ? "quality" : r.test;
+    row.push_back(r.cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell_status));
     row.push_back(quality_only ? "" : Figure(r));
     if (!ppl.empty()) {
       auto q = ppl.find(r.cell_id);
       row.push_back(q == ppl.end() ? ""
                                    : fmt::format("{:.4f} ± {:.4f}", q->second->value,
                                                  q->second->std_error.value_or(0)));
+    }
+    if (!mc.empty()) {
+      auto q = mc.find(r.cell_id);
+      row.push_back(q == mc.end() ? ""
+                                  : fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * q->second->value,
+                                                100 * q->second->ci_low.value_or(0),
+                                                100 * q->second->ci_high.value_or(0)));
     }
     auto it = peak.find(r.cell_id);
     row.push_back(it == peak.end() || !it->second->na_reason.empty()

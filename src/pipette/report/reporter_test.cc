@@ -83,6 +83,14 @@ ReportData Sample() {
   ppl.dataset = "datasets/ppl/corpus.txt";
   ppl.dataset_sha256 = "d00d";
   d.rows.insert(d.rows.begin() + 4, ppl);
+  metrics::ResultRow mc = row(0, 11, "ok", 1, "mc", "acc", "fraction", {1, 0, 1, 1});
+  mc.value = 0.75;
+  mc.ci_low = 0.30063;
+  mc.ci_high = 0.95441;
+  mc.subset = "";
+  mc.summary = {};
+  mc.summary.n = 4;
+  d.rows.insert(d.rows.begin() + 5, mc);
   return d;
 }
 

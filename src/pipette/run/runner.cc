@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "pipette/build_info.h"
+#include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/run/eta.h"
 #include "pipette/run/prompt_text.h"
@@ -132,6 +133,10 @@ class Runner {
         double chunks = std::floor(tokens / ex_.ppl->n_ctx);
         if (ex_.ppl->chunks > 0) chunks = std::min<double>(chunks, ex_.ppl->chunks);
         eta_.Plan("ppl", chunks * ex_.ppl->n_ctx);
+      }
+      if (ex_.mc) {
+        eta_.Plan("mc", ex_.mc->limit > 0 ? std::min<int64_t>(ex_.mc->limit, ex_.mc->n_items)
+                                          : ex_.mc->n_items);
       }
     }
   }
@@ -305,6 +310,9 @@ class Runner {
     if (ex_.ppl) {
       if (auto e = RunPpl(cell, rec)) return e;
     }
+    if (ex_.mc) {
+      if (auto e = RunMc(cell, rec)) return e;
+    }
 
     json mem;
     if (auto e = Call({{"op", "memory"}}, &mem)) return e;
@@ -432,6 +440,77 @@ class Runner {
     return std::nullopt;
   }
 
+  std::optional<CellError> Tokenize(const std::string& text, std::vector<int64_t>* tokens) {
+    json resp;
+    if (auto e = Call({{"op", "tokenize"}, {"text", text}, {"add_special", true}}, &resp)) {
+      return e;
+    }
+    *tokens = resp["tokens"].get<std::vector<int64_t>>();
+    return std::nullopt;
+  }
+
+  // Multiple choice: each choice's continuation tokens scored given the question (one `score`
+  // request per choice); the raw log-probabilities are stored per item, the figures derived.
+  std::optional<CellError> RunMc(const plan::Cell& cell, const store::CellRecord& rec) {
+    const config::McSpec& spec = *ex_.mc;
+    if (!mc_) {
+      auto ds = quality::LoadMcDataset(spec.dataset);
+      if (!ds) return CellError{ds.error().message, false};
+      mc_ = std::move(*ds);
+    }
+    const size_t n =
+        spec.limit > 0 ? std::min<size_t>(spec.limit, mc_->items.size()) : mc_->items.size();
+    json info = {
+        {"path", mc_->path},
+        {"sha256", mc_->sha256},
+        {"n_items", n},
+        {"prompt_format", config::McPrompt("{question}") + config::McContinuation("{choice}")}};
+    if (auto e = Keep(rec, "mc_dataset", 0, false, info)) return e;
+    for (size_t i = 0; i < n; ++i) {
+      if (Stopped()) return CellError{"interrupted", false};
+      const quality::McItem& item = mc_->items[i];
+      const std::string prompt = config::McPrompt(item.question);
+      std::vector<int64_t> context;
+      if (auto e = Tokenize(prompt, &context)) return e;
+      json choices = json::array();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (const std::string& choice : item.choices) {
+        // As lm-evaluation-harness: continuation = tokens(prompt + choice) after the prompt's.
+        std::vector<int64_t> full;
+        if (auto e = Tokenize(prompt + config::McContinuation(choice), &full)) return e;
+        if (full.size() <= context.size()) {
+          return CellError{fmt::format("{}:{}: choice '{}' adds no tokens to the prompt", mc_->path,
+                                       item.line, choice),
+                           false};
+        }
+        json resp;
+        if (auto e = Call({{"op", "score"},
+                           {"tokens", full},
+                           {"from", context.size() - 1},
+                           {"n_batch", applied_n_batch_}},
+                          &resp)) {
+          return e;
+        }
+        choices.push_back({{"bytes", choice.size()},
+                           {"n_tokens", full.size() - context.size()},
+                           {"logprob", resp["logprob"]}});
+      }
+      eta_.Done("mc", 1, Seconds(t0));
+      json raw = {{"id", item.id},
+                  {"answer", item.answer},
+                  {"language", item.language},
+                  {"task_type", item.task_type},
+                  {"n_prompt_tokens", context.size()},
+                  {"choices", choices}};
+      if (auto e = Keep(rec, "mc", static_cast<int>(i), false, raw)) return e;
+      if (deps_.progress) {
+        deps_.progress->Step(cell, int(cells_.size()), fmt::format("mc item {}/{}", i + 1, n),
+                             eta_.FractionDone(), eta_.SecondsLeft());
+      }
+    }
+    return std::nullopt;
+  }
+
   // The shortest prefix of the prose passage that the model's tokenizer turns into at least
   // `n` tokens (special tokens included), found by bisection over word boundaries.
   std::optional<CellError> PromptOfTokens(int64_t n, std::string* text, int64_t* n_tokens) {
@@ -494,6 +573,7 @@ class Runner {
   std::map<std::string, ModelFacts> facts_;
   std::map<std::string, std::pair<std::string, int64_t>> prompts_;
   std::string corpus_text_, corpus_sha256_;
+  std::optional<quality::McDataset> mc_;
   std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };
 

@@ -63,4 +63,14 @@ Summary Summarize(std::span<const double> xs) {
   return out;
 }
 
+Interval Wilson(int64_t successes, int64_t n, double z) {
+  if (n <= 0) return {0, 0};
+  const double nn = static_cast<double>(n);
+  const double p = static_cast<double>(successes) / nn;
+  const double z2 = z * z;
+  const double center = (p + z2 / (2 * nn)) / (1 + z2 / nn);
+  const double half = z / (1 + z2 / nn) * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
+  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
 }  // namespace pipette::stats

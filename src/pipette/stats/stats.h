@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -30,5 +31,11 @@ struct Summary {
 };
 // All of the above at once; n == 0 gives an all-zero summary.
 Summary Summarize(std::span<const double> xs);
+
+// 95% (z = 1.96) Wilson score interval for a proportion of `successes` out of `n`.
+struct Interval {
+  double low = 0, high = 0;
+};
+Interval Wilson(int64_t successes, int64_t n, double z = 1.959963984540054);
 
 }  // namespace pipette::stats

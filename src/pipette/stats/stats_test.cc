@@ -56,6 +56,20 @@ TEST(Stats, PercentileLinearInterpolation) {
   EXPECT_DOUBLE_EQ(Percentile(xs, 100), 10);
 }
 
+TEST(Stats, WilsonInterval) {
+  // Reference values (statsmodels proportion_confint(method="wilson")):
+  // 8/10 -> (0.4901625, 0.9433178); 0/10 -> (0, 0.2775328); 50/100 -> (0.4038315, 0.5961685).
+  Interval a = Wilson(8, 10);
+  EXPECT_NEAR(a.low, 0.4901625, 1e-6);
+  EXPECT_NEAR(a.high, 0.9433178, 1e-6);
+  Interval b = Wilson(0, 10);
+  EXPECT_NEAR(b.low, 0.0, 1e-12);
+  EXPECT_NEAR(b.high, 0.2775328, 1e-6);
+  Interval c = Wilson(50, 100);
+  EXPECT_NEAR(c.low, 0.4038315, 1e-6);
+  EXPECT_NEAR(c.high, 0.5961685, 1e-6);
+}
+
 TEST(Stats, EmptySummary) {
   std::vector<double> none;
   Summary s = Summarize(none);
