@@ -411,6 +411,44 @@ quality:
   EXPECT_EQ(items, 3);
 }
 
+TEST_F(E2E, GenerationIsJudgedByItsCheckersWithTheModelsChatTemplate) {
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: 2
+quality:
+  gen: {limit: 3}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("gen format_ok / task_acc"), std::string::npos) << o.out;
+  const json doc = ReportJson();
+  int found = 0;
+  for (const json& r : doc["results"]) {
+    if (r["test"] != "gen" || r["subset"] != "") continue;
+    ++found;
+    EXPECT_EQ(r["n"], 3);
+    EXPECT_EQ(r["samples"].size(), 3u);
+    EXPECT_LE(r["ci_low"].get<double>(), r["value"].get<double>());
+    EXPECT_GE(r["ci_high"].get<double>(), r["value"].get<double>());
+  }
+  EXPECT_EQ(found, 2);  // format_ok and task_acc
+  // Outputs, stop reasons and the template's hash are stored with each item.
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto samples = (*store)->Samples((*(*store)->Cells(1))[0].id);
+  ASSERT_TRUE(samples.ok());
+  int items = 0;
+  for (const auto& s : *samples) {
+    if (s.test == "gen_dataset") EXPECT_EQ(s.raw["template_sha256"].get<std::string>().size(), 64u);
+    if (s.test != "gen") continue;
+    ++items;
+    EXPECT_TRUE(s.raw["stop"] == "eog" || s.raw["stop"] == "max_tokens");
+    EXPECT_FALSE(s.raw["tokens"].empty());
+    EXPECT_FALSE(s.raw["item"]["checkers"].empty());
+  }
+  EXPECT_EQ(items, 3);
+}
+
 struct BadCase {
   const char* name;
   const char* yaml;

@@ -277,39 +277,51 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
   return spec;
 }
 
-Result<McSpec> ParseMc(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
-  McSpec spec;
-  spec.line = Line(node);
-  std::string dataset;
+// dataset: and limit: of a dataset workload (mc, gen).
+Status ParseDatasetOptions(const Where& w, const YAML::Node& node, const LoadOptions& opt,
+                           const std::string& workload, const char* default_file,
+                           std::string* dataset, int* limit) {
+  std::string written;
   YAML::Node dataset_node = node;
   if (node.IsMap()) {
     KeySet keys;
     for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in mc "); !st) return st.error();
+      if (auto st = keys.Add(w, kv.first, "in " + workload + " "); !st) return st;
       const std::string key = kv.first.Scalar();
       if (key == "dataset") {
-        auto s = Scalar(w, kv.second, "mc.dataset");
+        auto s = Scalar(w, kv.second, workload + ".dataset");
         if (!s) return s.error();
-        dataset = *s;
+        written = *s;
         dataset_node = kv.second;
       } else if (key == "limit") {
-        auto i = Integer(w, kv.second, "mc.limit", 0, 1 << 30);
+        auto i = Integer(w, kv.second, workload + ".limit", 0, 1 << 30);
         if (!i) return i.error();
-        spec.limit = static_cast<int>(*i);
+        *limit = static_cast<int>(*i);
       } else {
-        return w.At(kv.first, fmt::format("unknown key '{}' in mc{}", key,
+        return w.At(kv.first, fmt::format("unknown key '{}' in {}{}", key, workload,
                                           DidYouMean(key, {"dataset", "limit"})));
       }
     }
   } else if (!node.IsNull()) {
-    return w.At(node, "mc: takes a mapping (dataset:, limit:) or nothing");
+    return w.At(node, workload + ": takes a mapping (dataset:, limit:) or nothing");
   }
-  if (dataset.empty()) {
-    spec.dataset = (fs::path(opt.datasets_dir) / kDefaultMcDataset).lexically_normal().string();
-  } else {
-    auto p = ResolveDataPath(w, dataset_node, dataset, "multiple-choice dataset");
-    if (!p) return p.error();
-    spec.dataset = *p;
+  if (written.empty()) {
+    *dataset = (fs::path(opt.datasets_dir) / default_file).lexically_normal().string();
+    return {};
+  }
+  auto p = ResolveDataPath(w, dataset_node, written, workload + " dataset");
+  if (!p) return p.error();
+  *dataset = *p;
+  return {};
+}
+
+Result<McSpec> ParseMc(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
+  McSpec spec;
+  spec.line = Line(node);
+  if (auto st =
+          ParseDatasetOptions(w, node, opt, "mc", kDefaultMcDataset, &spec.dataset, &spec.limit);
+      !st) {
+    return st.error();
   }
   // A malformed line is bad input: it names the dataset file and line.
   auto ds = quality::LoadMcDataset(spec.dataset);
@@ -320,6 +332,25 @@ Result<McSpec> ParseMc(const Where& w, const YAML::Node& node, const LoadOptions
       spec.max_bytes = std::max<int64_t>(
           spec.max_bytes, int64_t(McPrompt(item.question).size() + McContinuation(choice).size()));
     }
+  }
+  return spec;
+}
+
+Result<GenSpec> ParseGen(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
+  GenSpec spec;
+  spec.line = Line(node);
+  if (auto st =
+          ParseDatasetOptions(w, node, opt, "gen", kDefaultGenDataset, &spec.dataset, &spec.limit);
+      !st) {
+    return st.error();
+  }
+  auto ds = quality::LoadGenDataset(spec.dataset);
+  if (!ds) return ds.error();
+  spec.n_items = static_cast<int64_t>(ds->items.size());
+  for (const auto& item : ds->items) {
+    // Bytes bound tokens; 64 tokens for the template's own markers.
+    spec.max_need = std::max<int64_t>(
+        spec.max_need, int64_t(item.prompt.size() + item.system.size()) + 64 + item.max_tokens);
   }
   return spec;
 }
@@ -335,13 +366,17 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
       auto p = ParsePpl(w, kv.second, opt);
       if (!p) return p.error();
       ex->ppl = *p;
+    } else if (key == "gen") {
+      auto g = ParseGen(w, kv.second, opt);
+      if (!g) return g.error();
+      ex->gen = *g;
     } else if (key == "mc") {
       auto m = ParseMc(w, kv.second, opt);
       if (!m) return m.error();
       ex->mc = *m;
     } else {
-      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: ppl, mc)", key,
-                                        DidYouMean(key, {"ppl", "mc"})));
+      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: ppl, mc, gen)",
+                                        key, DidYouMean(key, {"ppl", "mc", "gen"})));
     }
   }
   return {};
@@ -403,6 +438,7 @@ nlohmann::json Experiment::Canonical() const {
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
   if (mc) j["quality"]["mc"] = {{"dataset", mc->dataset}, {"limit", mc->limit}};
+  if (gen) j["quality"]["gen"] = {{"dataset", gen->dataset}, {"limit", gen->limit}};
   if (ppl) {
     j["quality"]["ppl"] = {{"corpus", ppl->corpus}, {"n_ctx", ppl->n_ctx}, {"chunks", ppl->chunks}};
   }
@@ -562,7 +598,7 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     }
   }
   if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
-  if (!have_tests && !ex.ppl && !ex.mc) {
+  if (!have_tests && !ex.ppl && !ex.mc && !ex.gen) {
     return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   }
   if (ex.runtimes.empty()) {

@@ -54,6 +54,16 @@ struct McSpec {
 };
 inline constexpr const char* kDefaultMcDataset = "mc/pipette-mc-v1.jsonl";
 
+// Generation with checkers (shared/METRICS.md "gen tasks"): greedy, the model's chat template.
+struct GenSpec {
+  std::string dataset;  // absolute path to the JSONL file
+  int limit = 0;        // the first `limit` items; 0 = all
+  int64_t n_items = 0;
+  int64_t max_need = 0;  // bound on prompt + template + generated tokens of the largest item
+  int line = 0;
+};
+inline constexpr const char* kDefaultGenDataset = "gen/pipette-gen-v1.jsonl";
+
 // The text a multiple-choice item is scored in: the question, then each choice as the
 // continuation of "Answer:" (lm-evaluation-harness style).
 std::string McPrompt(const std::string& question);
@@ -78,6 +88,7 @@ struct Experiment {
   std::vector<TestSpec> tests;
   std::optional<PplSpec> ppl;  // quality: ppl
   std::optional<McSpec> mc;    // quality: mc
+  std::optional<GenSpec> gen;  // quality: gen
   int repetitions = 5;
   int warmup = 1;
   double timeout_s = 300;  // per worker request

@@ -4,6 +4,8 @@
 #include <map>
 #include <string_view>
 
+#include "pipette/quality/checkers.h"
+#include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 
 namespace pipette::metrics {
@@ -147,17 +149,66 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::Sample
   if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
 }
 
+// One item's outcome for proportion figures (accuracy, format compliance).
+struct Proportion {
+  std::string language, task_type;
+  std::map<std::string, bool> ok;  // metric -> passed
+};
+
+// Rows for the whole set, per language, per task type and per both, with Wilson intervals; the
+// per-item 0/1 outcomes are the samples.
+void AddProportionRows(const ResultRow& base, const std::string& test, const json& info,
+                       const std::vector<Proportion>& items,
+                       const std::vector<std::string>& metrics, std::vector<ResultRow>* rows) {
+  auto in_subset = [](const Proportion& o, const std::string& sub) {
+    return sub.empty() || sub == o.language || sub == o.task_type ||
+           sub == o.language + "/" + o.task_type;
+  };
+  std::vector<std::string> subsets = {""};
+  for (const auto& o : items) {
+    for (const std::string& sub : {o.language, o.task_type, o.language + "/" + o.task_type}) {
+      if (sub.empty() || sub.front() == '/' || sub.back() == '/') continue;
+      if (std::find(subsets.begin(), subsets.end(), sub) == subsets.end()) subsets.push_back(sub);
+    }
+  }
+  for (const std::string& sub : subsets) {
+    for (const std::string& metric : metrics) {
+      int64_t n = 0, k = 0;
+      std::vector<double> per_item;
+      for (const auto& o : items) {
+        if (!in_subset(o, sub)) continue;
+        const bool ok = o.ok.at(metric);
+        ++n;
+        k += ok;
+        per_item.push_back(ok ? 1.0 : 0.0);
+      }
+      if (n == 0) continue;
+      ResultRow r = base;
+      r.test = test;
+      r.metric = metric;
+      r.unit = "fraction";
+      r.subset = sub;
+      r.dataset = info.value("path", "");
+      r.dataset_sha256 = info.value("sha256", "");
+      r.value = double(k) / double(n);
+      const stats::Interval ci = stats::Wilson(k, n);
+      r.ci_low = ci.low;
+      r.ci_high = ci.high;
+      r.samples = per_item;
+      r.summary.n = size_t(n);
+      r.summary.median = r.summary.mean = r.summary.min = r.summary.max = r.value;
+      rows->push_back(std::move(r));
+    }
+  }
+}
+
 // Multiple choice: for each item, each choice's summed log-probability; acc picks the highest
 // sum, acc_norm the highest sum per UTF-8 byte of the choice (first on ties). Rows for the whole
 // set, per language, per task type and per language and task type, with Wilson intervals.
 void AddMcRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
                std::vector<ResultRow>* rows) {
   const json* info = nullptr;
-  struct Outcome {
-    std::string language, task_type;
-    bool acc, acc_norm;
-  };
-  std::vector<Outcome> outcomes;
+  std::vector<Proportion> props;
   for (const auto& s : samples) {
     if (s.test == "mc_dataset") info = &s.raw;
     if (s.test != "mc") continue;
@@ -178,50 +229,35 @@ void AddMcRows(const ResultRow& base, const std::vector<store::SampleRecord>& sa
       }
     }
     const int answer = s.raw.value("answer", -1);
-    outcomes.push_back({s.raw.value("language", ""), s.raw.value("task_type", ""), best == answer,
-                        best_norm == answer});
+    props.push_back({s.raw.value("language", ""),
+                     s.raw.value("task_type", ""),
+                     {{"acc", best == answer}, {"acc_norm", best_norm == answer}}});
   }
   if (!info) return;
-  auto in_subset = [](const Outcome& o, const std::string& sub) {
-    return sub.empty() || sub == o.language || sub == o.task_type ||
-           sub == o.language + "/" + o.task_type;
-  };
-  std::vector<std::string> subsets = {""};
-  for (const auto& o : outcomes) {
-    for (const std::string& sub : {o.language, o.task_type, o.language + "/" + o.task_type}) {
-      if (sub.empty() || sub.front() == '/' || sub.back() == '/') continue;
-      if (std::find(subsets.begin(), subsets.end(), sub) == subsets.end()) subsets.push_back(sub);
+  AddProportionRows(base, "mc", *info, props, {"acc", "acc_norm"}, rows);
+}
+
+// Generation: every item's output judged by its checkers (quality/checkers.h).
+void AddGenRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                std::vector<ResultRow>* rows) {
+  const json* info = nullptr;
+  std::vector<Proportion> props;
+  for (const auto& s : samples) {
+    if (s.test == "gen_dataset") info = &s.raw;
+    if (s.test != "gen") continue;
+    const json& item = s.raw["item"];
+    quality::GenItem gi;
+    gi.id = item.value("id", "");
+    for (const json& c : item["checkers"]) {
+      gi.checkers.push_back({c.value("type", ""), c.value("role", ""), c.value("spec", json())});
     }
+    const quality::Verdict v = quality::Judge(gi, s.raw.value("text", ""));
+    props.push_back({item.value("language", ""),
+                     item.value("task_type", ""),
+                     {{"format_ok", v.format_ok}, {"task_acc", v.task_ok}}});
   }
-  for (const std::string& sub : subsets) {
-    for (const std::string metric : {"acc", "acc_norm"}) {
-      int64_t n = 0, k = 0;
-      std::vector<double> per_item;
-      for (const auto& o : outcomes) {
-        if (!in_subset(o, sub)) continue;
-        const bool ok = metric == "acc" ? o.acc : o.acc_norm;
-        ++n;
-        k += ok;
-        per_item.push_back(ok ? 1.0 : 0.0);
-      }
-      if (n == 0) continue;
-      ResultRow r = base;
-      r.test = "mc";
-      r.metric = metric;
-      r.unit = "fraction";
-      r.subset = sub;
-      r.dataset = info->value("path", "");
-      r.dataset_sha256 = info->value("sha256", "");
-      r.value = double(k) / double(n);
-      const stats::Interval ci = stats::Wilson(k, n);
-      r.ci_low = ci.low;
-      r.ci_high = ci.high;
-      r.samples = per_item;
-      r.summary.n = size_t(n);
-      r.summary.median = r.summary.mean = r.summary.min = r.summary.max = r.value;
-      rows->push_back(std::move(r));
-    }
-  }
+  if (!info) return;
+  AddProportionRows(base, "gen", *info, props, {"format_ok", "task_acc"}, rows);
 }
 
 // ppl over every scored token of the corpus; the per-chunk figures become the samples.
@@ -317,6 +353,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     }
     AddPplRows(base, c.samples, &rows);
     AddMcRows(base, c.samples, &rows);
+    AddGenRows(base, c.samples, &rows);
     for (const auto& s : c.samples) {
       if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
         ResultRow r = base;

@@ -77,10 +77,12 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     if (k == "threads" || values[k].size() > 1) param_cols.push_back(k);
   }
   std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
+  std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen;
   for (const auto& r : data.rows) {
     if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
     if (r.metric == "ppl") ppl[r.cell_id] = &r;
     if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell_id] = &r;
+    if (r.test == "gen" && r.subset.empty()) gen[r.cell_id][r.metric] = &r;
   }
   std::set<int64_t> runs;
   for (const auto& r : data.rows) runs.insert(r.run_id);
@@ -108,6 +110,10 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     header.push_back("mc acc [95% CI]");
     right.push_back(true);
   }
+  if (!gen.empty()) {
+    header.push_back("gen format_ok / task_acc");
+    right.push_back(true);
+  }
   header.push_back("peak RSS");
   right.push_back(true);
 
@@ -121,7 +127,7 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     // A cell without speed tests gets one line, on its first quality figure.
     const bool quality_only =
         !cells_with_speed.count(r.cell_id) && !quality_line.count(r.cell_id) &&
-        (r.metric == "ppl" || (r.test == "mc" && r.metric == "acc" && r.subset.empty()));
+        (r.metric == "ppl" || ((r.test == "mc" || r.test == "gen") && r.subset.empty()));
     if (quality_only) quality_line.insert(r.cell_id);
     if (!metrics::IsHeadline(r) && !quality_only) continue;
     std::vector<std::string> row;
@@ -146,6 +152,15 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
                                   : fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * q->second->value,
                                                 100 * q->second->ci_low.value_or(0),
                                                 100 * q->second->ci_high.value_or(0)));
+    }
+    if (!gen.empty()) {
+      auto q = gen.find(r.cell_id);
+      std::string cell_text;
+      if (q != gen.end() && q->second.count("format_ok") && q->second.count("task_acc")) {
+        cell_text = fmt::format("{:.1f}% / {:.1f}%", 100 * q->second.at("format_ok")->value,
+                                100 * q->second.at("task_acc")->value);
+      }
+      row.push_back(cell_text);
     }
     auto it = peak.find(r.cell_id);
     row.push_back(it == peak.end() || !it->second->na_reason.empty()

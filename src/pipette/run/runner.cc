@@ -134,6 +134,10 @@ class Runner {
         if (ex_.ppl->chunks > 0) chunks = std::min<double>(chunks, ex_.ppl->chunks);
         eta_.Plan("ppl", chunks * ex_.ppl->n_ctx);
       }
+      if (ex_.gen) {
+        eta_.Plan("gen", ex_.gen->limit > 0 ? std::min<int64_t>(ex_.gen->limit, ex_.gen->n_items)
+                                            : ex_.gen->n_items);
+      }
       if (ex_.mc) {
         eta_.Plan("mc", ex_.mc->limit > 0 ? std::min<int64_t>(ex_.mc->limit, ex_.mc->n_items)
                                           : ex_.mc->n_items);
@@ -312,6 +316,9 @@ class Runner {
     }
     if (ex_.mc) {
       if (auto e = RunMc(cell, rec)) return e;
+    }
+    if (ex_.gen) {
+      if (auto e = RunGen(cell, rec)) return e;
     }
 
     json mem;
@@ -511,6 +518,61 @@ class Runner {
     return std::nullopt;
   }
 
+  // Generation: each item's prompt through the model's chat template, greedy; the raw output and
+  // the item's checkers are stored together, the verdicts derived.
+  std::optional<CellError> RunGen(const plan::Cell& cell, const store::CellRecord& rec) {
+    const config::GenSpec& spec = *ex_.gen;
+    if (!gen_) {
+      auto ds = quality::LoadGenDataset(spec.dataset);
+      if (!ds) return CellError{ds.error().message, false};
+      gen_ = std::move(*ds);
+    }
+    const size_t n =
+        spec.limit > 0 ? std::min<size_t>(spec.limit, gen_->items.size()) : gen_->items.size();
+    std::string template_sha256;
+    for (size_t i = 0; i < n; ++i) {
+      if (Stopped()) return CellError{"interrupted", false};
+      const quality::GenItem& item = gen_->items[i];
+      json messages = json::array();
+      if (!item.system.empty()) messages.push_back({{"role", "system"}, {"content", item.system}});
+      messages.push_back({{"role", "user"}, {"content", item.prompt}});
+      json resp;
+      const auto t0 = std::chrono::steady_clock::now();
+      if (auto e = Call({{"op", "chat"},
+                         {"messages", messages},
+                         {"max_tokens", item.max_tokens},
+                         {"n_batch", applied_n_batch_}},
+                        &resp)) {
+        return e;
+      }
+      eta_.Done("gen", 1, Seconds(t0));
+      if (i == 0) {
+        template_sha256 = Sha256Hex(resp.value("template", ""));
+        json info = {{"path", gen_->path},
+                     {"sha256", gen_->sha256},
+                     {"n_items", n},
+                     {"template_sha256", template_sha256}};
+        if (auto e = Keep(rec, "gen_dataset", 0, false, info)) return e;
+      }
+      json checkers = json::array();
+      for (const auto& c : item.checkers) {
+        checkers.push_back({{"type", c.type}, {"role", c.role}, {"spec", c.spec}});
+      }
+      json raw = RawFacts(resp);
+      raw.erase("template");  // one copy, hashed, in gen_dataset
+      raw["item"] = {{"id", item.id},
+                     {"language", item.language},
+                     {"task_type", item.task_type},
+                     {"checkers", checkers}};
+      if (auto e = Keep(rec, "gen", static_cast<int>(i), false, raw)) return e;
+      if (deps_.progress) {
+        deps_.progress->Step(cell, int(cells_.size()), fmt::format("gen item {}/{}", i + 1, n),
+                             eta_.FractionDone(), eta_.SecondsLeft());
+      }
+    }
+    return std::nullopt;
+  }
+
   // The shortest prefix of the prose passage that the model's tokenizer turns into at least
   // `n` tokens (special tokens included), found by bisection over word boundaries.
   std::optional<CellError> PromptOfTokens(int64_t n, std::string* text, int64_t* n_tokens) {
@@ -574,6 +636,7 @@ class Runner {
   std::map<std::string, std::pair<std::string, int64_t>> prompts_;
   std::string corpus_text_, corpus_sha256_;
   std::optional<quality::McDataset> mc_;
+  std::optional<quality::GenDataset> gen_;
   std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };
 
