@@ -439,7 +439,9 @@ quality:
   ASSERT_TRUE(samples.ok());
   int items = 0;
   for (const auto& s : *samples) {
-    if (s.test == "gen_dataset") EXPECT_EQ(s.raw["template_sha256"].get<std::string>().size(), 64u);
+    if (s.test == "gen_dataset") {
+      EXPECT_EQ(s.raw["template_sha256"].get<std::string>().size(), 64u);
+    }
     if (s.test != "gen") continue;
     ++items;
     EXPECT_TRUE(s.raw["stop"] == "eog" || s.raw["stop"] == "max_tokens");
