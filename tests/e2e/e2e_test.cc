@@ -451,6 +451,33 @@ quality:
   EXPECT_EQ(items, 3);
 }
 
+TEST_F(E2E, ModelComparedWithItselfHasKldExactlyZero) {
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: [2, 1]
+quality:
+  kld: {reference: smollm2-135m-instruct-q4_1, chunks: 1, top_k: 16}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("kld mean / top1 agree"), std::string::npos) << o.out;
+  const json doc = ReportJson();
+  for (int cell : {1, 2}) {
+    SCOPED_TRACE(cell);
+    const json* mean = Find(doc["results"], cell, "kld", "kld_mean");
+    const json* top1 = Find(doc["results"], cell, "kld", "top1_agree");
+    const json* ratio = Find(doc["results"], cell, "kld", "ppl_ratio");
+    const json* tail = Find(doc["results"], cell, "kld", "ref_tail_mass");
+    ASSERT_TRUE(mean && top1 && ratio && tail);
+    EXPECT_EQ((*mean)["value"].get<double>(), 0.0);  // exactly
+    EXPECT_EQ(Find(doc["results"], cell, "kld", "kld_max")->at("value").get<double>(), 0.0);
+    EXPECT_EQ((*top1)["value"].get<double>(), 1.0);
+    EXPECT_EQ((*ratio)["value"].get<double>(), 1.0);
+    EXPECT_EQ((*mean)["n"], 256);                    // the scored half of one 512-token chunk
+    EXPECT_GT((*tail)["value"].get<double>(), 0.0);  // reported, so the bound can be judged
+  }
+}
+
 struct BadCase {
   const char* name;
   const char* yaml;
@@ -488,6 +515,9 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
       {"bad mc line",
        "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: bad.jsonl}\n",
        "bad.jsonl:2: not valid JSON"},
+      {"kld reference",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  kld: {reference: smollm2}\n",
+       "kld reference 'smollm2' is not a model of this file"},
       {"ppl typo", "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {chunk: 2}\n",
        "ex.yaml:3:9: unknown key 'chunk' in ppl (did you mean 'chunks'?)"},
       {"missing corpus",

@@ -355,6 +355,51 @@ Result<GenSpec> ParseGen(const Where& w, const YAML::Node& node, const LoadOptio
   return spec;
 }
 
+Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
+  KldSpec spec;
+  spec.line = Line(node);
+  if (!node.IsMap()) return w.At(node, "kld: needs at least 'reference:' (a model of this file)");
+  std::string corpus;
+  YAML::Node corpus_node = node;
+  KeySet keys;
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in kld "); !st) return st.error();
+    const std::string key = kv.first.Scalar();
+    if (key == "reference") {
+      auto s = Scalar(w, kv.second, "kld.reference");
+      if (!s) return s.error();
+      spec.reference = *s;
+    } else if (key == "corpus") {
+      auto s = Scalar(w, kv.second, "kld.corpus");
+      if (!s) return s.error();
+      corpus = *s;
+      corpus_node = kv.second;
+    } else if (key == "n_ctx" || key == "chunks" || key == "top_k") {
+      auto i = Integer(w, kv.second, "kld." + key,
+                       key == "chunks"  ? 0
+                       : key == "top_k" ? 1
+                                        : 4,
+                       key == "top_k" ? 1000 : 1 << 20);
+      if (!i) return i.error();
+      (key == "n_ctx" ? spec.n_ctx : key == "chunks" ? spec.chunks : spec.top_k) = int(*i);
+    } else {
+      return w.At(
+          kv.first,
+          fmt::format("unknown key '{}' in kld{}", key,
+                      DidYouMean(key, {"reference", "corpus", "n_ctx", "chunks", "top_k"})));
+    }
+  }
+  if (spec.reference.empty()) return w.At(node, "kld: needs 'reference:' (a model of this file)");
+  if (corpus.empty()) {
+    spec.corpus = (fs::path(opt.datasets_dir) / kDefaultPplCorpus).lexically_normal().string();
+  } else {
+    auto p = ResolveDataPath(w, corpus_node, corpus, "corpus file");
+    if (!p) return p.error();
+    spec.corpus = *p;
+  }
+  return spec;
+}
+
 Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& opt,
                     Experiment* ex) {
   if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
@@ -366,6 +411,10 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
       auto p = ParsePpl(w, kv.second, opt);
       if (!p) return p.error();
       ex->ppl = *p;
+    } else if (key == "kld") {
+      auto k = ParseKld(w, kv.second, opt);
+      if (!k) return k.error();
+      ex->kld = *k;
     } else if (key == "gen") {
       auto g = ParseGen(w, kv.second, opt);
       if (!g) return g.error();
@@ -375,8 +424,9 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
       if (!m) return m.error();
       ex->mc = *m;
     } else {
-      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: ppl, mc, gen)",
-                                        key, DidYouMean(key, {"ppl", "mc", "gen"})));
+      return w.At(kv.first,
+                  fmt::format("unknown quality workload '{}'{} (workloads: ppl, kld, mc, gen)", key,
+                              DidYouMean(key, {"ppl", "kld", "mc", "gen"})));
     }
   }
   return {};
@@ -439,6 +489,13 @@ nlohmann::json Experiment::Canonical() const {
   for (const auto& t : tests) j["tests"].push_back(t.name);
   if (mc) j["quality"]["mc"] = {{"dataset", mc->dataset}, {"limit", mc->limit}};
   if (gen) j["quality"]["gen"] = {{"dataset", gen->dataset}, {"limit", gen->limit}};
+  if (kld) {
+    j["quality"]["kld"] = {{"reference", kld->reference},
+                           {"corpus", kld->corpus},
+                           {"n_ctx", kld->n_ctx},
+                           {"chunks", kld->chunks},
+                           {"top_k", kld->top_k}};
+  }
   if (ppl) {
     j["quality"]["ppl"] = {{"corpus", ppl->corpus}, {"n_ctx", ppl->n_ctx}, {"chunks", ppl->chunks}};
   }
@@ -598,7 +655,20 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     }
   }
   if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
-  if (!have_tests && !ex.ppl && !ex.mc && !ex.gen) {
+  if (ex.kld) {
+    // The reference must be a model of this file; its cells run first.
+    auto it = std::find_if(ex.models.begin(), ex.models.end(),
+                           [&](const ModelSpec& m) { return m.name == ex.kld->reference; });
+    if (it == ex.models.end()) {
+      std::vector<std::string> names;
+      for (const auto& m : ex.models) names.push_back(m.name);
+      return InputError(fmt::format("{}:{}: kld reference '{}' is not a model of this file{}", path,
+                                    ex.kld->line, ex.kld->reference,
+                                    DidYouMean(ex.kld->reference, names)));
+    }
+    std::rotate(ex.models.begin(), it, it + 1);
+  }
+  if (!have_tests && !ex.ppl && !ex.mc && !ex.gen && !ex.kld) {
     return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   }
   if (ex.runtimes.empty()) {

@@ -69,6 +69,18 @@ inline constexpr const char* kDefaultGenDataset = "gen/pipette-gen-v1.jsonl";
 std::string McPrompt(const std::string& question);
 std::string McContinuation(const std::string& choice);
 
+// KL divergence against a reference model of the same experiment (shared/METRICS.md "kld"),
+// on the scored positions of ppl, with the reference's distribution kept as its top-k
+// log-probabilities plus the mass of the rest (docs/metrics.md says why and the error bound).
+struct KldSpec {
+  std::string reference;  // name of a model of this experiment
+  std::string corpus;     // absolute path
+  int n_ctx = 512;
+  int chunks = 8;  // 0 = all
+  int top_k = 128;
+  int line = 0;
+};
+
 // The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.
 inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
 
@@ -89,6 +101,7 @@ struct Experiment {
   std::optional<PplSpec> ppl;  // quality: ppl
   std::optional<McSpec> mc;    // quality: mc
   std::optional<GenSpec> gen;  // quality: gen
+  std::optional<KldSpec> kld;  // quality: kld
   int repetitions = 5;
   int warmup = 1;
   double timeout_s = 300;  // per worker request

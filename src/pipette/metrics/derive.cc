@@ -1,11 +1,14 @@
 #include "pipette/metrics/derive.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <string_view>
 
 #include "pipette/quality/checkers.h"
 #include "pipette/quality/datasets.h"
+#include "pipette/quality/kld.h"
 #include "pipette/quality/ppl.h"
 
 namespace pipette::metrics {
@@ -260,6 +263,72 @@ void AddGenRows(const ResultRow& base, const std::vector<store::SampleRecord>& s
   AddProportionRows(base, "gen", *info, props, {"format_ok", "task_acc"}, rows);
 }
 
+// KL divergence against the reference cell's stored top-k distribution, position by position.
+void AddKldRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                const std::map<int64_t, const CellSamples*>& by_id, std::vector<ResultRow>* rows) {
+  std::vector<quality::KldPosition> positions;
+  std::vector<double> chunk_means;
+  int64_t ref_cell = 0;
+  std::string corpus_sha;
+  for (const auto& s : samples) {
+    if (s.test != "kld") continue;
+    ref_cell = s.raw["request"].value("ref_cell_id", int64_t{0});
+    auto it = by_id.find(ref_cell);
+    if (it == by_id.end()) continue;
+    const store::SampleRecord* ref = nullptr;
+    for (const auto& r : it->second->samples) {
+      if (r.test == "kld_ref" && r.rep == s.rep) ref = &r;
+    }
+    if (!ref) continue;
+    corpus_sha = ref->raw["request"].value("corpus_sha256", "");
+    const json& top = ref->raw["top_logprobs"];
+    const json& ids_lp = s.raw["ids_logprob"];
+    const size_t n = std::min({top.size(), ids_lp.size(), s.raw["logprob"].size()});
+    std::vector<quality::KldPosition> chunk;
+    for (size_t j = 0; j < n; ++j) {
+      const auto rl = top[j].get<std::vector<double>>();
+      const auto tl = ids_lp[j].get<std::vector<double>>();
+      quality::KldPosition p;
+      p.kl = quality::CoarseKlDivergence(rl, tl);
+      p.same_top1 = s.raw["argmax"][j] == ref->raw["argmax"][j];
+      p.ref_correct_lp = ref->raw["logprob"][j].get<double>();
+      p.test_correct_lp = s.raw["logprob"][j].get<double>();
+      chunk.push_back(p);
+    }
+    chunk_means.push_back(quality::SummarizeKld(chunk).mean);
+    positions.insert(positions.end(), chunk.begin(), chunk.end());
+  }
+  if (positions.empty()) return;
+  const quality::KldSummary k = quality::SummarizeKld(positions);
+  auto add = [&](const std::string& metric, const std::string& unit, double v) {
+    ResultRow r = base;
+    r.test = "kld";
+    r.metric = metric;
+    r.unit = unit;
+    r.value = v;
+    r.dataset_sha256 = corpus_sha;
+    r.subset = fmt::format("reference cell {}", ref_cell);
+    if (metric == "kld_mean") {
+      r.samples = chunk_means;
+      r.summary = stats::Summarize(chunk_means);
+    } else {
+      r.samples = {v};
+      r.summary = stats::Summarize(r.samples);
+    }
+    r.summary.n = size_t(k.n);
+    r.summary.noisy = false;
+    rows->push_back(std::move(r));
+  };
+  add("kld_mean", "nats", k.mean);
+  add("kld_median", "nats", k.median);
+  add("kld_p99", "nats", k.p99);
+  add("kld_max", "nats", k.max);
+  add("top1_agree", "fraction", k.top1_agree);
+  add("rms_dp", "probability", k.rms_dp);
+  add("ppl_ratio", "ratio", k.ppl_ratio);
+  add("ref_tail_mass", "probability", k.ref_tail_mean);
+}
+
 // ppl over every scored token of the corpus; the per-chunk figures become the samples.
 void AddPplRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
                 std::vector<ResultRow>* rows) {
@@ -307,6 +376,8 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       if (s.test == "load") loads[c.cell.id] = &s;
     }
   }
+  std::map<int64_t, const CellSamples*> by_id;
+  for (const CellSamples& c : cells) by_id[c.cell.id] = &c;
   std::vector<ResultRow> rows;
   for (const CellSamples& c : cells) {
     RowBuilder b;
@@ -354,6 +425,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     AddPplRows(base, c.samples, &rows);
     AddMcRows(base, c.samples, &rows);
     AddGenRows(base, c.samples, &rows);
+    AddKldRows(base, c.samples, by_id, &rows);
     for (const auto& s : c.samples) {
       if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
         ResultRow r = base;

@@ -41,7 +41,8 @@ Status ResolveContext(const config::Experiment& ex, Cell& c) {
   // longest item's bytes bound its tokens.
   const int64_t need =
       std::max({TokensNeeded(ex.tests, depth), int64_t{ex.ppl ? ex.ppl->n_ctx : 0},
-                ex.mc ? ex.mc->max_bytes + 8 : int64_t{0}, ex.gen ? ex.gen->max_need : int64_t{0}});
+                ex.mc ? ex.mc->max_bytes + 8 : int64_t{0}, ex.gen ? ex.gen->max_need : int64_t{0},
+                int64_t{ex.kld ? ex.kld->n_ctx : 0}});
   int64_t n_ctx = c.IntParam("n_ctx");
   if (n_ctx == 0) {
     n_ctx = need;

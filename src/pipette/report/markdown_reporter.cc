@@ -77,12 +77,13 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     if (k == "threads" || values[k].size() > 1) param_cols.push_back(k);
   }
   std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
-  std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen;
+  std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen, kld;
   for (const auto& r : data.rows) {
     if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
     if (r.metric == "ppl") ppl[r.cell_id] = &r;
     if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell_id] = &r;
     if (r.test == "gen" && r.subset.empty()) gen[r.cell_id][r.metric] = &r;
+    if (r.test == "kld") kld[r.cell_id][r.metric] = &r;
   }
   std::set<int64_t> runs;
   for (const auto& r : data.rows) runs.insert(r.run_id);
@@ -114,6 +115,10 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     header.push_back("gen format_ok / task_acc");
     right.push_back(true);
   }
+  if (!kld.empty()) {
+    header.push_back("kld mean / top1 agree");
+    right.push_back(true);
+  }
   header.push_back("peak RSS");
   right.push_back(true);
 
@@ -127,7 +132,8 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     // A cell without speed tests gets one line, on its first quality figure.
     const bool quality_only =
         !cells_with_speed.count(r.cell_id) && !quality_line.count(r.cell_id) &&
-        (r.metric == "ppl" || ((r.test == "mc" || r.test == "gen") && r.subset.empty()));
+        (r.metric == "ppl" || ((r.test == "mc" || r.test == "gen") && r.subset.empty()) ||
+         r.metric == "kld_mean");
     if (quality_only) quality_line.insert(r.cell_id);
     if (!metrics::IsHeadline(r) && !quality_only) continue;
     std::vector<std::string> row;
@@ -159,6 +165,15 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
       if (q != gen.end() && q->second.count("format_ok") && q->second.count("task_acc")) {
         cell_text = fmt::format("{:.1f}% / {:.1f}%", 100 * q->second.at("format_ok")->value,
                                 100 * q->second.at("task_acc")->value);
+      }
+      row.push_back(cell_text);
+    }
+    if (!kld.empty()) {
+      auto q = kld.find(r.cell_id);
+      std::string cell_text;
+      if (q != kld.end() && q->second.count("kld_mean") && q->second.count("top1_agree")) {
+        cell_text = fmt::format("{:.6f} / {:.1f}%", q->second.at("kld_mean")->value,
+                                100 * q->second.at("top1_agree")->value);
       }
       row.push_back(cell_text);
     }

@@ -134,6 +134,7 @@ class Runner {
         if (ex_.ppl->chunks > 0) chunks = std::min<double>(chunks, ex_.ppl->chunks);
         eta_.Plan("ppl", chunks * ex_.ppl->n_ctx);
       }
+      if (ex_.kld) eta_.Plan("kld", double(std::max(ex_.kld->chunks, 1)) * ex_.kld->n_ctx);
       if (ex_.gen) {
         eta_.Plan("gen", ex_.gen->limit > 0 ? std::min<int64_t>(ex_.gen->limit, ex_.gen->n_items)
                                             : ex_.gen->n_items);
@@ -314,6 +315,9 @@ class Runner {
     if (ex_.ppl) {
       if (auto e = RunPpl(cell, rec)) return e;
     }
+    if (ex_.kld) {
+      if (auto e = RunKld(cell, rec)) return e;
+    }
     if (ex_.mc) {
       if (auto e = RunMc(cell, rec)) return e;
     }
@@ -441,6 +445,88 @@ class Runner {
       if (deps_.progress) {
         deps_.progress->Step(cell, int(cells_.size()),
                              fmt::format("ppl chunk {}/{}", c + 1, chunks.size()),
+                             eta_.FractionDone(), eta_.SecondsLeft());
+      }
+    }
+    return std::nullopt;
+  }
+
+  // KL divergence: the first cell of the reference model records the reference distribution
+  // (top-k log-probabilities per scored position); every cell, that one included, then scores
+  // the same positions asking for the log-probabilities of the reference's top-k ids.
+  std::optional<CellError> RunKld(const plan::Cell& cell, const store::CellRecord& rec) {
+    const config::KldSpec& spec = *ex_.kld;
+    if (kld_text_.empty()) {
+      std::ifstream in(spec.corpus, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      kld_text_ = ss.str();
+      if (kld_text_.empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
+    }
+    std::vector<int64_t> tokens;
+    if (auto e = Tokenize(kld_text_, &tokens)) return e;
+    const auto chunks =
+        quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
+    if (chunks.empty()) return CellError{"the kld corpus is shorter than one chunk", false};
+    if (kld_ref_ids_.empty() && cell.model.name == spec.reference) {
+      for (size_t c = 0; c < chunks.size(); ++c) {
+        const quality::PplChunk& ch = chunks[c];
+        std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
+        json resp;
+        if (auto e = Call({{"op", "score"},
+                           {"tokens", slice},
+                           {"from", ch.from},
+                           {"n_batch", applied_n_batch_},
+                           {"top_k", spec.top_k}},
+                          &resp)) {
+          return e;
+        }
+        kld_ref_ids_.push_back(resp["top_ids"]);
+        json raw = RawFacts(resp);
+        raw["request"] = {{"chunk", c},
+                          {"begin", ch.begin},
+                          {"n_ctx", ch.n_ctx},
+                          {"top_k", spec.top_k},
+                          {"corpus_sha256", Sha256Hex(kld_text_)}};
+        if (auto e = Keep(rec, "kld_ref", static_cast<int>(c), false, raw)) return e;
+      }
+      kld_ref_tokens_ = tokens;
+      kld_ref_cell_id_ = rec.id;
+    }
+    if (kld_ref_ids_.empty()) {
+      return CellError{fmt::format("no reference distribution: the first cell of the kld "
+                                   "reference '{}' did not record one",
+                                   spec.reference),
+                       false};
+    }
+    if (tokens != kld_ref_tokens_) {
+      return CellError{fmt::format("the model's tokenizer differs from the kld reference '{}' "
+                                   "on the corpus: KL divergence needs the same tokenizer",
+                                   spec.reference),
+                       false};
+    }
+    for (size_t c = 0; c < chunks.size() && c < kld_ref_ids_.size(); ++c) {
+      if (Stopped()) return CellError{"interrupted", false};
+      const quality::PplChunk& ch = chunks[c];
+      std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
+      json resp;
+      const auto t0 = std::chrono::steady_clock::now();
+      if (auto e = Call({{"op", "score"},
+                         {"tokens", slice},
+                         {"from", ch.from},
+                         {"n_batch", applied_n_batch_},
+                         {"ids", kld_ref_ids_[c]}},
+                        &resp)) {
+        return e;
+      }
+      eta_.Done("kld", ch.n_ctx, Seconds(t0));
+      json raw = RawFacts(resp);
+      raw.erase("logsumexp");
+      raw["request"] = {{"chunk", c}, {"ref_cell_id", kld_ref_cell_id_}};
+      if (auto e = Keep(rec, "kld", static_cast<int>(c), false, raw)) return e;
+      if (deps_.progress) {
+        deps_.progress->Step(cell, int(cells_.size()),
+                             fmt::format("kld chunk {}/{}", c + 1, chunks.size()),
                              eta_.FractionDone(), eta_.SecondsLeft());
       }
     }
@@ -637,6 +723,10 @@ class Runner {
   std::string corpus_text_, corpus_sha256_;
   std::optional<quality::McDataset> mc_;
   std::optional<quality::GenDataset> gen_;
+  std::string kld_text_;
+  std::vector<json> kld_ref_ids_;  // per chunk: the reference's top-k ids per position
+  std::vector<int64_t> kld_ref_tokens_;
+  int64_t kld_ref_cell_id_ = 0;
   std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };
 

@@ -1,0 +1,56 @@
+#include "pipette/quality/kld.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pipette/stats/stats.h"
+
+namespace pipette::quality {
+
+CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const double> test_lp) {
+  CoarseKl out;
+  double ref_mass = 0, test_mass = 0;
+  const size_t k = std::min(ref_top_lp.size(), test_lp.size());
+  for (size_t i = 0; i < k; ++i) {
+    const double p = std::exp(ref_top_lp[i]);
+    ref_mass += p;
+    test_mass += std::exp(test_lp[i]);
+    out.kl += p * (ref_top_lp[i] - test_lp[i]);
+  }
+  out.ref_tail = std::max(0.0, 1.0 - ref_mass);
+  const double test_tail = std::max(0.0, 1.0 - test_mass);
+  if (out.ref_tail > 0) {
+    // A candidate with no mass left where the reference has some: bounded by a tiny floor.
+    out.kl += out.ref_tail * (std::log(out.ref_tail) - std::log(std::max(test_tail, 1e-300)));
+  }
+  return out;
+}
+
+KldSummary SummarizeKld(std::span<const KldPosition> positions) {
+  KldSummary s;
+  s.n = static_cast<int64_t>(positions.size());
+  if (positions.empty()) return s;
+  std::vector<double> kl;
+  double agree = 0, dp2 = 0, nll_ref = 0, nll_test = 0, tail = 0;
+  for (const KldPosition& p : positions) {
+    kl.push_back(p.kl.kl);
+    agree += p.same_top1;
+    const double dp = std::exp(p.test_correct_lp) - std::exp(p.ref_correct_lp);
+    dp2 += dp * dp;
+    nll_ref -= p.ref_correct_lp;
+    nll_test -= p.test_correct_lp;
+    tail += p.kl.ref_tail;
+  }
+  const double n = static_cast<double>(positions.size());
+  s.mean = stats::Mean(kl);
+  s.median = stats::Median(kl);
+  s.p99 = stats::Percentile(kl, 99);
+  s.max = stats::Max(kl);
+  s.top1_agree = agree / n;
+  s.rms_dp = std::sqrt(dp2 / n);
+  s.ppl_ratio = std::exp((nll_test - nll_ref) / n);
+  s.ref_tail_mean = tail / n;
+  return s;
+}
+
+}  // namespace pipette::quality

@@ -1,0 +1,40 @@
+// KL divergence of a candidate from a reference distribution when the reference is kept as its
+// top-k log-probabilities (shared/METRICS.md "kld"; docs/metrics.md). Small pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace pipette::quality {
+
+struct CoarseKl {
+  double kl = 0;        // KL(P_ref || P_test) over the reference's top k plus one tail bucket
+  double ref_tail = 0;  // reference mass outside its top k: how coarse the estimate is
+};
+
+// Both spans are aligned: the reference's log-probabilities of its top-k ids and the candidate's
+// log-probabilities of the same ids. The rest of the vocabulary is one bucket on each side. The
+// result is the exact KL between the two coarsened distributions: never more than the
+// full-vocabulary KL (merging outcomes cannot increase a divergence), equal to it when the
+// reference puts no mass outside its top k; identical inputs give exactly 0.
+CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const double> test_lp);
+
+struct KldSummary {
+  int64_t n = 0;  // scored positions
+  double mean = 0, median = 0, p99 = 0, max = 0;
+  double top1_agree = 0;  // share of positions with the same argmax
+  double rms_dp = 0;      // root-mean-square change of the probability of the correct token
+  double ppl_ratio = 0;   // ppl(test) / ppl(ref) over the same positions
+  double ref_tail_mean = 0;
+};
+
+struct KldPosition {
+  CoarseKl kl;
+  bool same_top1 = false;
+  double ref_correct_lp = 0, test_correct_lp = 0;  // log-probabilities of the actual next token
+};
+
+KldSummary SummarizeKld(std::span<const KldPosition> positions);
+
+}  // namespace pipette::quality
