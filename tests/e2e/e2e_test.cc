@@ -425,6 +425,10 @@ quality:
   int found = 0;
   for (const json& r : doc["results"]) {
     if (r["test"] != "gen" || r["subset"] != "") continue;
+    if (r["metric"] == "tok_per_kchar") {
+      EXPECT_GT(r["value"].get<double>(), 0.0);
+      continue;
+    }
     ++found;
     EXPECT_EQ(r["n"], 3);
     EXPECT_EQ(r["samples"].size(), 3u);
@@ -478,6 +482,32 @@ quality:
   }
 }
 
+TEST_F(E2E, DivergenceComparesGreedyOutputsTokenByToken) {
+  // The same model with 1 and 2 threads: greedy outputs are compared with the first cell's.
+  fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: [1, 2]
+quality:
+  gen: {limit: 2}
+  divergence: {reference: smollm2-135m-instruct-q4_1}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json doc = ReportJson();
+  for (int cell : {1, 2}) {
+    SCOPED_TRACE(cell);
+    const json* same = Find(doc["results"], cell, "divergence", "identical");
+    const json* diff = Find(doc["results"], cell, "divergence", "first_diff_index");
+    ASSERT_TRUE(same && diff);
+    EXPECT_EQ((*same)["n"], 2);
+    EXPECT_EQ((*same)["samples"].size(), 2u);
+    if (cell == 1) {  // the reference against itself
+      EXPECT_EQ((*same)["value"].get<double>(), 1.0);
+      EXPECT_FALSE((*diff)["na"].is_null());
+    }
+  }
+}
+
 struct BadCase {
   const char* name;
   const char* yaml;
@@ -518,6 +548,10 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
       {"kld reference",
        "models: [smollm2-135m-instruct-q4_1]\nquality:\n  kld: {reference: smollm2}\n",
        "kld reference 'smollm2' is not a model of this file"},
+      {"divergence without gen",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  divergence: {reference: "
+       "smollm2-135m-instruct-q4_1}\n",
+       "divergence compares the outputs of gen"},
       {"ppl typo", "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {chunk: 2}\n",
        "ex.yaml:3:9: unknown key 'chunk' in ppl (did you mean 'chunks'?)"},
       {"missing corpus",

@@ -411,6 +411,12 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
       auto p = ParsePpl(w, kv.second, opt);
       if (!p) return p.error();
       ex->ppl = *p;
+    } else if (key == "divergence") {
+      if (!kv.second.IsMap() || !kv.second["reference"] || !kv.second["reference"].IsScalar() ||
+          kv.second.size() != 1) {
+        return w.At(kv.second, "divergence: takes exactly 'reference:' (a model of this file)");
+      }
+      ex->divergence_reference = kv.second["reference"].Scalar();
     } else if (key == "kld") {
       auto k = ParseKld(w, kv.second, opt);
       if (!k) return k.error();
@@ -424,9 +430,10 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
       if (!m) return m.error();
       ex->mc = *m;
     } else {
-      return w.At(kv.first,
-                  fmt::format("unknown quality workload '{}'{} (workloads: ppl, kld, mc, gen)", key,
-                              DidYouMean(key, {"ppl", "kld", "mc", "gen"})));
+      return w.At(
+          kv.first,
+          fmt::format("unknown quality workload '{}'{} (workloads: ppl, kld, mc, gen, divergence)",
+                      key, DidYouMean(key, {"ppl", "kld", "mc", "gen", "divergence"})));
     }
   }
   return {};
@@ -489,6 +496,7 @@ nlohmann::json Experiment::Canonical() const {
   for (const auto& t : tests) j["tests"].push_back(t.name);
   if (mc) j["quality"]["mc"] = {{"dataset", mc->dataset}, {"limit", mc->limit}};
   if (gen) j["quality"]["gen"] = {{"dataset", gen->dataset}, {"limit", gen->limit}};
+  if (divergence_reference) j["quality"]["divergence"] = *divergence_reference;
   if (kld) {
     j["quality"]["kld"] = {{"reference", kld->reference},
                            {"corpus", kld->corpus},
@@ -655,6 +663,27 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     }
   }
   if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
+  if (ex.divergence_reference && ex.kld && ex.kld->reference != *ex.divergence_reference) {
+    return InputError(
+        fmt::format("{}: kld and divergence name different references ('{}', '{}'): "
+                    "the reference runs first, so they must be the same model",
+                    path, ex.kld->reference, *ex.divergence_reference));
+  }
+  if (ex.divergence_reference) {
+    if (!ex.gen) {
+      return InputError(
+          fmt::format("{}: divergence compares the outputs of gen: add 'gen:' to "
+                      "quality",
+                      path));
+    }
+    auto it = std::find_if(ex.models.begin(), ex.models.end(),
+                           [&](const ModelSpec& m) { return m.name == *ex.divergence_reference; });
+    if (it == ex.models.end()) {
+      return InputError(fmt::format("{}: divergence reference '{}' is not a model of this file",
+                                    path, *ex.divergence_reference));
+    }
+    std::rotate(ex.models.begin(), it, it + 1);
+  }
   if (ex.kld) {
     // The reference must be a model of this file; its cells run first.
     auto it = std::find_if(ex.models.begin(), ex.models.end(),

@@ -102,6 +102,8 @@ struct Experiment {
   std::optional<McSpec> mc;    // quality: mc
   std::optional<GenSpec> gen;  // quality: gen
   std::optional<KldSpec> kld;  // quality: kld
+  // quality: divergence: the gen outputs compared token by token with this model's.
+  std::optional<std::string> divergence_reference;
   int repetitions = 5;
   int warmup = 1;
   double timeout_s = 300;  // per worker request

@@ -205,6 +205,36 @@ void AddProportionRows(const ResultRow& base, const std::string& test, const jso
   }
 }
 
+// tok_per_kchar of a dataset's own item texts, for all items ("") and per language.
+void AddDensityRows(const ResultRow& base, const std::string& test, const json& info,
+                    const std::vector<store::SampleRecord>& samples, std::vector<ResultRow>* rows) {
+  std::map<std::string, std::pair<int64_t, int64_t>> by_subset;  // tokens, chars
+  for (const auto& s : samples) {
+    if (s.test != test || !s.raw.contains("text_tokens")) continue;
+    const json& meta = s.raw.contains("item") ? s.raw["item"] : s.raw;
+    std::vector<std::string> subsets = {""};
+    if (!meta.value("language", "").empty()) subsets.push_back(meta.value("language", ""));
+    for (const std::string& sub : subsets) {
+      by_subset[sub].first += s.raw.value("text_tokens", int64_t{0});
+      by_subset[sub].second += s.raw.value("text_chars", int64_t{0});
+    }
+  }
+  for (const auto& [subset, tc] : by_subset) {
+    if (tc.second == 0) continue;
+    ResultRow r = base;
+    r.test = test;
+    r.metric = "tok_per_kchar";
+    r.unit = "tokens/kchar";
+    r.subset = subset;
+    r.dataset = info.value("path", "");
+    r.dataset_sha256 = info.value("sha256", "");
+    r.value = quality::TokensPerKchar(tc.first, tc.second);
+    r.samples = {r.value};
+    r.summary = stats::Summarize(r.samples);
+    rows->push_back(std::move(r));
+  }
+}
+
 // Multiple choice: for each item, each choice's summed log-probability; acc picks the highest
 // sum, acc_norm the highest sum per UTF-8 byte of the choice (first on ties). Rows for the whole
 // set, per language, per task type and per language and task type, with Wilson intervals.
@@ -238,6 +268,7 @@ void AddMcRows(const ResultRow& base, const std::vector<store::SampleRecord>& sa
   }
   if (!info) return;
   AddProportionRows(base, "mc", *info, props, {"acc", "acc_norm"}, rows);
+  AddDensityRows(base, "mc", *info, samples, rows);
 }
 
 // Generation: every item's output judged by its checkers (quality/checkers.h).
@@ -261,6 +292,7 @@ void AddGenRows(const ResultRow& base, const std::vector<store::SampleRecord>& s
   }
   if (!info) return;
   AddProportionRows(base, "gen", *info, props, {"format_ok", "task_acc"}, rows);
+  AddDensityRows(base, "gen", *info, samples, rows);
 }
 
 // KL divergence against the reference cell's stored top-k distribution, position by position.
@@ -327,6 +359,65 @@ void AddKldRows(const ResultRow& base, const std::vector<store::SampleRecord>& s
   add("rms_dp", "probability", k.rms_dp);
   add("ppl_ratio", "ratio", k.ppl_ratio);
   add("ref_tail_mass", "probability", k.ref_tail_mean);
+}
+
+// Conversion consistency: this cell's greedy gen outputs against the reference cell's, token by
+// token: the share of identical outputs, and where the differing ones first differ.
+void AddDivergenceRows(const ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                       const std::map<int64_t, const CellSamples*>& by_id,
+                       std::vector<ResultRow>* rows) {
+  int64_t ref_id = 0;
+  for (const auto& s : samples) {
+    if (s.test == "gen_dataset") ref_id = s.raw.value("divergence_reference_cell_id", int64_t{0});
+  }
+  auto it = by_id.find(ref_id);
+  if (ref_id == 0 || it == by_id.end()) return;
+  std::map<int, const json*> ref_tokens;
+  for (const auto& s : it->second->samples) {
+    if (s.test == "gen") ref_tokens[s.rep] = &s.raw["tokens"];
+  }
+  std::vector<double> identical, first_diff;
+  for (const auto& s : samples) {
+    if (s.test != "gen") continue;
+    auto r = ref_tokens.find(s.rep);
+    if (r == ref_tokens.end()) continue;
+    const json& a = s.raw["tokens"];
+    const json& b = *r->second;
+    size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    const bool same = i == a.size() && i == b.size();
+    identical.push_back(same ? 1.0 : 0.0);
+    if (!same) first_diff.push_back(double(i));
+  }
+  if (identical.empty()) return;
+  ResultRow r = base;
+  r.test = "divergence";
+  r.subset = fmt::format("reference cell {}", ref_id);
+  ResultRow share = r;
+  share.metric = "identical";
+  share.unit = "fraction";
+  int64_t k = 0;
+  for (double v : identical) k += v > 0;
+  share.value = double(k) / double(identical.size());
+  const stats::Interval ci = stats::Wilson(k, int64_t(identical.size()));
+  share.ci_low = ci.low;
+  share.ci_high = ci.high;
+  share.samples = identical;
+  share.summary.n = identical.size();
+  share.summary.median = share.summary.mean = share.summary.min = share.summary.max = share.value;
+  rows->push_back(std::move(share));
+  ResultRow diff = r;
+  diff.metric = "first_diff_index";
+  diff.unit = "tokens";
+  diff.samples = first_diff;  // one per differing output
+  diff.summary = stats::Summarize(first_diff);
+  diff.summary.noisy = false;
+  if (first_diff.empty()) {
+    diff.na_reason = "every output is identical to the reference's";
+  } else {
+    diff.value = diff.summary.median;
+  }
+  rows->push_back(std::move(diff));
 }
 
 // ppl over every scored token of the corpus; the per-chunk figures become the samples.
@@ -426,6 +517,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     AddMcRows(base, c.samples, &rows);
     AddGenRows(base, c.samples, &rows);
     AddKldRows(base, c.samples, by_id, &rows);
+    AddDivergenceRows(base, c.samples, by_id, &rows);
     for (const auto& s : c.samples) {
       if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
         ResultRow r = base;

@@ -1,5 +1,7 @@
 #include "pipette/run/eta.h"
 
+#include <algorithm>
+
 namespace pipette::run {
 
 void EtaEstimator::Done(const std::string& kind, double units, double seconds) {
@@ -26,10 +28,12 @@ double EtaEstimator::SecondsLeft() const {
 }
 
 double EtaEstimator::FractionDone() const {
-  double planned = 0, done = 0;
-  for (const auto& [k, u] : planned_) planned += u;
-  for (const auto& [k, u] : done_units_) done += u;
-  return planned > 0 ? std::min(1.0, done / planned) : 0;
+  // By time, not by units: a token of prompt and an item of generation cost very different.
+  double spent = 0;
+  for (const auto& [k, s] : done_seconds_) spent += s;
+  const double left = SecondsLeft();
+  if (left < 0 || spent + left <= 0) return 0;
+  return std::min(1.0, spent / (spent + left));
 }
 
 }  // namespace pipette::run

@@ -14,6 +14,7 @@ class EtaEstimator {
   void Done(const std::string& kind, double units, double seconds);
   // Seconds left, or a negative number while nothing has been measured yet.
   double SecondsLeft() const;
+  // Share of the estimated total time already spent.
   double FractionDone() const;
 
  private:

@@ -21,7 +21,8 @@ TEST(Eta, UsesPerKindRatesAndFallsBackToOverall) {
   EXPECT_DOUBLE_EQ(e.SecondsLeft(), 9.0 + 100.0);
   e.Done("pp", 500, 0.5);  // 0.001 s per prompt token
   EXPECT_DOUBLE_EQ(e.SecondsLeft(), 9.0 + 0.5);
-  EXPECT_NEAR(e.FractionDone(), 510.0 / 1100.0, 1e-12);
+  // 1.5 s spent, 9.5 s left.
+  EXPECT_NEAR(e.FractionDone(), 1.5 / 11.0, 1e-12);
 }
 
 }  // namespace

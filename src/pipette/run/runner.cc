@@ -533,9 +533,10 @@ class Runner {
     return std::nullopt;
   }
 
-  std::optional<CellError> Tokenize(const std::string& text, std::vector<int64_t>* tokens) {
+  std::optional<CellError> Tokenize(const std::string& text, std::vector<int64_t>* tokens,
+                                    bool add_special = true) {
     json resp;
-    if (auto e = Call({{"op", "tokenize"}, {"text", text}, {"add_special", true}}, &resp)) {
+    if (auto e = Call({{"op", "tokenize"}, {"text", text}, {"add_special", add_special}}, &resp)) {
       return e;
     }
     *tokens = resp["tokens"].get<std::vector<int64_t>>();
@@ -589,7 +590,12 @@ class Runner {
                            {"logprob", resp["logprob"]}});
       }
       eta_.Done("mc", 1, Seconds(t0));
+      // Tokenizer density (tok_per_kchar) of the item's own text, without scaffolding.
+      std::vector<int64_t> own;
+      if (auto e = Tokenize(item.question, &own, /*add_special=*/false)) return e;
       json raw = {{"id", item.id},
+                  {"text_tokens", own.size()},
+                  {"text_chars", quality::CountCodePoints(item.question)},
                   {"answer", item.answer},
                   {"language", item.language},
                   {"task_type", item.task_type},
@@ -638,6 +644,13 @@ class Runner {
                      {"sha256", gen_->sha256},
                      {"n_items", n},
                      {"template_sha256", template_sha256}};
+        if (ex_.divergence_reference) {
+          // The first cell of the reference model is the one every cell is compared with.
+          if (!gen_ref_cell_id_ && cell.model.name == *ex_.divergence_reference) {
+            gen_ref_cell_id_ = rec.id;
+          }
+          info["divergence_reference_cell_id"] = gen_ref_cell_id_;
+        }
         if (auto e = Keep(rec, "gen_dataset", 0, false, info)) return e;
       }
       json checkers = json::array();
@@ -646,6 +659,10 @@ class Runner {
       }
       json raw = RawFacts(resp);
       raw.erase("template");  // one copy, hashed, in gen_dataset
+      std::vector<int64_t> own;
+      if (auto e = Tokenize(item.prompt, &own, /*add_special=*/false)) return e;
+      raw["text_tokens"] = own.size();
+      raw["text_chars"] = quality::CountCodePoints(item.prompt);
       raw["item"] = {{"id", item.id},
                      {"language", item.language},
                      {"task_type", item.task_type},
@@ -727,6 +744,7 @@ class Runner {
   std::vector<json> kld_ref_ids_;  // per chunk: the reference's top-k ids per position
   std::vector<int64_t> kld_ref_tokens_;
   int64_t kld_ref_cell_id_ = 0;
+  int64_t gen_ref_cell_id_ = 0;
   std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };
 
