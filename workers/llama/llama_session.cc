@@ -1,6 +1,7 @@
 #include "llama_session.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -584,7 +585,8 @@ Reply LlamaSession::Score(const json& request) {
 
   ordered_json logprob = ordered_json::array(), argmax = ordered_json::array(),
                lse = ordered_json::array(), top_ids = ordered_json::array(),
-               top_lp = ordered_json::array(), ids_lp = ordered_json::array();
+               top_lp = ordered_json::array(), ids_lp = ordered_json::array(),
+               top_tail = ordered_json::array(), ids_tail = ordered_json::array();
   ClearForRequest();
   const int64_t t_start = NowNs();
   for (int64_t start = 0; start < n; start += n_batch) {
@@ -611,24 +613,31 @@ Reply LlamaSession::Score(const json& request) {
         return Reply::Fail("llama.cpp returned no logits at " + std::to_string(pos));
       const LogitView view{logits, n_vocab};
       const double log_sum_exp = LogSumExp(view);
+      if (!std::isfinite(log_sum_exp)) {
+        return Reply::Fail("the logits at position " + std::to_string(pos) +
+                           " are not finite (NaN or infinity): the model or runtime is broken");
+      }
       lse.push_back(log_sum_exp);
       logprob.push_back(double(logits[tokens[pos + 1]]) - log_sum_exp);
       argmax.push_back(Argmax(view));
       if (top_k > 0) {
         ordered_json row_ids = ordered_json::array(), row_lp = ordered_json::array();
+        std::vector<int32_t> chosen;
         for (const auto& [id, lp] : TopK(view, static_cast<int32_t>(top_k), log_sum_exp)) {
           row_ids.push_back(id);
           row_lp.push_back(lp);
+          chosen.push_back(id);
         }
         top_ids.push_back(std::move(row_ids));
         top_lp.push_back(std::move(row_lp));
+        top_tail.push_back(TailLogProb(view, chosen, log_sum_exp));
       }
       if (!ids.empty()) {
         ordered_json row = ordered_json::array();
-        for (llama_token id : ids[static_cast<size_t>(pos - from)]) {
-          row.push_back(double(logits[id]) - log_sum_exp);
-        }
+        const std::vector<llama_token>& wanted = ids[static_cast<size_t>(pos - from)];
+        for (llama_token id : wanted) row.push_back(double(logits[id]) - log_sum_exp);
         ids_lp.push_back(std::move(row));
+        ids_tail.push_back(TailLogProb(view, wanted, log_sum_exp));
       }
     }
   }
@@ -644,8 +653,12 @@ Reply LlamaSession::Score(const json& request) {
   if (top_k > 0) {
     out["top_ids"] = std::move(top_ids);
     out["top_logprobs"] = std::move(top_lp);
+    out["top_tail_logprob"] = std::move(top_tail);
   }
-  if (!ids.empty()) out["ids_logprob"] = std::move(ids_lp);
+  if (!ids.empty()) {
+    out["ids_logprob"] = std::move(ids_lp);
+    out["ids_tail_logprob"] = std::move(ids_tail);
+  }
   return Reply::Ok(std::move(out));
 }
 

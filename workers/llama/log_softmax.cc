@@ -36,4 +36,16 @@ std::vector<std::pair<int32_t, double>> TopK(LogitView v, int32_t k, double log_
   return out;
 }
 
+double TailLogProb(LogitView v, const std::vector<int32_t>& ids, double log_sum_exp) {
+  std::vector<char> in(static_cast<size_t>(v.n_vocab), 0);
+  for (int32_t id : ids) {
+    if (id >= 0 && id < v.n_vocab) in[static_cast<size_t>(id)] = 1;
+  }
+  double sum = 0.0;
+  for (int32_t t = 0; t < v.n_vocab; ++t) {
+    if (!in[static_cast<size_t>(t)]) sum += std::exp(double(v.logits[t]) - log_sum_exp);
+  }
+  return std::log(std::max(sum, 1e-300));  // finite, so it survives JSON
+}
+
 }  // namespace pipette::llama_worker

@@ -20,4 +20,8 @@ int32_t Argmax(LogitView v);
 // The k most likely ids with their log-probabilities, most likely first (ties: lower id first).
 std::vector<std::pair<int32_t, double>> TopK(LogitView v, int32_t k, double log_sum_exp);
 
+// log of the probability mass of every id NOT in `ids` (summed directly over the rest of the
+// vocabulary, not as 1 - sum, so a tiny tail keeps its precision); at least log(1e-300).
+double TailLogProb(LogitView v, const std::vector<int32_t>& ids, double log_sum_exp);
+
 }  // namespace pipette::llama_worker

@@ -315,13 +315,20 @@ void AddKldRows(const ResultRow& base, const std::vector<store::SampleRecord>& s
     corpus_sha = ref->raw["request"].value("corpus_sha256", "");
     const json& top = ref->raw["top_logprobs"];
     const json& ids_lp = s.raw["ids_logprob"];
-    const size_t n = std::min({top.size(), ids_lp.size(), s.raw["logprob"].size()});
+    const json& ref_tail = ref->raw.value("top_tail_logprob", json::array());
+    const json& test_tail = s.raw.value("ids_tail_logprob", json::array());
+    const size_t n =
+        std::min({top.size(), ids_lp.size(), s.raw["logprob"].size(), s.raw["argmax"].size(),
+                  ref->raw["argmax"].size(), ref->raw["logprob"].size()});
+    const bool exact_tails = ref_tail.size() >= n && test_tail.size() >= n;
     std::vector<quality::KldPosition> chunk;
     for (size_t j = 0; j < n; ++j) {
       const auto rl = top[j].get<std::vector<double>>();
       const auto tl = ids_lp[j].get<std::vector<double>>();
       quality::KldPosition p;
-      p.kl = quality::CoarseKlDivergence(rl, tl);
+      p.kl = exact_tails ? quality::CoarseKlDivergence(rl, tl, ref_tail[j].get<double>(),
+                                                       test_tail[j].get<double>())
+                         : quality::CoarseKlDivergence(rl, tl);
       p.same_top1 = s.raw["argmax"][j] == ref->raw["argmax"][j];
       p.ref_correct_lp = ref->raw["logprob"][j].get<double>();
       p.test_correct_lp = s.raw["logprob"][j].get<double>();
@@ -372,6 +379,7 @@ void AddDivergenceRows(const ResultRow& base, const std::vector<store::SampleRec
   }
   auto it = by_id.find(ref_id);
   if (ref_id == 0 || it == by_id.end()) return;
+  if (it->second->cell.status != "ok" && it->second->cell.id != base.cell_id) return;
   std::map<int, const json*> ref_tokens;
   for (const auto& s : it->second->samples) {
     if (s.test == "gen") ref_tokens[s.rep] = &s.raw["tokens"];
@@ -445,6 +453,7 @@ void AddPplRows(const ResultRow& base, const std::vector<store::SampleRecord>& s
     p.summary = stats::Summarize(per_chunk);
     p.value = f.ppl;
     p.std_error = f.std_error;
+    p.summary.noisy = false;  // chunks differ in content: their spread is not measurement noise
     rows->push_back(std::move(p));
   }
   ResultRow t = r;
@@ -513,11 +522,23 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       r.value = r.summary.median;
       rows.push_back(std::move(r));
     }
-    AddPplRows(base, c.samples, &rows);
-    AddMcRows(base, c.samples, &rows);
-    AddGenRows(base, c.samples, &rows);
-    AddKldRows(base, c.samples, by_id, &rows);
-    AddDivergenceRows(base, c.samples, by_id, &rows);
+    // Stored data of an unexpected shape (an older writer, a hand edit) must not take the whole
+    // report down: the cell's quality figures become n/a with the reason.
+    try {
+      std::vector<ResultRow> quality;
+      AddPplRows(base, c.samples, &quality);
+      AddMcRows(base, c.samples, &quality);
+      AddGenRows(base, c.samples, &quality);
+      AddKldRows(base, c.samples, by_id, &quality);
+      AddDivergenceRows(base, c.samples, by_id, &quality);
+      rows.insert(rows.end(), quality.begin(), quality.end());
+    } catch (const json::exception& e) {
+      ResultRow r = base;
+      r.test = "quality";
+      r.metric = "all";
+      r.na_reason = std::string("stored quality data could not be read: ") + e.what();
+      rows.push_back(std::move(r));
+    }
     for (const auto& s : c.samples) {
       if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
         ResultRow r = base;

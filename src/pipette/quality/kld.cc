@@ -7,7 +7,8 @@
 
 namespace pipette::quality {
 
-CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const double> test_lp) {
+CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const double> test_lp,
+                            std::optional<double> ref_tail_lp, std::optional<double> test_tail_lp) {
   CoarseKl out;
   double ref_mass = 0, test_mass = 0;
   const size_t k = std::min(ref_top_lp.size(), test_lp.size());
@@ -16,6 +17,11 @@ CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const 
     ref_mass += p;
     test_mass += std::exp(test_lp[i]);
     out.kl += p * (ref_top_lp[i] - test_lp[i]);
+  }
+  if (ref_tail_lp && test_tail_lp) {
+    out.ref_tail = std::exp(*ref_tail_lp);
+    out.kl += out.ref_tail * (*ref_tail_lp - *test_tail_lp);
+    return out;
   }
   out.ref_tail = std::max(0.0, 1.0 - ref_mass);
   const double test_tail = std::max(0.0, 1.0 - test_mass);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -18,7 +19,11 @@ struct CoarseKl {
 // result is the exact KL between the two coarsened distributions: never more than the
 // full-vocabulary KL (merging outcomes cannot increase a divergence), equal to it when the
 // reference puts no mass outside its top k; identical inputs give exactly 0.
-CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const double> test_lp);
+// `ref_tail_lp` / `test_tail_lp`: log of each side's mass outside those ids, as the runtime
+// measured it (exact even when tiny); when absent, 1 - sum of the ids' probabilities.
+CoarseKl CoarseKlDivergence(std::span<const double> ref_top_lp, std::span<const double> test_lp,
+                            std::optional<double> ref_tail_lp = std::nullopt,
+                            std::optional<double> test_tail_lp = std::nullopt);
 
 struct KldSummary {
   int64_t n = 0;  // scored positions

@@ -39,6 +39,17 @@ TEST(Kld, TailBucketGivesALowerBound) {
   EXPECT_NEAR(k.ref_tail, 0.4, 1e-12);
 }
 
+TEST(Kld, ExactTailsFromTheRuntimeAreUsedWhenGiven) {
+  // Same coarse problem as above, with the tails given as measured log masses.
+  const std::vector<double> ref = {std::log(0.6)};
+  const std::vector<double> test = {std::log(0.5)};
+  CoarseKl k = CoarseKlDivergence(ref, test, std::log(0.4), std::log(0.5));
+  EXPECT_NEAR(k.kl, 0.6 * std::log(0.6 / 0.5) + 0.4 * std::log(0.4 / 0.5), 1e-12);
+  EXPECT_NEAR(k.ref_tail, 0.4, 1e-12);
+  // Identical inputs: exactly 0 on this path too.
+  EXPECT_EQ(CoarseKlDivergence(ref, ref, std::log(0.4), std::log(0.4)).kl, 0.0);
+}
+
 TEST(Kld, Summary) {
   std::vector<KldPosition> pos(4);
   for (int i = 0; i < 4; ++i) {

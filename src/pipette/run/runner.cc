@@ -173,7 +173,14 @@ class Runner {
 
     std::optional<CellError> failure;
     if (!facts) failure = CellError{facts.error().message, false};
-    if (!failure) failure = Measure(cell, rec);
+    if (!failure) {
+      try {
+        failure = Measure(cell, rec);
+      } catch (const nlohmann::json::exception& e) {
+        // A response with a missing or mistyped field: the worker broke the protocol.
+        failure = CellError{fmt::format("a worker response could not be read: {}", e.what()), true};
+      }
+    }
     if (failure) {
       // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed".
       rec.status = Stopped() ? "interrupted" : "failed";
@@ -469,6 +476,8 @@ class Runner {
         quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
     if (chunks.empty()) return CellError{"the kld corpus is shorter than one chunk", false};
     if (kld_ref_ids_.empty() && cell.model.name == spec.reference) {
+      // Kept only once every chunk is recorded: a reference cut short serves no one.
+      std::vector<json> ref_ids;
       for (size_t c = 0; c < chunks.size(); ++c) {
         const quality::PplChunk& ch = chunks[c];
         std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
@@ -481,7 +490,7 @@ class Runner {
                           &resp)) {
           return e;
         }
-        kld_ref_ids_.push_back(resp["top_ids"]);
+        ref_ids.push_back(resp["top_ids"]);
         json raw = RawFacts(resp);
         raw["request"] = {{"chunk", c},
                           {"begin", ch.begin},
@@ -490,6 +499,7 @@ class Runner {
                           {"corpus_sha256", Sha256Hex(kld_text_)}};
         if (auto e = Keep(rec, "kld_ref", static_cast<int>(c), false, raw)) return e;
       }
+      kld_ref_ids_ = std::move(ref_ids);
       kld_ref_tokens_ = tokens;
       kld_ref_cell_id_ = rec.id;
     }
@@ -569,24 +579,31 @@ class Runner {
       json choices = json::array();
       const auto t0 = std::chrono::steady_clock::now();
       for (const std::string& choice : item.choices) {
-        // As lm-evaluation-harness: continuation = tokens(prompt + choice) after the prompt's.
+        // The continuation is what tokens(prompt + choice) has beyond its common prefix with
+        // tokens(prompt): a token merged across the boundary (or an end token the tokenizer
+        // appends to the prompt alone) belongs to the continuation, so it is scored, not lost.
         std::vector<int64_t> full;
         if (auto e = Tokenize(prompt + config::McContinuation(choice), &full)) return e;
-        if (full.size() <= context.size()) {
-          return CellError{fmt::format("{}:{}: choice '{}' adds no tokens to the prompt", mc_->path,
-                                       item.line, choice),
+        size_t common = 0;
+        while (common < context.size() && common < full.size() && context[common] == full[common]) {
+          ++common;
+        }
+        if (common == 0 || common >= full.size()) {
+          return CellError{fmt::format("{}:{}: cannot separate choice '{}' from the prompt in "
+                                       "the model's tokens",
+                                       mc_->path, item.line, choice),
                            false};
         }
         json resp;
         if (auto e = Call({{"op", "score"},
                            {"tokens", full},
-                           {"from", context.size() - 1},
+                           {"from", common - 1},
                            {"n_batch", applied_n_batch_}},
                           &resp)) {
           return e;
         }
         choices.push_back({{"bytes", choice.size()},
-                           {"n_tokens", full.size() - context.size()},
+                           {"n_tokens", full.size() - common},
                            {"logprob", resp["logprob"]}});
       }
       eta_.Done("mc", 1, Seconds(t0));
@@ -645,11 +662,11 @@ class Runner {
                      {"n_items", n},
                      {"template_sha256", template_sha256}};
         if (ex_.divergence_reference) {
-          // The first cell of the reference model is the one every cell is compared with.
-          if (!gen_ref_cell_id_ && cell.model.name == *ex_.divergence_reference) {
-            gen_ref_cell_id_ = rec.id;
-          }
-          info["divergence_reference_cell_id"] = gen_ref_cell_id_;
+          // The first cell of the reference model that completes gen is the one every later
+          // cell is compared with; a reference cell compares with itself.
+          const bool candidate_ref =
+              !gen_ref_cell_id_ && cell.model.name == *ex_.divergence_reference;
+          info["divergence_reference_cell_id"] = candidate_ref ? rec.id : gen_ref_cell_id_;
         }
         if (auto e = Keep(rec, "gen_dataset", 0, false, info)) return e;
       }
@@ -672,6 +689,10 @@ class Runner {
         deps_.progress->Step(cell, int(cells_.size()), fmt::format("gen item {}/{}", i + 1, n),
                              eta_.FractionDone(), eta_.SecondsLeft());
       }
+    }
+    if (ex_.divergence_reference && !gen_ref_cell_id_ &&
+        cell.model.name == *ex_.divergence_reference) {
+      gen_ref_cell_id_ = rec.id;
     }
     return std::nullopt;
   }

@@ -70,7 +70,9 @@ Interval Wilson(int64_t successes, int64_t n, double z) {
   const double z2 = z * z;
   const double center = (p + z2 / (2 * nn)) / (1 + z2 / nn);
   const double half = z / (1 + z2 / nn) * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
-  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+  // At the extremes the bound is exact: no rounding residue (1e-17 instead of 0).
+  return {successes == 0 ? 0.0 : std::max(0.0, center - half),
+          successes == n ? 1.0 : std::min(1.0, center + half)};
 }
 
 }  // namespace pipette::stats

@@ -63,7 +63,8 @@ TEST(Stats, WilsonInterval) {
   EXPECT_NEAR(a.low, 0.4901625, 1e-6);
   EXPECT_NEAR(a.high, 0.9433178, 1e-6);
   Interval b = Wilson(0, 10);
-  EXPECT_NEAR(b.low, 0.0, 1e-12);
+  EXPECT_EQ(b.low, 0.0);
+  EXPECT_EQ(Wilson(10, 10).high, 1.0);
   EXPECT_NEAR(b.high, 0.2775328, 1e-6);
   Interval c = Wilson(50, 100);
   EXPECT_NEAR(c.low, 0.4038315, 1e-6);
