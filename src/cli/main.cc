@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
   run_cmd->add_option("--store", run.store, "SQLite store (default: the experiment's store:)");
   run_cmd->add_flag("--dry-run", run.dry_run, "show the plan (cells, order) and exit");
+  run_cmd->add_option("--only", run.only,
+                      "run only the cells matching key=value[,key=value...] (model, runtime, "
+                      "quant or a parameter), e.g. --only threads=2");
   run_cmd->add_option("--export-md", run.export_md, "write a Markdown report, after every cell");
   run_cmd->add_option("--export-csv", run.export_csv, "write a CSV report, after every cell");
   run_cmd->add_option("--export-json", run.export_json, "write a JSON report, after every cell");

@@ -168,6 +168,10 @@ int Run(const RunArgs& args, const Paths& paths) {
   if (!ex) return Fail(ex.error());
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
+  if (!args.only.empty()) {
+    cells = plan::Narrow(*cells, args.only, registry);
+    if (!cells) return Fail(cells.error());
+  }
   if (args.dry_run) {
     PrintPlan(*ex, *cells, registry);
     return 0;

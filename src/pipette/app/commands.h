@@ -19,6 +19,7 @@ struct RunArgs {
   std::string experiment;
   std::string store;  // overrides the experiment's store
   bool dry_run = false;
+  std::string only;  // narrow the plan: key=value,...
   bool no_bandwidth = false;
   // Reports rewritten after every cell (hyperfine-style), so a crash keeps what was measured.
   std::string export_md, export_csv, export_json;

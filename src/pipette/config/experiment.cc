@@ -179,6 +179,7 @@ Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadO
   // A missing or corrupt model is bad input: check the file now, before anything is measured.
   auto gguf = model::ReadGguf(m.path);
   if (!gguf) return w.At(node, gguf.error().message);
+  if (auto ft = gguf->file_type()) m.quant = model::FileTypeName(*ft).value_or("");
   if (auto arch = gguf->architecture()) {
     auto it = gguf->metadata.find(*arch + ".context_length");
     if (it != gguf->metadata.end()) m.n_ctx_train = std::atoll(it->second.c_str());

@@ -19,6 +19,7 @@ struct ModelSpec {
   std::string source;       // "bundled:<name>" or "path"
   int line = 0;             // where the experiment file named it
   int64_t n_ctx_train = 0;  // the context the model was trained for (GGUF metadata; 0: unknown)
+  std::string quant{};      // the file's quantization (GGUF file type), "" when unknown
 };
 
 struct RuntimeSpec {

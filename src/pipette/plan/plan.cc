@@ -1,10 +1,13 @@
 #include "pipette/plan/plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+
+#include "pipette/util/strings.h"
 
 namespace pipette::plan {
 namespace {
@@ -173,6 +176,50 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
     }
   }
   return cells;
+}
+
+Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
+                                 const config::ParamRegistry& registry) {
+  auto value_of = [](const Cell& c, const std::string& key) -> std::string {
+    if (key == "model") return c.model.name;
+    if (key == "runtime") return c.runtime.name;
+    if (key == "quant") return c.model.quant;
+    return c.HasParam(key) ? c.Param(key) : std::string();
+  };
+  std::vector<std::string> keys = {"model", "runtime", "quant"};
+  for (const auto& n : registry.Names()) keys.push_back(n);
+  std::vector<Cell> out = cells;
+  size_t start = 0;
+  while (start <= only.size()) {
+    size_t end = only.find(',', start);
+    if (end == std::string::npos) end = only.size();
+    const std::string term = only.substr(start, end - start);
+    start = end + 1;
+    if (term.empty()) continue;
+    const size_t eq = term.find('=');
+    if (eq == std::string::npos) {
+      return InputError(
+          fmt::format("--only: '{}' is not key=value (e.g. threads=2,quant=Q4_1)", term));
+    }
+    const std::string key = term.substr(0, eq), value = term.substr(eq + 1);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      return InputError(fmt::format("--only: unknown key '{}'{}", key, DidYouMean(key, keys)));
+    }
+    std::vector<Cell> kept;
+    std::vector<std::string> seen;
+    for (const Cell& c : out) {
+      const std::string v = value_of(c, key);
+      if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+      if (v == value) kept.push_back(c);
+    }
+    if (kept.empty()) {
+      return InputError(
+          fmt::format("--only: no cell has {}={} (values: {})", key, value, fmt::join(seen, ", ")));
+    }
+    out = std::move(kept);
+  }
+  for (size_t i = 0; i < out.size(); ++i) out[i].index = static_cast<int>(i);
+  return out;
 }
 
 }  // namespace pipette::plan

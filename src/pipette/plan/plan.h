@@ -39,4 +39,10 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth);
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
                                  const config::ParamRegistry& registry);
 
+// Narrows a plan to the cells matching every `key=value` of `only` (comma-separated; keys:
+// model, runtime, quant or any parameter), renumbering them. An unknown key or a value no cell
+// has is an input error that says what exists.
+Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
+                                 const config::ParamRegistry& registry);
+
 }  // namespace pipette::plan

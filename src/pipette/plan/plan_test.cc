@@ -143,3 +143,29 @@ TEST(Plan, ValuesThatCollapseIntoOneCellAreAnInputError) {
 
 }  // namespace
 }  // namespace pipette::plan
+
+namespace pipette::plan {
+namespace {
+
+TEST(Plan, NarrowKeepsMatchingCellsAndSaysWhatExists) {
+  const ParamRegistry reg = TestRegistry();
+  auto cells = Expand(TwoModels(), reg);
+  ASSERT_TRUE(cells.ok());
+  auto two = Narrow(*cells, "threads=2,model=b", reg);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  ASSERT_EQ(two->size(), 2u);  // mmap on and off
+  EXPECT_EQ((*two)[0].index, 0);
+  EXPECT_EQ((*two)[1].index, 1);
+  EXPECT_EQ((*two)[0].model.name, "b");
+  auto none = Narrow(*cells, "threads=3", reg);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().exit_code, 2);
+  EXPECT_EQ(none.error().message, "--only: no cell has threads=3 (values: 1, 2, 4)");
+  auto typo = Narrow(*cells, "thread=2", reg);
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().message, "--only: unknown key 'thread' (did you mean 'threads'?)");
+  EXPECT_FALSE(Narrow(*cells, "threads", reg).ok());
+}
+
+}  // namespace
+}  // namespace pipette::plan
