@@ -68,28 +68,6 @@ bool BoolField(const json& spec, const char* key) {
   return it != spec.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::string Kind(const json& v) {
-  switch (v.type()) {
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer";
-    case json::value_t::number_float:
-      return "a number with a fraction or exponent";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::null:
-      return "null";
-    default:
-      return "an unknown value";
-  }
-}
-
 // The deepest nesting of [ and { outside strings (an estimate for invalid JSON).
 int NestingDepth(std::string_view text) {
   int depth = 0, max_depth = 0;
@@ -144,7 +122,7 @@ std::optional<json> ParseObject(std::string_view text, CheckResult* failure) {
     return std::nullopt;
   }
   if (!v->is_object()) {
-    *failure = Fail(fmt::format("output is {}, not a JSON object", Kind(*v)));
+    *failure = Fail(fmt::format("output is {}, not a JSON object", JsonKind(*v)));
     return std::nullopt;
   }
   return v;
@@ -215,8 +193,8 @@ CheckResult CheckJsonKeys(const json& spec, std::string_view out) {
     auto it = obj->find(name);
     if (it == obj->end()) return Fail(fmt::format("missing key '{}'", name));
     if (!HasType(*it, t)) {
-      return Fail(fmt::format("key '{}' is {} ({}), expected {}", name, Kind(*it), ShowJson(*it),
-                              t.empty() ? "?" : t));
+      return Fail(fmt::format("key '{}' is {} ({}), expected {}", name, JsonKind(*it),
+                              ShowJson(*it), t.empty() ? "?" : t));
     }
   }
   return Pass();

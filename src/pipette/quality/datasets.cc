@@ -39,29 +39,6 @@ struct Where {
   }
 };
 
-// "a string", "an array", ... for messages about a value of the wrong kind.
-std::string Kind(const json& v) {
-  switch (v.type()) {
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer";
-    case json::value_t::number_float:
-      return "a number with a fraction or exponent";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::null:
-      return "null";
-    default:
-      return "an unknown value";
-  }
-}
-
 std::string Join(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) {
@@ -118,7 +95,7 @@ Status ForEachObject(const std::string& path, std::string_view content,
       return where.Fail("not valid JSON: " + ParseMessage(e));
     }
     if (!obj.is_object()) {
-      return where.Fail(fmt::format("expected a JSON object, got {}", Kind(obj)));
+      return where.Fail(fmt::format("expected a JSON object, got {}", JsonKind(obj)));
     }
     Status s = visit(where, obj);
     if (!s) return s;
@@ -143,7 +120,7 @@ Result<std::string> RequiredString(const Where& where, const json& obj, const ch
   auto it = obj.find(key);
   if (it == obj.end()) return where.Fail(fmt::format("missing '{}'", key));
   if (!it->is_string()) {
-    return where.Fail(fmt::format("'{}' must be a string, got {}", key, Kind(*it)));
+    return where.Fail(fmt::format("'{}' must be a string, got {}", key, JsonKind(*it)));
   }
   std::string s = it->get<std::string>();
   if (s.empty() && !allow_empty) return where.Fail(fmt::format("'{}' is empty", key));
@@ -155,7 +132,7 @@ Result<std::string> OptionalString(const Where& where, const json& obj, const ch
   auto it = obj.find(key);
   if (it == obj.end()) return std::string();
   if (!it->is_string()) {
-    return where.Fail(fmt::format("'{}' must be a string, got {}", key, Kind(*it)));
+    return where.Fail(fmt::format("'{}' must be a string, got {}", key, JsonKind(*it)));
   }
   return it->get<std::string>();
 }
@@ -175,7 +152,7 @@ Result<int64_t> RequiredInt(const Where& where, const json& obj, const char* key
   auto it = obj.find(key);
   if (it == obj.end()) return where.Fail(fmt::format("missing '{}'", key));
   std::optional<int64_t> v = AsInt64(*it);
-  if (!v) return where.Fail(fmt::format("'{}' must be an integer, got {}", key, Kind(*it)));
+  if (!v) return where.Fail(fmt::format("'{}' must be an integer, got {}", key, JsonKind(*it)));
   return *v;
 }
 
@@ -197,12 +174,13 @@ Result<McItem> ParseMcItem(const Where& where, const json& obj) {
   auto choices = obj.find("choices");
   if (choices == obj.end()) return where.Fail("missing 'choices'");
   if (!choices->is_array()) {
-    return where.Fail(fmt::format("'choices' must be an array of strings, got {}", Kind(*choices)));
+    return where.Fail(
+        fmt::format("'choices' must be an array of strings, got {}", JsonKind(*choices)));
   }
   for (size_t i = 0; i < choices->size(); ++i) {
     const json& c = (*choices)[i];
     if (!c.is_string()) {
-      return where.Fail(fmt::format("'choices'[{}] must be a string, got {}", i, Kind(c)));
+      return where.Fail(fmt::format("'choices'[{}] must be a string, got {}", i, JsonKind(c)));
     }
     std::string text = c.get<std::string>();
     if (text.empty()) return where.Fail(fmt::format("'choices'[{}] is empty", i));
@@ -275,7 +253,7 @@ const CheckerSchema* FindSchema(std::string_view type) {
 Status CheckOptionalBool(const Where& where, const json& spec, const char* key) {
   auto it = spec.find(key);
   if (it != spec.end() && !it->is_boolean()) {
-    return where.Fail(fmt::format("'{}' must be true or false, got {}", key, Kind(*it)));
+    return where.Fail(fmt::format("'{}' must be true or false, got {}", key, JsonKind(*it)));
   }
   return {};
 }
@@ -310,7 +288,7 @@ Status CheckCheckerFields(const Where& where, const std::string& type, const jso
     if (keys == spec.end()) return where.Fail("missing 'keys'");
     if (!keys->is_object() || keys->empty()) {
       return where.Fail(fmt::format("'keys' must be a non-empty object {{name: type}}, got {}",
-                                    keys->is_object() ? "an empty object" : Kind(*keys)));
+                                    keys->is_object() ? "an empty object" : JsonKind(*keys)));
     }
     static const std::vector<std::string> kTypes = {"string", "integer", "number", "boolean",
                                                     "array",  "object",  "null"};
@@ -320,7 +298,7 @@ Status CheckCheckerFields(const Where& where, const std::string& type, const jso
         std::string hint = t.is_string() ? DidYouMean(t_str, kTypes) : std::string();
         if (hint.empty()) hint = fmt::format(" (expected one of: {})", Join(kTypes));
         return where.Fail(fmt::format("'keys': the type of '{}' is {}{}", name,
-                                      t.is_string() ? "'" + t_str + "'" : Kind(t), hint));
+                                      t.is_string() ? "'" + t_str + "'" : JsonKind(t), hint));
       }
     }
     return {};
@@ -330,7 +308,7 @@ Status CheckCheckerFields(const Where& where, const std::string& type, const jso
     if (values == spec.end()) return where.Fail("missing 'values'");
     if (!values->is_object() || values->empty()) {
       return where.Fail(fmt::format("'values' must be a non-empty object {{name: value}}, got {}",
-                                    values->is_object() ? "an empty object" : Kind(*values)));
+                                    values->is_object() ? "an empty object" : JsonKind(*values)));
     }
     return {};
   }
@@ -346,7 +324,7 @@ Status CheckCheckerFields(const Where& where, const std::string& type, const jso
 Result<GenChecker> ParseChecker(const Where& item_where, size_t index, const json& spec) {
   const Where where = item_where.Nested(fmt::format("checker {}: ", index + 1));
   if (!spec.is_object()) {
-    return where.Fail(fmt::format("must be an object, got {}", Kind(spec)));
+    return where.Fail(fmt::format("must be an object, got {}", JsonKind(spec)));
   }
   Result<std::string> type = RequiredString(where, spec, "type");
   if (!type) return type.error();
@@ -369,7 +347,7 @@ Result<GenChecker> ParseChecker(const Where& item_where, size_t index, const jso
     const std::string r = role->is_string() ? role->get<std::string>() : std::string();
     if (r != "format" && r != "task") {
       return typed.Fail(fmt::format("'role' must be \"format\" or \"task\", got {}{}",
-                                    role->is_string() ? "'" + r + "'" : Kind(*role),
+                                    role->is_string() ? "'" + r + "'" : JsonKind(*role),
                                     role->is_string() ? DidYouMean(r, kRoles) : std::string()));
     }
     checker.role = r;
@@ -414,7 +392,7 @@ Result<GenItem> ParseGenItem(const Where& where, const json& obj) {
   if (checkers == obj.end()) return where.Fail("missing 'checkers'");
   if (!checkers->is_array() || checkers->empty()) {
     return where.Fail(fmt::format("'checkers' must be a non-empty array of checker objects, got {}",
-                                  checkers->is_array() ? "an empty array" : Kind(*checkers)));
+                                  checkers->is_array() ? "an empty array" : JsonKind(*checkers)));
   }
   for (size_t i = 0; i < checkers->size(); ++i) {
     Result<GenChecker> checker = ParseChecker(where, i, (*checkers)[i]);
@@ -473,6 +451,28 @@ Result<McDataset> LoadMcDataset(const std::string& path) {
 
 Result<GenDataset> LoadGenDataset(const std::string& path) {
   return LoadJsonl<GenDataset>(path, ParseGenItem);
+}
+
+std::string JsonKind(const json& v) {
+  switch (v.type()) {
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number with a fraction or exponent";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::null:
+      return "null";
+    default:
+      return "an unknown value";
+  }
 }
 
 }  // namespace pipette::quality

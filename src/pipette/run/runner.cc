@@ -5,16 +5,15 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "pipette/build_info.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/run/eta.h"
 #include "pipette/run/prompt_text.h"
+#include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::run {
@@ -401,11 +400,9 @@ class Runner {
   std::optional<CellError> RunPpl(const plan::Cell& cell, const store::CellRecord& rec) {
     const config::PplSpec& spec = *ex_.ppl;
     if (corpus_text_.empty()) {
-      std::ifstream in(spec.corpus, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      corpus_text_ = ss.str();
-      if (corpus_text_.empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
+      auto text = ReadFileToString(spec.corpus);
+      if (!text || text->empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
+      corpus_text_ = std::move(*text);
       corpus_sha256_ = Sha256Hex(corpus_text_);
     }
     auto it = corpus_tokens_.find(loaded_key_);
@@ -464,11 +461,9 @@ class Runner {
   std::optional<CellError> RunKld(const plan::Cell& cell, const store::CellRecord& rec) {
     const config::KldSpec& spec = *ex_.kld;
     if (kld_text_.empty()) {
-      std::ifstream in(spec.corpus, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      kld_text_ = ss.str();
-      if (kld_text_.empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
+      auto text = ReadFileToString(spec.corpus);
+      if (!text || text->empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
+      kld_text_ = std::move(*text);
     }
     std::vector<int64_t> tokens;
     if (auto e = Tokenize(kld_text_, &tokens)) return e;

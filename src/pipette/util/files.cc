@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace pipette {
 
@@ -29,6 +30,14 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
     return Error{fmt::format("cannot write {}: {}", path, ec.message())};
   }
   return {};
+}
+
+Result<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("cannot read {}", path)};
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Error{fmt::format("cannot read {}", path)};
+  return out;
 }
 
 }  // namespace pipette

@@ -10,4 +10,7 @@ namespace pipette {
 // file is either the old one or the whole new one, never half-written.
 Status WriteFileAtomically(const std::string& path, const std::string& content);
 
+// The whole file as bytes, or an error naming the path.
+Result<std::string> ReadFileToString(const std::string& path);
+
 }  // namespace pipette
