@@ -33,6 +33,10 @@ int main(int argc, char** argv) {
   rep_cmd->add_flag("--all", report.all, "every run in the store");
   rep_cmd->add_option("--format,-f", report.format, "md, csv or json")->capture_default_str();
   rep_cmd->add_option("--output,-o", report.output, "write to this file instead of stdout");
+  rep_cmd->add_option("--vary", report.vary,
+                      "one table per combination of the other dimensions, varying this one "
+                      "(model, quant, runtime, device or a parameter), with ratios to the first "
+                      "row");
 
   pipette::app::EnvArgs env;
   auto* env_cmd = app.add_subcommand("env", "Print this device's fingerprint");

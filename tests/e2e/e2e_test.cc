@@ -221,6 +221,14 @@ warmup: 1
     EXPECT_EQ(tg_warm, 1);
   }
 
+  // The controlled-variable view: threads varied, everything else fixed, ratios to the first.
+  Output vary = Pipette({"report", "--store", Store(), "--vary", "threads"});
+  ASSERT_EQ(vary.code, 0) << vary.err;
+  EXPECT_NE(vary.out.find("varying threads; fixed: model=smollm2-135m-instruct-q4_1"),
+            std::string::npos)
+      << vary.out;
+  EXPECT_NE(vary.out.find("(1.00x)"), std::string::npos);
+
   // csv and md come from the same rows.
   Output csv = Pipette({"report", "--store", Store(), "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;

@@ -15,6 +15,7 @@
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/env/fingerprint.h"
+#include "pipette/metrics/vary.h"
 #include "pipette/model/gguf.h"
 #include "pipette/plan/plan.h"
 #include "pipette/report/load.h"
@@ -248,6 +249,21 @@ int Report(const ReportArgs& args) {
   }
   auto data = report::LoadReportData(**store, ids);
   if (!data) return Fail(data.error());
+  if (!args.vary.empty()) {
+    if (args.format != "md") {
+      return Fail(InputError("--vary prints Markdown tables: leave out --format or use md"));
+    }
+    auto table = metrics::BuildVaryTable(data->rows, args.vary);
+    if (!table) return Fail(table.error());
+    std::ostringstream vary_out;
+    report::WriteVaryMarkdown(*table, vary_out);
+    if (args.output.empty()) {
+      std::cout << vary_out.str();
+      return 0;
+    }
+    if (auto st = WriteFileAtomically(args.output, vary_out.str()); !st) return Fail(st.error());
+    return 0;
+  }
   if (args.output.empty()) {
     (*reporter)->Write(*data, std::cout);
     return 0;

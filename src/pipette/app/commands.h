@@ -32,6 +32,7 @@ struct ReportArgs {
   bool all = false;
   std::string format = "md";
   std::string output;  // empty: standard output
+  std::string vary;    // a dimension: one table per combination of the others
 };
 int Report(const ReportArgs& args);
 

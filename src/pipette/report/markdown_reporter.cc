@@ -204,4 +204,39 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
   }
 }
 
+void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out) {
+  if (table.groups.empty()) {
+    out << "(no completed cells to compare)\n";
+    return;
+  }
+  bool first = true;
+  for (const auto& g : table.groups) {
+    if (!first) out << "\n";
+    first = false;
+    out << fmt::format("varying {}; fixed: {}\n\n", table.dimension, g.fixed);
+    std::vector<std::string> header = {table.dimension};
+    std::vector<bool> right = {false};
+    for (const auto& c : table.columns) {
+      header.push_back(c.name);
+      right.push_back(true);
+    }
+    std::vector<std::vector<std::string>> body;
+    for (const auto& row : g.rows) {
+      std::vector<std::string> cells = {row.varied_value};
+      for (size_t c = 0; c < table.columns.size(); ++c) {
+        if (!row.values[c]) {
+          cells.push_back("");
+          continue;
+        }
+        const bool bytes = table.columns[c].unit == "bytes";
+        const std::string v =
+            bytes ? FormatBytes(*row.values[c]) : fmt::format("{:.4g}", *row.values[c]);
+        cells.push_back(row.ratios[c] ? fmt::format("{} ({:.2f}x)", v, *row.ratios[c]) : v);
+      }
+      body.push_back(std::move(cells));
+    }
+    Table(header, right, body, out);
+  }
+}
+
 }  // namespace pipette::report

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/vary.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 
@@ -34,6 +35,9 @@ class Reporter {
 };
 
 std::vector<std::string> Formats();  // md, csv, json
+
+// The controlled-variable view (`report --vary DIM`) as Markdown: one table per group.
+void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out);
 Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view format);
 
 }  // namespace pipette::report

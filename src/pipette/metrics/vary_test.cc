@@ -1,0 +1,86 @@
+#include "pipette/metrics/vary.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "pipette/report/reporter.h"
+
+namespace pipette::metrics {
+namespace {
+
+ResultRow Row(const std::string& quant, int threads, const std::string& test,
+              const std::string& metric, const std::string& unit, double value) {
+  ResultRow r;
+  r.run_id = 1;
+  r.cell_status = "ok";
+  r.model = "smol-" + quant;
+  r.quant = quant;
+  r.runtime = "llama.cpp";
+  r.runtime_version = "0.3.36";
+  r.device = "Test CPU";
+  r.params = {{"threads", threads}};
+  r.test = test;
+  r.metric = metric;
+  r.unit = unit;
+  r.value = value;
+  return r;
+}
+
+std::vector<ResultRow> Rows() {
+  return {Row("Q8_0", 1, "tg16", "throughput", "t/s", 50),
+          Row("Q8_0", 1, "memory", "peak_rss", "bytes", 200),
+          Row("Q4_1", 1, "tg16", "throughput", "t/s", 75),
+          Row("Q4_1", 1, "memory", "peak_rss", "bytes", 120),
+          Row("Q8_0", 2, "tg16", "throughput", "t/s", 90),
+          Row("Q4_1", 2, "tg16", "throughput", "t/s", 120),
+          Row("Q4_1", 2, "ppl", "ppl", "", 21.0)};
+}
+
+TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
+  auto t = BuildVaryTable(Rows(), "quant");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->groups.size(), 2u);   // threads=1 and threads=2
+  ASSERT_EQ(t->columns.size(), 3u);  // tg16 t/s, peak RSS, ppl
+  const VaryGroup& g = t->groups[0];
+  EXPECT_NE(g.fixed.find("threads=1"), std::string::npos) << g.fixed;
+  ASSERT_EQ(g.rows.size(), 2u);
+  EXPECT_EQ(g.rows[0].varied_value, "Q8_0 (smol-Q8_0)");
+  EXPECT_DOUBLE_EQ(*g.rows[1].values[0], 75);
+  EXPECT_DOUBLE_EQ(*g.rows[1].ratios[0], 1.5);
+  EXPECT_DOUBLE_EQ(*g.rows[1].ratios[1], 0.6);
+  EXPECT_FALSE(g.rows[0].values[2].has_value());  // no ppl measured at threads=1
+  EXPECT_FALSE(g.rows[1].ratios[2].has_value());
+}
+
+TEST(Vary, ParameterDimensionAndUnknownDimension) {
+  auto t = BuildVaryTable(Rows(), "threads");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->groups.size(), 2u);  // one per model file
+  EXPECT_DOUBLE_EQ(*t->groups[0].rows[1].ratios[0], 90.0 / 50.0);
+  auto bad = BuildVaryTable(Rows(), "thread");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().exit_code, 2);
+  EXPECT_NE(bad.error().message.find("did you mean 'threads'"), std::string::npos);
+}
+
+// Golden output; after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
+// --gtest_filter='Vary*'
+TEST(Vary, MarkdownGolden) {
+  auto t = BuildVaryTable(Rows(), "quant");
+  ASSERT_TRUE(t.ok());
+  std::ostringstream out;
+  report::WriteVaryMarkdown(*t, out);
+  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/vary.md";
+  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out.str();
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path;
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(out.str(), expected.str());
+}
+
+}  // namespace
+}  // namespace pipette::metrics
