@@ -221,6 +221,12 @@ warmup: 1
     EXPECT_EQ(tg_warm, 1);
   }
 
+  // A dry run now estimates its time from what this store measured.
+  Output dry = Pipette({"run", ex.string(), "--store", Store(), "--dry-run"});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("estimate: about "), std::string::npos) << dry.out;
+  EXPECT_EQ(dry.out.find("never measured"), std::string::npos) << dry.out;
+
   // The controlled-variable view: threads varied, everything else fixed, ratios to the first.
   Output vary = Pipette({"report", "--store", Store(), "--vary", "threads"});
   ASSERT_EQ(vary.code, 0) << vary.err;

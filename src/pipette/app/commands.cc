@@ -17,6 +17,7 @@
 #include "pipette/env/fingerprint.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/model/gguf.h"
+#include "pipette/plan/estimate.h"
 #include "pipette/plan/plan.h"
 #include "pipette/report/load.h"
 #include "pipette/report/reporter.h"
@@ -175,6 +176,28 @@ int Run(const RunArgs& args, const Paths& paths) {
   }
   if (args.dry_run) {
     PrintPlan(*ex, *cells, registry);
+    // A time estimate from what the store measured before, if there is a store (read only:
+    // a dry run writes nothing).
+    const std::string store_path = args.store.empty() ? ex->store : args.store;
+    std::error_code ec;
+    if (fs::exists(store_path, ec)) {
+      auto store = store::Store::Open(store_path);
+      if (store) {
+        auto recent = (*store)->RecentSamples(20000);
+        if (recent) {
+          const plan::Estimate e = plan::EstimateRun(*ex, *cells, metrics::BuildHistory(*recent));
+          fmt::print("estimate: about {} for the speed tests from earlier runs in {}",
+                     FormatDuration(e.seconds), store_path);
+          if (e.uncovered > 0) {
+            fmt::print(" ({} cell-test pair(s) never measured before are not counted)",
+                       e.uncovered);
+          }
+          fmt::print("\n");
+        }
+      }
+    } else {
+      fmt::print("estimate: none yet (no earlier runs in {})\n", store_path);
+    }
     return 0;
   }
   const std::string store_path = args.store.empty() ? ex->store : args.store;

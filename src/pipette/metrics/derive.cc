@@ -77,6 +77,43 @@ std::optional<double> LoadMs(const json& raw) {
   return double(*t1 - *t0) / 1e6;
 }
 
+std::optional<double> RequestSeconds(const std::string& test, const json& raw) {
+  if (IsSpeedTest("pp", test)) {
+    auto t0 = Int(raw, "t_start_ns"), t1 = Int(raw, "t_end_ns");
+    if (t0 && t1 && *t1 > *t0) return Seconds(*t0, *t1);
+  } else if (IsSpeedTest("tg", test)) {
+    auto t0 = Int(raw, "t_start_ns");
+    auto it = raw.find("token_end_ns");
+    if (t0 && it != raw.end() && it->is_array() && !it->empty()) {
+      return Seconds(*t0, it->back().get<int64_t>());
+    }
+  } else if (IsSpeedTest("ttft@", test)) {
+    if (auto ms = TtftMs(raw)) return *ms / 1000.0;
+  }
+  return std::nullopt;
+}
+
+plan::History BuildHistory(
+    const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> per_request;
+  std::map<std::string, std::vector<double>> per_token;
+  for (const auto& [key, s] : keyed_samples) {
+    const auto secs = RequestSeconds(s.test, s.raw);
+    if (!secs) continue;
+    per_request[{key, s.test}].push_back(*secs);
+    const std::string kind = IsSpeedTest("pp", s.test)   ? "pp"
+                             : IsSpeedTest("tg", s.test) ? "tg"
+                                                         : "ttft";
+    const size_t digits = s.test.find_first_of("0123456789");
+    const double n = std::stod(s.test.substr(digits));
+    if (n > 0) per_token[kind].push_back(*secs / n);
+  }
+  plan::History h;
+  for (const auto& [k, v] : per_request) h.seconds_per_request[k] = stats::Median(v);
+  for (const auto& [k, v] : per_token) h.seconds_per_token[k] = stats::Median(v);
+  return h;
+}
+
 bool IsSpeedTest(std::string_view prefix, std::string_view test) {
   if (!test.starts_with(prefix) || test.size() == prefix.size()) return false;
   return std::all_of(test.begin() + long(prefix.size()), test.end(),

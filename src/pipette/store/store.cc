@@ -326,4 +326,18 @@ Result<std::vector<SampleRecord>> Store::Samples(int64_t cell_id) {
   return out;
 }
 
+Result<std::vector<std::pair<std::string, SampleRecord>>> Store::RecentSamples(int limit) {
+  Stmt s(db_,
+         "SELECT c.key, s.id, s.cell_id, s.test, s.rep, s.warmup, s.raw FROM samples s "
+         "JOIN cells c ON c.id = s.cell_id WHERE s.warmup = 0 AND c.status = 'ok' "
+         "ORDER BY s.id DESC LIMIT ?");
+  s.Bind(int64_t{limit});
+  std::vector<std::pair<std::string, SampleRecord>> out;
+  while (s.Step() == SQLITE_ROW) {
+    out.emplace_back(s.Text(0), SampleRecord{s.Int(1), s.Int(2), s.Text(3),
+                                             static_cast<int>(s.Int(4)), s.Int(5) != 0, s.Json(6)});
+  }
+  return out;
+}
+
 }  // namespace pipette::store

@@ -96,6 +96,9 @@ class Store {
   Result<EnvironmentRecord> Environment(int64_t id);
   Result<std::vector<CellRecord>> Cells(int64_t run_id);
   Result<std::vector<SampleRecord>> Samples(int64_t cell_id);
+  // The most recent recorded (non-warm-up) samples of completed cells, newest first, with the
+  // key of their cell: the history a time estimate learns from.
+  Result<std::vector<std::pair<std::string, SampleRecord>>> RecentSamples(int limit);
 
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
