@@ -396,6 +396,19 @@ class Runner {
     return std::nullopt;
   }
 
+  // One `score` request over a chunk of the tokenized corpus (ppl and kld), scoring its second
+  // half; `extra` adds request fields (top_k, ids).
+  std::optional<CellError> ScoreChunk(const std::vector<int64_t>& tokens,
+                                      const quality::PplChunk& ch, json extra, json* resp) {
+    json req = {{"op", "score"},
+                {"tokens", std::vector<int64_t>(tokens.begin() + ch.begin,
+                                                tokens.begin() + ch.begin + ch.n_ctx)},
+                {"from", ch.from},
+                {"n_batch", applied_n_batch_}};
+    req.update(extra);
+    return Call(std::move(req), resp);
+  }
+
   // Perplexity: tokenize the corpus with the model's tokenizer, score each chunk's second half.
   std::optional<CellError> RunPpl(const plan::Cell& cell, const store::CellRecord& rec) {
     const config::PplSpec& spec = *ex_.ppl;
@@ -432,16 +445,9 @@ class Runner {
     for (size_t c = 0; c < chunks.size(); ++c) {
       if (Stopped()) return CellError{"interrupted", false};
       const quality::PplChunk& ch = chunks[c];
-      std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
       json resp;
       const auto t0 = std::chrono::steady_clock::now();
-      if (auto e = Call({{"op", "score"},
-                         {"tokens", slice},
-                         {"from", ch.from},
-                         {"n_batch", applied_n_batch_}},
-                        &resp)) {
-        return e;
-      }
+      if (auto e = ScoreChunk(tokens, ch, json::object(), &resp)) return e;
       eta_.Done("ppl", ch.n_ctx, Seconds(t0));
       json raw = RawFacts(resp);
       raw["request"] = {{"chunk", c}, {"begin", ch.begin}, {"n_ctx", ch.n_ctx}};
@@ -475,16 +481,8 @@ class Runner {
       std::vector<json> ref_ids;
       for (size_t c = 0; c < chunks.size(); ++c) {
         const quality::PplChunk& ch = chunks[c];
-        std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
         json resp;
-        if (auto e = Call({{"op", "score"},
-                           {"tokens", slice},
-                           {"from", ch.from},
-                           {"n_batch", applied_n_batch_},
-                           {"top_k", spec.top_k}},
-                          &resp)) {
-          return e;
-        }
+        if (auto e = ScoreChunk(tokens, ch, {{"top_k", spec.top_k}}, &resp)) return e;
         ref_ids.push_back(resp["top_ids"]);
         json raw = RawFacts(resp);
         raw["request"] = {{"chunk", c},
@@ -513,17 +511,9 @@ class Runner {
     for (size_t c = 0; c < chunks.size() && c < kld_ref_ids_.size(); ++c) {
       if (Stopped()) return CellError{"interrupted", false};
       const quality::PplChunk& ch = chunks[c];
-      std::vector<int64_t> slice(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
       json resp;
       const auto t0 = std::chrono::steady_clock::now();
-      if (auto e = Call({{"op", "score"},
-                         {"tokens", slice},
-                         {"from", ch.from},
-                         {"n_batch", applied_n_batch_},
-                         {"ids", kld_ref_ids_[c]}},
-                        &resp)) {
-        return e;
-      }
+      if (auto e = ScoreChunk(tokens, ch, {{"ids", kld_ref_ids_[c]}}, &resp)) return e;
       eta_.Done("kld", ch.n_ctx, Seconds(t0));
       json raw = RawFacts(resp);
       raw.erase("logsumexp");
