@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include "pipette/app/commands.h"
+#include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
 
 int main(int argc, char** argv) {
@@ -38,6 +39,31 @@ int main(int argc, char** argv) {
                       "(model, quant, runtime, device or a parameter), with ratios to the first "
                       "row");
 
+  pipette::app::SensitivityArgs sens;
+  auto* sens_cmd = app.add_subcommand(
+      "sensitivity",
+      "Quantize one group of tensors at a time (per layer, per kind), rank the groups by the KL "
+      "divergence they cause, and build and measure a mixed-precision recipe for a budget");
+  sens_cmd->add_option("model", sens.model, "bundled model name or .gguf path")->required();
+  sens_cmd->add_option("--high", sens.high, "file type for everything not under test")
+      ->capture_default_str();
+  sens_cmd->add_option("--low", sens.low, "tensor type the group under test gets")
+      ->capture_default_str();
+  sens_cmd->add_option("--groups", sens.groups, "layers, kinds, or both")->capture_default_str();
+  sens_cmd->add_option("--layers", sens.layers, "only these layers, e.g. 0-3,7");
+  sens_cmd->add_option("--max-size", sens.max_size, "recipe budget: file size, e.g. 120MiB");
+  sens_cmd->add_option("--max-kld", sens.max_kld, "recipe budget: mean KL divergence");
+  sens_cmd->add_option("--corpus", sens.corpus, "text to measure KLD on (default: shipped)");
+  sens_cmd->add_option("--chunks", sens.chunks, "chunks of the corpus")->capture_default_str();
+  sens_cmd->add_option("--n-ctx", sens.n_ctx, "tokens per chunk")->capture_default_str();
+  sens_cmd->add_option("--top-k", sens.top_k, "reference log-probabilities kept per position")
+      ->capture_default_str();
+  sens_cmd->add_option("--threads", sens.threads, "CPU threads (default: all)");
+  sens_cmd->add_option("--store", sens.store, "SQLite store")->capture_default_str();
+  sens_cmd->add_option("--output,-o", sens.output, "also write the report (Markdown) here");
+  sens_cmd->add_flag("--no-bandwidth", sens.no_bandwidth,
+                     "skip the memory-bandwidth probe in the environment record");
+
   pipette::app::EnvArgs env;
   auto* env_cmd = app.add_subcommand("env", "Print this device's fingerprint");
   env_cmd->add_flag("--json", env.json, "as JSON");
@@ -53,5 +79,6 @@ int main(int argc, char** argv) {
   if (*run_cmd) return pipette::app::Run(run, paths);
   if (*rep_cmd) return pipette::app::Report(report);
   if (*env_cmd) return pipette::app::Env(env);
+  if (*sens_cmd) return pipette::app::Sensitivity(sens, paths);
   return 2;
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/env/fingerprint.h"
@@ -160,13 +161,16 @@ Paths DefaultPaths(const std::string& argv0) {
   const char* d = std::getenv("PIPETTE_DATASETS_DIR");
   p.datasets_dir =
       d && *d ? d : (fs::path(exe_dir) / ".." / "datasets").lexically_normal().string();
+  const char* v = std::getenv("PIPETTE_VARIANTS_DIR");
+  p.variants_dir = v && *v ? v : (fs::path(p.models_dir) / "variants").string();
   return p;
 }
 
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
-  auto ex = config::LoadExperiment(args.experiment, registry,
-                                   {paths.models_dir, paths.workers_dir, paths.datasets_dir});
+  auto ex = config::LoadExperiment(
+      args.experiment, registry,
+      {paths.models_dir, paths.workers_dir, paths.datasets_dir, paths.variants_dir});
   if (!ex) return Fail(ex.error());
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
@@ -174,8 +178,10 @@ int Run(const RunArgs& args, const Paths& paths) {
     cells = plan::Narrow(*cells, args.only, registry);
     if (!cells) return Fail(cells.error());
   }
+  WarnRequantized(*ex);
   if (args.dry_run) {
     PrintPlan(*ex, *cells, registry);
+    PrintVariantPlan(*ex, *cells);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
     const std::string store_path = args.store.empty() ? ex->store : args.store;
@@ -216,6 +222,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   worker::ProcessLauncher launcher;
+  MakeVariantsFor(*ex, launcher, &*cells);
   ExportingProgress progress(store->get(), args);
   run::RunnerDeps deps;
   deps.launcher = &launcher;

@@ -10,9 +10,11 @@ struct Paths {
   std::string models_dir;    // bundled models
   std::string workers_dir;   // worker programs
   std::string datasets_dir;  // datasets Pipette ships
+  std::string variants_dir;  // cache of quantized variants
 };
-// Defaults relative to the running binary (build/pipette -> ../models), overridable with
-// PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR and PIPETTE_DATASETS_DIR.
+// Defaults relative to the running binary (build/pipette -> ../models, ../models/variants),
+// overridable with PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR, PIPETTE_DATASETS_DIR and
+// PIPETTE_VARIANTS_DIR.
 Paths DefaultPaths(const std::string& argv0);
 
 struct RunArgs {

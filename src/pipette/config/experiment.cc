@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
+#include "pipette/config/yaml_helpers.h"
 #include "pipette/model/bundled.h"
 #include "pipette/model/gguf.h"
 #include "pipette/quality/datasets.h"
+#include "pipette/quant/types.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
 
@@ -22,102 +25,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "quality", "name",  "description", "models", "runtime", "runtimes", "device",
-    "params",  "tests", "repetitions", "warmup", "timeout", "seed",     "store"};
+    "quality", "name",        "description", "models",  "runtime", "runtimes", "device",  "params",
+    "tests",   "repetitions", "warmup",      "timeout", "seed",    "store",    "quantize"};
 const std::vector<std::string> kRuntimes = {"llama.cpp"};
-
-// Builds errors of the form "file:line:col: message".
-class Where {
- public:
-  explicit Where(std::string path) : path_(std::move(path)) {}
-  Error At(const YAML::Node& node, const std::string& message) const {
-    const YAML::Mark m = node.Mark();
-    if (m.line < 0) return InputError(fmt::format("{}: {}", path_, message));
-    return InputError(fmt::format("{}:{}:{}: {}", path_, m.line + 1, m.column + 1, message));
-  }
-  Error File(const std::string& message) const {
-    return InputError(fmt::format("{}: {}", path_, message));
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-int Line(const YAML::Node& node) { return node.Mark().line + 1; }
-
-// YAML parsers keep the last of two equal keys; an experiment file must not say a thing twice.
-class KeySet {
- public:
-  Status Add(const Where& w, const YAML::Node& key, const std::string& where) {
-    if (!key.IsScalar()) return w.At(key, fmt::format("a key {} must be a plain name", where));
-    auto [it, fresh] = lines_.emplace(key.Scalar(), Line(key));
-    if (!fresh) {
-      return w.At(key, fmt::format("duplicate key '{}' {}(first at line {})", key.Scalar(), where,
-                                   it->second));
-    }
-    return {};
-  }
-
- private:
-  std::map<std::string, int> lines_;
-};
-
-Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what) {
-  if (!node.IsScalar()) return w.At(node, fmt::format("{} must be a single value", what));
-  return node.Scalar();
-}
-
-Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what, int64_t lo,
-                        int64_t hi) {
-  auto s = Scalar(w, node, what);
-  if (!s) return s.error();
-  int64_t v = 0;
-  const std::string& t = *s;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || ptr != t.data() + t.size()) {
-    return w.At(node, fmt::format("{} must be an integer, got '{}'", what, t));
-  }
-  if (v < lo || v > hi) {
-    return w.At(node, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, v));
-  }
-  return v;
-}
-
-// A scalar or a list of scalars, as a list of nodes.
-std::vector<YAML::Node> AsList(const YAML::Node& node) {
-  std::vector<YAML::Node> out;
-  if (node.IsSequence()) {
-    for (const YAML::Node& n : node) out.push_back(n);
-  } else {
-    out.push_back(node);
-  }
-  return out;
-}
-
-// A data file named in the experiment: relative to the experiment file, then to the current
-// folder; it must be a readable regular file.
-Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
-                                    const std::string& written, const std::string& what) {
-  fs::path p(written);
-  std::vector<fs::path> tried;
-  if (p.is_absolute()) {
-    tried.push_back(p);
-  } else {
-    tried.push_back(fs::path(w.path()).parent_path() / p);
-    tried.push_back(fs::current_path() / p);
-  }
-  for (const fs::path& t : tried) {
-    std::error_code ec;
-    if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
-    if (fs::is_directory(t, ec)) {
-      return w.At(node, fmt::format("'{}' is a directory, not a {}", written, what));
-    }
-  }
-  std::string where;
-  for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
-  return w.At(node, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
-}
 
 Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
   ModelSpec m;
@@ -440,6 +350,237 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const LoadOptions& o
   return {};
 }
 
+std::string VariantsDir(const LoadOptions& opt) {
+  if (!opt.variants_dir.empty()) return opt.variants_dir;
+  return (fs::path(opt.models_dir) / "variants").lexically_normal().string();
+}
+
+Result<std::vector<std::string>> FileTypes(const Where& w, const YAML::Node& node,
+                                           const std::string& what) {
+  std::vector<std::string> types;
+  if (node.IsSequence() && node.size() == 0) return w.At(node, what + ": empty list");
+  for (const YAML::Node& n : AsList(node)) {
+    auto s = Scalar(w, n, what);
+    if (!s) return s.error();
+    if (!quant::IsFileType(*s)) {
+      std::string known;
+      for (const auto& t : quant::FileTypeNames()) known += " " + t;
+      return w.At(n, fmt::format("unknown quantization type '{}'{} (known:{})", *s,
+                                 DidYouMean(*s, quant::FileTypeNames()), known));
+    }
+    if (std::find(types.begin(), types.end(), *s) != types.end()) {
+      return w.At(n, fmt::format("type {} is listed twice", *s));
+    }
+    types.push_back(*s);
+  }
+  return types;
+}
+
+// One `quantize:` entry: variants of a base model, appended to the experiment's models.
+Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOptions& opt,
+                          Experiment* ex) {
+  if (!node.IsMap()) {
+    return w.At(node,
+                "a quantize entry is a mapping: base:, types:, and optionally imatrix:, "
+                "overrides:, label:");
+  }
+  static const std::vector<std::string> kKeys = {"base", "types", "imatrix", "overrides", "label"};
+  KeySet keys;
+  YAML::Node base_node, types_node, imatrix_node, overrides_node, label_node;
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in quantize "); !st) return st;
+    const std::string key = kv.first.Scalar();
+    if (key == "base") {
+      base_node = kv.second;
+    } else if (key == "types") {
+      types_node = kv.second;
+    } else if (key == "imatrix") {
+      imatrix_node = kv.second;
+    } else if (key == "overrides") {
+      overrides_node = kv.second;
+    } else if (key == "label") {
+      label_node = kv.second;
+    } else {
+      return w.At(kv.first,
+                  fmt::format("unknown key '{}' in quantize{}", key, DidYouMean(key, kKeys)));
+    }
+  }
+  if (base_node.IsNull())
+    return w.At(node,
+                "quantize: needs 'base:' (a model of this file, a bundled "
+                "name or a .gguf path)");
+  // The base: a model of this file by name, else a bundled name or a path.
+  ModelSpec base;
+  auto s = Scalar(w, base_node, "quantize.base");
+  if (!s) return s.error();
+  auto same = std::find_if(ex->models.begin(), ex->models.end(),
+                           [&](const ModelSpec& m) { return m.name == *s && !m.variant; });
+  if (same != ex->models.end()) {
+    base = *same;
+  } else {
+    auto m = ParseModel(w, base_node, opt);
+    if (!m) return m.error();
+    base = *m;
+  }
+  std::string base_sha;
+  const model::BundledModel* bundled =
+      base.source.starts_with("bundled:") ? model::FindBundled(base.source.substr(8)) : nullptr;
+  if (bundled) {
+    base_sha = bundled->sha256;  // verified when it was fetched
+  } else {
+    auto sha = Sha256File(base.path);
+    if (!sha) return w.At(base_node, sha.error().message);
+    base_sha = *sha;
+  }
+
+  std::vector<std::string> types;
+  if (!types_node.IsNull()) {
+    auto t = FileTypes(w, types_node, "quantize.types");
+    if (!t) return t.error();
+    types = *t;
+  }
+  std::vector<std::string> imatrix_types;
+  std::optional<quant::ImatrixSpec> imatrix;
+  if (!imatrix_node.IsNull()) {
+    if (!imatrix_node.IsMap()) {
+      return w.At(imatrix_node,
+                  "imatrix: is a mapping: types:, and optionally corpus:, n_ctx:, "
+                  "chunks:");
+    }
+    static const std::vector<std::string> kImKeys = {"types", "corpus", "n_ctx", "chunks"};
+    quant::ImatrixSpec spec;
+    std::string corpus;
+    YAML::Node corpus_node = imatrix_node;
+    KeySet im_keys;
+    for (const auto& kv : imatrix_node) {
+      if (auto st = im_keys.Add(w, kv.first, "in imatrix "); !st) return st;
+      const std::string key = kv.first.Scalar();
+      if (key == "types") {
+        auto t = FileTypes(w, kv.second, "imatrix.types");
+        if (!t) return t.error();
+        imatrix_types = *t;
+      } else if (key == "corpus") {
+        auto c = Scalar(w, kv.second, "imatrix.corpus");
+        if (!c) return c.error();
+        corpus = *c;
+        corpus_node = kv.second;
+      } else if (key == "n_ctx" || key == "chunks") {
+        auto i = Integer(w, kv.second, "imatrix." + key, key == "n_ctx" ? 32 : 1,
+                         key == "n_ctx" ? 1 << 16 : 1 << 20);
+        if (!i) return i.error();
+        (key == "n_ctx" ? spec.n_ctx : spec.chunks) = static_cast<int>(*i);
+      } else {
+        return w.At(kv.first,
+                    fmt::format("unknown key '{}' in imatrix{}", key, DidYouMean(key, kImKeys)));
+      }
+    }
+    if (imatrix_types.empty()) {
+      return w.At(imatrix_node, "imatrix: needs 'types:' (the types to make with it)");
+    }
+    if (corpus.empty()) {
+      spec.corpus = (fs::path(opt.datasets_dir) / kDefaultPplCorpus).lexically_normal().string();
+    } else {
+      auto p = ResolveDataPath(w, corpus_node, corpus, "imatrix corpus file");
+      if (!p) return p.error();
+      spec.corpus = *p;
+    }
+    auto sha = Sha256File(spec.corpus);
+    if (!sha) return w.At(corpus_node, sha.error().message);
+    spec.corpus_sha256 = *sha;
+    imatrix = spec;
+  }
+  if (types.empty() && imatrix_types.empty()) {
+    return w.At(node, "quantize: needs 'types:' (e.g. [Q8_0, Q4_K_M, Q4_0]) or 'imatrix:'");
+  }
+
+  std::vector<quant::TensorOverride> overrides;
+  if (!overrides_node.IsNull()) {
+    if (!overrides_node.IsMap() || overrides_node.size() == 0) {
+      return w.At(overrides_node,
+                  "overrides: is a mapping of tensor-name pattern: type, e.g. "
+                  "{'blk\\.0\\..*': q8_0}");
+    }
+    KeySet ov_keys;
+    for (const auto& kv : overrides_node) {
+      if (auto st = ov_keys.Add(w, kv.first, "in overrides "); !st) return st;
+      auto t = Scalar(w, kv.second, "an override type");
+      if (!t) return t.error();
+      auto canonical = quant::CanonicalTensorType(*t);
+      if (!canonical) {
+        return w.At(kv.second, fmt::format("unknown tensor type '{}'{}", *t,
+                                           DidYouMean(*t, quant::TensorTypeNames())));
+      }
+      try {
+        std::regex re(kv.first.Scalar());
+      } catch (const std::regex_error& e) {
+        return w.At(kv.first, fmt::format("'{}' is not a valid regular expression: {}",
+                                          kv.first.Scalar(), e.what()));
+      }
+      overrides.push_back({kv.first.Scalar(), *canonical});
+    }
+  }
+  std::string label;
+  if (!label_node.IsNull()) {
+    auto l = Scalar(w, label_node, "quantize.label");
+    if (!l) return l.error();
+    label = *l;
+    if (types.size() + imatrix_types.size() != 1) {
+      return w.At(label_node, "label: names one variant: give exactly one type with it");
+    }
+  } else if (!overrides.empty()) {
+    return w.At(overrides_node, "a variant with overrides needs 'label:' (its name in reports)");
+  }
+
+  auto add = [&](const std::string& type, bool with_imatrix) -> Status {
+    quant::VariantSpec v;
+    v.label = !label.empty() ? label : with_imatrix ? type + "+imatrix" : type;
+    v.name = base.name + ":" + v.label;
+    v.base_name = base.name;
+    v.base_path = base.path;
+    v.base_sha256 = base_sha;
+    v.base_quant = base.quant;
+    v.base_source = base.source;
+    v.type = type;
+    v.overrides = overrides;
+    if (with_imatrix) v.imatrix = imatrix;
+    ModelSpec m;
+    m.name = v.name;
+    m.path = (fs::path(VariantsDir(opt)) / v.FileName()).string();
+    m.source = "variant:" + base.source;
+    m.line = Line(node);
+    m.n_ctx_train = base.n_ctx_train;
+    m.quant = v.label;
+    m.provenance = v.Provenance();
+    m.variant = std::move(v);
+    for (const auto& other : ex->models) {
+      if (other.name == m.name) {
+        return w.At(
+            node, fmt::format("model '{}' is listed twice (first at line {})", m.name, other.line));
+      }
+    }
+    ex->models.push_back(std::move(m));
+    return {};
+  };
+  for (const auto& t : types) {
+    if (auto st = add(t, false); !st) return st;
+  }
+  for (const auto& t : imatrix_types) {
+    if (auto st = add(t, true); !st) return st;
+  }
+  return {};
+}
+
+Status ParseQuantize(const Where& w, const YAML::Node& node, const LoadOptions& opt,
+                     Experiment* ex) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& n : node) {
+      if (auto st = ParseQuantizeEntry(w, n, opt, ex); !st) return st;
+    }
+    return {};
+  }
+  return ParseQuantizeEntry(w, node, opt, ex);
+}
+
 }  // namespace
 
 std::string McPrompt(const std::string& question) { return "Question: " + question + "\nAnswer:"; }
@@ -491,7 +632,11 @@ nlohmann::json Experiment::Canonical() const {
   nlohmann::json j;
   j["name"] = name;
   j["device"] = device;
-  for (const auto& m : models) j["models"].push_back({{"name", m.name}, {"path", m.path}});
+  for (const auto& m : models) {
+    nlohmann::json mj = {{"name", m.name}, {"path", m.path}};
+    if (m.variant) mj["variant"] = m.variant->Definition();
+    j["models"].push_back(mj);
+  }
   for (const auto& r : runtimes) j["runtimes"].push_back(r.name);
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
@@ -538,6 +683,7 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
   ex.name = fs::path(path).stem().string();
   std::map<std::string, std::vector<std::string>> swept;
   bool have_models = false, have_tests = false;
+  YAML::Node quantize_node;
 
   KeySet top_keys;
   for (const auto& kv : root) {
@@ -619,6 +765,8 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
       }
     } else if (key == "quality") {
       if (auto q = ParseQuality(w, v, options, &ex); !q) return q.error();
+    } else if (key == "quantize") {
+      quantize_node = v;  // after models:, whose names a base may use
     } else if (key == "tests") {
       have_tests = true;
       for (const YAML::Node& n : AsList(v)) {
@@ -663,7 +811,12 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
       return w.At(kv.first, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
     }
   }
-  if (!have_models) return w.File("missing 'models:' (a list of bundled names or .gguf paths)");
+  if (quantize_node.IsDefined() && !quantize_node.IsNull()) {
+    if (auto st = ParseQuantize(w, quantize_node, options, &ex); !st) return st.error();
+  }
+  if (!have_models && ex.models.empty()) {
+    return w.File("missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
+  }
   if (ex.divergence_reference && ex.kld && ex.kld->reference != *ex.divergence_reference) {
     return InputError(
         fmt::format("{}: kld and divergence name different references ('{}', '{}'): "

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipette/config/params.h"
+#include "pipette/quant/variant.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
@@ -20,6 +21,12 @@ struct ModelSpec {
   int line = 0;             // where the experiment file named it
   int64_t n_ctx_train = 0;  // the context the model was trained for (GGUF metadata; 0: unknown)
   std::string quant{};      // the file's quantization (GGUF file type), "" when unknown
+  // A variant made by `quantize:` (its file may not exist until the run makes it).
+  std::optional<quant::VariantSpec> variant{};
+  // Stored with every result on this model: where the file came from and how it was made.
+  nlohmann::json provenance{};
+  // Non-empty: the model could not be made or found, and this says why; its cells fail.
+  std::string unavailable{};
 };
 
 struct RuntimeSpec {
@@ -123,6 +130,7 @@ struct LoadOptions {
   std::string models_dir;    // bundled models live here
   std::string workers_dir;   // worker programs live here
   std::string datasets_dir;  // the datasets Pipette ships
+  std::string variants_dir;  // quantized variants are cached here ("" = models_dir/variants)
 };
 
 // Reads, parses and validates an experiment file. Every error names file:line:column and the

@@ -133,9 +133,9 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4]\ntests: [pp16]\n"),
             "ex.yaml:1:10: unknown model 'smollm2-135m-instruct-q4' (did you mean "
             "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file or a bundled name "
-            "(known: smollm2-135m-instruct-q4_1)");
+            "(known: smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)");
   EXPECT_EQ(ErrorOf("tests: [pp16]\n"),
-            "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths)");
+            "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
   EXPECT_EQ(ErrorOf(m),
             "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   EXPECT_EQ(ErrorOf("\n  \n"),
@@ -171,6 +171,69 @@ TEST_F(ExperimentTest, ModelFilesAreCheckedBeforeAnythingRuns) {
   const std::string err = ErrorOf("models: [notgguf.gguf]\ntests: [pp16]\n");
   EXPECT_EQ(err.rfind("ex.yaml:1:10: ", 0), 0u) << err;
   EXPECT_NE(err.find("not a GGUF file"), std::string::npos) << err;
+}
+
+TEST_F(ExperimentTest, QuantizeAddsVariantsOfTheBase) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  auto ex = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "quantize:\n"
+      "  base: smollm2-135m-instruct-q4_1\n"
+      "  types: [Q8_0, Q4_0]\n"
+      "  imatrix: {types: [Q4_0], chunks: 2}\n"
+      "tests: [pp16]\n"
+      "quality:\n"
+      "  kld: {reference: 'smollm2-135m-instruct-q4_1:Q8_0'}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->models.size(), 4u);
+  // The kld reference runs first.
+  EXPECT_EQ(ex->models[0].name, "smollm2-135m-instruct-q4_1:Q8_0");
+  const ModelSpec* q4 = nullptr;
+  const ModelSpec* q4i = nullptr;
+  for (const auto& m : ex->models) {
+    if (m.name == "smollm2-135m-instruct-q4_1:Q4_0") q4 = &m;
+    if (m.name == "smollm2-135m-instruct-q4_1:Q4_0+imatrix") q4i = &m;
+  }
+  ASSERT_TRUE(q4 && q4i);
+  EXPECT_EQ(q4->quant, "Q4_0");
+  ASSERT_TRUE(q4->variant.has_value());
+  EXPECT_EQ(q4->variant->base_quant, "Q4_1");
+  EXPECT_TRUE(q4->variant->Requantized());
+  EXPECT_EQ(q4->variant->base_sha256,
+            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
+  EXPECT_EQ(fs::path(q4->path).parent_path(), fs::path(opts_.models_dir) / "variants");
+  EXPECT_TRUE(q4->provenance["requantized"].get<bool>());
+  EXPECT_GT(q4->n_ctx_train, 0);
+  ASSERT_TRUE(q4i->variant->imatrix.has_value());
+  EXPECT_EQ(q4i->variant->imatrix->chunks, 2);
+  EXPECT_NE(q4->path, q4i->path);  // different definitions, different cache files
+}
+
+TEST_F(ExperimentTest, QuantizeErrorsNameTheLine) {
+  EXPECT_EQ(ErrorOf("quantize: {base: smollm2-135m-instruct-q4_1, types: [Q4_K]}\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1:54: unknown quantization type 'Q4_K' (did you mean 'Q6_K'?) (known: F32 "
+            "F16 BF16 Q8_0 Q6_K Q5_K_M Q5_K_S Q5_1 Q5_0 Q4_K_M Q4_K_S Q4_1 Q4_0 IQ4_NL IQ4_XS "
+            "Q3_K_L Q3_K_M Q3_K_S Q2_K)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  typs: [Q8_0]\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:3:3: unknown key 'typs' in quantize (did you mean 'types'?)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16]\n"
+                    "  overrides: {'blk\\.(0': q4_0}\n  label: x\n"
+                    "tests: [pp16]\n")
+                .substr(0, 57),
+            "ex.yaml:4:15: 'blk\\.(0' is not a valid regular expression");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16]\n"
+                    "  overrides: {'blk\\.0\\..*': q4_k_m}\n  label: x\n"
+                    "tests: [pp16]\n")
+                .substr(0, 42),
+            "ex.yaml:4:29: unknown tensor type 'q4_k_m'");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16, Q8_0]\n"
+                    "  overrides: {'blk\\.0\\..*': q4_0}\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:4:14: a variant with overrides needs 'label:' (its name in reports)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: nosuch\n  types: [F16]\ntests: [pp16]\n").substr(0, 35),
+            "ex.yaml:2:9: unknown model 'nosuch'");
 }
 
 TEST(TestNames, ParseAndCanonicalize) {

@@ -10,6 +10,7 @@
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/kld.h"
 #include "pipette/quality/ppl.h"
+#include "pipette/quant/variant.h"
 
 namespace pipette::metrics {
 
@@ -543,6 +544,16 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     const json& rt = c.cell.model_info.value("runtime", json::object());
     base.n_params = file.value("n_params", rt.value("n_params", int64_t{0}));
     base.quant = file.value("quant", std::string("?"));
+    base.base_model = c.cell.model_name;
+    if (auto p = c.cell.model_info.find("provenance");
+        p != c.cell.model_info.end() && p->is_object()) {
+      base.provenance = *p;
+      base.quant = p->value("label", base.quant);
+      base.quant_origin = quant::OriginNote(*p);
+      base.base_model = p->value("base", json::object()).value("name", base.base_model);
+    }
+    // Files of one model in different quantizations share the name in their metadata.
+    base.base_model = file.value("general_name", base.base_model);
     base.runtime = c.cell.runtime;
     base.runtime_version = c.cell.runtime_version;
     base.runtime_build = c.cell.runtime_build;
@@ -588,6 +599,18 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     }
   }
   return rows;
+}
+
+std::string QuantDisplay(const ResultRow& row) {
+  return row.quant_origin.starts_with("re-") ? row.quant + "*" : row.quant;
+}
+
+std::string RequantNote(const ResultRow& row) {
+  if (!row.quant_origin.starts_with("re-")) return "";
+  return fmt::format(
+      "* {}: the base file is already quantized, so this is not a quantization of "
+      "the full-precision weights",
+      row.quant_origin);
 }
 
 }  // namespace pipette::metrics

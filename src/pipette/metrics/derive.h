@@ -25,7 +25,11 @@ struct ResultRow {
   std::string model_sha256;
   int64_t model_file_size = 0;
   int64_t n_params = 0;
-  std::string quant;
+  std::string quant;         // the quantization: the file's type, or a variant's label
+  std::string quant_origin;  // variants: "re-quantized from Q4_1" / "quantized from F16"
+  std::string
+      base_model;  // the model behind the file: general.name, else a variant's base, else the model
+  nlohmann::json provenance;  // variants: how the file was made (null for other models)
   std::string runtime;
   std::string runtime_version;
   nlohmann::json runtime_build = nlohmann::json::object();  // commit, system info, backends
@@ -75,6 +79,12 @@ std::optional<double> RequestSeconds(const std::string& test, const nlohmann::js
 // seconds per token per test kind.
 plan::History BuildHistory(
     const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples);
+
+// The quantization as tables show it: a re-quantized variant's type gets a "*" (and the table a
+// footnote, RequantNote).
+std::string QuantDisplay(const ResultRow& row);
+// The footnote for the "*" of QuantDisplay, or "" if the row is not re-quantized.
+std::string RequantNote(const ResultRow& row);
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);

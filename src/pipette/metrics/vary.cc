@@ -57,9 +57,11 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
     return InputError(fmt::format("--vary: unknown dimension '{}'{} (dimensions: {})", dimension,
                                   DidYouMean(dimension, dims), known));
   }
-  // A model's file fixes its quantization, so varying one frees the other too.
+  // A model's file fixes its quantization, so varying one frees the other too; variants of one
+  // base stay together (their base is fixed) when the quantization varies.
   std::set<std::string> free = {dimension};
   if (dimension == "quant" || dimension == "model") free = {"model", "quant"};
+  std::set<std::string> notes;
 
   VaryTable table;
   table.dimension = dimension;
@@ -79,15 +81,20 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       if (free.count(d)) continue;
       fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, Dimension(r, d));
     }
+    if (dimension == "quant" && !r.base_model.empty()) {
+      fixed = fmt::format("base={}, {}", r.base_model, fixed);
+    }
     fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", r.run_id);  // within one run
+    if (const std::string note = RequantNote(r); !note.empty()) notes.insert(note);
     auto g = group_index.find(fixed);
     if (g == group_index.end()) {
       g = group_index.emplace(fixed, table.groups.size()).first;
       table.groups.push_back({fixed, {}});
     }
     VaryGroup& group = table.groups[g->second];
-    const std::string value =
-        dimension == "quant" ? fmt::format("{} ({})", r.quant, r.model) : Dimension(r, dimension);
+    const std::string value = dimension == "quant"
+                                  ? fmt::format("{} ({})", QuantDisplay(r), r.model)
+                                  : Dimension(r, dimension);
     auto key = std::make_pair(g->second, value);
     auto ri = row_index.find(key);
     if (ri == row_index.end()) {
@@ -99,6 +106,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
     if (row.values.size() <= c) row.values.resize(c + 1);
     row.values[c] = r.value;
   }
+  table.notes.assign(notes.begin(), notes.end());
   for (VaryGroup& g : table.groups) {
     for (VaryRow& row : g.rows) {
       row.values.resize(table.columns.size());

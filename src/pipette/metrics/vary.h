@@ -30,6 +30,7 @@ struct VaryGroup {
 
 struct VaryTable {
   std::string dimension;
+  std::vector<std::string> notes;  // footnotes (re-quantized variants)
   std::vector<VaryColumn> columns;
   std::vector<VaryGroup> groups;
 };

@@ -30,7 +30,8 @@ std::string Num(double v) {
 }  // namespace
 
 void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
-  out << "run_id,cell,cell_status,model,model_sha256,model_file_size,n_params,quant,runtime,"
+  out << "run_id,cell,cell_status,model,model_sha256,model_file_size,n_params,quant,quant_origin,"
+         "base_model,runtime,"
          "runtime_version,runtime_build,device,device_id,params,test,metric,unit,median,min,max,"
          "mean,stddev,"
          "cv,n,noisy,value,std_error,ci_low,ci_high,subset,na,dataset_sha256,samples\n";
@@ -47,6 +48,8 @@ void CsvReporter::Write(const ReportData& data, std::ostream& out) const {
                                              std::to_string(r.model_file_size),
                                              std::to_string(r.n_params),
                                              Csv(r.quant),
+                                             Csv(r.quant_origin),
+                                             Csv(r.base_model),
                                              Csv(r.runtime),
                                              Csv(r.runtime_version),
                                              Csv(r.runtime_build.dump()),

@@ -39,6 +39,7 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                             {"stderr_tail", c.stderr_tail},
                             {"conditions", json(c.conditions)},
                             {"runtime_build", json(c.runtime_build)},
+                            {"model_provenance", c.model_info.value("provenance", json())},
                             {"started_at", c.started_at},
                             {"finished_at", c.finished_at}});
   }
@@ -53,6 +54,8 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
          {"model_file_size", r.model_file_size},
          {"n_params", r.n_params},
          {"quant", r.quant},
+         {"quant_origin", r.quant_origin},
+         {"base_model", r.base_model},
          {"runtime", r.runtime},
          {"runtime_version", r.runtime_version},
          {"runtime_build", json(r.runtime_build)},

@@ -138,8 +138,9 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     if (!metrics::IsHeadline(r) && !quality_only) continue;
     std::vector<std::string> row;
     if (show_run) row.push_back(std::to_string(r.run_id));
-    for (std::string s : {r.model, FormatBytes(double(r.model_file_size)), Count(r.n_params),
-                          r.quant, fmt::format("{} {}", r.runtime, r.runtime_version)}) {
+    for (std::string s :
+         {r.model, FormatBytes(double(r.model_file_size)), Count(r.n_params),
+          metrics::QuantDisplay(r), fmt::format("{} {}", r.runtime, r.runtime_version)}) {
       row.push_back(std::move(s));
     }
     for (const auto& p : param_cols) row.push_back(Param(r.params, p));
@@ -193,6 +194,12 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
   } else {
     Table(header, right, body, out);
   }
+  std::set<std::string> notes;
+  for (const auto& r : data.rows) {
+    if (const std::string n = metrics::RequantNote(r); !n.empty()) notes.insert(n);
+  }
+  if (!notes.empty()) out << "\n";
+  for (const auto& n : notes) out << n << "\n";
   bool first = true;
   for (const auto& c : data.cells) {
     if (c.status == "ok") continue;
@@ -237,6 +244,8 @@ void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out) {
     }
     Table(header, right, body, out);
   }
+  if (!table.notes.empty()) out << "\n";
+  for (const auto& n : table.notes) out << n << "\n";
 }
 
 }  // namespace pipette::report

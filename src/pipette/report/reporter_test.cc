@@ -43,6 +43,8 @@ ReportData Sample() {
   bad.status = "failed";
   bad.error = "the worker died during 'tg': killed by SIGKILL";
   bad.stderr_tail = "last words";
+  bad.model_info["provenance"] = {
+      {"type", "Q4_K_M"}, {"requantized", true}, {"base", {{"name", "smol"}, {"quant", "Q4_1"}}}};
   d.cells = {ok, bad};
   auto row = [](int cell, int64_t cell_id, const std::string& status, int threads,
                 const std::string& test, const std::string& metric, const std::string& unit,
@@ -77,6 +79,12 @@ ReportData Sample() {
             row(0, 11, "ok", 1, "ttft@32", "ttft", "ms", {12.5, 12.25, 12.75}),
             row(0, 11, "ok", 1, "memory", "peak_rss", "bytes", {150000000}),
             row(1, 12, "failed", 2, "pp64", "throughput", "t/s", {1800, 1810})};
+  // The second cell is a variant re-quantized from the first one's file.
+  d.rows.back().model = "smol:Q4_K_M";
+  d.rows.back().quant = "Q4_K_M";
+  d.rows.back().quant_origin = "re-quantized from Q4_1";
+  d.rows.back().base_model = "SmolLM2 135M Instruct";
+  for (size_t i = 0; i + 1 < d.rows.size(); ++i) d.rows[i].base_model = "SmolLM2 135M Instruct";
   metrics::ResultRow ppl = row(0, 11, "ok", 1, "ppl", "ppl", "", {17.5, 19.25});
   ppl.value = 18.125;
   ppl.std_error = 0.75;

@@ -160,7 +160,9 @@ class Runner {
       }
     }
     rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
-    auto facts = Facts(cell.model.path);
+    if (!cell.model.provenance.is_null()) rec.model_info["provenance"] = cell.model.provenance;
+    auto facts = cell.model.unavailable.empty() ? Facts(cell.model.path)
+                                                : Result<ModelFacts>(Error{cell.model.unavailable});
     if (facts) {
       rec.model_sha256 = facts->sha256;
       rec.model_file_size = facts->file_size;

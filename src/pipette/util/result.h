@@ -15,6 +15,8 @@ struct Error {
 };
 
 inline Error InputError(std::string message) { return Error{std::move(message), 2}; }
+// Something failed that is not the user's input (a runtime, the disk): exit code 1.
+inline Error RuntimeError(std::string message) { return Error{std::move(message), 1}; }
 
 template <class T>
 class [[nodiscard]] Result {

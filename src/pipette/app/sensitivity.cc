@@ -1,0 +1,368 @@
+#include "pipette/app/sensitivity.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "pipette/app/console_progress.h"
+#include "pipette/app/variants.h"
+#include "pipette/config/experiment.h"
+#include "pipette/env/fingerprint.h"
+#include "pipette/model/gguf.h"
+#include "pipette/plan/plan.h"
+#include "pipette/quant/types.h"
+#include "pipette/report/load.h"
+#include "pipette/run/runner.h"
+#include "pipette/sensitivity/groups.h"
+#include "pipette/sensitivity/recipe.h"
+#include "pipette/store/store.h"
+#include "pipette/util/files.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::app {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+int Fail(const Error& e) {
+  fmt::print(stderr, "error: {}\n", e.message);
+  return e.exit_code;
+}
+
+// What one variant measured.
+struct Measured {
+  bool ok = false;
+  std::string error;
+  double kld = 0, top1 = 0;
+  int64_t size = 0;
+};
+
+// Runs an experiment given as JSON text (JSON is YAML) and returns what each model measured.
+class Session {
+ public:
+  Session(const Paths& paths, store::Store* store, int64_t env_id)
+      : paths_(paths), store_(store), env_id_(env_id) {}
+
+  Result<std::map<std::string, Measured>> Execute(const json& experiment, const std::string& name,
+                                                  int64_t* run_id) {
+    const config::ParamRegistry registry = config::ParamRegistry::Default();
+    auto ex = config::ParseExperiment(
+        experiment.dump(2), name, registry,
+        {paths_.models_dir, paths_.workers_dir, paths_.datasets_dir, paths_.variants_dir});
+    if (!ex) return ex.error();
+    auto cells = plan::Expand(*ex, registry);
+    if (!cells) return cells.error();
+    MakeVariantsFor(*ex, launcher_, &*cells);
+    ConsoleProgress progress(stderr);
+    run::RunnerDeps deps;
+    deps.launcher = &launcher_;
+    deps.store = store_;
+    deps.progress = &progress;
+    deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
+    deps.model_facts = [](const std::string& path) -> Result<run::ModelFacts> {
+      auto gguf = model::ReadGguf(path);
+      if (!gguf) return gguf.error();
+      run::ModelFacts f;
+      f.file_size = static_cast<int64_t>(gguf->file_size);
+      f.info["n_params"] = gguf->n_params();
+      if (auto ft = gguf->file_type()) f.info["quant"] = model::FileTypeName(*ft).value_or("?");
+      return f;
+    };
+    auto summary = run::RunExperiment(*ex, *cells, registry, env_id_, deps);
+    if (!summary) return summary.error();
+    *run_id = summary->run_id;
+    auto data = report::LoadReportData(*store_, {summary->run_id});
+    if (!data) return data.error();
+    std::map<std::string, Measured> out;
+    for (const auto& c : data->cells) {
+      Measured& m = out[c.model_name];
+      m.ok = c.status == "ok";
+      m.error = c.error;
+      m.size = c.model_file_size;
+    }
+    for (const auto& r : data->rows) {
+      if (r.test != "kld" || !r.na_reason.empty()) continue;
+      if (r.metric == "kld_mean") out[r.model].kld = r.value;
+      if (r.metric == "top1_agree") out[r.model].top1 = r.value;
+    }
+    return out;
+  }
+
+ private:
+  const Paths& paths_;
+  store::Store* store_;
+  int64_t env_id_;
+  worker::ProcessLauncher launcher_;
+};
+
+std::string Label(const std::string& high, const std::string& group, const std::string& low) {
+  std::string g = group;
+  std::erase(g, ' ');
+  return fmt::format("{}+{}:{}", high, g, low);
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseSize(const std::string& text) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || v < 0) return std::nullopt;
+  const std::string unit(p, text.data() + text.size());
+  static const std::map<std::string, double> kUnits = {
+      {"", 1},     {"B", 1},        {"KB", 1e3},        {"MB", 1e6},
+      {"GB", 1e9}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+  auto it = kUnits.find(unit);
+  if (it == kUnits.end()) return std::nullopt;
+  return static_cast<int64_t>(std::llround(v * it->second));
+}
+
+int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
+  // Check the arguments before anything runs.
+  if (!quant::IsFileType(args.high)) {
+    return Fail(InputError(fmt::format("--high: unknown file type '{}'{}", args.high,
+                                       DidYouMean(args.high, quant::FileTypeNames()))));
+  }
+  const auto low = quant::CanonicalTensorType(args.low);
+  if (!low) {
+    return Fail(InputError(fmt::format("--low: unknown tensor type '{}'{}", args.low,
+                                       DidYouMean(args.low, quant::TensorTypeNames()))));
+  }
+  sensitivity::Budget budget;
+  if (!args.max_size.empty()) {
+    budget.max_size = ParseSize(args.max_size);
+    if (!budget.max_size) {
+      return Fail(
+          InputError(fmt::format("--max-size: '{}' is not a size (e.g. 120MiB, 95MB, "
+                                 "90000000)",
+                                 args.max_size)));
+    }
+  }
+  if (args.max_kld >= 0) budget.max_kld = args.max_kld;
+  if (!budget.max_size && !budget.max_kld) {
+    return Fail(
+        InputError("give a budget for the recipe: --max-size (e.g. 120MiB) and/or "
+                   "--max-kld (e.g. 0.02)"));
+  }
+  sensitivity::GroupOptions gopt;
+  gopt.layers = args.groups.find("layers") != std::string::npos;
+  gopt.kinds = args.groups.find("kinds") != std::string::npos;
+  std::stringstream group_list(args.groups);
+  for (std::string part; std::getline(group_list, part, ',');) {
+    if (part != "layers" && part != "kinds") {
+      return Fail(InputError(fmt::format("--groups: '{}' is not layers or kinds", part)));
+    }
+  }
+  if (!args.layers.empty()) {
+    std::string err;
+    auto layers = sensitivity::ParseLayerList(args.layers, &err);
+    if (!layers) return Fail(InputError("--layers: " + err));
+    gopt.only_layers = *layers;
+  }
+
+  // The base model, resolved the way an experiment file resolves it.
+  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  const config::LoadOptions lopt{paths.models_dir, paths.workers_dir, paths.datasets_dir,
+                                 paths.variants_dir};
+  auto probe = config::ParseExperiment(json({{"models", {args.model}}, {"tests", {"pp1"}}}).dump(),
+                                       "pipette sensitivity", registry, lopt);
+  if (!probe) return Fail(probe.error());
+  const config::ModelSpec base = probe->models.front();
+  auto gguf = model::ReadGguf(base.path);
+  if (!gguf) return Fail(gguf.error());
+  const auto groups = sensitivity::GroupsOf(*gguf, gopt);
+  if (groups.empty()) {
+    return Fail(InputError(fmt::format("{}: no tensor groups match (layers {})", base.path,
+                                       args.layers.empty() ? "all" : args.layers)));
+  }
+  const std::string model_arg = base.source == "path" ? base.path : args.model;
+  const std::string high_name = base.name + ":" + args.high;
+
+  json kld = {{"reference", high_name},
+              {"chunks", args.chunks},
+              {"n_ctx", args.n_ctx},
+              {"top_k", args.top_k}};
+  if (!args.corpus.empty()) kld["corpus"] = fs::absolute(args.corpus).string();
+  json params = json::object();
+  if (args.threads > 0) params["threads"] = args.threads;
+  auto experiment = [&](json quantize) {
+    json e = {{"name", "sensitivity"},
+              {"quantize", quantize},
+              {"quality", {{"kld", kld}}},
+              {"store", args.store}};
+    if (!params.empty()) e["params"] = params;
+    return e;
+  };
+  json entries = json::array({{{"base", model_arg}, {"types", {args.high}}}});
+  for (const auto& g : groups) {
+    entries.push_back({{"base", model_arg},
+                       {"types", {args.high}},
+                       {"overrides", {{g.pattern, *low}}},
+                       {"label", Label(args.high, g.name, *low)}});
+  }
+  entries.push_back({{"base", model_arg},
+                     {"types", {args.high}},
+                     {"overrides", {{".*", *low}}},
+                     {"label", Label(args.high, "all", *low)}});
+
+  auto store = store::Store::Open(args.store);
+  if (!store) return Fail(InputError(store.error().message));
+  env::FingerprintOptions fo;
+  fo.measure_bandwidth = !args.no_bandwidth;
+  const json facts = env::CollectFingerprint(fo);
+  auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
+  if (!env_id) return Fail(env_id.error());
+  Session session(paths, store->get(), *env_id);
+
+  fmt::print(stderr,
+             "sensitivity of {}: {} group(s) to {} one at a time, the rest {}; KLD on {} chunk(s) "
+             "of {} tokens\n",
+             base.name, groups.size(), *low, args.high, args.chunks, args.n_ctx);
+  if (!quant::IsFullPrecision(base.quant)) {
+    fmt::print(stderr,
+               "warning: {} is itself quantized ({}): every variant here is a re-quantization, "
+               "and the ranking is of how the groups take a second rounding\n",
+               base.name, base.quant.empty() ? "unknown type" : base.quant);
+  }
+  int64_t run1 = 0;
+  auto measured = session.Execute(experiment(entries), "pipette sensitivity (groups)", &run1);
+  if (!measured) return Fail(measured.error());
+  const Measured& high = (*measured)[high_name];
+  if (!high.ok) {
+    return Fail(RuntimeError(fmt::format("the {} variant failed: {}", high_name, high.error)));
+  }
+
+  std::vector<sensitivity::GroupResult> results;
+  std::vector<std::string> failed;
+  std::map<std::string, const sensitivity::Group*> group_of;
+  for (const auto& g : groups) {
+    const Measured& m = (*measured)[base.name + ":" + Label(args.high, g.name, *low)];
+    group_of[g.name] = &g;
+    if (!m.ok) {
+      failed.push_back(fmt::format("{}: {}", g.name, m.error));
+      continue;
+    }
+    results.push_back({g.name, g.pattern, m.kld, high.size - m.size});
+  }
+  const Measured& all_low = (*measured)[base.name + ":" + Label(args.high, "all", *low)];
+
+  // The recipe is chosen from one partition of the tensors: layers (plus embeddings and output)
+  // when layers were measured, else the kinds.
+  std::vector<sensitivity::GroupResult> partition;
+  for (const auto& r : results) {
+    const sensitivity::Group* g = group_of[r.name];
+    const bool layers_mode = gopt.layers;
+    const bool in = layers_mode
+                        ? (g->kind == "layer" || r.name == "embeddings" || r.name == "output")
+                        : g->kind == "kind";
+    if (in) partition.push_back(r);
+  }
+  const sensitivity::Recipe recipe = sensitivity::ChooseRecipe(partition, high.size, budget);
+
+  std::ostringstream out;
+  out << fmt::format("# Layer sensitivity of {} ({})\n\n", base.name, base.quant);
+  out << fmt::format(
+      "Each group's tensors quantized to {} while the rest stay {}; KL divergence against the "
+      "all-{} variant on {} chunk(s) of {} tokens (store {}, run {}).\n",
+      *low, args.high, args.high, args.chunks, args.n_ctx, args.store, run1);
+  if (!quant::IsFullPrecision(base.quant)) {
+    out << fmt::format(
+        "Every variant is re-quantized from {}: not a quantization of the "
+        "full-precision weights.\n",
+        base.quant);
+  }
+  out << "\n| rank | group | tensors | bytes saved | kld mean | kld per MiB saved |\n"
+         "| ---: | --- | ---: | ---: | ---: | ---: |\n";
+  const auto ranked = sensitivity::RankByCost(results);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const auto& r = ranked[i];
+    out << fmt::format("| {} | {} | {} | {} | {:.6f} | {} |\n", i + 1, r.name,
+                       group_of[r.name]->n_tensors, FormatBytes(double(r.bytes_saved)), r.kld,
+                       r.bytes_saved > 0
+                           ? fmt::format("{:.6f}", r.kld / (double(r.bytes_saved) / 1048576.0))
+                           : "n/a");
+  }
+  out << fmt::format("\nAll {} ({}): {} | all {}: {}, kld mean {:.6f}\n", args.high, high_name,
+                     FormatBytes(double(high.size)), *low,
+                     all_low.ok ? FormatBytes(double(all_low.size)) : "failed", all_low.kld);
+  for (const auto& f : failed) out << "failed: " << f << "\n";
+
+  out << "\n## Recipe\n\n";
+  out << fmt::format("Budget: {}{}{}.\n",
+                     budget.max_size ? "size <= " + FormatBytes(double(*budget.max_size)) : "",
+                     budget.max_size && budget.max_kld ? ", " : "",
+                     budget.max_kld ? fmt::format("kld mean <= {}", *budget.max_kld) : "");
+  if (recipe.low.empty()) {
+    out << "No group can go to " << *low << " within the budget: keep " << args.high << ".\n";
+  } else {
+    std::string names;
+    for (const auto& n : recipe.low) names += (names.empty() ? "" : ", ") + n;
+    out << fmt::format("Groups to {} ({}): {}\n", *low, recipe.low.size(), names);
+  }
+
+  // Build the mix and measure it; if a KLD budget is exceeded, drop the last group and retry.
+  sensitivity::Recipe tried = recipe;
+  int64_t run2 = 0;
+  Measured mix;
+  for (int attempt = 0; attempt < 3 && !tried.low.empty(); ++attempt) {
+    json ov = json::object();
+    for (const auto& p : tried.patterns) ov[p] = *low;
+    json mix_entries = json::array({{{"base", model_arg}, {"types", {args.high}}},
+                                    {{"base", model_arg},
+                                     {"types", {args.high}},
+                                     {"overrides", ov},
+                                     {"label", fmt::format("mix{}", tried.low.size())}}});
+    fmt::print(stderr, "building and measuring the recipe ({} group(s) to {})\n", tried.low.size(),
+               *low);
+    auto m2 = session.Execute(experiment(mix_entries), "pipette sensitivity (recipe)", &run2);
+    if (!m2) return Fail(m2.error());
+    mix = (*m2)[base.name + ":" + fmt::format("mix{}", tried.low.size())];
+    const bool kld_over = budget.max_kld && mix.ok && mix.kld > *budget.max_kld;
+    out << fmt::format(
+        "\n| {} group(s) low | size | kld mean | top1 agree |\n| --- | ---: | ---: | ---: |\n"
+        "| predicted | {} | {:.6f} | |\n| measured (run {}) | {} | {:.6f} | {:.2f}% |\n",
+        tried.low.size(), FormatBytes(double(tried.predicted_size)), tried.predicted_kld, run2,
+        mix.ok ? FormatBytes(double(mix.size)) : "failed", mix.kld, 100 * mix.top1);
+    if (!mix.ok) {
+      out << "The mix failed: " << mix.error << "\n";
+      break;
+    }
+    const bool size_ok = !budget.max_size || mix.size <= *budget.max_size;
+    out << fmt::format("Budget met as measured: {}\n",
+                       size_ok && !kld_over ? "yes" : (size_ok ? "no (kld)" : "no (size)"));
+    if (!kld_over || tried.low.size() <= 1) {
+      json ov_yaml = json::object();
+      for (const auto& p : tried.patterns) ov_yaml[p] = *low;
+      out << "\nTo use it in an experiment file:\n\n```yaml\nquantize:\n"
+          << fmt::format("  - base: {}\n    types: [{}]\n    overrides: {}\n    label: mix\n",
+                         model_arg, args.high, ov_yaml.dump())
+          << "```\n";
+      break;
+    }
+    out << "The measured KLD is over the budget (the groups' damage does not simply add up): "
+           "dropping the last group and measuring again.\n";
+    tried.low.pop_back();
+    tried.patterns.pop_back();
+    tried.predicted_kld = 0;
+    tried.predicted_size = high.size;
+    for (const auto& r : partition) {
+      if (std::find(tried.low.begin(), tried.low.end(), r.name) != tried.low.end()) {
+        tried.predicted_kld += r.kld;
+        tried.predicted_size -= r.bytes_saved;
+      }
+    }
+  }
+  std::cout << out.str();
+  if (!args.output.empty()) {
+    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+    fmt::print(stderr, "wrote {}\n", args.output);
+  }
+  return failed.empty() && (recipe.low.empty() || mix.ok) ? 0 : 1;
+}
+
+}  // namespace pipette::app

@@ -1,0 +1,36 @@
+// `pipette sensitivity`: which groups of tensors (per layer, per kind) cannot take low-bit
+// quantization, and a mixed-precision recipe for a budget, built and measured.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "pipette/app/commands.h"
+
+namespace pipette::app {
+
+struct SensitivityArgs {
+  std::string model;         // bundled name or .gguf path
+  std::string high = "F16";  // file type of everything not under test
+  std::string low = "q4_0";  // tensor type the group under test gets
+  std::string groups = "layers,kinds";
+  std::string layers;  // only these layers ("0-3,7"); empty = all
+  std::string corpus;  // default: the shipped ppl corpus
+  int chunks = 4;
+  int n_ctx = 512;
+  int top_k = 128;
+  int threads = 0;       // 0: the registry default
+  std::string max_size;  // e.g. "120MiB", "90000000"
+  double max_kld = -1;   // < 0: none
+  std::string store = "results/pipette.db";
+  std::string output;  // also write the Markdown report here
+  bool no_bandwidth = false;
+};
+
+int Sensitivity(const SensitivityArgs& args, const Paths& paths);
+
+// "120MiB", "1.5GB", "90000000" -> bytes; nullopt when it does not parse.
+std::optional<int64_t> ParseSize(const std::string& text);
+
+}  // namespace pipette::app

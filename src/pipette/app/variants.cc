@@ -1,0 +1,106 @@
+#include "pipette/app/variants.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace pipette::app {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool Used(const std::string& model, const std::vector<plan::Cell>& cells) {
+  for (const auto& c : cells) {
+    if (c.model.name == model) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<quant::MakeJob> VariantJobs(const config::Experiment& ex) {
+  std::vector<quant::MakeJob> jobs;
+  for (const auto& m : ex.models) {
+    if (!m.variant) continue;
+    quant::MakeJob job;
+    job.spec = *m.variant;
+    job.output = m.path;
+    if (m.variant->imatrix) {
+      job.imatrix =
+          (fs::path(m.path).parent_path() / "imatrix" / quant::ImatrixFileName(*m.variant))
+              .string();
+    }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+void WarnRequantized(const config::Experiment& ex) {
+  std::set<std::string> said;
+  for (const auto& m : ex.models) {
+    if (!m.variant || !m.variant->Requantized() || !said.insert(m.variant->base_path).second) {
+      continue;
+    }
+    fmt::print(stderr,
+               "warning: the base '{}' is itself quantized ({}): its variants are "
+               "re-quantizations of those weights, not quantizations from full precision, and "
+               "reports mark them so. Compare them with each other, not with published figures "
+               "for the same types; give a F16/BF16 base to quantize from full precision.\n",
+               m.variant->base_name,
+               m.variant->base_quant.empty() ? "unknown type" : m.variant->base_quant);
+  }
+}
+
+void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells) {
+  int to_make = 0;
+  for (const auto& job : VariantJobs(ex)) {
+    if (!Used(job.spec.name, cells)) continue;
+    const bool cached = quant::CachedProvenance(job).has_value();
+    to_make += !cached;
+    fmt::print("variant {}: {} ({} of {}, {})\n", job.spec.name, cached ? "cached" : "to make",
+               job.spec.type, job.spec.base_name, quant::OriginNote(job.spec.Provenance()));
+  }
+  if (to_make > 0) fmt::print("variants to make before the cells: {}\n", to_make);
+}
+
+void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launcher,
+                     std::vector<plan::Cell>* cells) {
+  std::vector<quant::MakeJob> jobs;
+  for (auto& job : VariantJobs(ex)) {
+    if (Used(job.spec.name, *cells)) jobs.push_back(std::move(job));
+  }
+  if (jobs.empty() || ex.runtimes.empty()) return;
+  quant::MakerOptions options;
+  // llama.cpp's quantizer, whichever runtimes the cells use.
+  for (const auto& r : ex.runtimes) {
+    if (r.name == "llama.cpp") options.worker = r.worker;
+  }
+  options.n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.timeout_s = std::max(600.0, ex.timeout_s);
+  options.say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  const auto results = quant::MakeVariants(jobs, launcher, options);
+  std::map<std::string, const quant::MakeResult*> by_name;
+  int cached = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    by_name[jobs[i].spec.name] = &results[i];
+    cached += results[i].cached;
+  }
+  if (cached > 0) {
+    fmt::print(stderr, "{} variant(s) from the cache in {}\n", cached,
+               fs::path(jobs[0].output).parent_path().string());
+  }
+  for (auto& c : *cells) {
+    auto it = by_name.find(c.model.name);
+    if (it == by_name.end()) continue;
+    if (it->second->ok) {
+      c.model.provenance = it->second->provenance;
+    } else {
+      c.model.unavailable = it->second->error;
+    }
+  }
+}
+
+}  // namespace pipette::app

@@ -1,0 +1,67 @@
+// Small helpers for reading experiment YAML with errors that name file:line:column.
+#pragma once
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pipette/util/result.h"
+
+namespace pipette::config {
+
+// Builds errors of the form "file:line:col: message".
+class Where {
+ public:
+  explicit Where(std::string path) : path_(std::move(path)) {}
+  Error At(const YAML::Node& node, const std::string& message) const {
+    const YAML::Mark m = node.Mark();
+    if (m.line < 0) return InputError(fmt::format("{}: {}", path_, message));
+    return InputError(fmt::format("{}:{}:{}: {}", path_, m.line + 1, m.column + 1, message));
+  }
+  Error File(const std::string& message) const {
+    return InputError(fmt::format("{}: {}", path_, message));
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline int Line(const YAML::Node& node) { return node.Mark().line + 1; }
+
+// YAML parsers keep the last of two equal keys; an experiment file must not say a thing twice.
+class KeySet {
+ public:
+  Status Add(const Where& w, const YAML::Node& key, const std::string& where) {
+    if (!key.IsScalar()) return w.At(key, fmt::format("a key {} must be a plain name", where));
+    auto [it, fresh] = lines_.emplace(key.Scalar(), Line(key));
+    if (!fresh) {
+      return w.At(key, fmt::format("duplicate key '{}' {}(first at line {})", key.Scalar(), where,
+                                   it->second));
+    }
+    return {};
+  }
+
+ private:
+  std::map<std::string, int> lines_;
+};
+
+Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what);
+// An integer in [lo, hi].
+Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what, int64_t lo,
+                        int64_t hi);
+// A number (integer or decimal) in [lo, hi].
+Result<double> Number(const Where& w, const YAML::Node& node, const std::string& what, double lo,
+                      double hi);
+// A scalar or a list of scalars, as a list of nodes.
+std::vector<YAML::Node> AsList(const YAML::Node& node);
+// A data file named in the experiment: relative to the experiment file, then to the current
+// folder; it must be a readable regular file.
+Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
+                                    const std::string& written, const std::string& what);
+
+}  // namespace pipette::config

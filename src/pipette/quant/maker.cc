@@ -1,0 +1,232 @@
+#include "pipette/quant/maker.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "pipette/model/gguf.h"
+#include "pipette/quality/ppl.h"
+#include "pipette/store/store.h"
+#include "pipette/util/files.h"
+#include "pipette/util/sha256.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::quant {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::string SidecarOf(const std::string& output) { return output + ".json"; }
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One worker for all the jobs of a run, started on first use.
+class Quantizer {
+ public:
+  Quantizer(worker::WorkerLauncher& launcher, const MakerOptions& options)
+      : launcher_(launcher), options_(options) {}
+  ~Quantizer() {
+    if (channel_) channel_->Shutdown(milliseconds(2000));
+  }
+
+  Result<json> Call(json request) {
+    if (!channel_ || !channel_->Alive()) {
+      auto ch = launcher_.Launch({options_.worker});
+      if (!ch) return ch.error();
+      channel_ = std::move(*ch);
+      auto hello = Call({{"op", "hello"}});
+      if (!hello) return hello.error();
+      hello_ = *hello;
+    }
+    worker::CallResult r = channel_->Call(
+        std::move(request), milliseconds(static_cast<int64_t>(options_.timeout_s * 1000)));
+    if (!r.ok()) {
+      std::string tail = channel_->StderrTail();
+      if (r.failure == worker::CallFailure::kWorkerBroken) channel_.reset();
+      if (tail.size() > 600) tail = "..." + tail.substr(tail.size() - 600);
+      return RuntimeError(tail.empty() ? r.error : r.error + "\nworker stderr: " + tail);
+    }
+    return r.response;
+  }
+
+  const json& hello() const { return hello_; }
+
+ private:
+  worker::WorkerLauncher& launcher_;
+  const MakerOptions& options_;
+  std::unique_ptr<worker::WorkerChannel> channel_;
+  json hello_;
+};
+
+// Collects the importance matrix for a job into job.imatrix (atomically, by the worker).
+Status MakeImatrix(Quantizer& q, const MakeJob& job, json* facts) {
+  const ImatrixSpec& m = *job.spec.imatrix;
+  auto text = ReadFileToString(m.corpus);
+  if (!text) return text.error();
+  if (Sha256Hex(*text) != m.corpus_sha256) {
+    return InputError(
+        fmt::format("the imatrix corpus {} changed since the experiment was read", m.corpus));
+  }
+  auto loaded = q.Call({{"op", "load_model"}, {"path", job.spec.base_path}});
+  if (!loaded) return loaded.error();
+  auto tok = q.Call({{"op", "tokenize"}, {"text", *text}, {"add_special", true}});
+  if (!tok) return tok.error();
+  const auto tokens = (*tok)["tokens"].get<std::vector<int64_t>>();
+  const auto chunks = quality::PplChunks(static_cast<int64_t>(tokens.size()), m.n_ctx, m.chunks);
+  if (chunks.empty()) {
+    return InputError(fmt::format("the imatrix corpus {} has {} tokens, fewer than one chunk of {}",
+                                  m.corpus, tokens.size(), m.n_ctx));
+  }
+  json chunk_tokens = json::array();
+  for (const auto& ch : chunks) {
+    chunk_tokens.push_back(
+        std::vector<int64_t>(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx));
+  }
+  fs::create_directories(fs::path(job.imatrix).parent_path());
+  auto r = q.Call({{"op", "imatrix"}, {"chunks", chunk_tokens}, {"output", job.imatrix}});
+  if (!r) return r.error();
+  *facts = {{"file", job.imatrix},
+            {"n_chunks", chunks.size()},
+            {"n_tokens", r->value("n_tokens", int64_t{0})},
+            {"n_entries", r->value("n_entries", int64_t{0})}};
+  return {};
+}
+
+Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  json provenance = job.spec.Provenance();
+  if (job.spec.imatrix) {
+    std::error_code ec;
+    if (!fs::is_regular_file(job.imatrix, ec)) {
+      if (options.say)
+        options.say(
+            fmt::format("  collecting the importance matrix on {}", job.spec.imatrix->corpus));
+      json facts;
+      if (auto st = MakeImatrix(q, job, &facts); !st) return st.error();
+      provenance["imatrix"]["collected"] = facts;
+    }
+    provenance["imatrix"]["file"] = job.imatrix;
+    auto sha = Sha256File(job.imatrix);
+    if (!sha) return sha.error();
+    provenance["imatrix"]["file_sha256"] = *sha;
+  }
+  fs::create_directories(fs::path(job.output).parent_path());
+  const std::string tmp = job.output + ".part";
+  json overrides = json::array();
+  for (const auto& o : job.spec.overrides) {
+    overrides.push_back({{"pattern", o.pattern}, {"type", o.type}});
+  }
+  json req = {{"op", "quantize"},      {"input", job.spec.base_path},    {"output", tmp},
+              {"type", job.spec.type}, {"n_threads", options.n_threads}, {"allow_requantize", true},
+              {"overrides", overrides}};
+  if (job.spec.imatrix) req["imatrix"] = job.imatrix;
+  auto r = q.Call(req);
+  if (!r) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return r.error();
+  }
+  // What llama.cpp wrote must be a model Pipette can read before it enters the cache.
+  auto gguf = model::ReadGguf(tmp);
+  if (!gguf) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return RuntimeError("the quantizer wrote an unreadable file: " + gguf.error().message);
+  }
+  auto sha = Sha256File(tmp);
+  if (!sha) return sha.error();
+  std::error_code ec;
+  fs::rename(tmp, job.output, ec);
+  if (ec) return RuntimeError(fmt::format("cannot move {} into the cache: {}", tmp, ec.message()));
+  provenance["made"] = {
+      {"at", store::NowIso8601()},
+      {"seconds", SecondsSince(t0)},
+      {"quantize_seconds",
+       double(r->value("t_end_ns", int64_t{0}) - r->value("t_start_ns", int64_t{0})) / 1e9},
+      {"runtime", q.hello().value("runtime", "")},
+      {"runtime_version", q.hello().value("runtime_version", "")},
+      {"runtime_build", q.hello().value("runtime_build", json::object())},
+      {"n_threads", options.n_threads}};
+  provenance["file"] = {{"sha256", *sha}, {"size", gguf->file_size}};
+  if (auto st = WriteFileAtomically(SidecarOf(job.output), provenance.dump(2) + "\n"); !st) {
+    return st.error();
+  }
+  return provenance;
+}
+
+}  // namespace
+
+std::optional<json> CachedProvenance(const MakeJob& job) {
+  std::error_code ec;
+  if (!fs::is_regular_file(job.output, ec)) return std::nullopt;
+  auto text = ReadFileToString(SidecarOf(job.output));
+  if (!text) return std::nullopt;
+  json p = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!p.is_object() || p.value("key", "") != job.spec.CacheKey()) return std::nullopt;
+  const auto size = fs::file_size(job.output, ec);
+  if (ec || !p.contains("file") || p["file"].value("size", uint64_t{0}) != size) {
+    return std::nullopt;
+  }
+  // The names are the experiment's, not the cache's.
+  const json fresh = job.spec.Provenance();
+  for (const char* k : {"name", "label", "base"}) p[k] = fresh[k];
+  return p;
+}
+
+std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
+                                     worker::WorkerLauncher& launcher,
+                                     const MakerOptions& options) {
+  std::vector<MakeResult> results(jobs.size());
+  std::vector<size_t> todo;
+  std::map<std::string, size_t> first_of;  // output -> job that makes it
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (auto p = CachedProvenance(jobs[i])) {
+      results[i] = {true, true, "", *p};
+    } else if (first_of.emplace(jobs[i].output, i).second) {
+      todo.push_back(i);
+    }
+  }
+  Quantizer q(launcher, options);
+  double seconds_done = 0;
+  for (size_t n = 0; n < todo.size(); ++n) {
+    const MakeJob& job = jobs[todo[n]];
+    if (options.say) {
+      std::string eta = n == 0 ? ""
+                               : fmt::format(", about {} left",
+                                             FormatDuration(seconds_done / n * (todo.size() - n)));
+      options.say(fmt::format("[quantize {}/{}] {} ({} from {}){}", n + 1, todo.size(),
+                              job.spec.name, job.spec.label, job.spec.base_quant, eta));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto made = Make(q, job, options);
+    seconds_done += SecondsSince(t0);
+    MakeResult& r = results[todo[n]];
+    if (made) {
+      r = {true, false, "", *made};
+    } else {
+      r.error = fmt::format("could not make {} ({} of {}): {}", job.spec.name, job.spec.type,
+                            job.spec.base_path, made.error().message);
+      if (options.say) options.say("  failed: " + r.error);
+    }
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const size_t src = first_of.count(jobs[i].output) ? first_of[jobs[i].output] : i;
+    if (src != i && !results[i].ok) {
+      results[i] = results[src];
+      if (results[i].ok) {
+        const json fresh = jobs[i].spec.Provenance();
+        for (const char* k : {"name", "label", "base"}) results[i].provenance[k] = fresh[k];
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace pipette::quant

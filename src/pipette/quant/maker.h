@@ -1,0 +1,45 @@
+// Makes quantized variants with the runtime's own quantizer (the llama.cpp worker's `quantize`
+// request, which calls llama_model_quantize) and keeps them in a cache keyed by what defines
+// their bytes. A variant that cannot be made does not stop the others.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "pipette/quant/variant.h"
+#include "pipette/worker/channel.h"
+
+namespace pipette::quant {
+
+struct MakeJob {
+  VariantSpec spec;
+  std::string output;   // where the variant lives in the cache
+  std::string imatrix;  // where its importance matrix lives (when spec.imatrix)
+};
+
+struct MakeResult {
+  bool ok = false;
+  bool cached = false;  // found in the cache, not made now
+  std::string error;
+  nlohmann::json provenance;  // VariantSpec::Provenance() plus how and when it was made
+};
+
+struct MakerOptions {
+  std::string worker;  // the llama.cpp worker program
+  int n_threads = 2;
+  double timeout_s = 600;  // per request
+  // Progress lines for people, with a time-left estimate.
+  std::function<void(const std::string&)> say;
+};
+
+// The provenance recorded next to a cached variant (`<output>.json`), when the file is there
+// and was made for this very definition; nullopt otherwise.
+std::optional<nlohmann::json> CachedProvenance(const MakeJob& job);
+
+// One result per job, in order. Jobs with the same output are made once.
+std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
+                                     worker::WorkerLauncher& launcher, const MakerOptions& options);
+
+}  // namespace pipette::quant

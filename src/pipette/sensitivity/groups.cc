@@ -1,0 +1,90 @@
+#include "pipette/sensitivity/groups.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+#include <set>
+
+namespace pipette::sensitivity {
+namespace {
+
+bool Quantizable(const model::GgufTensor& t) { return t.dims.size() >= 2; }
+
+uint64_t Elements(const model::GgufTensor& t) {
+  uint64_t n = 1;
+  for (uint64_t d : t.dims) n *= d;
+  return n;
+}
+
+void Count(const model::GgufFile& file, Group* g) {
+  const std::regex re(g->pattern);
+  for (const auto& t : file.tensors) {
+    if (!Quantizable(t) || !std::regex_match(t.name, re)) continue;
+    ++g->n_tensors;
+    g->n_weights += Elements(t);
+  }
+}
+
+}  // namespace
+
+std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& options) {
+  std::vector<Group> out;
+  if (options.layers) {
+    std::set<int> layers;
+    for (const auto& t : file.tensors) {
+      int n = 0;
+      if (t.name.starts_with("blk.")) {
+        const char* b = t.name.data() + 4;
+        auto [p, ec] = std::from_chars(b, t.name.data() + t.name.size(), n);
+        if (ec == std::errc() && *p == '.') layers.insert(n);
+      }
+    }
+    for (int layer : layers) {
+      if (!options.only_layers.empty() &&
+          std::find(options.only_layers.begin(), options.only_layers.end(), layer) ==
+              options.only_layers.end()) {
+        continue;
+      }
+      out.push_back(
+          {fmt::format("layer {}", layer), "layer", fmt::format("blk\\.{}\\..*", layer), 0, 0});
+    }
+  }
+  if (options.kinds) {
+    out.push_back({"attention", "kind", "blk\\.[0-9]+\\.attn_.*", 0, 0});
+    out.push_back({"feed-forward", "kind", "blk\\.[0-9]+\\.ffn_.*", 0, 0});
+    out.push_back({"embeddings", "kind", "token_embd\\.weight", 0, 0});
+    out.push_back({"output", "kind", "output\\.weight", 0, 0});
+  }
+  for (Group& g : out) Count(file, &g);
+  std::erase_if(out, [](const Group& g) { return g.n_tensors == 0; });
+  return out;
+}
+
+std::optional<std::vector<int>> ParseLayerList(const std::string& text, std::string* error) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const size_t dash = item.find('-');
+    int lo = 0, hi = 0;
+    auto num = [](const std::string& s, int* v) {
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+      return !s.empty() && ec == std::errc() && p == s.data() + s.size() && *v >= 0;
+    };
+    const bool ok = dash == std::string::npos
+                        ? num(item, &lo) && (hi = lo, true)
+                        : num(item.substr(0, dash), &lo) && num(item.substr(dash + 1), &hi);
+    if (!ok || hi < lo) {
+      *error = fmt::format("'{}' is not a layer number or range (e.g. 0-3,7)", item);
+      return std::nullopt;
+    }
+    for (int i = lo; i <= hi; ++i) out.push_back(i);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace pipette::sensitivity

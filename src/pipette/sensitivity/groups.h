@@ -1,0 +1,36 @@
+// Layer sensitivity: the groups of tensors quantized one at a time (per layer, per tensor kind),
+// and the choice of a mixed-precision recipe from their measured damage. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipette/model/gguf.h"
+
+namespace pipette::sensitivity {
+
+struct Group {
+  std::string name;     // "layer 3", "attention", "feed-forward", "embeddings", "output"
+  std::string kind;     // "layer" or "kind"
+  std::string pattern;  // regular expression on tensor names, as llama.cpp's overrides take it
+  int n_tensors = 0;    // quantizable (2-D or more) tensors it matches
+  uint64_t n_weights = 0;
+};
+
+// Which groups to measure.
+struct GroupOptions {
+  bool layers = true;
+  bool kinds = true;
+  std::vector<int> only_layers;  // empty: every layer
+};
+
+// The groups of a model from its tensor table (names as llama.cpp writes them: blk.N.attn_q.weight,
+// token_embd.weight, output.weight). Groups that match no quantizable tensor are left out.
+std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& options);
+
+// Parses "0-3,7" into layer numbers; an error message names what is wrong.
+std::optional<std::vector<int>> ParseLayerList(const std::string& text, std::string* error);
+
+}  // namespace pipette::sensitivity

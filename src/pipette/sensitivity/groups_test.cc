@@ -1,0 +1,62 @@
+#include "pipette/sensitivity/groups.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::sensitivity {
+namespace {
+
+model::GgufFile TwoLayers() {
+  model::GgufFile f;
+  auto add = [&](std::string name, std::vector<uint64_t> dims) {
+    model::GgufTensor t;
+    t.name = std::move(name);
+    t.dims = std::move(dims);
+    f.tensors.push_back(t);
+  };
+  add("token_embd.weight", {8, 100});
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    add(p + "attn_norm.weight", {8});  // 1-D: never quantized
+    add(p + "attn_q.weight", {8, 8});
+    add(p + "attn_k.weight", {8, 4});
+    add(p + "ffn_up.weight", {8, 16});
+    add(p + "ffn_down.weight", {16, 8});
+  }
+  add("output_norm.weight", {8});
+  return f;  // no output.weight: tied to the embeddings
+}
+
+TEST(Groups, LayersAndKindsOfATiedModel) {
+  const auto groups = GroupsOf(TwoLayers(), {});
+  std::vector<std::string> names;
+  for (const auto& g : groups) names.push_back(g.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"layer 0", "layer 1", "attention", "feed-forward",
+                                             "embeddings"}));
+  EXPECT_EQ(groups[0].n_tensors, 4);
+  EXPECT_EQ(groups[0].n_weights, 64u + 32 + 128 + 128);
+  EXPECT_EQ(groups[2].n_tensors, 4);  // attn_q and attn_k of both layers, not the norms
+  EXPECT_EQ(groups[4].n_weights, 800u);
+}
+
+TEST(Groups, OnlySomeLayers) {
+  GroupOptions o;
+  o.kinds = false;
+  o.only_layers = {1, 5};
+  const auto groups = GroupsOf(TwoLayers(), o);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].name, "layer 1");
+  EXPECT_EQ(groups[0].pattern, "blk\\.1\\..*");
+}
+
+TEST(Groups, LayerLists) {
+  std::string err;
+  EXPECT_EQ(ParseLayerList("0-2,7", &err), (std::vector<int>{0, 1, 2, 7}));
+  EXPECT_EQ(ParseLayerList("3", &err), (std::vector<int>{3}));
+  EXPECT_FALSE(ParseLayerList("2-1", &err));
+  EXPECT_FALSE(ParseLayerList("a", &err));
+  EXPECT_NE(err.find("'a'"), std::string::npos);
+  EXPECT_FALSE(ParseLayerList("", &err));
+}
+
+}  // namespace
+}  // namespace pipette::sensitivity
