@@ -15,100 +15,14 @@
 #include <sstream>
 #include <thread>
 
+#include "fixture.h"
 #include "pipette/store/store.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace pipette_e2e {
 namespace {
-
-const std::string kSource = PIPETTE_SOURCE_DIR;
-const std::string kPipette = PIPETTE_BINARY;
-const std::string kModel = kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
-
-struct Output {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Starts pipette with stdout and stderr sent to files; returns the pid.
-pid_t Start(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
-  std::vector<std::string> argv = {kPipette};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, 1);
-    dup2(e, 2);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    execv(a[0], a.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int Wait(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-class E2E : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(fs::exists(kModel)) << "run scripts/setup.sh first: " << kModel;
-    dir_ = fs::temp_directory_path() /
-           ("pipette-e2e-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  fs::path Write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-
-  Output Pipette(const std::vector<std::string>& args) {
-    Output o;
-    o.code = Wait(Start(args, dir_ / "stdout", dir_ / "stderr"));
-    o.out = ReadFile(dir_ / "stdout");
-    o.err = ReadFile(dir_ / "stderr");
-    return o;
-  }
-
-  std::string Store() const { return (dir_ / "results.db").string(); }
-
-  json ReportJson() {
-    Output o = Pipette({"report", "--store", Store(), "--format", "json"});
-    EXPECT_EQ(o.code, 0) << o.err;
-    return json::parse(o.out);
-  }
-
-  static const json* Find(const json& results, int cell, const std::string& test,
-                          const std::string& metric) {
-    for (const json& r : results) {
-      if (r["cell"] == cell && r["test"] == test && r["metric"] == metric) return &r;
-    }
-    return nullptr;
-  }
-
-  fs::path dir_;
-};
 
 TEST_F(E2E, MeasuresStoresAndReportsTwoCellsSharingOneModelLoad) {
   fs::path ex = Write("ex.yaml", R"(name: e2e-small
@@ -607,3 +521,4 @@ TEST_F(E2E, HelpOnEveryCommandAndEnvFingerprint) {
 }
 
 }  // namespace
+}  // namespace pipette_e2e

@@ -1,0 +1,115 @@
+// The end-to-end fixture: runs build/pipette (real worker, real bundled models) in a fresh
+// folder per test and reads what it printed and stored.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "pipette/store/store.h"
+
+namespace pipette_e2e {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+inline const std::string kSource = PIPETTE_SOURCE_DIR;
+inline const std::string kPipette = PIPETTE_BINARY;
+inline const std::string kModel = kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+struct Output {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Starts pipette with stdout and stderr sent to files; returns the pid.
+inline pid_t Start(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  std::vector<std::string> argv = {kPipette};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> a;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    execv(a[0], a.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+inline int Wait(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(kModel)) << "run scripts/setup.sh first: " << kModel;
+    dir_ = fs::temp_directory_path() /
+           ("pipette-e2e-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  fs::path Write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  Output Pipette(const std::vector<std::string>& args) {
+    Output o;
+    o.code = Wait(Start(args, dir_ / "stdout", dir_ / "stderr"));
+    o.out = ReadFile(dir_ / "stdout");
+    o.err = ReadFile(dir_ / "stderr");
+    return o;
+  }
+
+  std::string Store() const { return (dir_ / "results.db").string(); }
+
+  json ReportJson() {
+    Output o = Pipette({"report", "--store", Store(), "--format", "json"});
+    EXPECT_EQ(o.code, 0) << o.err;
+    return json::parse(o.out);
+  }
+
+  static const json* Find(const json& results, int cell, const std::string& test,
+                          const std::string& metric) {
+    for (const json& r : results) {
+      if (r["cell"] == cell && r["test"] == test && r["metric"] == metric) return &r;
+    }
+    return nullptr;
+  }
+
+  fs::path dir_;
+};
+
+}  // namespace pipette_e2e
