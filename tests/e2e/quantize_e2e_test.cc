@@ -138,11 +138,11 @@ quality:
   EXPECT_NE(vary.out.find("* re-quantized from Q4_1"), std::string::npos);
 
   // A second run takes every variant from the cache.
-  Output again = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth",
-                          "--only", "quant=Q8_0"});
+  Output again =
+      Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth", "--only", "quant=Q8_0"});
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.err.find("[quantize"), std::string::npos) << again.err;
-  EXPECT_NE(again.err.find("1 variant(s) from the cache"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("2 variant(s) from the cache"), std::string::npos) << again.err;
 }
 
 TEST_F(Quantize, AVariantThatCannotBeMadeFailsItsCellsOnly) {
@@ -225,8 +225,8 @@ TEST_F(Quantize, SensitivityNeedsABudget) {
   Output o = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--store", Store()});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("--max-size"), std::string::npos) << o.err;
-  Output l = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--low", "q4_k_m",
-                      "--max-kld", "1", "--store", Store()});
+  Output l = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--low", "q4_k_m", "--max-kld",
+                      "1", "--store", Store()});
   EXPECT_EQ(l.code, 2);
   EXPECT_NE(l.err.find("--low: unknown tensor type 'q4_k_m'"), std::string::npos) << l.err;
   EXPECT_FALSE(fs::exists(Store()));

@@ -6,8 +6,11 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <thread>
 #include <utility>
 
+#include "imatrix_collector.h"
+#include "imatrix_file.h"
 #include "log_softmax.h"
 #include "monotonic_clock.h"
 #include "proc_memory.h"
@@ -759,6 +762,57 @@ Reply LlamaSession::Chat(const json& request) {
   out["t_start_ns"] = t_start;
   out["t_first_token_ns"] = t_first_token;
   out["t_end_ns"] = t_end;
+  return Reply::Ok(std::move(out));
+}
+
+Reply LlamaSession::Imatrix(const json& request) {
+  if (std::string e = CheckReady(/*need_context=*/false); !e.empty()) return Reply::Fail(e);
+  RequestFields fields(request);
+  const std::string output = fields.String("output");
+  const int64_t hardware = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t n_threads = fields.Int("n_threads", 1, 4096, hardware);
+  const int64_t n_batch = fields.Int("n_batch", 1, kInt32Max, 512);
+  if (!fields.ok()) return Reply::Fail(fields.error());
+  if (output.empty()) return Reply::Fail("field 'output' is empty");
+  const std::filesystem::path output_dir = std::filesystem::path(output).parent_path();
+  if (std::error_code ec; !output_dir.empty() && !std::filesystem::is_directory(output_dir, ec)) {
+    return Reply::Fail("the directory of output " + output + " does not exist");
+  }
+  const auto chunks_it = request.find("chunks");
+  if (chunks_it == request.end() || !chunks_it->is_array() || chunks_it->empty()) {
+    return Reply::Fail("field 'chunks' must be a non-empty array of arrays of token ids");
+  }
+  std::vector<std::vector<llama_token>> chunks;
+  for (size_t i = 0; i < chunks_it->size(); ++i) {
+    const json wrapped = {{"chunk", (*chunks_it)[i]}};  // RequestFields keeps a reference
+    RequestFields chunk_fields(wrapped);
+    chunks.push_back(chunk_fields.Tokens("chunk"));
+    const std::string where = "chunks[" + std::to_string(i) + "]";
+    if (!chunk_fields.ok()) return Reply::Fail(where + ": " + chunk_fields.error());
+    if (chunks.back().empty()) return Reply::Fail(where + " is empty");
+    if (chunks.back().size() > static_cast<size_t>(kInt32Max) / 2) {
+      return Reply::Fail(where + " is too long");
+    }
+    if (std::string e = CheckTokens(chunks.back(), where.c_str()); !e.empty()) {
+      return Reply::Fail(e);
+    }
+  }
+
+  const int64_t t_start = NowNs();
+  ImatrixFile file;
+  const ImatrixRun run{static_cast<int32_t>(n_threads), static_cast<int32_t>(n_batch)};
+  if (std::string e = CollectImatrix(model_.get(), chunks, run, &file); !e.empty()) {
+    return Reply::Fail(e);
+  }
+  if (std::string e = WriteImatrixFile(output, file); !e.empty()) return Reply::Fail(e);
+  const int64_t t_end = NowNs();
+
+  ordered_json out;
+  out["t_start_ns"] = t_start;
+  out["t_end_ns"] = t_end;
+  out["n_entries"] = file.entries.size();
+  out["n_chunks"] = file.n_chunks;
+  out["n_tokens"] = file.n_tokens;
   return Reply::Ok(std::move(out));
 }
 

@@ -1,5 +1,6 @@
 // Owns the llama.cpp model and context and carries out the protocol's model operations on them
-// (docs/protocol.md): load_model, init_context, tokenize, detokenize, pp, tg, ttft, score, chat.
+// (docs/protocol.md): load_model, init_context, tokenize, detokenize, pp, tg, ttft, score, chat,
+// imatrix.
 #pragma once
 
 #include <llama-cpp.h>
@@ -39,6 +40,9 @@ class LlamaSession {
   Reply TimeToFirstToken(const nlohmann::json& request);
   Reply Score(const nlohmann::json& request);
   Reply Chat(const nlohmann::json& request);
+  // Collects an importance matrix in a temporary context of its own (the session's context is
+  // left as it is) and writes it to a file (imatrix_collector.h, imatrix_file.h).
+  Reply Imatrix(const nlohmann::json& request);
 
  private:
   // "" when the model (and, if `need_context`, the context) is there; else the reply message.

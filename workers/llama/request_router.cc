@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "proc_memory.h"
+#include "quantize.h"
 #include "runtime_info.h"
 
 namespace pipette::llama_worker {
@@ -77,6 +78,8 @@ Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* 
   if (op == "ttft") return session_.TimeToFirstToken(request);
   if (op == "score") return session_.Score(request);
   if (op == "chat") return session_.Chat(request);
+  if (op == "imatrix") return session_.Imatrix(request);
+  if (op == "quantize") return Quantize(request);
   if (op == "shutdown") {
     *shutdown = true;
     return Reply::Ok(ordered_json::object());

@@ -6,12 +6,19 @@
 
 #include <atomic>
 #include <cstdio>
+#include <mutex>
+#include <string>
 
 namespace pipette::llama_worker {
 namespace {
 
 std::atomic<bool> g_verbose{false};
 std::atomic<int> g_last_level{GGML_LOG_LEVEL_INFO};
+
+// The error messages kept for a LlamaErrorCapture, when one is alive.
+std::mutex g_capture_mutex;
+bool g_capturing = false;
+std::string g_last_error;
 
 // llama.cpp logs through this; GGML_LOG_LEVEL_CONT continues the previous message's level.
 void LogToStderr(ggml_log_level level, const char* text, void* /*user_data*/) {
@@ -22,6 +29,13 @@ void LogToStderr(ggml_log_level level, const char* text, void* /*user_data*/) {
     g_last_level.store(level);
   }
   if (g_verbose.load() || effective >= GGML_LOG_LEVEL_WARN) std::fputs(text, stderr);
+  if (effective == GGML_LOG_LEVEL_ERROR) {
+    const std::lock_guard<std::mutex> lock(g_capture_mutex);
+    if (g_capturing) {
+      if (level != GGML_LOG_LEVEL_CONT) g_last_error.clear();
+      g_last_error += text;
+    }
+  }
 }
 
 const char* DeviceTypeName(enum ggml_backend_dev_type type) {
@@ -40,6 +54,27 @@ const char* DeviceTypeName(enum ggml_backend_dev_type type) {
 }
 
 }  // namespace
+
+LlamaErrorCapture::LlamaErrorCapture() {
+  const std::lock_guard<std::mutex> lock(g_capture_mutex);
+  g_capturing = true;
+  g_last_error.clear();
+}
+
+LlamaErrorCapture::~LlamaErrorCapture() {
+  const std::lock_guard<std::mutex> lock(g_capture_mutex);
+  g_capturing = false;
+  g_last_error.clear();
+}
+
+std::string LlamaErrorCapture::LastError() const {
+  const std::lock_guard<std::mutex> lock(g_capture_mutex);
+  std::string text = g_last_error;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r')) {
+    text.pop_back();
+  }
+  return text;
+}
 
 const char* LlamaCppPythonVersion() { return PIPETTE_LLAMA_CPP_PYTHON_VERSION; }
 

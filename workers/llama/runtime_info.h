@@ -13,6 +13,18 @@ const char* LlamaCppPythonVersion();
 // levels when `verbose`), and initialises the backends.
 void StartLlamaRuntime(bool verbose);
 
+// While an instance lives, llama.cpp's error messages are also kept (they still go to standard
+// error), so that a failed call can name llama.cpp's reason in its reply. One at a time.
+class LlamaErrorCapture {
+ public:
+  LlamaErrorCapture();
+  ~LlamaErrorCapture();
+  LlamaErrorCapture(const LlamaErrorCapture&) = delete;
+  LlamaErrorCapture& operator=(const LlamaErrorCapture&) = delete;
+  // The last error message logged since construction, trailing whitespace removed; "" if none.
+  std::string LastError() const;
+};
+
 // The `runtime_build` object of `hello`: commit, versions, system info, backends and devices.
 nlohmann::ordered_json RuntimeBuild();
 

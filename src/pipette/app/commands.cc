@@ -175,7 +175,11 @@ int Run(const RunArgs& args, const Paths& paths) {
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
   if (!args.only.empty()) {
-    cells = plan::Narrow(*cells, args.only, registry);
+    // The kld and divergence reference runs with any narrowed plan: the others need it.
+    const std::string reference = ex->kld                    ? ex->kld->reference
+                                  : ex->divergence_reference ? *ex->divergence_reference
+                                                             : "";
+    cells = plan::Narrow(*cells, args.only, registry, reference);
     if (!cells) return Fail(cells.error());
   }
   WarnRequantized(*ex);

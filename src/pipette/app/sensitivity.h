@@ -11,9 +11,9 @@
 namespace pipette::app {
 
 struct SensitivityArgs {
-  std::string model;         // bundled name or .gguf path
-  std::string high = "F16";  // file type of everything not under test
-  std::string low = "q4_0";  // tensor type the group under test gets
+  std::string model;          // bundled name or .gguf path
+  std::string high = "Q8_0";  // file type of everything not under test (a quantized one)
+  std::string low = "q4_0";   // tensor type the group under test gets
   std::string groups = "layers,kinds";
   std::string layers;  // only these layers ("0-3,7"); empty = all
   std::string corpus;  // default: the shipped ppl corpus

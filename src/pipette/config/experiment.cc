@@ -107,7 +107,7 @@ Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const L
       if (auto st = keys.Add(w, kv.first, "in a runtime "); !st) return st.error();
       const std::string key = kv.first.Scalar();
       if (key == "name") {
-        name_node = kv.second;
+        name_node.reset(kv.second);  // rebinds: `=` would overwrite `node` itself
       } else if (key == "worker") {
         auto s = Scalar(w, kv.second, "runtimes[].worker");
         if (!s) return s.error();
@@ -156,7 +156,7 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
         auto s = Scalar(w, kv.second, "ppl.corpus");
         if (!s) return s.error();
         corpus = *s;
-        corpus_node = kv.second;
+        corpus_node.reset(kv.second);
       } else if (key == "n_ctx") {
         auto i = Integer(w, kv.second, "ppl.n_ctx", 4, 1 << 20);
         if (!i) return i.error();
@@ -203,7 +203,7 @@ Status ParseDatasetOptions(const Where& w, const YAML::Node& node, const LoadOpt
         auto s = Scalar(w, kv.second, workload + ".dataset");
         if (!s) return s.error();
         written = *s;
-        dataset_node = kv.second;
+        dataset_node.reset(kv.second);
       } else if (key == "limit") {
         auto i = Integer(w, kv.second, workload + ".limit", 0, 1 << 30);
         if (!i) return i.error();
@@ -284,7 +284,7 @@ Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptio
       auto s = Scalar(w, kv.second, "kld.corpus");
       if (!s) return s.error();
       corpus = *s;
-      corpus_node = kv.second;
+      corpus_node.reset(kv.second);
     } else if (key == "n_ctx" || key == "chunks" || key == "top_k") {
       auto i = Integer(w, kv.second, "kld." + key,
                        key == "chunks"  ? 0
@@ -391,15 +391,15 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
     if (auto st = keys.Add(w, kv.first, "in quantize "); !st) return st;
     const std::string key = kv.first.Scalar();
     if (key == "base") {
-      base_node = kv.second;
+      base_node.reset(kv.second);
     } else if (key == "types") {
-      types_node = kv.second;
+      types_node.reset(kv.second);
     } else if (key == "imatrix") {
-      imatrix_node = kv.second;
+      imatrix_node.reset(kv.second);
     } else if (key == "overrides") {
-      overrides_node = kv.second;
+      overrides_node.reset(kv.second);
     } else if (key == "label") {
-      label_node = kv.second;
+      label_node.reset(kv.second);
     } else {
       return w.At(kv.first,
                   fmt::format("unknown key '{}' in quantize{}", key, DidYouMean(key, kKeys)));
@@ -463,7 +463,7 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
         auto c = Scalar(w, kv.second, "imatrix.corpus");
         if (!c) return c.error();
         corpus = *c;
-        corpus_node = kv.second;
+        corpus_node.reset(kv.second);
       } else if (key == "n_ctx" || key == "chunks") {
         auto i = Integer(w, kv.second, "imatrix." + key, key == "n_ctx" ? 32 : 1,
                          key == "n_ctx" ? 1 << 16 : 1 << 20);
@@ -529,6 +529,16 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
     }
   } else if (!overrides.empty()) {
     return w.At(overrides_node, "a variant with overrides needs 'label:' (its name in reports)");
+  }
+  if (!overrides.empty()) {
+    for (const auto& t : types) {
+      if (quant::IsFullPrecision(t)) {
+        return w.At(overrides_node,
+                    fmt::format("llama.cpp ignores overrides when the type is {}: use a "
+                                "quantized type (e.g. Q8_0) for the tensors not overridden",
+                                t));
+      }
+    }
   }
 
   auto add = [&](const std::string& type, bool with_imatrix) -> Status {
@@ -766,7 +776,7 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     } else if (key == "quality") {
       if (auto q = ParseQuality(w, v, options, &ex); !q) return q.error();
     } else if (key == "quantize") {
-      quantize_node = v;  // after models:, whose names a base may use
+      quantize_node.reset(v);  // parsed after models:, whose names a base may use
     } else if (key == "tests") {
       have_tests = true;
       for (const YAML::Node& n : AsList(v)) {

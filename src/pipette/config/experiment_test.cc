@@ -180,7 +180,9 @@ TEST_F(ExperimentTest, QuantizeAddsVariantsOfTheBase) {
       "quantize:\n"
       "  base: smollm2-135m-instruct-q4_1\n"
       "  types: [Q8_0, Q4_0]\n"
-      "  imatrix: {types: [Q4_0], chunks: 2}\n"
+      "  imatrix: {corpus: " +
+      opts_.datasets_dir +
+      "/ppl/devils-dictionary.txt, types: [Q4_0], chunks: 2}\n"
       "tests: [pp16]\n"
       "quality:\n"
       "  kld: {reference: 'smollm2-135m-instruct-q4_1:Q8_0'}\n");
@@ -207,6 +209,29 @@ TEST_F(ExperimentTest, QuantizeAddsVariantsOfTheBase) {
   ASSERT_TRUE(q4i->variant->imatrix.has_value());
   EXPECT_EQ(q4i->variant->imatrix->chunks, 2);
   EXPECT_NE(q4->path, q4i->path);  // different definitions, different cache files
+}
+
+TEST_F(ExperimentTest, KeysAfterANodeValuedKeyAreStillRead) {
+  // A path key first, then others: reading it must not disturb the mapping being read.
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  const std::string corpus = opts_.datasets_dir + "/ppl/devils-dictionary.txt";
+  auto ex = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "runtimes: [{name: llama.cpp, worker: pipette-worker-llama}]\n"
+      "quality:\n"
+      "  ppl: {corpus: " +
+      corpus +
+      ", n_ctx: 256, chunks: 2}\n"
+      "  mc: {dataset: " +
+      opts_.datasets_dir +
+      "/mc/pipette-mc-v1.jsonl, limit: 3}\n"
+      "  kld: {corpus: " +
+      corpus + ", reference: smollm2-135m-instruct-q4_1, chunks: 1}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->ppl->n_ctx, 256);
+  EXPECT_EQ(ex->ppl->chunks, 2);
+  EXPECT_EQ(ex->mc->limit, 3);
+  EXPECT_EQ(ex->kld->chunks, 1);
 }
 
 TEST_F(ExperimentTest, QuantizeErrorsNameTheLine) {

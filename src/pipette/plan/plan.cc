@@ -179,7 +179,8 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
 }
 
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
-                                 const config::ParamRegistry& registry) {
+                                 const config::ParamRegistry& registry,
+                                 const std::string& reference) {
   auto value_of = [](const Cell& c, const std::string& key) -> std::string {
     if (key == "model") return c.model.name;
     if (key == "runtime") return c.runtime.name;
@@ -189,6 +190,11 @@ Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::stri
   std::vector<std::string> keys = {"model", "runtime", "quant"};
   for (const auto& n : registry.Names()) keys.push_back(n);
   std::vector<Cell> out = cells;
+  // The reference's cells that match every term but model and quant.
+  std::vector<Cell> ref;
+  for (const Cell& c : cells) {
+    if (!reference.empty() && c.model.name == reference) ref.push_back(c);
+  }
   size_t start = 0;
   while (start <= only.size()) {
     size_t end = only.find(',', start);
@@ -217,7 +223,13 @@ Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::stri
           fmt::format("--only: no cell has {}={} (values: {})", key, value, fmt::join(seen, ", ")));
     }
     out = std::move(kept);
+    if (key != "model" && key != "quant") {
+      std::erase_if(ref, [&](const Cell& c) { return value_of(c, key) != value; });
+    }
   }
+  const bool has_ref =
+      std::any_of(out.begin(), out.end(), [&](const Cell& c) { return c.model.name == reference; });
+  if (!reference.empty() && !has_ref) out.insert(out.begin(), ref.begin(), ref.end());
   for (size_t i = 0; i < out.size(); ++i) out[i].index = static_cast<int>(i);
   return out;
 }

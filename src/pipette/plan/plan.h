@@ -41,8 +41,11 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
 
 // Narrows a plan to the cells matching every `key=value` of `only` (comma-separated; keys:
 // model, runtime, quant or any parameter), renumbering them. An unknown key or a value no cell
-// has is an input error that says what exists.
+// has is an input error that says what exists. The cells of `reference` (the model others are
+// compared with; "" for none) that match the terms other than model and quant are kept too,
+// first, when none of its cells would be.
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
-                                 const config::ParamRegistry& registry);
+                                 const config::ParamRegistry& registry,
+                                 const std::string& reference = "");
 
 }  // namespace pipette::plan

@@ -167,5 +167,23 @@ TEST(Plan, NarrowKeepsMatchingCellsAndSaysWhatExists) {
   EXPECT_FALSE(Narrow(*cells, "threads", reg).ok());
 }
 
+TEST(Plan, NarrowKeepsTheReferenceTheOthersAreComparedWith) {
+  const ParamRegistry reg = TestRegistry();
+  auto cells = Expand(TwoModels(), reg);
+  ASSERT_TRUE(cells.ok());
+  auto b = Narrow(*cells, "model=b,threads=2,use_mmap=true", reg, "a");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ((*b)[0].model.name, "a");  // the reference, with the same other values, first
+  EXPECT_EQ((*b)[0].Param("threads"), "2");
+  EXPECT_EQ((*b)[0].Param("use_mmap"), "true");
+  EXPECT_EQ((*b)[0].index, 0);
+  EXPECT_EQ((*b)[1].model.name, "b");
+  EXPECT_EQ((*b)[1].index, 1);
+  auto a = Narrow(*cells, "model=a,threads=2", reg, "a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->size(), 2u);  // already there: nothing added
+}
+
 }  // namespace
 }  // namespace pipette::plan
