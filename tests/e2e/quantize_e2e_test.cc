@@ -229,6 +229,15 @@ TEST_F(Quantize, SensitivityNeedsABudget) {
                       "1", "--store", Store()});
   EXPECT_EQ(l.code, 2);
   EXPECT_NE(l.err.find("--low: unknown tensor type 'q4_k_m'"), std::string::npos) << l.err;
+  Output h = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--high", "F16", "--max-kld",
+                      "1", "--store", Store()});
+  EXPECT_EQ(h.code, 2);
+  EXPECT_NE(h.err.find("--high F16: the rest must stay one quantized type"), std::string::npos)
+      << h.err;
+  Output c = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--corpus", "nope.txt",
+                      "--max-kld", "1", "--store", Store()});
+  EXPECT_EQ(c.code, 2);
+  EXPECT_NE(c.err.find("not found: '"), std::string::npos) << c.err;
   EXPECT_FALSE(fs::exists(Store()));
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/model_facts.h"
 #include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
@@ -47,29 +48,6 @@ std::string ExeDir(const std::string& argv0) {
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) exe = fs::absolute(argv0);
   return exe.parent_path().string();
-}
-
-Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
-  auto gguf = model::ReadGguf(path);
-  if (!gguf) return gguf.error();
-  auto sha = Sha256File(path);
-  if (!sha) return sha.error();
-  run::ModelFacts f;
-  f.sha256 = *sha;
-  f.file_size = static_cast<int64_t>(gguf->file_size);
-  f.info["format"] = "gguf";
-  f.info["gguf_version"] = gguf->version;
-  f.info["n_tensors"] = gguf->tensors.size();
-  f.info["n_params"] = gguf->n_params();
-  if (auto a = gguf->architecture()) f.info["architecture"] = *a;
-  if (auto ft = gguf->file_type()) {
-    f.info["file_type"] = *ft;
-    f.info["quant"] = model::FileTypeName(*ft).value_or(fmt::format("file_type {}", *ft));
-  }
-  if (auto it = gguf->metadata.find("general.name"); it != gguf->metadata.end()) {
-    f.info["general_name"] = it->second;
-  }
-  return f;
 }
 
 void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
@@ -185,7 +163,8 @@ int Run(const RunArgs& args, const Paths& paths) {
   WarnRequantized(*ex);
   if (args.dry_run) {
     PrintPlan(*ex, *cells, registry);
-    PrintVariantPlan(*ex, *cells);
+    worker::ProcessLauncher quantizer;
+    PrintVariantPlan(*ex, *cells, quantizer);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
     const std::string store_path = args.store.empty() ? ex->store : args.store;
@@ -226,7 +205,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   worker::ProcessLauncher launcher;
-  MakeVariantsFor(*ex, launcher, &*cells);
+  MakeVariantsFor(*ex, launcher, &*cells, &g_stop);
   ExportingProgress progress(store->get(), args);
   run::RunnerDeps deps;
   deps.launcher = &launcher;

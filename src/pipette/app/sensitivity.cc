@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/model_facts.h"
 #include "pipette/app/variants.h"
 #include "pipette/config/experiment.h"
 #include "pipette/env/fingerprint.h"
@@ -46,35 +47,30 @@ struct Measured {
 // Runs an experiment given as JSON text (JSON is YAML) and returns what each model measured.
 class Session {
  public:
-  Session(const Paths& paths, store::Store* store, int64_t env_id)
-      : paths_(paths), store_(store), env_id_(env_id) {}
+  Session(store::Store* store, int64_t env_id) : store_(store), env_id_(env_id) {}
 
-  Result<std::map<std::string, Measured>> Execute(const json& experiment, const std::string& name,
-                                                  int64_t* run_id) {
+  // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
+  static Result<config::Experiment> Parse(const json& experiment, const std::string& name,
+                                          const Paths& paths) {
+    return config::ParseExperiment(
+        experiment.dump(2), name, config::ParamRegistry::Default(),
+        {paths.models_dir, paths.workers_dir, paths.datasets_dir, paths.variants_dir});
+  }
+
+  // Runs an experiment Parse() accepted.
+  Result<std::map<std::string, Measured>> Execute(const config::Experiment& ex, int64_t* run_id) {
     const config::ParamRegistry registry = config::ParamRegistry::Default();
-    auto ex = config::ParseExperiment(
-        experiment.dump(2), name, registry,
-        {paths_.models_dir, paths_.workers_dir, paths_.datasets_dir, paths_.variants_dir});
-    if (!ex) return ex.error();
-    auto cells = plan::Expand(*ex, registry);
+    auto cells = plan::Expand(ex, registry);
     if (!cells) return cells.error();
-    MakeVariantsFor(*ex, launcher_, &*cells);
+    MakeVariantsFor(ex, launcher_, &*cells);
     ConsoleProgress progress(stderr);
     run::RunnerDeps deps;
     deps.launcher = &launcher_;
     deps.store = store_;
     deps.progress = &progress;
     deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
-    deps.model_facts = [](const std::string& path) -> Result<run::ModelFacts> {
-      auto gguf = model::ReadGguf(path);
-      if (!gguf) return gguf.error();
-      run::ModelFacts f;
-      f.file_size = static_cast<int64_t>(gguf->file_size);
-      f.info["n_params"] = gguf->n_params();
-      if (auto ft = gguf->file_type()) f.info["quant"] = model::FileTypeName(*ft).value_or("?");
-      return f;
-    };
-    auto summary = run::RunExperiment(*ex, *cells, registry, env_id_, deps);
+    deps.model_facts = ModelFactsOf;
+    auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
     if (!summary) return summary.error();
     *run_id = summary->run_id;
     auto data = report::LoadReportData(*store_, {summary->run_id});
@@ -95,7 +91,6 @@ class Session {
   }
 
  private:
-  const Paths& paths_;
   store::Store* store_;
   int64_t env_id_;
   worker::ProcessLauncher launcher_;
@@ -128,6 +123,16 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
     return Fail(InputError(fmt::format("--high: unknown file type '{}'{}", args.high,
                                        DidYouMean(args.high, quant::FileTypeNames()))));
   }
+  // A uniform type: llama.cpp's mixes (Q4_K_M...) pick types by counting the tensors not
+  // overridden, so overriding one group would change the types of others.
+  static const std::vector<std::string> kUniform = {"Q8_0", "Q6_K", "Q5_1", "Q5_0", "Q4_1", "Q4_0"};
+  if (std::find(kUniform.begin(), kUniform.end(), args.high) == kUniform.end()) {
+    return Fail(InputError(fmt::format(
+        "--high {}: the rest must stay one quantized type ({}): llama.cpp ignores per-tensor "
+        "types for F16/BF16/F32, and its mixes (Q4_K_M...) would shift other tensors' types "
+        "when a group is overridden",
+        args.high, fmt::join(kUniform, ", "))));
+  }
   const auto low = quant::CanonicalTensorType(args.low);
   if (!low) {
     return Fail(InputError(fmt::format("--low: unknown tensor type '{}'{}", args.low,
@@ -158,6 +163,9 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
       return Fail(InputError(fmt::format("--groups: '{}' is not layers or kinds", part)));
     }
   }
+  if (!args.layers.empty() && !gopt.layers) {
+    return Fail(InputError("--layers needs layer groups: add layers to --groups"));
+  }
   if (!args.layers.empty()) {
     std::string err;
     auto layers = sensitivity::ParseLayerList(args.layers, &err);
@@ -181,6 +189,13 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
                                        args.layers.empty() ? "all" : args.layers)));
   }
   const std::string model_arg = base.source == "path" ? base.path : args.model;
+  // The type the base's weights came from: its own, or its source's when Pipette made it from a
+  // quantized file (an F16 made from Q4_1 holds Q4_1 weights).
+  std::string origin = base.quant;
+  if (base.provenance.is_object() && base.provenance.value("requantized", false)) {
+    const json& b = base.provenance.value("base", json::object());
+    origin = b.value("weights_from", b.value("quant", origin));
+  }
   const std::string high_name = base.name + ":" + args.high;
 
   json kld = {{"reference", high_name},
@@ -210,6 +225,9 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
                      {"overrides", {{".*", *low}}},
                      {"label", Label(args.high, "all", *low)}});
 
+  // Everything is checked before the store is touched.
+  auto phase1 = Session::Parse(experiment(entries), "pipette sensitivity (groups)", paths);
+  if (!phase1) return Fail(phase1.error());
   auto store = store::Store::Open(args.store);
   if (!store) return Fail(InputError(store.error().message));
   env::FingerprintOptions fo;
@@ -217,20 +235,20 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const json facts = env::CollectFingerprint(fo);
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
-  Session session(paths, store->get(), *env_id);
+  Session session(store->get(), *env_id);
 
   fmt::print(stderr,
              "sensitivity of {}: {} group(s) to {} one at a time, the rest {}; KLD on {} chunk(s) "
              "of {} tokens\n",
              base.name, groups.size(), *low, args.high, args.chunks, args.n_ctx);
-  if (!quant::IsFullPrecision(base.quant)) {
+  if (!quant::IsFullPrecision(origin)) {
     fmt::print(stderr,
                "warning: {} is itself quantized ({}): every variant here is a re-quantization, "
                "and the ranking is of how the groups take a second rounding\n",
-               base.name, base.quant.empty() ? "unknown type" : base.quant);
+               base.name, origin.empty() ? "unknown type" : origin);
   }
   int64_t run1 = 0;
-  auto measured = session.Execute(experiment(entries), "pipette sensitivity (groups)", &run1);
+  auto measured = session.Execute(*phase1, &run1);
   if (!measured) return Fail(measured.error());
   const Measured& high = (*measured)[high_name];
   if (!high.ok) {
@@ -270,11 +288,11 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
       "Each group's tensors quantized to {} while the rest stay {}; KL divergence against the "
       "all-{} variant on {} chunk(s) of {} tokens (store {}, run {}).\n",
       *low, args.high, args.high, args.chunks, args.n_ctx, args.store, run1);
-  if (!quant::IsFullPrecision(base.quant)) {
+  if (!quant::IsFullPrecision(origin)) {
     out << fmt::format(
         "Every variant is re-quantized from {}: not a quantization of the "
         "full-precision weights.\n",
-        base.quant);
+        origin);
   }
   out << "\n| rank | group | tensors | bytes saved | kld mean | kld per MiB saved |\n"
          "| ---: | --- | ---: | ---: | ---: | ---: |\n";
@@ -297,8 +315,16 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
                      budget.max_size ? "size <= " + FormatBytes(double(*budget.max_size)) : "",
                      budget.max_size && budget.max_kld ? ", " : "",
                      budget.max_kld ? fmt::format("kld mean <= {}", *budget.max_kld) : "");
+  bool met = false;  // as measured
+  if (!recipe.meets_budget) {
+    out << fmt::format(
+        "By the prediction no choice of these groups meets the budget; the closest is built and "
+        "measured below.\n");
+  }
   if (recipe.low.empty()) {
-    out << "No group can go to " << *low << " within the budget: keep " << args.high << ".\n";
+    met = !budget.max_size || high.size <= *budget.max_size;
+    out << fmt::format("No group goes to {}: all {} ({}) {} the budget.\n", *low, args.high,
+                       FormatBytes(double(high.size)), met ? "meets" : "does not meet");
   } else {
     std::string names;
     for (const auto& n : recipe.low) names += (names.empty() ? "" : ", ") + n;
@@ -319,7 +345,9 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
                                      {"label", fmt::format("mix{}", tried.low.size())}}});
     fmt::print(stderr, "building and measuring the recipe ({} group(s) to {})\n", tried.low.size(),
                *low);
-    auto m2 = session.Execute(experiment(mix_entries), "pipette sensitivity (recipe)", &run2);
+    auto phase2 = Session::Parse(experiment(mix_entries), "pipette sensitivity (recipe)", paths);
+    if (!phase2) return Fail(phase2.error());
+    auto m2 = session.Execute(*phase2, &run2);
     if (!m2) return Fail(m2.error());
     mix = (*m2)[base.name + ":" + fmt::format("mix{}", tried.low.size())];
     const bool kld_over = budget.max_kld && mix.ok && mix.kld > *budget.max_kld;
@@ -333,9 +361,15 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
       break;
     }
     const bool size_ok = !budget.max_size || mix.size <= *budget.max_size;
+    met = size_ok && !kld_over;
     out << fmt::format("Budget met as measured: {}\n",
-                       size_ok && !kld_over ? "yes" : (size_ok ? "no (kld)" : "no (size)"));
-    if (!kld_over || tried.low.size() <= 1) {
+                       met ? "yes" : (size_ok ? "no (kld)" : "no (size)"));
+    if (!met && (!kld_over || tried.low.size() <= 1)) {
+      out << "No recipe from these groups meets the budget: loosen it, or measure more groups "
+             "(--groups, --layers) or another --low type.\n";
+      break;
+    }
+    if (met) {
       json ov_yaml = json::object();
       for (const auto& p : tried.patterns) ov_yaml[p] = *low;
       out << "\nTo use it in an experiment file:\n\n```yaml\nquantize:\n"
@@ -362,7 +396,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
     if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
     fmt::print(stderr, "wrote {}\n", args.output);
   }
-  return failed.empty() && (recipe.low.empty() || mix.ok) ? 0 : 1;
+  return failed.empty() && met ? 0 : 1;
 }
 
 }  // namespace pipette::app

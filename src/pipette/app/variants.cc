@@ -12,6 +12,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// llama.cpp's quantizer, whichever runtimes the cells use.
+std::string QuantizerWorker(const config::Experiment& ex) {
+  for (const auto& r : ex.runtimes) {
+    if (r.name == "llama.cpp") return r.worker;
+  }
+  return "";
+}
+
 bool Used(const std::string& model, const std::vector<plan::Cell>& cells) {
   for (const auto& c : cells) {
     if (c.model.name == model) return true;
@@ -54,11 +62,20 @@ void WarnRequantized(const config::Experiment& ex) {
   }
 }
 
-void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells) {
+void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
+                      worker::WorkerLauncher& launcher) {
+  const auto jobs = VariantJobs(ex);
+  if (jobs.empty()) return;
+  auto identity = quant::AskQuantizer(launcher, QuantizerWorker(ex));
+  if (!identity) {
+    fmt::print("variants: cannot ask the quantizer which build it is: {}\n",
+               identity.error().message);
+    return;
+  }
   int to_make = 0;
-  for (const auto& job : VariantJobs(ex)) {
+  for (const auto& job : jobs) {
     if (!Used(job.spec.name, cells)) continue;
-    const bool cached = quant::CachedProvenance(job).has_value();
+    const bool cached = quant::CachedProvenance(job, *identity).has_value();
     to_make += !cached;
     fmt::print("variant {}: {} ({} of {}, {})\n", job.spec.name, cached ? "cached" : "to make",
                job.spec.type, job.spec.base_name, quant::OriginNote(job.spec.Provenance()));
@@ -67,17 +84,15 @@ void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell
 }
 
 void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launcher,
-                     std::vector<plan::Cell>* cells) {
+                     std::vector<plan::Cell>* cells, const std::atomic<bool>* stop) {
   std::vector<quant::MakeJob> jobs;
   for (auto& job : VariantJobs(ex)) {
     if (Used(job.spec.name, *cells)) jobs.push_back(std::move(job));
   }
   if (jobs.empty() || ex.runtimes.empty()) return;
   quant::MakerOptions options;
-  // llama.cpp's quantizer, whichever runtimes the cells use.
-  for (const auto& r : ex.runtimes) {
-    if (r.name == "llama.cpp") options.worker = r.worker;
-  }
+  options.worker = QuantizerWorker(ex);
+  options.stop = stop;
   options.n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.timeout_s = std::max(600.0, ex.timeout_s);
   options.say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };

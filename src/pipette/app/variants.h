@@ -17,12 +17,14 @@ std::vector<quant::MakeJob> VariantJobs(const config::Experiment& ex);
 // Says, once per base, when the variants of a base are re-quantizations.
 void WarnRequantized(const config::Experiment& ex);
 
-// For --dry-run: which variants the cells use are cached and which will be made.
-void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells);
+// For --dry-run: which variants the cells use are cached and which will be made (asks the
+// quantizer's worker who it is; nothing else runs).
+void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
+                      worker::WorkerLauncher& launcher);
 
 // Makes the variants the cells use that are not cached; gives each cell's model its provenance,
 // or the reason it could not be made (its cells then fail with it; the others run).
 void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launcher,
-                     std::vector<plan::Cell>* cells);
+                     std::vector<plan::Cell>* cells, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace pipette::app

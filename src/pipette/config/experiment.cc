@@ -16,6 +16,7 @@
 #include "pipette/model/gguf.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quant/types.h"
+#include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
 
@@ -90,6 +91,14 @@ Result<ModelSpec> ParseModel(const Where& w, const YAML::Node& node, const LoadO
   auto gguf = model::ReadGguf(m.path);
   if (!gguf) return w.At(node, gguf.error().message);
   if (auto ft = gguf->file_type()) m.quant = model::FileTypeName(*ft).value_or("");
+  // A variant Pipette made, named by its path: it keeps its provenance (and so its origin).
+  if (auto side = ReadFileToString(m.path + ".json")) {
+    nlohmann::json p = nlohmann::json::parse(*side, nullptr, /*allow_exceptions=*/false);
+    if (p.is_object() && p.value("format", "") == "pipette-variant/1" &&
+        p.value("file", nlohmann::json::object()).value("size", uint64_t{0}) == gguf->file_size) {
+      m.provenance = std::move(p);
+    }
+  }
   if (auto arch = gguf->architecture()) {
     auto it = gguf->metadata.find(*arch + ".context_length");
     if (it != gguf->metadata.end()) m.n_ctx_train = std::atoll(it->second.c_str());
@@ -459,6 +468,13 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
         auto t = FileTypes(w, kv.second, "imatrix.types");
         if (!t) return t.error();
         imatrix_types = *t;
+        for (const auto& type : imatrix_types) {
+          if (quant::IsFullPrecision(type) || type == "Q8_0") {
+            return w.At(kv.second, fmt::format("an importance matrix changes nothing for {}: "
+                                               "list lower-bit types (Q4_0, Q4_K_M, ...)",
+                                               type));
+          }
+        }
       } else if (key == "corpus") {
         auto c = Scalar(w, kv.second, "imatrix.corpus");
         if (!c) return c.error();
@@ -549,6 +565,10 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
     v.base_path = base.path;
     v.base_sha256 = base_sha;
     v.base_quant = base.quant;
+    if (base.provenance.is_object() && base.provenance.value("requantized", false)) {
+      const auto& b = base.provenance.value("base", nlohmann::json::object());
+      v.base_origin = b.value("weights_from", b.value("quant", ""));
+    }
     v.base_source = base.source;
     v.type = type;
     v.overrides = overrides;

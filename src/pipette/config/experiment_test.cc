@@ -234,6 +234,31 @@ TEST_F(ExperimentTest, KeysAfterANodeValuedKeyAreStillRead) {
   EXPECT_EQ(ex->kld->chunks, 1);
 }
 
+TEST_F(ExperimentTest, AVariantGivenByPathKeepsItsOrigin) {
+  // An "F16" Pipette made from the Q4_1 file: its sidecar says where its weights came from.
+  const fs::path model = fs::path(opts_.models_dir) / "SmolLM2-135M-Instruct.Q4_1.gguf";
+  fs::create_symlink(model, dir_ / "up.gguf");
+  nlohmann::json side = {{"format", "pipette-variant/1"},
+                         {"label", "F16"},
+                         {"requantized", true},
+                         {"base", {{"name", "smol"}, {"quant", "Q4_1"}}},
+                         {"file", {{"size", fs::file_size(model)}}}};
+  std::ofstream(dir_ / "up.gguf.json") << side.dump();
+  auto ex = Parse("models: [up.gguf]\nquantize: {base: up.gguf, types: [Q8_0]}\ntests: [pp16]\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->models.size(), 2u);
+  EXPECT_EQ(ex->models[0].provenance["label"], "F16");  // results on it carry the sidecar
+  ASSERT_TRUE(ex->models[1].variant.has_value());
+  EXPECT_EQ(ex->models[1].variant->base_origin, "Q4_1");
+  EXPECT_TRUE(ex->models[1].variant->Requantized());
+  // A sidecar for another file (a different size) is not believed.
+  side["file"]["size"] = 1;
+  std::ofstream(dir_ / "up.gguf.json") << side.dump();
+  auto other = Parse("models: [up.gguf]\ntests: [pp16]\n");
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->models[0].provenance.is_null());
+}
+
 TEST_F(ExperimentTest, QuantizeErrorsNameTheLine) {
   EXPECT_EQ(ErrorOf("quantize: {base: smollm2-135m-instruct-q4_1, types: [Q4_K]}\n"
                     "tests: [pp16]\n"),
@@ -257,6 +282,14 @@ TEST_F(ExperimentTest, QuantizeErrorsNameTheLine) {
                     "  overrides: {'blk\\.0\\..*': q4_0}\n"
                     "tests: [pp16]\n"),
             "ex.yaml:4:14: a variant with overrides needs 'label:' (its name in reports)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q8_0]}\ntests: [pp16]\n"),
+            "ex.yaml:3:20: an importance matrix changes nothing for Q8_0: list lower-bit types "
+            "(Q4_0, Q4_K_M, ...)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16]\n"
+                    "  overrides: {'^blk\\.0\\.': q4_0}\n  label: x\ntests: [pp16]\n")
+                .substr(0, 62),
+            "ex.yaml:4:14: llama.cpp ignores overrides when the type is F16");
   EXPECT_EQ(ErrorOf("quantize:\n  base: nosuch\n  types: [F16]\ntests: [pp16]\n").substr(0, 35),
             "ex.yaml:2:9: unknown model 'nosuch'");
 }

@@ -17,7 +17,7 @@ std::string ParamText(const nlohmann::json& v) {
 
 std::string Dimension(const ResultRow& r, const std::string& dim) {
   if (dim == "model") return r.model;
-  if (dim == "quant") return r.quant;
+  if (dim == "quant") return QuantDisplay(r);
   if (dim == "runtime") return fmt::format("{} {}", r.runtime, r.runtime_version);
   if (dim == "device") return r.device;
   auto it = r.params.find(dim);

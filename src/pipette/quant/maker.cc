@@ -1,11 +1,13 @@
 #include "pipette/quant/maker.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <random>
 
 #include "pipette/model/gguf.h"
 #include "pipette/quality/ppl.h"
@@ -22,6 +24,24 @@ using std::chrono::milliseconds;
 namespace {
 
 std::string SidecarOf(const std::string& output) { return output + ".json"; }
+
+// A temporary name next to `path` that no other process will pick.
+std::string TempName(const std::string& path) {
+  std::random_device rd;
+  return fmt::format("{}.{}-{:08x}.part", path, ::getpid(), rd());
+}
+
+Status MakeDirs(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return RuntimeError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  return {};
+}
+
+QuantizerIdentity IdentityOf(const json& hello) {
+  return {hello.value("runtime_version", ""),
+          hello.value("runtime_build", json::object()).value("llama_cpp_commit", "")};
+}
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -89,9 +109,13 @@ Status MakeImatrix(Quantizer& q, const MakeJob& job, json* facts) {
     chunk_tokens.push_back(
         std::vector<int64_t>(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx));
   }
-  fs::create_directories(fs::path(job.imatrix).parent_path());
-  auto r = q.Call({{"op", "imatrix"}, {"chunks", chunk_tokens}, {"output", job.imatrix}});
+  if (auto st = MakeDirs(fs::path(job.imatrix).parent_path()); !st) return st;
+  const std::string tmp = TempName(job.imatrix);
+  auto r = q.Call({{"op", "imatrix"}, {"chunks", chunk_tokens}, {"output", tmp}});
   if (!r) return r.error();
+  std::error_code ec;
+  fs::rename(tmp, job.imatrix, ec);
+  if (ec) return RuntimeError(fmt::format("cannot move {} into place: {}", tmp, ec.message()));
   *facts = {{"file", job.imatrix},
             {"n_chunks", chunks.size()},
             {"n_tokens", r->value("n_tokens", int64_t{0})},
@@ -117,8 +141,8 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
     if (!sha) return sha.error();
     provenance["imatrix"]["file_sha256"] = *sha;
   }
-  fs::create_directories(fs::path(job.output).parent_path());
-  const std::string tmp = job.output + ".part";
+  if (auto st = MakeDirs(fs::path(job.output).parent_path()); !st) return st.error();
+  const std::string tmp = TempName(job.output);
   json overrides = json::array();
   for (const auto& o : job.spec.overrides) {
     overrides.push_back({{"pattern", o.pattern}, {"type", o.type}});
@@ -163,7 +187,18 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
 
 }  // namespace
 
-std::optional<json> CachedProvenance(const MakeJob& job) {
+Result<QuantizerIdentity> AskQuantizer(worker::WorkerLauncher& launcher,
+                                       const std::string& worker) {
+  MakerOptions options;
+  options.worker = worker;
+  options.timeout_s = 30;
+  Quantizer q(launcher, options);
+  auto hello = q.Call({{"op", "hello"}});
+  if (!hello) return hello.error();
+  return IdentityOf(*hello);
+}
+
+std::optional<json> CachedProvenance(const MakeJob& job, const QuantizerIdentity& by) {
   std::error_code ec;
   if (!fs::is_regular_file(job.output, ec)) return std::nullopt;
   auto text = ReadFileToString(SidecarOf(job.output));
@@ -173,6 +208,11 @@ std::optional<json> CachedProvenance(const MakeJob& job) {
   const auto size = fs::file_size(job.output, ec);
   if (ec || !p.contains("file") || p["file"].value("size", uint64_t{0}) != size) {
     return std::nullopt;
+  }
+  const json made = p.value("made", json::object());
+  if (made.value("runtime_version", "") != by.runtime_version ||
+      made.value("runtime_build", json::object()).value("llama_cpp_commit", "") != by.commit) {
+    return std::nullopt;  // another quantizer build made it
   }
   // The names are the experiment's, not the cache's.
   const json fresh = job.spec.Provenance();
@@ -184,19 +224,29 @@ std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
                                      worker::WorkerLauncher& launcher,
                                      const MakerOptions& options) {
   std::vector<MakeResult> results(jobs.size());
+  Quantizer q(launcher, options);
+  auto hello = q.Call({{"op", "hello"}});
+  if (!hello) {
+    for (auto& r : results) r.error = "cannot start the quantizer: " + hello.error().message;
+    return results;
+  }
+  const QuantizerIdentity identity = IdentityOf(*hello);
   std::vector<size_t> todo;
   std::map<std::string, size_t> first_of;  // output -> job that makes it
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (auto p = CachedProvenance(jobs[i])) {
+    if (auto p = CachedProvenance(jobs[i], identity)) {
       results[i] = {true, true, "", *p};
     } else if (first_of.emplace(jobs[i].output, i).second) {
       todo.push_back(i);
     }
   }
-  Quantizer q(launcher, options);
   double seconds_done = 0;
   for (size_t n = 0; n < todo.size(); ++n) {
     const MakeJob& job = jobs[todo[n]];
+    if (options.stop && options.stop->load()) {
+      results[todo[n]].error = fmt::format("interrupted before {} was made", job.spec.name);
+      continue;
+    }
     if (options.say) {
       std::string eta = n == 0 ? ""
                                : fmt::format(", about {} left",

@@ -3,6 +3,7 @@
 // their bytes. A variant that cannot be made does not stop the others.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -32,11 +33,22 @@ struct MakerOptions {
   double timeout_s = 600;  // per request
   // Progress lines for people, with a time-left estimate.
   std::function<void(const std::string&)> say;
+  // Set (from a signal handler) to stop before the next variant.
+  const std::atomic<bool>* stop = nullptr;
 };
 
+// The runtime that makes variants, as its worker's `hello` names it: a cached variant made by
+// another build of the quantizer is made again.
+struct QuantizerIdentity {
+  std::string runtime_version;
+  std::string commit;
+};
+// Starts the worker and asks `hello`.
+Result<QuantizerIdentity> AskQuantizer(worker::WorkerLauncher& launcher, const std::string& worker);
+
 // The provenance recorded next to a cached variant (`<output>.json`), when the file is there
-// and was made for this very definition; nullopt otherwise.
-std::optional<nlohmann::json> CachedProvenance(const MakeJob& job);
+// and was made for this very definition by this quantizer; nullopt otherwise.
+std::optional<nlohmann::json> CachedProvenance(const MakeJob& job, const QuantizerIdentity& by);
 
 // One result per job, in order. Jobs with the same output are made once.
 std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,

@@ -27,7 +27,9 @@ json ImatrixDefinition(const ImatrixSpec& m) {
 
 }  // namespace
 
-bool VariantSpec::Requantized() const { return !IsFullPrecision(base_quant); }
+bool VariantSpec::Requantized() const {
+  return !IsFullPrecision(base_quant) || (!base_origin.empty() && !IsFullPrecision(base_origin));
+}
 
 json VariantSpec::Definition() const {
   json overrides_json = json::array();
@@ -59,13 +61,16 @@ json VariantSpec::Provenance() const {
                {"sha256", base_sha256},
                {"quant", base_quant},
                {"source", base_source}};
+  if (!base_origin.empty()) p["base"]["weights_from"] = base_origin;
+  const std::string from =
+      !base_origin.empty() && !IsFullPrecision(base_origin) ? base_origin : base_quant;
   p["requantized"] = Requantized();
   if (imatrix) p["imatrix"]["corpus"] = imatrix->corpus;
   p["note"] = Requantized()
                   ? fmt::format(
                         "re-quantized from {}: the base file is itself quantized, so this "
                         "is not a quantization of the full-precision weights",
-                        base_quant.empty() ? "an unknown type" : base_quant)
+                        from.empty() ? "an unknown type" : from)
                   : fmt::format("quantized from {}", base_quant);
   return p;
 }
@@ -80,7 +85,8 @@ std::string ImatrixFileName(const VariantSpec& v) {
 
 std::string OriginNote(const json& provenance) {
   if (!provenance.is_object()) return "";
-  const std::string base = provenance.value("base", json::object()).value("quant", "");
+  const json& b = provenance.value("base", json::object());
+  const std::string base = b.value("weights_from", b.value("quant", ""));
   if (provenance.value("requantized", false)) {
     return fmt::format("re-quantized from {}", base.empty() ? "a quantized file" : base);
   }

@@ -31,13 +31,17 @@ struct VariantSpec {
   std::string base_name;
   std::string base_path;
   std::string base_sha256;
-  std::string base_quant;   // the base file's type ("Q4_1"); "" when unknown
+  std::string base_quant;  // the base file's type ("Q4_1"); "" when unknown
+  // When the base is itself a variant made from a quantized file (an F16 made from Q4_1), the
+  // type its weights came from ("Q4_1"); "" otherwise.
+  std::string base_origin;
   std::string base_source;  // "bundled:<name>" or "path"
   std::string type;         // file type asked of llama.cpp (Q4_K_M, F16, ...)
   std::vector<TensorOverride> overrides;
   std::optional<ImatrixSpec> imatrix;
 
-  // A re-quantization: the base already lost precision (anything but F32/F16/BF16).
+  // A re-quantization: the base already lost precision (its type, or the type its weights came
+  // from, is anything but F32/F16/BF16).
   bool Requantized() const;
   // Everything that defines the variant's bytes, canonical.
   nlohmann::json Definition() const;

@@ -62,6 +62,13 @@ TEST(Variant, ProvenanceSaysWhenItIsARequantization) {
   EXPECT_FALSE(fp.Requantized());
   EXPECT_EQ(OriginNote(fp.Provenance()), "quantized from F16");
   EXPECT_EQ(OriginNote(nlohmann::json()), "");
+
+  // An F16 file made from Q4_1 holds Q4_1 weights: its own variants are re-quantizations too.
+  VariantSpec up = Sample();
+  up.base_quant = "F16";
+  up.base_origin = "Q4_1";
+  EXPECT_TRUE(up.Requantized());
+  EXPECT_EQ(OriginNote(up.Provenance()), "re-quantized from Q4_1");
 }
 
 }  // namespace

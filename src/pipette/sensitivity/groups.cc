@@ -21,7 +21,8 @@ uint64_t Elements(const model::GgufTensor& t) {
 void Count(const model::GgufFile& file, Group* g) {
   const std::regex re(g->pattern);
   for (const auto& t : file.tensors) {
-    if (!Quantizable(t) || !std::regex_match(t.name, re)) continue;
+    // llama.cpp applies override patterns with regex_search: count the same way.
+    if (!Quantizable(t) || !std::regex_search(t.name, re)) continue;
     ++g->n_tensors;
     g->n_weights += Elements(t);
   }
@@ -48,14 +49,15 @@ std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& opt
         continue;
       }
       out.push_back(
-          {fmt::format("layer {}", layer), "layer", fmt::format("blk\\.{}\\..*", layer), 0, 0});
+          {fmt::format("layer {}", layer), "layer", fmt::format("^blk\\.{}\\.", layer), 0, 0});
     }
   }
   if (options.kinds) {
-    out.push_back({"attention", "kind", "blk\\.[0-9]+\\.attn_.*", 0, 0});
-    out.push_back({"feed-forward", "kind", "blk\\.[0-9]+\\.ffn_.*", 0, 0});
-    out.push_back({"embeddings", "kind", "token_embd\\.weight", 0, 0});
-    out.push_back({"output", "kind", "output\\.weight", 0, 0});
+    // Anchored: llama.cpp searches, and an unanchored output pattern would hit attn_output.
+    out.push_back({"attention", "kind", "^blk\\.[0-9]+\\.attn_", 0, 0});
+    out.push_back({"feed-forward", "kind", "^blk\\.[0-9]+\\.ffn_", 0, 0});
+    out.push_back({"embeddings", "kind", "^token_embd\\.weight$", 0, 0});
+    out.push_back({"output", "kind", "^output\\.weight$", 0, 0});
   }
   for (Group& g : out) Count(file, &g);
   std::erase_if(out, [](const Group& g) { return g.n_tensors == 0; });

@@ -14,7 +14,8 @@ namespace pipette::sensitivity {
 struct Group {
   std::string name;     // "layer 3", "attention", "feed-forward", "embeddings", "output"
   std::string kind;     // "layer" or "kind"
-  std::string pattern;  // regular expression on tensor names, as llama.cpp's overrides take it
+  std::string pattern;  // anchored regular expression on tensor names (llama.cpp's overrides
+                        // search names with it: std::regex_search)
   int n_tensors = 0;    // quantizable (2-D or more) tensors it matches
   uint64_t n_weights = 0;
 };

@@ -19,6 +19,7 @@ model::GgufFile TwoLayers() {
     add(p + "attn_norm.weight", {8});  // 1-D: never quantized
     add(p + "attn_q.weight", {8, 8});
     add(p + "attn_k.weight", {8, 4});
+    add(p + "attn_output.weight", {8, 8});
     add(p + "ffn_up.weight", {8, 16});
     add(p + "ffn_down.weight", {16, 8});
   }
@@ -32,10 +33,33 @@ TEST(Groups, LayersAndKindsOfATiedModel) {
   for (const auto& g : groups) names.push_back(g.name);
   EXPECT_EQ(names, (std::vector<std::string>{"layer 0", "layer 1", "attention", "feed-forward",
                                              "embeddings"}));
-  EXPECT_EQ(groups[0].n_tensors, 4);
-  EXPECT_EQ(groups[0].n_weights, 64u + 32 + 128 + 128);
-  EXPECT_EQ(groups[2].n_tensors, 4);  // attn_q and attn_k of both layers, not the norms
+  EXPECT_EQ(groups[0].n_tensors, 5);
+  EXPECT_EQ(groups[0].n_weights, 64u + 32 + 64 + 128 + 128);
+  EXPECT_EQ(groups[2].n_tensors, 6);  // attn_q, attn_k, attn_output of both layers, not norms
   EXPECT_EQ(groups[4].n_weights, 800u);
+}
+
+TEST(Groups, OutputIsOnlyTheOutputTensor) {
+  model::GgufFile f = TwoLayers();
+  model::GgufTensor out;
+  out.name = "output.weight";
+  out.dims = {8, 100};
+  f.tensors.push_back(out);
+  GroupOptions o;
+  o.layers = false;
+  const auto groups = GroupsOf(f, o);
+  ASSERT_EQ(groups.back().name, "output");
+  EXPECT_EQ(groups.back().n_tensors, 1);  // not blk.N.attn_output.weight
+  EXPECT_EQ(groups.back().n_weights, 800u);
+  // Layer 1's pattern does not reach layer 10.
+  model::GgufTensor deep;
+  deep.name = "blk.10.attn_q.weight";
+  deep.dims = {8, 8};
+  f.tensors.push_back(deep);
+  o.layers = true;
+  o.kinds = false;
+  o.only_layers = {1};
+  EXPECT_EQ(GroupsOf(f, o).front().n_tensors, 5);
 }
 
 TEST(Groups, OnlySomeLayers) {
@@ -45,7 +69,7 @@ TEST(Groups, OnlySomeLayers) {
   const auto groups = GroupsOf(TwoLayers(), o);
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].name, "layer 1");
-  EXPECT_EQ(groups[0].pattern, "blk\\.1\\..*");
+  EXPECT_EQ(groups[0].pattern, "^blk\\.1\\.");
 }
 
 TEST(Groups, LayerLists) {

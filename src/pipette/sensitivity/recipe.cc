@@ -29,8 +29,8 @@ Recipe ChooseRecipe(const std::vector<GroupResult>& groups, int64_t high_size,
   };
   for (const GroupResult& g : RankByCost(groups)) {
     if (g.bytes_saved <= 0) continue;
-    const bool size_reached = !budget.max_size || r.predicted_size <= *budget.max_size;
-    if (size_reached && !budget.max_kld) break;  // size met; nothing more is asked
+    if (budget.max_size && r.predicted_size <= *budget.max_size) break;  // the size is met
+    if (!budget.max_size && !budget.max_kld) break;
     const double next_kld = r.predicted_kld + std::max(g.kld, 0.0);
     if (budget.max_kld && next_kld > *budget.max_kld) break;
     r.low.push_back(g.name);

@@ -32,9 +32,9 @@ struct Recipe {
 // Groups ordered by damage per byte saved, least first (ties: fewer nats first, then name).
 std::vector<GroupResult> RankByCost(std::vector<GroupResult> groups);
 
-// Greedy: take groups in RankByCost order. With max_size, until the predicted size fits; with
-// max_kld, while the predicted KLD stays within it (both: the size first, then only if the KLD
-// allows). Groups that save nothing are never taken.
+// Greedy: take groups in RankByCost order. With max_size, until the predicted size fits (and,
+// with max_kld too, only while the predicted KLD stays within it); with max_kld alone, while the
+// predicted KLD stays within it. Groups that save nothing are never taken.
 Recipe ChooseRecipe(const std::vector<GroupResult>& groups, int64_t high_size,
                     const Budget& budget);
 

@@ -49,6 +49,12 @@ TEST(Recipe, UnreachableSizeSaysSo) {
   EXPECT_FALSE(r.meets_budget);
 }
 
+TEST(Recipe, BothBudgetsStopOnceTheSizeFits) {
+  const Recipe r = ChooseRecipe(Groups(), 10000, {9000, 1.0});
+  EXPECT_EQ(r.low, (std::vector<std::string>{"layer 1"}));  // no more than the size needs
+  EXPECT_TRUE(r.meets_budget);
+}
+
 TEST(Recipe, BothBudgetsStopAtTheKldLimit) {
   const Recipe r = ChooseRecipe(Groups(), 10000, {5500, 0.006});
   EXPECT_EQ(r.low, (std::vector<std::string>{"layer 1", "layer 2"}));
