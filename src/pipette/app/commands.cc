@@ -175,7 +175,7 @@ int Run(const RunArgs& args, const Paths& paths) {
         auto recent = (*store)->RecentSamples(20000);
         if (recent) {
           const plan::Estimate e = plan::EstimateRun(*ex, *cells, metrics::BuildHistory(*recent));
-          fmt::print("estimate: about {} for the speed tests from earlier runs in {}",
+          fmt::print("estimate: about {} (speed tests, ppl, kld and gen) from earlier runs in {}",
                      FormatDuration(e.seconds), store_path);
           if (e.uncovered > 0) {
             fmt::print(" ({} cell-test pair(s) never measured before are not counted)",

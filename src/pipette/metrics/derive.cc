@@ -90,6 +90,9 @@ std::optional<double> RequestSeconds(const std::string& test, const json& raw) {
     }
   } else if (IsSpeedTest("ttft@", test)) {
     if (auto ms = TtftMs(raw)) return *ms / 1000.0;
+  } else if (test == "ppl" || test == "kld" || test == "kld_ref" || test == "gen") {
+    auto t0 = Int(raw, "t_start_ns"), t1 = Int(raw, "t_end_ns");
+    if (t0 && t1 && *t1 > *t0) return Seconds(*t0, *t1);
   }
   return std::nullopt;
 }
@@ -102,6 +105,17 @@ plan::History BuildHistory(
     const auto secs = RequestSeconds(s.test, s.raw);
     if (!secs) continue;
     per_request[{key, s.test}].push_back(*secs);
+    if (s.test == "gen") {
+      per_token["gen"].push_back(*secs);  // per item
+      continue;
+    }
+    if (s.test == "ppl" || s.test == "kld" || s.test == "kld_ref") {
+      // Scored chunks: per token of the chunk (its request names its length).
+      const double n = double(s.raw.value("request", json::object()).value("n_ctx", int64_t{0}));
+      const double tokens = n > 0 ? n : double(s.raw.value("n_tokens", int64_t{0}));
+      if (tokens > 0) per_token["score"].push_back(*secs / tokens);
+      continue;
+    }
     const std::string kind = IsSpeedTest("pp", s.test)   ? "pp"
                              : IsSpeedTest("tg", s.test) ? "tg"
                                                          : "ttft";

@@ -255,6 +255,13 @@ class Runner {
   }
 
   std::optional<CellError> Measure(const plan::Cell& cell, store::CellRecord& rec) {
+    // A cell that loads another model gets a fresh worker: the pages of the model before it
+    // would otherwise still count in this cell's peak memory (they are freed only by the load).
+    if (channel_ && cell.LoadKey(registry_) != loaded_key_) {
+      channel_->Shutdown(milliseconds(2000));
+      channel_.reset();
+      loaded_key_.clear();
+    }
     if (auto e = EnsureWorker(cell)) return e;
     rec.worker_pid = channel_->Pid();
     rec.runtime_version = hello_.value("runtime_version", "");
