@@ -1,14 +1,18 @@
 // End-to-end: quantized variants made by llama.cpp's quantizer, their cache and provenance, the
 // --vary quant table, layer sensitivity on a small slice, and the second bundled model.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "fixture.h"
+#include "pipette/store/store.h"
 
 namespace pipette_e2e {
 namespace {
@@ -219,6 +223,33 @@ TEST_F(Quantize, SensitivityRanksGroupsAndMeasuresItsRecipe) {
   EXPECT_GT(Number(m[1]), 0.0);
   EXPECT_NE(o.out.find("Budget met as measured: yes"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("overrides: {"), std::string::npos) << "a recipe one can paste";
+}
+
+TEST_F(Quantize, CtrlCStopsSensitivityAndKeepsWhatWasMeasured) {
+  const pid_t pid = Start({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "0-1",
+                           "--chunks", "1", "--n-ctx", "256", "--top-k", "16", "--threads", "2",
+                           "--max-kld", "1", "--store", Store(), "--no-bandwidth"},
+                          dir_ / "stdout", dir_ / "stderr");
+  bool second_cell = false;
+  for (int i = 0; i < 1200 && !second_cell; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    second_cell = ReadFile(dir_ / "stderr").find("[cell 2/") != std::string::npos;
+  }
+  ASSERT_TRUE(second_cell) << ReadFile(dir_ / "stderr");
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  EXPECT_EQ(Wait(pid), 130) << ReadFile(dir_ / "stderr");
+  EXPECT_NE(ReadFile(dir_ / "stderr").find("interrupted: what was measured is in"),
+            std::string::npos);
+  auto store = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto run = (*store)->Run(1);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, "interrupted");
+  auto cells = (*store)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_GE(cells->size(), 1u);
+  EXPECT_EQ((*cells)[0].status, "ok");       // the reference, measured before the signal, is kept
+  EXPECT_EQ(ReadFile(dir_ / "stdout"), "");  // no report from half the groups
 }
 
 TEST_F(Quantize, SensitivityNeedsABudget) {

@@ -35,8 +35,6 @@ namespace fs = std::filesystem;
 namespace {
 
 // The one piece of process-wide state: a signal handler can only reach a global.
-std::atomic<bool> g_stop{false};
-extern "C" void OnSignal(int) { g_stop.store(true); }
 
 int Fail(const Error& e) {
   fmt::print(stderr, "error: {}\n", e.message);
@@ -129,6 +127,18 @@ void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) 
 
 }  // namespace
 
+namespace {
+// The one piece of process-wide state: a signal handler can only reach a global.
+std::atomic<bool> g_stop{false};
+extern "C" void OnSignal(int) { g_stop.store(true); }
+}  // namespace
+
+const std::atomic<bool>* StopOnSignals() {
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  return &g_stop;
+}
+
 Paths DefaultPaths(const std::string& argv0) {
   const std::string exe_dir = ExeDir(argv0);
   Paths p;
@@ -202,10 +212,9 @@ int Run(const RunArgs& args, const Paths& paths) {
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
 
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  const std::atomic<bool>* stop = StopOnSignals();
   worker::ProcessLauncher launcher;
-  MakeVariantsFor(*ex, launcher, &*cells, &g_stop);
+  MakeVariantsFor(*ex, launcher, &*cells, stop);
   ExportingProgress progress(store->get(), args);
   run::RunnerDeps deps;
   deps.launcher = &launcher;
@@ -213,7 +222,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   deps.progress = &progress;
   deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
   deps.model_facts = ModelFactsOf;
-  deps.stop = &g_stop;
+  deps.stop = stop;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
   if (!summary) return Fail(summary.error());
 

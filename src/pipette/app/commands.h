@@ -1,6 +1,7 @@
 // What each CLI command does, as library functions: the CLI only parses arguments.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct Paths {
 // overridable with PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR, PIPETTE_DATASETS_DIR and
 // PIPETTE_VARIANTS_DIR.
 Paths DefaultPaths(const std::string& argv0);
+
+// Ctrl-C and SIGTERM set the returned flag instead of ending the process: long work stops after
+// the current request and keeps what it measured.
+const std::atomic<bool>* StopOnSignals();
 
 struct RunArgs {
   std::string experiment;

@@ -47,7 +47,9 @@ struct Measured {
 // Runs an experiment given as JSON text (JSON is YAML) and returns what each model measured.
 class Session {
  public:
-  Session(store::Store* store, int64_t env_id) : store_(store), env_id_(env_id) {}
+  Session(store::Store* store, int64_t env_id, const std::atomic<bool>* stop)
+      : store_(store), env_id_(env_id), stop_(stop) {}
+  bool Stopped() const { return stop_ && stop_->load(); }
 
   // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
   static Result<config::Experiment> Parse(const json& experiment, const std::string& name,
@@ -62,7 +64,7 @@ class Session {
     const config::ParamRegistry registry = config::ParamRegistry::Default();
     auto cells = plan::Expand(ex, registry);
     if (!cells) return cells.error();
-    MakeVariantsFor(ex, launcher_, &*cells);
+    MakeVariantsFor(ex, launcher_, &*cells, stop_);
     ConsoleProgress progress(stderr);
     run::RunnerDeps deps;
     deps.launcher = &launcher_;
@@ -70,6 +72,7 @@ class Session {
     deps.progress = &progress;
     deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
     deps.model_facts = ModelFactsOf;
+    deps.stop = stop_;
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
     if (!summary) return summary.error();
     *run_id = summary->run_id;
@@ -93,6 +96,7 @@ class Session {
  private:
   store::Store* store_;
   int64_t env_id_;
+  const std::atomic<bool>* stop_;
   worker::ProcessLauncher launcher_;
 };
 
@@ -235,7 +239,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const json facts = env::CollectFingerprint(fo);
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
-  Session session(store->get(), *env_id);
+  Session session(store->get(), *env_id, StopOnSignals());
 
   fmt::print(stderr,
              "sensitivity of {}: {} group(s) to {} one at a time, the rest {}; KLD on {} chunk(s) "
@@ -250,6 +254,10 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   int64_t run1 = 0;
   auto measured = session.Execute(*phase1, &run1);
   if (!measured) return Fail(measured.error());
+  if (session.Stopped()) {
+    fmt::print(stderr, "interrupted: what was measured is in {} (run {})\n", args.store, run1);
+    return 130;
+  }
   const Measured& high = (*measured)[high_name];
   if (!high.ok) {
     return Fail(RuntimeError(fmt::format("the {} variant failed: {}", high_name, high.error)));
@@ -349,6 +357,10 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
     if (!phase2) return Fail(phase2.error());
     auto m2 = session.Execute(*phase2, &run2);
     if (!m2) return Fail(m2.error());
+    if (session.Stopped()) {
+      fmt::print(stderr, "interrupted: what was measured is in {} (run {})\n", args.store, run2);
+      return 130;
+    }
     mix = (*m2)[base.name + ":" + fmt::format("mix{}", tried.low.size())];
     const bool kld_over = budget.max_kld && mix.ok && mix.kld > *budget.max_kld;
     out << fmt::format(
