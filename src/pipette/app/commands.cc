@@ -216,13 +216,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   worker::ProcessLauncher launcher;
   MakeVariantsFor(*ex, launcher, &*cells, stop);
   ExportingProgress progress(store->get(), args);
-  run::RunnerDeps deps;
-  deps.launcher = &launcher;
-  deps.store = store->get();
-  deps.progress = &progress;
-  deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
-  deps.model_facts = ModelFactsOf;
-  deps.stop = stop;
+  run::RunnerDeps deps = LocalRunnerDeps(&launcher, store->get(), &progress, stop);
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
   if (!summary) return Fail(summary.error());
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
 #include "pipette/util/sha256.h"
 
@@ -28,6 +29,18 @@ Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
     f.info["general_name"] = it->second;
   }
   return f;
+}
+
+run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* store,
+                                run::ProgressSink* progress, const std::atomic<bool>* stop) {
+  run::RunnerDeps deps;
+  deps.launcher = launcher;
+  deps.store = store;
+  deps.progress = progress;
+  deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
+  deps.model_facts = ModelFactsOf;
+  deps.stop = stop;
+  return deps;
 }
 
 }  // namespace pipette::app

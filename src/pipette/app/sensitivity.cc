@@ -66,13 +66,7 @@ class Session {
     if (!cells) return cells.error();
     MakeVariantsFor(ex, launcher_, &*cells, stop_);
     ConsoleProgress progress(stderr);
-    run::RunnerDeps deps;
-    deps.launcher = &launcher_;
-    deps.store = store_;
-    deps.progress = &progress;
-    deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
-    deps.model_facts = ModelFactsOf;
-    deps.stop = stop_;
+    run::RunnerDeps deps = LocalRunnerDeps(&launcher_, store_, &progress, stop_);
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
     if (!summary) return summary.error();
     *run_id = summary->run_id;

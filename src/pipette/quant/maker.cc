@@ -56,15 +56,27 @@ class Quantizer {
     if (channel_) channel_->Shutdown(milliseconds(2000));
   }
 
+  // Starts the worker if it is not running; its `hello`.
+  Result<json> Start() {
+    if (channel_ && channel_->Alive()) return hello_;
+    auto ch = launcher_.Launch({options_.worker});
+    if (!ch) return ch.error();
+    channel_ = std::move(*ch);
+    auto hello = Send({{"op", "hello"}});
+    if (!hello) return hello.error();
+    hello_ = *hello;
+    return hello_;
+  }
+
   Result<json> Call(json request) {
-    if (!channel_ || !channel_->Alive()) {
-      auto ch = launcher_.Launch({options_.worker});
-      if (!ch) return ch.error();
-      channel_ = std::move(*ch);
-      auto hello = Call({{"op", "hello"}});
-      if (!hello) return hello.error();
-      hello_ = *hello;
-    }
+    if (auto started = Start(); !started) return started.error();
+    return Send(std::move(request));
+  }
+
+  const json& hello() const { return hello_; }
+
+ private:
+  Result<json> Send(json request) {
     worker::CallResult r = channel_->Call(
         std::move(request), milliseconds(static_cast<int64_t>(options_.timeout_s * 1000)));
     if (!r.ok()) {
@@ -76,9 +88,6 @@ class Quantizer {
     return r.response;
   }
 
-  const json& hello() const { return hello_; }
-
- private:
   worker::WorkerLauncher& launcher_;
   const MakerOptions& options_;
   std::unique_ptr<worker::WorkerChannel> channel_;
@@ -193,7 +202,7 @@ Result<QuantizerIdentity> AskQuantizer(worker::WorkerLauncher& launcher,
   options.worker = worker;
   options.timeout_s = 30;
   Quantizer q(launcher, options);
-  auto hello = q.Call({{"op", "hello"}});
+  auto hello = q.Start();
   if (!hello) return hello.error();
   return IdentityOf(*hello);
 }
@@ -225,7 +234,7 @@ std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
                                      const MakerOptions& options) {
   std::vector<MakeResult> results(jobs.size());
   Quantizer q(launcher, options);
-  auto hello = q.Call({{"op", "hello"}});
+  auto hello = q.Start();
   if (!hello) {
     for (auto& r : results) r.error = "cannot start the quantizer: " + hello.error().message;
     return results;
