@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
 
   pipette::app::RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "Measure every cell of an experiment file");
-  run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
+  run_cmd->add_option("experiment", run.experiment,
+                      "experiment file (YAML); with --resume, the run's own file by default");
   run_cmd->add_option("--store", run.store, "SQLite store (default: the experiment's store:)");
   run_cmd->add_flag("--dry-run", run.dry_run, "show the plan (cells, order) and exit");
   run_cmd->add_option("--only", run.only,
@@ -26,6 +27,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--export-json", run.export_json, "write a JSON report, after every cell");
   run_cmd->add_flag("--no-bandwidth", run.no_bandwidth,
                     "skip the memory-bandwidth probe in the environment record");
+  run_cmd->add_option("--resume", run.resume,
+                      "continue run RUN of the store: measure its cells that have no complete "
+                      "result (same experiment and model files only)");
+  run_cmd->add_flag("--retry-failed", run.retry_failed,
+                    "with --resume: measure the run's failed cells again too");
+  run_cmd->add_flag("--no-wait", run.no_wait,
+                    "refuse at once when another Pipette is measuring on this machine");
+  run_cmd
+      ->add_option("--lock-timeout", run.lock_timeout_s,
+                   "seconds to wait for another Pipette measuring on this machine")
+      ->capture_default_str();
 
   pipette::app::ReportArgs report;
   auto* rep_cmd = app.add_subcommand("report", "Print results from the store");
@@ -63,6 +75,12 @@ int main(int argc, char** argv) {
   sens_cmd->add_option("--output,-o", sens.output, "also write the report (Markdown) here");
   sens_cmd->add_flag("--no-bandwidth", sens.no_bandwidth,
                      "skip the memory-bandwidth probe in the environment record");
+  sens_cmd->add_flag("--no-wait", sens.no_wait,
+                     "refuse at once when another Pipette is measuring on this machine");
+  sens_cmd
+      ->add_option("--lock-timeout", sens.lock_timeout_s,
+                   "seconds to wait for another Pipette measuring on this machine")
+      ->capture_default_str();
 
   pipette::app::EnvArgs env;
   auto* env_cmd = app.add_subcommand("env", "Print this device's fingerprint");

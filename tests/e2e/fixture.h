@@ -75,8 +75,25 @@ class E2E : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
+  // Whatever happened, nothing is left: the programs a test started are stopped and its folder
+  // removed (a failing test prints what it needs first).
   void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
+    for (pid_t pid : started_) {
+      // 0: still running (a child not yet reaped); -1: the test waited for it already.
+      if (::waitpid(pid, nullptr, WNOHANG) == 0) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // Starts pipette in the background; TearDown stops it if the test did not wait for it.
+  pid_t StartPipette(const std::vector<std::string>& args, const std::string& tag = "") {
+    const pid_t pid = Start(args, dir_ / (tag + "stdout"), dir_ / (tag + "stderr"));
+    started_.push_back(pid);
+    return pid;
   }
 
   fs::path Write(const std::string& name, const std::string& text) {
@@ -110,6 +127,7 @@ class E2E : public ::testing::Test {
   }
 
   fs::path dir_;
+  std::vector<pid_t> started_;
 };
 
 }  // namespace pipette_e2e

@@ -9,20 +9,25 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/env/fingerprint.h"
+#include "pipette/env/process.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/model/gguf.h"
 #include "pipette/plan/estimate.h"
 #include "pipette/plan/plan.h"
 #include "pipette/report/load.h"
 #include "pipette/report/reporter.h"
+#include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
@@ -69,8 +74,8 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
 // Progress on the console, plus the --export-* files rewritten after every cell.
 class ExportingProgress : public ConsoleProgress {
  public:
-  ExportingProgress(store::Store* store, const RunArgs& args)
-      : ConsoleProgress(stderr), store_(store) {
+  ExportingProgress(store::Store* store, const RunArgs& args, const env::ProcessTable* processes)
+      : ConsoleProgress(stderr), store_(store), processes_(processes) {
     if (!args.export_md.empty()) exports_.push_back({"md", args.export_md});
     if (!args.export_csv.empty()) exports_.push_back({"csv", args.export_csv});
     if (!args.export_json.empty()) exports_.push_back({"json", args.export_json});
@@ -81,7 +86,7 @@ class ExportingProgress : public ConsoleProgress {
   }
   Status Export(int64_t run_id) {
     if (exports_.empty()) return {};
-    auto data = report::LoadReportData(*store_, {run_id});
+    auto data = report::LoadReportData(*store_, {run_id}, processes_);
     if (!data) return data.error();
     for (const auto& [format, path] : exports_) {
       auto reporter = report::MakeReporter(format);
@@ -96,6 +101,7 @@ class ExportingProgress : public ConsoleProgress {
 
  private:
   store::Store* store_;
+  const env::ProcessTable* processes_;
   std::vector<std::pair<std::string, std::string>> exports_;
 };
 
@@ -154,35 +160,168 @@ Paths DefaultPaths(const std::string& argv0) {
   return p;
 }
 
+namespace {
+
+// The --dry-run of a resume: which cells are kept and which are measured again.
+void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>& cells,
+                     const run::ResumePlan& rp) {
+  fmt::print("resume run {} ({}): {} of {} cell(s) to measure\n", run.id, run.status,
+             rp.to_run.size(), cells.size());
+  for (const plan::Cell& c : cells) {
+    std::string what = "kept (complete)";
+    if (std::find(rp.to_run.begin(), rp.to_run.end(), c.index) != rp.to_run.end()) {
+      what = rp.supersede.count(c.index) ? "measured again from its start" : "measured";
+    } else if (!rp.done.count(c.index)) {
+      what = "kept (failed; --retry-failed measures it again)";
+    }
+    fmt::print("  {:>4}  {}  {}\n", c.index + 1, c.Key(), what);
+  }
+}
+
+// Why a run cannot be resumed as it stands, before anything is measured.
+Status CheckResumable(const store::RunRecord& run, const config::Experiment& ex,
+                      const std::string& store_path) {
+  if (run.status == "running" || run.status == store::kRunningElsewhere) {
+    const auto who = env::ProcessIdentity::FromJson(run.controller);
+    return InputError(fmt::format("run {} in {} is {} ({}): it cannot be resumed while it runs",
+                                  run.id, store_path, run.status, who.Describe()));
+  }
+  if (ex.Hash() != run.config_hash) {
+    std::string diff = run::DescribeDifference(run.config_canonical, ex.Canonical().dump());
+    if (diff.empty()) diff = "the resolved experiment's hash differs";
+    return InputError(
+        fmt::format("cannot resume run {}: {} is not the experiment it ran ({}). "
+                    "Start a new run instead",
+                    run.id, ex.path, diff));
+  }
+  return {};
+}
+
+// The models of the cells to measure must be the files the run measured before.
+Status CheckModelsUnchanged(const store::RunRecord& run, const std::vector<plan::Cell>& cells,
+                            const std::vector<store::CellRecord>& stored,
+                            const run::ResumePlan& rp) {
+  std::map<std::string, std::string> then;  // model name -> SHA-256 the run measured
+  for (const auto& c : stored) {
+    if (!c.model_sha256.empty()) then.emplace(c.model_name, c.model_sha256);
+  }
+  std::map<std::string, std::string> now;
+  for (int i : rp.to_run) {
+    const plan::Cell& cell = cells[static_cast<size_t>(i)];
+    auto it = then.find(cell.model.name);
+    if (it == then.end() || now.count(cell.model.name) || !cell.model.unavailable.empty()) {
+      continue;
+    }
+    auto sha = Sha256File(cell.model.path);
+    if (!sha)
+      return InputError(fmt::format("cannot resume run {}: {}", run.id, sha.error().message));
+    now[cell.model.name] = *sha;
+    if (*sha != it->second) {
+      return InputError(fmt::format(
+          "cannot resume run {}: model '{}' ({}) has changed: its SHA-256 is {} now, {} when the "
+          "run measured it. Start a new run instead",
+          run.id, cell.model.name, cell.model.path, *sha, it->second));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
-  auto ex = config::LoadExperiment(
-      args.experiment, registry,
-      {paths.models_dir, paths.workers_dir, paths.datasets_dir, paths.variants_dir});
-  if (!ex) return Fail(ex.error());
+  const config::LoadOptions load{paths.models_dir, paths.workers_dir, paths.datasets_dir,
+                                 paths.variants_dir};
+  const bool resuming = args.resume > 0;
+  if (args.experiment.empty() && !resuming) {
+    return Fail(
+        InputError("give an experiment file: pipette run EXPERIMENT.yaml (or --resume RUN)"));
+  }
+  if (resuming && !args.only.empty()) {
+    return Fail(
+        InputError("--only cannot narrow a resumed run: it keeps the --only it was "
+                   "started with"));
+  }
+  if (args.retry_failed && !resuming) {
+    return Fail(InputError("--retry-failed goes with --resume RUN"));
+  }
+  env::LinuxProcessTable processes;
+
+  // The experiment, and for a resume the stored run it continues.
+  std::optional<config::Experiment> ex;
+  if (!args.experiment.empty()) {
+    auto loaded = config::LoadExperiment(args.experiment, registry, load);
+    if (!loaded) return Fail(loaded.error());
+    ex = std::move(*loaded);
+  }
+  std::string store_path = !args.store.empty() ? args.store : ex ? ex->store : "results/pipette.db";
+  std::unique_ptr<store::Store> store;
+  std::optional<store::RunRecord> prior;
+  std::vector<store::CellRecord> prior_cells;
+  if (resuming) {
+    auto opened = args.dry_run ? store::Store::Open(store_path, store::OpenMode::kReadOnly)
+                               : OpenStoreForWriting(store_path, processes);
+    if (!opened) return Fail(opened.error());
+    store = std::move(*opened);
+    auto r = store->Run(args.resume);
+    if (!r) return Fail(r.error());
+    r->status = store::LiveStatus(*r, processes, store_path);
+    prior = std::move(*r);
+    auto cs = store->Cells(prior->id);
+    if (!cs) return Fail(cs.error());
+    prior_cells = std::move(*cs);
+    if (!ex) {
+      std::error_code ec;
+      if (!fs::is_regular_file(prior->experiment_path, ec)) {
+        return Fail(
+            InputError(fmt::format("run {} was made from {}, which is not there now: give "
+                                   "the experiment file (pipette run EXPERIMENT.yaml "
+                                   "--resume {})",
+                                   prior->id, prior->experiment_path, prior->id)));
+      }
+      auto loaded = config::LoadExperiment(prior->experiment_path, registry, load);
+      if (!loaded) return Fail(loaded.error());
+      ex = std::move(*loaded);
+    }
+  }
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
-  if (!args.only.empty()) {
+  const std::string only = resuming ? prior->only : args.only;
+  if (!only.empty()) {
     // The kld and divergence reference runs with any narrowed plan: the others need it.
     const std::string reference = ex->kld                    ? ex->kld->reference
                                   : ex->divergence_reference ? *ex->divergence_reference
                                                              : "";
-    cells = plan::Narrow(*cells, args.only, registry, reference);
+    cells = plan::Narrow(*cells, only, registry, reference);
     if (!cells) return Fail(cells.error());
+  }
+  std::optional<run::ResumePlan> resume;
+  if (resuming) {
+    if (auto st = CheckResumable(*prior, *ex, store_path); !st) return Fail(st.error());
+    auto rp = run::PlanResume(*cells, prior_cells, args.retry_failed);
+    if (!rp) {
+      return Fail(
+          InputError(fmt::format("cannot resume run {}: {}", prior->id, rp.error().message)));
+    }
+    rp->run_id = prior->id;
+    resume = std::move(*rp);
   }
   WarnRequantized(*ex);
   if (args.dry_run) {
+    if (resume) {
+      PrintResumePlan(*prior, *cells, *resume);
+      return 0;
+    }
     PrintPlan(*ex, *cells, registry);
     worker::ProcessLauncher quantizer;
     PrintVariantPlan(*ex, *cells, quantizer);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
-    const std::string store_path = args.store.empty() ? ex->store : args.store;
     std::error_code ec;
     if (fs::exists(store_path, ec)) {
-      auto store = store::Store::Open(store_path);
-      if (store) {
-        auto recent = (*store)->RecentSamples(20000);
+      auto ro = store::Store::Open(store_path, store::OpenMode::kReadOnly);
+      if (ro) {
+        auto recent = (*ro)->RecentSamples(20000);
         if (recent) {
           const plan::Estimate e = plan::EstimateRun(*ex, *cells, metrics::BuildHistory(*recent));
           fmt::print("estimate: about {} (speed tests, ppl, kld and gen) from earlier runs in {}",
@@ -199,39 +338,99 @@ int Run(const RunArgs& args, const Paths& paths) {
     }
     return 0;
   }
-  const std::string store_path = args.store.empty() ? ex->store : args.store;
-  auto store = store::Store::Open(store_path);
-  if (!store) return Fail(InputError(store.error().message));  // a path the user gave
+  if (resume && resume->to_run.empty()) {
+    fmt::print(
+        stderr, "run {} has nothing left to measure: {} cell(s) complete{}\n", prior->id,
+        resume->done.size(),
+        resume->failed_kept > 0
+            ? fmt::format(", {} failed (--retry-failed measures them again)", resume->failed_kept)
+            : "");
+    return 0;
+  }
+  if (!store) {
+    auto opened = OpenStoreForWriting(store_path, processes);
+    if (!opened) return Fail(opened.error());
+    store = std::move(*opened);
+  }
 
-  fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(), ex->path);
+  const std::atomic<bool>* stop = StopOnSignals();
+  auto lock = TakeMeasureLock({args.no_wait, args.lock_timeout_s}, "pipette run " + ex->path,
+                              store_path, processes, stop);
+  if (!lock) return Fail(lock.error());
+  if (resume) {
+    fmt::print(stderr, "pipette {}: resuming run {}: {} of {} cell(s) to measure from {}\n",
+               kPipetteVersion, prior->id, resume->to_run.size(), cells->size(), ex->path);
+  } else {
+    fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(),
+               ex->path);
+  }
   if (!args.no_bandwidth)
     fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
   const nlohmann::json facts = env::CollectFingerprint(fo);
-  auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
+  if (resume) {
+    auto then = store->Environment(prior->environment_id);
+    if (then && then->fingerprint_id != env::FingerprintId(facts)) {
+      return Fail(InputError(fmt::format(
+          "cannot resume run {}: it was measured on another device (fingerprint {}, {}); this is "
+          "{} ({}). Resume it there, or start a new run",
+          prior->id, then->fingerprint_id, then->facts.value("cpu_model", "?"),
+          env::FingerprintId(facts), facts.value("cpu_model", "?"))));
+    }
+  }
+
+  worker::ProcessLauncher launcher;
+  if (resume) {
+    // Only the variants of the cells measured now are made; they must be the files measured
+    // before.
+    std::vector<plan::Cell> todo;
+    for (int i : resume->to_run) todo.push_back((*cells)[static_cast<size_t>(i)]);
+    MakeVariantsFor(*ex, launcher, &todo, stop);
+    for (const plan::Cell& c : todo) (*cells)[static_cast<size_t>(c.index)] = c;
+    if (auto st = CheckModelsUnchanged(*prior, *cells, prior_cells, *resume); !st) {
+      return Fail(st.error());
+    }
+  } else {
+    MakeVariantsFor(*ex, launcher, &*cells, stop);
+  }
+  auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
 
-  const std::atomic<bool>* stop = StopOnSignals();
-  worker::ProcessLauncher launcher;
-  MakeVariantsFor(*ex, launcher, &*cells, stop);
-  ExportingProgress progress(store->get(), args);
-  run::RunnerDeps deps = LocalRunnerDeps(&launcher, store->get(), &progress, stop);
+  ExportingProgress progress(store.get(), args, &processes);
+  run::RunnerDeps deps = LocalRunnerDeps(&launcher, store.get(), &progress, stop, &processes);
+  deps.lock = (*lock)->Record();
+  deps.only = only;
+  if (resume) deps.resume = &*resume;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
+  // The exports say how the run ended, whatever way it ended.
+  const int64_t run_id = summary ? summary->run_id : resume ? prior->id : 0;
+  if (run_id > 0) {
+    if (auto st = progress.Export(run_id); !st) {
+      fmt::print(stderr, "warning: {}\n", st.error().message);
+    }
+  }
   if (!summary) return Fail(summary.error());
 
-  auto data = report::LoadReportData(**store, {summary->run_id});
+  auto data = report::LoadReportData(*store, {summary->run_id}, &processes);
   if (!data) return Fail(data.error());
   fmt::print("\n");
   auto md = report::MakeReporter("md");
   (*md)->Write(*data, std::cout);
   std::cout.flush();
   WarnIfNoisy(*data, ex->path);
-  fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}\n", store_path,
+  fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}{}\n", store_path,
              summary->run_id, summary->cells_ok, summary->cells_failed,
+             summary->cells_kept > 0
+                 ? fmt::format(", {} kept from before the resume", summary->cells_kept)
+                 : "",
              summary->interrupted ? ", interrupted" : "");
   for (const auto& [format, path] : progress.exports()) {
     fmt::print(stderr, "report ({}): {}\n", format, path);
+  }
+  if (summary->interrupted) {
+    fmt::print(stderr, "resume: build/pipette run {} --store {} --resume {}\n", ex->path,
+               store_path, summary->run_id);
   }
   fmt::print(stderr, "more: build/pipette report --store {} --run {} --format md|csv|json\n",
              store_path, summary->run_id);
@@ -242,15 +441,11 @@ int Run(const RunArgs& args, const Paths& paths) {
 int Report(const ReportArgs& args) {
   auto reporter = report::MakeReporter(args.format);
   if (!reporter) return Fail(reporter.error());
-  std::error_code ec;
-  if (!fs::exists(args.store, ec)) {
-    return Fail(
-        InputError(fmt::format("no store at {}: run an experiment first (pipette run "
-                               "EXPERIMENT.yaml) or give --store",
-                               args.store)));
-  }
-  auto store = store::Store::Open(args.store);
+  // A report only reads: a store on a read-only file system, or an older one, is reported as it
+  // is, and abandoned runs are shown so without being marked.
+  auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);
   if (!store) return Fail(store.error());
+  env::LinuxProcessTable processes;
   std::vector<int64_t> ids = args.runs;
   if (args.all) {
     auto runs = (*store)->Runs();
@@ -263,7 +458,7 @@ int Report(const ReportArgs& args) {
     if (!*latest) return Fail(InputError(fmt::format("the store {} has no runs yet", args.store)));
     ids.push_back(**latest);
   }
-  auto data = report::LoadReportData(**store, ids);
+  auto data = report::LoadReportData(**store, ids, &processes);
   if (!data) return Fail(data.error());
   if (!args.vary.empty()) {
     if (args.format != "md") {

@@ -23,13 +23,18 @@ Paths DefaultPaths(const std::string& argv0);
 const std::atomic<bool>* StopOnSignals();
 
 struct RunArgs {
-  std::string experiment;
-  std::string store;  // overrides the experiment's store
+  std::string experiment;  // may be empty with `resume`: the run's own experiment file
+  std::string store;       // overrides the experiment's store
   bool dry_run = false;
   std::string only;  // narrow the plan: key=value,...
   bool no_bandwidth = false;
-  // Reports rewritten after every cell (hyperfine-style), so a crash keeps what was measured.
+  // Reports rewritten after every cell (hyperfine-style), so a crash keeps what was measured,
+  // and once more when the run ends, with its final state.
   std::string export_md, export_csv, export_json;
+  int64_t resume = 0;         // continue this run of the store: the cells with no complete result
+  bool retry_failed = false;  // with resume: failed cells are measured again too
+  bool no_wait = false;       // refuse at once when another Pipette is measuring
+  double lock_timeout_s = 1800;
 };
 int Run(const RunArgs& args, const Paths& paths);
 

@@ -22,15 +22,15 @@ void ConsoleProgress::CellStarted(const plan::Cell& cell, int n_cells, int worke
   std::fflush(out_);
 }
 
-void ConsoleProgress::Step(const plan::Cell& cell, int n_cells, const std::string& what,
-                           double fraction_done, double seconds_left) {
-  const auto now = std::chrono::steady_clock::now();
-  if (!tty_ && now - last_ < std::chrono::seconds(5)) return;
-  last_ = now;
-  const std::string eta =
+namespace {
+std::string Eta(double fraction_done, double seconds_left) {
+  const std::string left =
       seconds_left < 0 ? "estimating" : "about " + FormatDuration(seconds_left) + " left";
-  const std::string line = fmt::format("[cell {}/{}] {}  {:3.0f}% done, {}", cell.index + 1,
-                                       n_cells, what, fraction_done * 100.0, eta);
+  return fmt::format("{:3.0f}% done, {}", fraction_done * 100.0, left);
+}
+}  // namespace
+
+void ConsoleProgress::Show(const std::string& line) {
   if (tty_) {
     fmt::print(out_, "\r\033[K{}", line);
     line_open_ = true;
@@ -38,6 +38,27 @@ void ConsoleProgress::Step(const plan::Cell& cell, int n_cells, const std::strin
     fmt::print(out_, "{}\n", line);
   }
   std::fflush(out_);
+}
+
+void ConsoleProgress::PhaseStarted(const plan::Cell& cell, int n_cells, const std::string& phase) {
+  last_ = std::chrono::steady_clock::now();
+  Show(fmt::format("[cell {}/{}] {}: started", cell.index + 1, n_cells, phase));
+}
+
+void ConsoleProgress::PhaseFinished(const plan::Cell& cell, int n_cells, const std::string& phase,
+                                    double seconds, double fraction_done, double seconds_left) {
+  last_ = std::chrono::steady_clock::now();
+  Show(fmt::format("[cell {}/{}] {}: done in {}  {}", cell.index + 1, n_cells, phase,
+                   FormatDuration(seconds), Eta(fraction_done, seconds_left)));
+}
+
+void ConsoleProgress::Step(const plan::Cell& cell, int n_cells, const std::string& what,
+                           double fraction_done, double seconds_left) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!tty_ && now - last_ < std::chrono::seconds(5)) return;
+  last_ = now;
+  Show(fmt::format("[cell {}/{}] {}  {}", cell.index + 1, n_cells, what,
+                   Eta(fraction_done, seconds_left)));
 }
 
 void ConsoleProgress::CellFinished(const plan::Cell& cell, int n_cells,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pipette/app/measuring.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
 #include "pipette/util/sha256.h"
@@ -32,7 +33,8 @@ Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
 }
 
 run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* store,
-                                run::ProgressSink* progress, const std::atomic<bool>* stop) {
+                                run::ProgressSink* progress, const std::atomic<bool>* stop,
+                                const env::ProcessTable* processes) {
   run::RunnerDeps deps;
   deps.launcher = launcher;
   deps.store = store;
@@ -40,6 +42,8 @@ run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* 
   deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
   deps.model_facts = ModelFactsOf;
   deps.stop = stop;
+  deps.controller = processes->Self().ToJson();
+  deps.other_pipettes = [processes] { return OtherPipetteWorkers(*processes); };
   return deps;
 }
 

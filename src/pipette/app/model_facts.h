@@ -4,6 +4,7 @@
 #include <atomic>
 #include <string>
 
+#include "pipette/env/process.h"
 #include "pipette/run/runner.h"
 #include "pipette/util/result.h"
 
@@ -12,8 +13,10 @@ namespace pipette::app {
 Result<run::ModelFacts> ModelFactsOf(const std::string& path);
 
 // What the runner needs to run cells on this machine: real workers, the store, conditions read
-// at the start of each cell, ModelFactsOf, and the stop flag.
+// at the start of each cell, ModelFactsOf, the stop flag, this controller's identity and a look
+// for other Pipette workers measuring at the same time.
 run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* store,
-                                run::ProgressSink* progress, const std::atomic<bool>* stop);
+                                run::ProgressSink* progress, const std::atomic<bool>* stop,
+                                const env::ProcessTable* processes);
 
 }  // namespace pipette::app

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/variants.h"
 #include "pipette/config/experiment.h"
@@ -47,8 +48,13 @@ struct Measured {
 // Runs an experiment given as JSON text (JSON is YAML) and returns what each model measured.
 class Session {
  public:
-  Session(store::Store* store, int64_t env_id, const std::atomic<bool>* stop)
-      : store_(store), env_id_(env_id), stop_(stop) {}
+  Session(store::Store* store, int64_t env_id, const std::atomic<bool>* stop,
+          const env::ProcessTable* processes, nlohmann::json lock)
+      : store_(store),
+        env_id_(env_id),
+        stop_(stop),
+        processes_(processes),
+        lock_(std::move(lock)) {}
   bool Stopped() const { return stop_ && stop_->load(); }
 
   // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
@@ -66,7 +72,8 @@ class Session {
     if (!cells) return cells.error();
     MakeVariantsFor(ex, launcher_, &*cells, stop_);
     ConsoleProgress progress(stderr);
-    run::RunnerDeps deps = LocalRunnerDeps(&launcher_, store_, &progress, stop_);
+    run::RunnerDeps deps = LocalRunnerDeps(&launcher_, store_, &progress, stop_, processes_);
+    deps.lock = lock_;
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
     if (!summary) return summary.error();
     *run_id = summary->run_id;
@@ -91,6 +98,8 @@ class Session {
   store::Store* store_;
   int64_t env_id_;
   const std::atomic<bool>* stop_;
+  const env::ProcessTable* processes_;
+  nlohmann::json lock_;
   worker::ProcessLauncher launcher_;
 };
 
@@ -226,14 +235,19 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   // Everything is checked before the store is touched.
   auto phase1 = Session::Parse(experiment(entries), "pipette sensitivity (groups)", paths);
   if (!phase1) return Fail(phase1.error());
-  auto store = store::Store::Open(args.store);
-  if (!store) return Fail(InputError(store.error().message));
+  env::LinuxProcessTable processes;
+  auto store = OpenStoreForWriting(args.store, processes);
+  if (!store) return Fail(store.error());
+  const std::atomic<bool>* stop = StopOnSignals();
+  auto lock = TakeMeasureLock({args.no_wait, args.lock_timeout_s},
+                              "pipette sensitivity " + args.model, args.store, processes, stop);
+  if (!lock) return Fail(lock.error());
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
   const json facts = env::CollectFingerprint(fo);
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
-  Session session(store->get(), *env_id, StopOnSignals());
+  Session session(store->get(), *env_id, stop, &processes, (*lock)->Record());
 
   fmt::print(stderr,
              "sensitivity of {}: {} group(s) to {} one at a time, the rest {}; KLD on {} chunk(s) "

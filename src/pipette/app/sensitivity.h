@@ -26,6 +26,8 @@ struct SensitivityArgs {
   std::string store = "results/pipette.db";
   std::string output;  // also write the Markdown report here
   bool no_bandwidth = false;
+  bool no_wait = false;  // refuse at once when another Pipette is measuring
+  double lock_timeout_s = 1800;
 };
 
 int Sensitivity(const SensitivityArgs& args, const Paths& paths);

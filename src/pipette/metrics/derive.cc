@@ -532,6 +532,9 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
   for (const CellSamples& c : cells) by_id[c.cell.id] = &c;
   std::vector<ResultRow> rows;
   for (const CellSamples& c : cells) {
+    // A cell measured again by a resume: its samples stay (a reference may point at them) but
+    // count in no figure.
+    if (c.cell.status == "superseded") continue;
     RowBuilder b;
     const store::SampleRecord* context = nullptr;
     for (const auto& s : c.samples) {

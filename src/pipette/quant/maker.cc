@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
+#include <set>
 
 #include "pipette/model/gguf.h"
 #include "pipette/quality/ppl.h"
@@ -21,14 +23,37 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using std::chrono::milliseconds;
 
+std::string PartName(const std::string& path, const env::ProcessIdentity& maker) {
+  std::random_device rd;
+  return fmt::format("{}.{}-{}-{:08x}.part", path, maker.pid, maker.start_ticks, rd());
+}
+
 namespace {
 
 std::string SidecarOf(const std::string& output) { return output + ".json"; }
 
 // A temporary name next to `path` that no other process will pick.
-std::string TempName(const std::string& path) {
-  std::random_device rd;
-  return fmt::format("{}.{}-{:08x}.part", path, ::getpid(), rd());
+std::string TempName(const std::string& path, const MakerOptions& options) {
+  env::LinuxProcessTable local;
+  const env::ProcessTable& table = options.processes ? *options.processes : local;
+  return PartName(path, table.Self());
+}
+
+// The maker of a `.part` file from its name: pid and start ticks (this release), or the pid only
+// (Pipette 0.1.0 wrote "<path>.<pid>-<random>.part"). nullopt: not a maker's file.
+struct PartMaker {
+  int pid = 0;
+  std::optional<uint64_t> start_ticks;
+};
+std::optional<PartMaker> ParsePartName(const std::string& name) {
+  static const std::regex kNew(R"(.*\.(\d+)-(\d+)-[0-9a-f]{8}\.part)");
+  static const std::regex kOld(R"(.*\.(\d+)-[0-9a-f]{8}\.part)");
+  std::smatch m;
+  if (std::regex_match(name, m, kNew)) {
+    return PartMaker{std::stoi(m[1]), std::stoull(m[2])};
+  }
+  if (std::regex_match(name, m, kOld)) return PartMaker{std::stoi(m[1]), std::nullopt};
+  return std::nullopt;
 }
 
 Status MakeDirs(const fs::path& dir) {
@@ -95,7 +120,7 @@ class Quantizer {
 };
 
 // Collects the importance matrix for a job into job.imatrix (atomically, by the worker).
-Status MakeImatrix(Quantizer& q, const MakeJob& job, json* facts) {
+Status MakeImatrix(Quantizer& q, const MakeJob& job, const MakerOptions& options, json* facts) {
   const ImatrixSpec& m = *job.spec.imatrix;
   auto text = ReadFileToString(m.corpus);
   if (!text) return text.error();
@@ -119,7 +144,7 @@ Status MakeImatrix(Quantizer& q, const MakeJob& job, json* facts) {
         std::vector<int64_t>(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx));
   }
   if (auto st = MakeDirs(fs::path(job.imatrix).parent_path()); !st) return st;
-  const std::string tmp = TempName(job.imatrix);
+  const std::string tmp = TempName(job.imatrix, options);
   auto r = q.Call({{"op", "imatrix"}, {"chunks", chunk_tokens}, {"output", tmp}});
   if (!r) return r.error();
   std::error_code ec;
@@ -142,7 +167,7 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
         options.say(
             fmt::format("  collecting the importance matrix on {}", job.spec.imatrix->corpus));
       json facts;
-      if (auto st = MakeImatrix(q, job, &facts); !st) return st.error();
+      if (auto st = MakeImatrix(q, job, options, &facts); !st) return st.error();
       provenance["imatrix"]["collected"] = facts;
     }
     provenance["imatrix"]["file"] = job.imatrix;
@@ -151,7 +176,7 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
     provenance["imatrix"]["file_sha256"] = *sha;
   }
   if (auto st = MakeDirs(fs::path(job.output).parent_path()); !st) return st.error();
-  const std::string tmp = TempName(job.output);
+  const std::string tmp = TempName(job.output, options);
   json overrides = json::array();
   for (const auto& o : job.spec.overrides) {
     overrides.push_back({{"pattern", o.pattern}, {"type", o.type}});
@@ -229,10 +254,40 @@ std::optional<json> CachedProvenance(const MakeJob& job, const QuantizerIdentity
   return p;
 }
 
+std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
+                                              const env::ProcessTable& processes) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    auto maker = ParsePartName(name);
+    if (!maker || !e.is_regular_file(ec)) continue;
+    const auto ticks = processes.StartTicks(maker->pid);
+    // Gone: no such process, or the pid is another process now. An old name has no start time:
+    // a live process with its pid might be its maker.
+    const bool gone = !ticks || (maker->start_ticks && *ticks != *maker->start_ticks);
+    if (!gone) continue;
+    if (fs::remove(e.path(), ec)) removed.push_back(e.path().string());
+  }
+  return removed;
+}
+
 std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
                                      worker::WorkerLauncher& launcher,
                                      const MakerOptions& options) {
   std::vector<MakeResult> results(jobs.size());
+  {
+    // What a killed maker left: removed before anything is made.
+    env::LinuxProcessTable local;
+    const env::ProcessTable& table = options.processes ? *options.processes : local;
+    std::set<std::string> dirs;
+    for (const auto& j : jobs) dirs.insert(fs::path(j.output).parent_path().string());
+    for (const auto& d : dirs) {
+      for (const auto& p : RemoveAbandonedParts(d, table)) {
+        if (options.say) options.say("removed " + p + ", left by a maker that is gone");
+      }
+    }
+  }
   Quantizer q(launcher, options);
   auto hello = q.Start();
   if (!hello) {

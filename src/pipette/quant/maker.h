@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/env/process.h"
 #include "pipette/quant/variant.h"
 #include "pipette/worker/channel.h"
 
@@ -35,7 +36,18 @@ struct MakerOptions {
   std::function<void(const std::string&)> say;
   // Set (from a signal handler) to stop before the next variant.
   const std::atomic<bool>* stop = nullptr;
+  // Who makes the temporary files, and whether their makers still run (nullptr: this machine's).
+  const env::ProcessTable* processes = nullptr;
 };
+
+// The temporary name a maker writes a file under before it renames it into place:
+// "<path>.<pid>-<start ticks>-<random>.part", so a later maker can tell whether its maker is gone.
+std::string PartName(const std::string& path, const env::ProcessIdentity& maker);
+
+// Removes the `.part` files in `dir` whose maker is gone (a killed run); those of a maker that is
+// still running are left alone. Returns the paths removed.
+std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
+                                              const env::ProcessTable& processes);
 
 // The runtime that makes variants, as its worker's `hello` names it: a cached variant made by
 // another build of the quantizer is made again.

@@ -2,6 +2,12 @@
 
 namespace pipette::report {
 
+namespace {
+nlohmann::ordered_json Nullable(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s);
+}
+}  // namespace
+
 void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
   using json = nlohmann::ordered_json;  // fields in the documented order
   json doc;
@@ -10,6 +16,7 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
   doc["generated_at"] = data.generated_at;
   doc["pipette_version"] = data.pipette_version;
   doc["store"] = data.store_path;
+  doc["warnings"] = data.warnings;
   doc["runs"] = json::array();
   for (const auto& r : data.runs) {
     doc["runs"].push_back({{"id", r.id},
@@ -20,9 +27,13 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                            {"pipette_commit", r.pipette_commit},
                            {"environment_id", r.environment_id},
                            {"started_at", r.started_at},
-                           {"finished_at", r.finished_at},
+                           {"finished_at", Nullable(r.finished_at)},
                            {"status", r.status},
-                           {"n_cells", r.n_cells}});
+                           {"n_cells", r.n_cells},
+                           {"resumes", r.resumes},
+                           {"only", r.only},
+                           {"controller", json(r.controller)},
+                           {"lock", json(r.lock)}});
   }
   doc["environments"] = json::array();
   for (const auto& e : data.environments) {
@@ -41,7 +52,9 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
                             {"runtime_build", json(c.runtime_build)},
                             {"model_provenance", c.model_info.value("provenance", json())},
                             {"started_at", c.started_at},
-                            {"finished_at", c.finished_at}});
+                            {"finished_at", Nullable(c.finished_at)},
+                            {"environment_id", c.environment_id ? json(*c.environment_id) : json()},
+                            {"superseded_by", c.superseded_by ? json(*c.superseded_by) : json()}});
   }
   doc["results"] = json::array();
   for (const auto& r : data.rows) {

@@ -1,12 +1,45 @@
 #include "pipette/report/load.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "pipette/build_info.h"
 
 namespace pipette::report {
+namespace {
 
-Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t>& run_ids) {
+std::string RunWarning(const store::RunRecord& run) {
+  const std::string who = env::ProcessIdentity::FromJson(run.controller).Describe();
+  if (run.status == "running") return fmt::format("run {} is still running ({})", run.id, who);
+  if (run.status == store::kRunningElsewhere) {
+    return fmt::format(
+        "run {} is recorded as running by {}: this machine cannot tell whether it "
+        "still is",
+        run.id, who);
+  }
+  if (run.status == "abandoned") {
+    return fmt::format(
+        "run {} was abandoned: its controller ({}) ended without finishing it; "
+        "pipette run --resume {} measures what it left",
+        run.id, who, run.id);
+  }
+  if (run.status == "interrupted") {
+    return fmt::format(
+        "run {} was interrupted (Ctrl-C or SIGTERM); pipette run --resume {} "
+        "measures the rest",
+        run.id, run.id);
+  }
+  if (run.status == "failed") {
+    return fmt::format("run {} ended early on an error of the store", run.id);
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t>& run_ids,
+                                  const env::ProcessTable* processes) {
   ReportData data;
   data.store_path = store.path();
   data.generated_at = store::NowIso8601();
@@ -14,6 +47,7 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
   for (int64_t id : run_ids) {
     auto run = store.Run(id);
     if (!run) return run.error();
+    if (processes) run->status = store::LiveStatus(*run, *processes, store.path());
     auto env = store.Environment(run->environment_id);
     if (!env) return env.error();
     if (std::none_of(data.environments.begin(), data.environments.end(),
@@ -23,11 +57,29 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     auto cells = store.Cells(id);
     if (!cells) return cells.error();
     std::vector<metrics::CellSamples> with_samples;
-    for (const auto& c : *cells) {
+    for (auto c : *cells) {
+      if (run->status == "abandoned" && c.status == "running") {
+        c.status = "abandoned";
+        if (c.error.empty()) c.error = "its controller ended without finishing it";
+      }
       auto samples = store.Samples(c.id);
       if (!samples) return samples.error();
       with_samples.push_back({c, std::move(*samples)});
-      data.cells.push_back(c);
+      data.cells.push_back(std::move(c));
+    }
+    if (const std::string w = RunWarning(*run); !w.empty()) data.warnings.push_back(w);
+    for (const auto& c : *cells) {
+      const auto others = c.conditions.value("other_pipette", nlohmann::json::array());
+      if (c.status == "superseded" || !others.is_array() || others.empty()) continue;
+      std::string list;
+      for (const auto& o : others) {
+        list += fmt::format("{}pid {} {}", list.empty() ? "" : ", ", o.value("pid", 0),
+                            o.value("program", ""));
+      }
+      data.warnings.push_back(fmt::format(
+          "run {} cell {} was measured while another Pipette was measuring on this machine ({}): "
+          "its speed and memory figures are not to be trusted",
+          run->id, c.index + 1, list));
     }
     auto rows = metrics::DeriveRows(*run, *env, with_samples);
     data.rows.insert(data.rows.end(), rows.begin(), rows.end());

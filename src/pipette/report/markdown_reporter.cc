@@ -202,13 +202,15 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
   for (const auto& n : notes) out << n << "\n";
   bool first = true;
   for (const auto& c : data.cells) {
-    if (c.status == "ok") continue;
+    if (c.status == "ok" || c.status == "superseded") continue;
     if (first) out << "\n";
     first = false;
     out << fmt::format("cell {} {}: {}\n", c.index + 1, c.status == "failed" ? "FAILED" : c.status,
                        c.error.empty() ? "(no reason recorded)" : c.error);
     out << fmt::format("  {}\n", c.key);
   }
+  if (!data.warnings.empty()) out << "\n";
+  for (const auto& w : data.warnings) out << "warning: " << w << "\n";
 }
 
 void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out) {

@@ -21,9 +21,13 @@ inline constexpr int kJsonSchemaVersion = 3;
 struct ReportData {
   std::string store_path;
   std::vector<store::RunRecord> runs;
-  std::vector<store::CellRecord> cells;  // every cell of those runs, failed ones included
+  // Every cell of those runs, failed and superseded ones included (superseded cells give no row).
+  std::vector<store::CellRecord> cells;
   std::vector<store::EnvironmentRecord> environments;  // of those runs
   std::vector<metrics::ResultRow> rows;
+  // What a reader must know to trust the figures: runs that did not finish, cells measured
+  // while another Pipette was measuring. Plain sentences, built once by LoadReportData.
+  std::vector<std::string> warnings;
   std::string generated_at;  // ISO 8601
   std::string pipette_version;
 };

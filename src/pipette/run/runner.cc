@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -65,6 +66,11 @@ std::vector<int64_t> RandomTokens(uint64_t seed, const std::string& salt, int64_
   return out;
 }
 
+// Identifies a token sequence (the kld reference's tokens of its corpus).
+std::string TokensSha256(const std::vector<int64_t>& tokens) {
+  return Sha256Hex(json(tokens).dump());
+}
+
 // The raw facts of a response: everything but the envelope.
 json RawFacts(json response) {
   response.erase("id");
@@ -79,20 +85,35 @@ class Runner {
       : ex_(ex), cells_(cells), registry_(registry), deps_(std::move(deps)) {}
 
   Result<RunSummary> Run(int64_t environment_id) {
-    store::RunRecord run;
-    run.name = ex_.name;
-    run.experiment_path = ex_.path;
-    run.config_hash = ex_.Hash();
-    run.config_text = ex_.source_text;
-    run.pipette_version = kPipetteVersion;
-    run.pipette_commit = kPipetteCommit;
-    run.environment_id = environment_id;
-    run.n_cells = static_cast<int64_t>(cells_.size());
-    auto run_id = deps_.store->BeginRun(run);
-    if (!run_id) return run_id.error();
-    summary_.run_id = *run_id;
+    environment_id_ = environment_id;
+    if (deps_.resume) {
+      summary_.run_id = deps_.resume->run_id;
+      if (auto st = deps_.store->ResumeRun(summary_.run_id, deps_.controller, deps_.lock); !st) {
+        return st.error();
+      }
+      summary_.cells_kept = static_cast<int>(deps_.resume->done.size());
+      if (auto st = LoadReferences(); !st) return st.error();
+    } else {
+      store::RunRecord run;
+      run.name = ex_.name;
+      run.experiment_path = ex_.path;
+      run.config_hash = ex_.Hash();
+      run.config_text = ex_.source_text;
+      run.config_canonical = ex_.Canonical().dump();
+      run.pipette_version = kPipetteVersion;
+      run.pipette_commit = kPipetteCommit;
+      run.environment_id = environment_id;
+      run.n_cells = static_cast<int64_t>(cells_.size());
+      run.controller = deps_.controller;
+      run.lock = deps_.lock;
+      run.only = deps_.only;
+      auto run_id = deps_.store->BeginRun(run);
+      if (!run_id) return run_id.error();
+      summary_.run_id = *run_id;
+    }
     PlanEta();
     for (const plan::Cell& cell : cells_) {
+      if (!ToRun(cell)) continue;
       if (Stopped()) {
         summary_.interrupted = true;
         break;
@@ -100,15 +121,15 @@ class Runner {
       auto st = RunCell(cell);
       if (!st) {  // only store errors end the run; say so in the store if it still answers
         if (channel_) channel_->Shutdown(milliseconds(2000));
-        (void)deps_.store->FinishRun(summary_.run_id, "failed");
+        summary_.status = "failed";
+        (void)deps_.store->FinishRun(summary_.run_id, summary_.status);
         return st.error();
       }
     }
     if (channel_) channel_->Shutdown(milliseconds(3000));
     channel_.reset();
-    if (auto st =
-            deps_.store->FinishRun(summary_.run_id, summary_.interrupted ? "interrupted" : "done");
-        !st) {
+    summary_.status = summary_.interrupted ? "interrupted" : "done";
+    if (auto st = deps_.store->FinishRun(summary_.run_id, summary_.status); !st) {
       return st.error();
     }
     return summary_;
@@ -117,9 +138,66 @@ class Runner {
  private:
   bool Stopped() const { return deps_.stop && deps_.stop->load(); }
 
+  // Without a resume every cell runs; with one, only those it names.
+  bool ToRun(const plan::Cell& cell) const {
+    if (!deps_.resume) return true;
+    const auto& r = deps_.resume->to_run;
+    return std::find(r.begin(), r.end(), cell.index) != r.end();
+  }
+
+  // A resumed run takes up the references its complete cells recorded: the kld reference
+  // distribution and the divergence reference cell.
+  Status LoadReferences() {
+    const auto& done = deps_.resume->done;
+    for (const plan::Cell& cell : cells_) {
+      auto it = done.find(cell.index);
+      if (it == done.end()) continue;
+      if (ex_.kld && kld_ref_ids_.empty() && cell.model.name == ex_.kld->reference) {
+        auto samples = deps_.store->Samples(it->second);
+        if (!samples) return samples.error();
+        std::vector<json> ids;
+        std::string sha;
+        for (const store::SampleRecord& s : *samples) {
+          if (s.test != "kld_ref") continue;
+          ids.push_back(s.raw.value("top_ids", json()));
+          sha = s.raw.value("request", json::object()).value("tokens_sha256", "");
+        }
+        // Stores before schema 2 kept no token hash: such a reference cannot be checked.
+        if (!ids.empty() && !sha.empty()) {
+          kld_ref_ids_ = std::move(ids);
+          kld_ref_tokens_sha256_ = sha;
+          kld_ref_cell_id_ = it->second;
+        }
+      }
+      if (ex_.divergence_reference && !gen_ref_cell_id_ &&
+          cell.model.name == *ex_.divergence_reference) {
+        gen_ref_cell_id_ = it->second;
+      }
+    }
+    return {};
+  }
+
+  // One phase of a cell, announced to the progress sink at its start and its end.
+  template <class F>
+  std::optional<CellError> Phase(const plan::Cell& cell, const std::string& name, F&& body) {
+    if (deps_.progress) deps_.progress->PhaseStarted(cell, int(cells_.size()), name);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<CellError> e = body();
+    if (!e && deps_.progress) {
+      deps_.progress->PhaseFinished(cell, int(cells_.size()), name, Seconds(t0),
+                                    eta_.FractionDone(), eta_.SecondsLeft());
+    }
+    return e;
+  }
+
+  json OtherPipettes() const {
+    return deps_.other_pipettes ? deps_.other_pipettes() : json::array();
+  }
+
   void PlanEta() {
     std::string last_load;
     for (const plan::Cell& cell : cells_) {
+      if (!ToRun(cell)) continue;
       const std::string lk = cell.LoadKey(registry_);
       if (lk != last_load) eta_.Plan("load", 1);
       last_load = lk;
@@ -160,6 +238,9 @@ class Runner {
       }
     }
     rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
+    rec.environment_id = environment_id_;
+    const json others_at_start = OtherPipettes();
+    if (!others_at_start.empty()) rec.conditions["other_pipette"] = others_at_start;
     if (!cell.model.provenance.is_null()) rec.model_info["provenance"] = cell.model.provenance;
     auto facts = cell.model.unavailable.empty() ? Facts(cell.model.path)
                                                 : Result<ModelFacts>(Error{cell.model.unavailable});
@@ -168,7 +249,13 @@ class Runner {
       rec.model_file_size = facts->file_size;
       rec.model_info["file"] = facts->info;
     }
-    auto id = deps_.store->BeginCell(rec);
+    std::optional<int64_t> supersedes;
+    if (deps_.resume) {
+      if (auto it = deps_.resume->supersede.find(cell.index); it != deps_.resume->supersede.end()) {
+        supersedes = it->second;
+      }
+    }
+    auto id = deps_.store->BeginCell(rec, supersedes);
     if (!id) return id.error();
     rec.id = *id;
 
@@ -200,6 +287,12 @@ class Runner {
       rec.status = "ok";
       ++summary_.cells_ok;
     }
+    // Another Pipette that started measuring during the cell is named too.
+    json others = rec.conditions.value("other_pipette", json::array());
+    for (const json& o : OtherPipettes()) {
+      if (std::find(others.begin(), others.end(), o) == others.end()) others.push_back(o);
+    }
+    if (!others.empty()) rec.conditions["other_pipette"] = others;
     rec.finished_at = store::NowIso8601();
     if (auto st = deps_.store->UpdateCell(rec); !st) return st;
     if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
@@ -276,22 +369,26 @@ class Runner {
 
     const std::string load_key = cell.LoadKey(registry_);
     if (load_key != loaded_key_) {
-      json resp;
-      const auto t0 = std::chrono::steady_clock::now();
-      if (auto e = Call({{"op", "load_model"},
-                         {"path", cell.model.path},
-                         {"use_mmap", cell.Param("use_mmap") == "true"},
-                         {"n_gpu_layers", cell.IntParam("n_gpu_layers")}},
-                        &resp)) {
-        return e;
-      }
-      eta_.Done("load", 1, Seconds(t0));
-      json raw = RawFacts(resp);
-      raw["cold"] = false;  // the page cache is not dropped (needs root and disturbs the machine)
-      if (auto e = Keep(rec, "load", 0, false, raw)) return e;
-      model_runtime_info_ = resp.value("model", json::object());
-      loaded_key_ = load_key;
-      load_cell_id_ = rec.id;
+      auto failed = Phase(cell, "load model", [&]() -> std::optional<CellError> {
+        json resp;
+        const auto t0 = std::chrono::steady_clock::now();
+        if (auto e = Call({{"op", "load_model"},
+                           {"path", cell.model.path},
+                           {"use_mmap", cell.Param("use_mmap") == "true"},
+                           {"n_gpu_layers", cell.IntParam("n_gpu_layers")}},
+                          &resp)) {
+          return e;
+        }
+        eta_.Done("load", 1, Seconds(t0));
+        json raw = RawFacts(resp);
+        raw["cold"] = false;  // the page cache is not dropped (needs root, disturbs the machine)
+        if (auto e = Keep(rec, "load", 0, false, raw)) return e;
+        model_runtime_info_ = resp.value("model", json::object());
+        loaded_key_ = load_key;
+        load_cell_id_ = rec.id;
+        return std::nullopt;
+      });
+      if (failed) return failed;
     }
     rec.load_cell_id = load_cell_id_;
     rec.model_info["runtime"] = model_runtime_info_;
@@ -325,19 +422,19 @@ class Runner {
     if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
 
     for (const TestSpec& t : ex_.tests) {
-      if (auto e = RunTest(cell, rec, t, n_vocab)) return e;
+      if (auto e = Phase(cell, t.name, [&] { return RunTest(cell, rec, t, n_vocab); })) return e;
     }
     if (ex_.ppl) {
-      if (auto e = RunPpl(cell, rec)) return e;
+      if (auto e = Phase(cell, "ppl", [&] { return RunPpl(cell, rec); })) return e;
     }
     if (ex_.kld) {
-      if (auto e = RunKld(cell, rec)) return e;
+      if (auto e = Phase(cell, "kld", [&] { return RunKld(cell, rec); })) return e;
     }
     if (ex_.mc) {
-      if (auto e = RunMc(cell, rec)) return e;
+      if (auto e = Phase(cell, "mc", [&] { return RunMc(cell, rec); })) return e;
     }
     if (ex_.gen) {
-      if (auto e = RunGen(cell, rec)) return e;
+      if (auto e = Phase(cell, "gen", [&] { return RunGen(cell, rec); })) return e;
     }
 
     json mem;
@@ -498,11 +595,12 @@ class Runner {
                           {"begin", ch.begin},
                           {"n_ctx", ch.n_ctx},
                           {"top_k", spec.top_k},
-                          {"corpus_sha256", Sha256Hex(kld_text_)}};
+                          {"corpus_sha256", Sha256Hex(kld_text_)},
+                          {"tokens_sha256", TokensSha256(tokens)}};
         if (auto e = Keep(rec, "kld_ref", static_cast<int>(c), false, raw)) return e;
       }
       kld_ref_ids_ = std::move(ref_ids);
-      kld_ref_tokens_ = tokens;
+      kld_ref_tokens_sha256_ = TokensSha256(tokens);
       kld_ref_cell_id_ = rec.id;
     }
     if (kld_ref_ids_.empty()) {
@@ -511,7 +609,7 @@ class Runner {
                                    spec.reference),
                        false};
     }
-    if (tokens != kld_ref_tokens_) {
+    if (TokensSha256(tokens) != kld_ref_tokens_sha256_) {
       return CellError{fmt::format("the model's tokenizer differs from the kld reference '{}' "
                                    "on the corpus: KL divergence needs the same tokenizer",
                                    spec.reference),
@@ -756,9 +854,10 @@ class Runner {
   std::optional<quality::McDataset> mc_;
   std::optional<quality::GenDataset> gen_;
   std::string kld_text_;
-  std::vector<json> kld_ref_ids_;  // per chunk: the reference's top-k ids per position
-  std::vector<int64_t> kld_ref_tokens_;
+  std::vector<json> kld_ref_ids_;      // per chunk: the reference's top-k ids per position
+  std::string kld_ref_tokens_sha256_;  // the reference's tokens of the corpus
   int64_t kld_ref_cell_id_ = 0;
+  int64_t environment_id_ = 0;
   int64_t gen_ref_cell_id_ = 0;
   std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };

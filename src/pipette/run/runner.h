@@ -12,6 +12,7 @@
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
 #include "pipette/plan/plan.h"
+#include "pipette/run/resume.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 #include "pipette/worker/channel.h"
@@ -24,6 +25,11 @@ class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
   virtual void CellStarted(const plan::Cell& cell, int n_cells, int worker_pid) = 0;
+  // A phase of a cell (loading the model, one test, one quality workload) begins and ends; the
+  // end carries the run's fraction done and the estimate of seconds left (negative: unknown).
+  virtual void PhaseStarted(const plan::Cell& cell, int n_cells, const std::string& phase) = 0;
+  virtual void PhaseFinished(const plan::Cell& cell, int n_cells, const std::string& phase,
+                             double seconds, double fraction_done, double seconds_left) = 0;
   // After each request: what ran, and the estimate of seconds left (negative: unknown yet).
   virtual void Step(const plan::Cell& cell, int n_cells, const std::string& what,
                     double fraction_done, double seconds_left) = 0;
@@ -46,13 +52,25 @@ struct RunnerDeps {
   std::function<Result<ModelFacts>(const std::string& path)> model_facts;
   // Set from a signal handler to stop after the current request.
   const std::atomic<bool>* stop = nullptr;
+  // Other Pipette workers measuring on this machine now (not this controller's): a JSON array
+  // of {pid, program}, read at the start and end of each cell.
+  std::function<nlohmann::json()> other_pipettes;
+  // Recorded with the run: the controller process (env::ProcessIdentity), the measuring lock,
+  // and the --only filter that narrowed the plan.
+  nlohmann::json controller = nlohmann::json::object();
+  nlohmann::json lock = nlohmann::json::object();
+  std::string only;
+  // Continue this stored run instead of starting one: only resume->to_run is measured.
+  const ResumePlan* resume = nullptr;
 };
 
 struct RunSummary {
   int64_t run_id = 0;
-  int cells_ok = 0;
+  int cells_ok = 0;  // measured now
   int cells_failed = 0;
+  int cells_kept = 0;  // complete before a resume, not measured again
   bool interrupted = false;
+  std::string status;  // what the run was finished as
 };
 
 inline constexpr int kProtocolVersion = 1;

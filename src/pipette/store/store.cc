@@ -6,11 +6,15 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 namespace pipette::store {
+namespace fs = std::filesystem;
 namespace {
 
-const char* kSchema = R"sql(
+// Schema version 1, as Pipette 0.1.0 made it. New stores start here and take every migration.
+const char* kBaseSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS environments (
   id INTEGER PRIMARY KEY, fingerprint_id TEXT NOT NULL, facts TEXT NOT NULL);
@@ -32,7 +36,10 @@ CREATE TABLE IF NOT EXISTS samples (
   rep INTEGER NOT NULL, warmup INTEGER NOT NULL, raw TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS cells_by_run ON cells(run_id, idx);
 CREATE INDEX IF NOT EXISTS samples_by_cell ON samples(cell_id, id);
+INSERT INTO meta(key, value) VALUES ('schema_version', '1');
 )sql";
+
+constexpr std::string_view kSqliteHeader("SQLite format 3\0", 16);
 
 // A prepared statement with positional binding, finalized on scope exit.
 class Stmt {
@@ -83,7 +90,8 @@ Error DbError(sqlite3* db, const std::string& what) {
 const char* kCellColumns =
     "id, run_id, idx, key, model_name, model_path, model_source, model_sha256, "
     "model_file_size, model_info, runtime, runtime_version, runtime_build, params, conditions, "
-    "load_cell_id, status, error, stderr_tail, worker_pid, started_at, finished_at";
+    "load_cell_id, status, error, stderr_tail, worker_pid, started_at, finished_at, "
+    "environment_id, superseded_by";
 
 CellRecord ReadCell(const Stmt& s) {
   CellRecord c;
@@ -109,12 +117,15 @@ CellRecord ReadCell(const Stmt& s) {
   c.worker_pid = static_cast<int>(s.Int(19));
   c.started_at = s.Text(20);
   c.finished_at = s.Text(21);
+  if (!s.IsNull(22)) c.environment_id = s.Int(22);
+  if (!s.IsNull(23)) c.superseded_by = s.Int(23);
   return c;
 }
 
 const char* kRunColumns =
     "id, name, experiment_path, config_hash, config_text, pipette_version, pipette_commit, "
-    "environment_id, started_at, finished_at, status, n_cells";
+    "environment_id, started_at, finished_at, status, n_cells, controller, config_canonical, "
+    "only_filter, lock, resumes";
 
 RunRecord ReadRun(const Stmt& s) {
   RunRecord r;
@@ -130,6 +141,13 @@ RunRecord ReadRun(const Stmt& s) {
   r.finished_at = s.Text(9);
   r.status = s.Text(10);
   r.n_cells = s.Int(11);
+  r.controller = s.Json(12);
+  if (!r.controller.is_object()) r.controller = nlohmann::json::object();
+  r.config_canonical = s.Text(13);
+  r.only = s.Text(14);
+  r.lock = s.Json(15);
+  if (!r.lock.is_object()) r.lock = nlohmann::json::object();
+  r.resumes = s.Int(16);
   return r;
 }
 
@@ -144,43 +162,209 @@ std::string NowIso8601() {
   return buf;
 }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> kMigrations = {
+      // 2: who measures a run (for abandoned runs), what it resolved to and was narrowed to
+      // (for --resume), the measuring lock; where each cell was measured, and which cell
+      // measured it again.
+      {2, R"sql(
+ALTER TABLE runs ADD COLUMN controller TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN config_canonical TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN only_filter TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN lock TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE cells ADD COLUMN environment_id INTEGER REFERENCES environments(id);
+ALTER TABLE cells ADD COLUMN superseded_by INTEGER REFERENCES cells(id);
+)sql"},
+  };
+  return kMigrations;
+}
+
+namespace {
+
+// Why a file cannot be a store, before SQLite is asked (it would create or misread it).
+Status CheckFile(const std::string& path, OpenMode mode) {
   std::error_code ec;
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (!fs::exists(path, ec)) {
+    if (mode == OpenMode::kReadOnly) {
+      return InputError(fmt::format(
+          "no store at {}: run an experiment first (pipette run EXPERIMENT.yaml) or give --store",
+          path));
+    }
+    return {};
+  }
+  if (fs::is_directory(path, ec)) {
+    return InputError(fmt::format("{} is a directory, not a store: give the store's file", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InputError(fmt::format("cannot read the store {}", path));
+  std::string head(kSqliteHeader.size(), '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  const auto got = static_cast<size_t>(in.gcount());
+  if (got == 0) return {};  // an empty file: SQLite takes it as an empty database
+  if (got < head.size() || head != kSqliteHeader) {
+    return InputError(
+        fmt::format("{} is not an SQLite file, so it is not a Pipette store (results are kept "
+                    "in SQLite files, by default results/pipette.db)",
+                    path));
+  }
+  return {};
+}
+
+// A URI for `path` that SQLite reads as immutable: nothing can change it, so no lock or
+// shared-memory file is needed (a store on a read-only file system).
+std::string ImmutableUri(const std::string& path) {
+  std::string uri = "file:";
+  for (unsigned char c : fs::absolute(path).string()) {
+    if (c == '?' || c == '#' || c == '%' || c < 0x20 || c >= 0x7f) {
+      uri += fmt::format("%{:02X}", c);
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+Result<sqlite3*> OpenDb(const std::string& name, int flags) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    Error e{fmt::format("cannot open the store {}: {}", path,
-                        db ? sqlite3_errmsg(db) : "out of memory")};
+  if (sqlite3_open_v2(name.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    Error e{db ? sqlite3_errmsg(db) : "out of memory"};
     sqlite3_close(db);
     return e;
   }
-  std::unique_ptr<Store> store(new Store(db, path));
-  sqlite3_busy_timeout(db, 5000);
-  if (auto s = store->Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"); !s) {
-    return Error{fmt::format("{} (is {} an SQLite file?)", s.error().message, path)};
+  return db;
+}
+
+bool Readable(sqlite3* db) {
+  return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) ==
+         SQLITE_OK;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mode,
+                                           const std::vector<Migration>* migrations) {
+  if (auto st = CheckFile(path, mode); !st) return st.error();
+  sqlite3* db = nullptr;
+  if (mode == OpenMode::kReadWrite) {
+    std::error_code ec;
+    const auto parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    auto opened = OpenDb(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (!opened) {
+      return InputError(fmt::format("cannot open the store {}: {}", path, opened.error().message));
+    }
+    db = *opened;
+  } else {
+    auto opened = OpenDb(path, SQLITE_OPEN_READONLY);
+    if (opened && !Readable(*opened)) {
+      // A WAL store on a read-only file system: SQLite cannot make its shared-memory file.
+      sqlite3_close(*opened);
+      opened = OpenDb(ImmutableUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    }
+    if (!opened || !Readable(*opened)) {
+      const std::string why = opened ? sqlite3_errmsg(*opened) : opened.error().message;
+      if (opened) sqlite3_close(*opened);
+      return InputError(fmt::format("cannot read the store {}: {}", path, why));
+    }
+    db = *opened;
   }
-  {
-    Stmt q(db, "SELECT value FROM meta WHERE key = 'schema_version'");
-    if (q.prepared() && q.Step() == SQLITE_ROW) {
-      const int v = std::stoi(q.Text(0));
-      if (v > kSchemaVersion) {
-        return Error{
-            fmt::format("the store {} has schema version {}, newer than this Pipette "
-                        "understands ({}): use a newer pipette or another --store",
-                        path, v, kSchemaVersion)};
-      }
+  std::unique_ptr<Store> store(new Store(db, path));
+  store->read_only_ = mode == OpenMode::kReadOnly;
+  sqlite3_busy_timeout(db, 5000);
+  if (mode == OpenMode::kReadWrite) {
+    if (auto s = store->Exec("PRAGMA journal_mode=WAL"); !s) {
+      return InputError(
+          fmt::format("cannot write to the store {}: {} (a read-only file or file "
+                      "system? `pipette report` only reads it)",
+                      path, sqlite3_errmsg(db)));
     }
   }
-  if (auto s = store->Exec(kSchema); !s) return s.error();
-  if (auto s = store->Exec(
-          fmt::format("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{}')",
-                      kSchemaVersion));
-      !s) {
+  if (auto s = store->Exec("PRAGMA foreign_keys=ON"); !s) return s.error();
+  if (auto s = store->PrepareSchema(mode, migrations ? *migrations : Migrations()); !s) {
     return s.error();
   }
+  // A read-only store refuses writes, its private migrated copy included.
+  if (mode == OpenMode::kReadOnly) {
+    if (auto s = store->Exec("PRAGMA query_only = ON"); !s) return s.error();
+  }
   return store;
+}
+
+Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations) {
+  std::set<std::string> tables;
+  {
+    Stmt q(db_, "SELECT name FROM sqlite_master WHERE type = 'table'");
+    if (!q.prepared())
+      return InputError(fmt::format("cannot read the store {}: {}", path_, sqlite3_errmsg(db_)));
+    while (q.Step() == SQLITE_ROW) tables.insert(q.Text(0));
+  }
+  int version = 0;
+  if (!tables.empty()) {
+    if (!tables.count("meta") || !tables.count("runs")) {
+      return InputError(fmt::format(
+          "{} is an SQLite file but not a Pipette store (it has no Pipette tables)", path_));
+    }
+    Stmt q(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (!q.prepared() || q.Step() != SQLITE_ROW) {
+      return InputError(fmt::format("{}: the store records no schema version", path_));
+    }
+    const std::string v = q.Text(0);
+    version = std::atoi(v.c_str());
+    if (version <= 0) {
+      return InputError(
+          fmt::format("{}: the store's schema version '{}' is not one Pipette wrote", path_, v));
+    }
+  }
+  version_found_ = version;
+  const int latest = migrations.empty() ? 1 : migrations.back().to;
+  if (version > latest) {
+    return InputError(
+        fmt::format("the store {} has schema version {}, newer than this Pipette understands ({}): "
+                    "use a newer pipette, or another --store",
+                    path_, version, latest));
+  }
+  if (version == latest) return {};
+  if (mode == OpenMode::kReadOnly) {
+    if (version == 0) return InputError(fmt::format("the store {} is empty: no runs yet", path_));
+    // Migrate a private copy: a report never writes the file.
+    auto mem = OpenDb(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (!mem) return Error{fmt::format("store {}: {}", path_, mem.error().message)};
+    sqlite3_backup* b = sqlite3_backup_init(*mem, "main", db_, "main");
+    const bool copied = b && sqlite3_backup_step(b, -1) == SQLITE_DONE;
+    sqlite3_backup_finish(b);
+    if (!copied) {
+      Error e{fmt::format("cannot read the store {}: {}", path_, sqlite3_errmsg(*mem))};
+      sqlite3_close(*mem);
+      return e;
+    }
+    sqlite3_close(db_);
+    db_ = *mem;
+  }
+  // Every step in one transaction: the store is either as it was or at the latest version.
+  if (auto s = Exec("BEGIN IMMEDIATE"); !s) return s;
+  auto fail = [&](const std::string& what) -> Status {
+    const std::string message = sqlite3_errmsg(db_);
+    (void)Exec("ROLLBACK");
+    return InputError(fmt::format(
+        "cannot migrate the store {} from schema version {} to {}: {}: {}; nothing was changed. "
+        "Make it writable, or copy it (cp {} copy.db) and use the copy",
+        path_, version, latest, what, message, path_));
+  };
+  if (version == 0) {
+    if (!Exec(kBaseSchema)) return fail("creating the tables");
+    version = 1;
+  }
+  for (const Migration& m : migrations) {
+    if (m.to <= version) continue;
+    if (!Exec(m.sql)) return fail(fmt::format("step to version {}", m.to));
+    if (!Exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", m.to))) {
+      return fail("recording the version");
+    }
+    version = m.to;
+  }
+  if (!Exec("COMMIT")) return fail("committing");
+  return {};
 }
 
 Store::~Store() { sqlite3_close(db_); }
@@ -205,12 +389,12 @@ Result<int64_t> Store::AddEnvironment(const EnvironmentRecord& env) {
 Result<int64_t> Store::BeginRun(const RunRecord& r) {
   Stmt s(db_,
          "INSERT INTO runs(name, experiment_path, config_hash, config_text, pipette_version, "
-         "pipette_commit, environment_id, started_at, status, n_cells) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "pipette_commit, environment_id, started_at, status, n_cells, controller, "
+         "config_canonical, only_filter, lock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.Bind(r.name).Bind(r.experiment_path).Bind(r.config_hash).Bind(r.config_text);
   s.Bind(r.pipette_version).Bind(r.pipette_commit).Bind(r.environment_id);
   s.Bind(r.started_at.empty() ? NowIso8601() : r.started_at).Bind(std::string("running"));
-  s.Bind(r.n_cells);
+  s.Bind(r.n_cells).Bind(r.controller).Bind(r.config_canonical).Bind(r.only).Bind(r.lock);
   if (s.Step() != SQLITE_DONE) return DbError(db_, "starting a run");
   return sqlite3_last_insert_rowid(db_);
 }
@@ -222,12 +406,27 @@ Status Store::FinishRun(int64_t run_id, const std::string& status) {
   return {};
 }
 
-Result<int64_t> Store::BeginCell(const CellRecord& c) {
+Status Store::ResumeRun(int64_t run_id, const nlohmann::json& controller,
+                        const nlohmann::json& lock) {
+  Stmt s(db_,
+         "UPDATE runs SET status = 'running', finished_at = NULL, controller = ?, lock = ?, "
+         "resumes = resumes + 1 WHERE id = ? AND status != 'running'");
+  s.Bind(controller).Bind(lock).Bind(run_id);
+  if (s.Step() != SQLITE_DONE) return DbError(db_, "resuming a run");
+  if (sqlite3_changes(db_) != 1) {
+    return InputError(
+        fmt::format("run {} in {} is running: another Pipette took it up", run_id, path_));
+  }
+  return {};
+}
+
+Result<int64_t> Store::BeginCell(const CellRecord& c, std::optional<int64_t> supersedes) {
+  if (auto st = Exec("BEGIN IMMEDIATE"); !st) return st.error();
   Stmt s(db_,
          "INSERT INTO cells(run_id, idx, key, model_name, model_path, model_source, model_sha256, "
          "model_file_size, model_info, runtime, runtime_version, runtime_build, params, "
-         "conditions, load_cell_id, status, error, stderr_tail, worker_pid, started_at) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "conditions, load_cell_id, status, error, stderr_tail, worker_pid, started_at, "
+         "environment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.Bind(c.run_id).Bind(int64_t{c.index}).Bind(c.key).Bind(c.model_name).Bind(c.model_path);
   s.Bind(c.model_source).Bind(c.model_sha256).Bind(c.model_file_size).Bind(c.model_info);
   s.Bind(c.runtime).Bind(c.runtime_version).Bind(c.runtime_build).Bind(c.params);
@@ -239,8 +438,33 @@ Result<int64_t> Store::BeginCell(const CellRecord& c) {
   }
   s.Bind(c.status).Bind(c.error).Bind(c.stderr_tail).Bind(int64_t{c.worker_pid});
   s.Bind(c.started_at.empty() ? NowIso8601() : c.started_at);
-  if (s.Step() != SQLITE_DONE) return DbError(db_, "starting a cell");
-  return sqlite3_last_insert_rowid(db_);
+  if (c.environment_id) {
+    s.Bind(*c.environment_id);
+  } else {
+    s.BindNull();
+  }
+  if (s.Step() != SQLITE_DONE) {
+    Error e = DbError(db_, "starting a cell");
+    (void)Exec("ROLLBACK");
+    return e;
+  }
+  const int64_t id = sqlite3_last_insert_rowid(db_);
+  if (supersedes) {
+    Stmt u(db_,
+           "UPDATE cells SET status = 'superseded', superseded_by = ?, finished_at = "
+           "COALESCE(finished_at, ?) WHERE id = ? AND run_id = ? AND idx = ?");
+    u.Bind(id).Bind(NowIso8601()).Bind(*supersedes).Bind(c.run_id).Bind(int64_t{c.index});
+    if (u.Step() != SQLITE_DONE || sqlite3_changes(db_) != 1) {
+      Error e = DbError(db_, fmt::format("superseding cell {}", *supersedes));
+      (void)Exec("ROLLBACK");
+      return e;
+    }
+  }
+  if (auto st = Exec("COMMIT"); !st) {
+    (void)Exec("ROLLBACK");
+    return st.error();
+  }
+  return id;
 }
 
 Status Store::UpdateCell(const CellRecord& c) {
@@ -276,6 +500,67 @@ Result<int64_t> Store::AddSample(const SampleRecord& r) {
   return sqlite3_last_insert_rowid(db_);
 }
 
+Result<std::vector<int64_t>> Store::MarkAbandonedRuns(const env::ProcessTable& processes) {
+  auto runs = Runs();
+  if (!runs) return runs.error();
+  std::vector<int64_t> marked;
+  for (const RunRecord& r : *runs) {
+    if (r.status != "running" || LiveStatus(r, processes, path_) != "abandoned") continue;
+    const env::ProcessIdentity who = env::ProcessIdentity::FromJson(r.controller);
+    const std::string why =
+        who.empty() ? "its controller (an earlier Pipette, which recorded none) is gone"
+                    : fmt::format("its controller ({}) ended without finishing it", who.Describe());
+    if (auto st = Exec("BEGIN IMMEDIATE"); !st) return st.error();
+    Stmt c(db_,
+           "UPDATE cells SET status = 'abandoned', error = ?, finished_at = COALESCE((SELECT "
+           "MAX(created_at) FROM samples WHERE cell_id = cells.id), started_at) WHERE run_id = ? "
+           "AND status = 'running'");
+    c.Bind(why).Bind(r.id);
+    Stmt u(db_,
+           "UPDATE runs SET status = 'abandoned', finished_at = COALESCE((SELECT "
+           "MAX(s.created_at) FROM samples s JOIN cells c ON c.id = s.cell_id WHERE c.run_id = "
+           "runs.id), started_at) WHERE id = ? AND status = 'running'");
+    u.Bind(r.id);
+    if (c.Step() != SQLITE_DONE || u.Step() != SQLITE_DONE) {
+      Error e = DbError(db_, fmt::format("marking run {} abandoned", r.id));
+      (void)Exec("ROLLBACK");
+      return e;
+    }
+    if (auto st = Exec("COMMIT"); !st) {
+      (void)Exec("ROLLBACK");
+      return st.error();
+    }
+    marked.push_back(r.id);
+  }
+  return marked;
+}
+
+Result<std::string> Store::IntegrityCheck() {
+  Stmt s(db_, "PRAGMA integrity_check");
+  std::string out;
+  while (s.Step() == SQLITE_ROW) out += (out.empty() ? "" : "\n") + s.Text(0);
+  if (out.empty()) return DbError(db_, "checking integrity");
+  return out;
+}
+
+std::string LiveStatus(const RunRecord& run, const env::ProcessTable& processes,
+                       const std::string& store_path) {
+  if (run.status != "running") return run.status;
+  const env::ProcessIdentity who = env::ProcessIdentity::FromJson(run.controller);
+  switch (env::CheckLiveness(who, processes)) {
+    case env::Liveness::kAlive:
+      return "running";
+    case env::Liveness::kGone:
+      return "abandoned";
+    case env::Liveness::kElsewhere:
+      return kRunningElsewhere;
+    case env::Liveness::kUnknown:
+      // Written before controllers were recorded: a live writer holds the file open.
+      return processes.OthersHolding(store_path).empty() ? "abandoned" : "running";
+  }
+  return run.status;
+}
+
 Result<std::vector<RunRecord>> Store::Runs() {
   Stmt s(db_, fmt::format("SELECT {} FROM runs ORDER BY id", kRunColumns).c_str());
   if (!s.prepared()) return DbError(db_, "reading runs");
@@ -306,8 +591,9 @@ Result<EnvironmentRecord> Store::Environment(int64_t id) {
 }
 
 Result<std::vector<CellRecord>> Store::Cells(int64_t run_id) {
-  Stmt s(db_,
-         fmt::format("SELECT {} FROM cells WHERE run_id = ? ORDER BY idx", kCellColumns).c_str());
+  Stmt s(
+      db_,
+      fmt::format("SELECT {} FROM cells WHERE run_id = ? ORDER BY idx, id", kCellColumns).c_str());
   s.Bind(run_id);
   std::vector<CellRecord> out;
   while (s.Step() == SQLITE_ROW) out.push_back(ReadCell(s));

@@ -1,5 +1,12 @@
 // The results store: one SQLite file with runs, environments, cells and raw samples.
 // Every write is its own transaction, so a crash loses nothing already measured.
+//
+// Statuses (docs/report-schema.md lists them for users):
+//   run:  running | done | interrupted | failed | abandoned
+//   cell: running | ok | failed | interrupted | abandoned | superseded
+// A run or cell is `abandoned` when the controller that was measuring it is gone from this host
+// without finishing it (killed, crashed, the machine rebooted). A cell is `superseded` when
+// `run --resume` measured it again: its samples stay, out of every figure.
 #pragma once
 
 #include <cstdint>
@@ -9,13 +16,31 @@
 #include <string>
 #include <vector>
 
+#include "pipette/env/process.h"
 #include "pipette/util/result.h"
 
 struct sqlite3;
 
 namespace pipette::store {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
+
+// One step of the schema: SQL that takes a store from version `to - 1` to `to`.
+struct Migration {
+  int to = 0;
+  std::string sql;
+};
+// The steps from version 1 (the first) to kSchemaVersion. A new store is made at version 1 and
+// migrated, so a migrated store and a new one always have the same schema.
+const std::vector<Migration>& Migrations();
+
+enum class OpenMode {
+  kReadWrite,  // creates the store (and its folder) when missing; migrates an older one
+  kReadOnly,   // never writes: an older schema is migrated in a private copy in memory
+};
+
+// What is shown for a run stored as running whose controller cannot be checked from here.
+inline constexpr const char* kRunningElsewhere = "running elsewhere";
 
 struct RunRecord {
   int64_t id = 0;
@@ -28,8 +53,16 @@ struct RunRecord {
   int64_t environment_id = 0;
   std::string started_at;  // ISO 8601 UTC
   std::string finished_at;
-  std::string status;  // running | done | interrupted
+  std::string status;  // running | done | interrupted | failed | abandoned
   int64_t n_cells = 0;
+  // The controller process measuring it (env::ProcessIdentity as JSON); {} in stores written
+  // before schema 2.
+  nlohmann::json controller = nlohmann::json::object();
+  std::string config_canonical;  // the resolved experiment whose hash is config_hash
+  std::string only;              // the run's --only filter ("" for every cell)
+  // The machine-wide measuring lock: {"held": bool, "waited_s": ..} (see run/measure_lock.h).
+  nlohmann::json lock = nlohmann::json::object();
+  int64_t resumes = 0;  // how many times `run --resume` continued it
 };
 
 struct CellRecord {
@@ -49,12 +82,15 @@ struct CellRecord {
   nlohmann::json params = nlohmann::json::object();      // name -> value
   nlohmann::json conditions = nlohmann::json::object();  // load average, free memory at start
   std::optional<int64_t> load_cell_id;  // the cell whose model load served this one
-  std::string status = "running";       // running | ok | failed
+  // running | ok | failed | interrupted | abandoned | superseded
+  std::string status = "running";
   std::string error;
   std::string stderr_tail;
   int worker_pid = 0;
   std::string started_at;
   std::string finished_at;
+  std::optional<int64_t> environment_id;  // where it was measured, when not the run's
+  std::optional<int64_t> superseded_by;   // the cell that measured it again
 };
 
 struct SampleRecord {
@@ -74,26 +110,45 @@ struct EnvironmentRecord {
 
 class Store {
  public:
-  // Opens or creates the store (and its folder). Refuses a store with a newer schema.
-  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  // Opens the store. Refuses (exit code 2) a file that is not an SQLite file, an SQLite file that
+  // is not a Pipette store, and a store with a newer schema; migrates an older one in one
+  // transaction (read-write), or in a private in-memory copy (read-only), never half-way.
+  // `migrations` replaces Migrations() (tests).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path,
+                                             OpenMode mode = OpenMode::kReadWrite,
+                                             const std::vector<Migration>* migrations = nullptr);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+  // The schema version the file had when it was opened (before any migration).
+  int schema_version_found() const { return version_found_; }
 
   Result<int64_t> AddEnvironment(const EnvironmentRecord& env);
   Result<int64_t> BeginRun(const RunRecord& run);
   Status FinishRun(int64_t run_id, const std::string& status);
-  Result<int64_t> BeginCell(const CellRecord& cell);
+  // Takes a run up again (`run --resume`): running, under `controller`, with `lock`. Fails when
+  // another controller took it up first.
+  Status ResumeRun(int64_t run_id, const nlohmann::json& controller, const nlohmann::json& lock);
+  // Starts a cell; with `supersedes`, that earlier cell (of the same run and index) becomes
+  // `superseded` by this one in the same transaction.
+  Result<int64_t> BeginCell(const CellRecord& cell, std::optional<int64_t> supersedes = {});
   // Updates everything but the id and run of a cell (status, error, runtime facts...).
   Status UpdateCell(const CellRecord& cell);
   Result<int64_t> AddSample(const SampleRecord& sample);
+  // Runs stored as running whose controller is gone from this host become `abandoned`, with
+  // their running cells; their finish time is their last sample's. Returns their ids.
+  Result<std::vector<int64_t>> MarkAbandonedRuns(const env::ProcessTable& processes);
+  // SQLite's own check of the whole file: "ok", or what it found.
+  Result<std::string> IntegrityCheck();
 
   Result<std::vector<RunRecord>> Runs();
   Result<RunRecord> Run(int64_t run_id);
   Result<std::optional<int64_t>> LatestRunId();
   Result<EnvironmentRecord> Environment(int64_t id);
+  // Every cell of the run, superseded ones included, by index then id.
   Result<std::vector<CellRecord>> Cells(int64_t run_id);
   Result<std::vector<SampleRecord>> Samples(int64_t cell_id);
   // The most recent recorded (non-warm-up) samples of completed cells, newest first, with the
@@ -103,9 +158,19 @@ class Store {
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Exec(const std::string& sql);
+  Status PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations);
   sqlite3* db_;
   std::string path_;
+  bool read_only_ = false;
+  int version_found_ = 0;
 };
+
+// The status to show for a run: the stored one, except that a run stored as running is
+// `abandoned` when its controller is gone from this host and `running elsewhere` when it was
+// recorded on another host. A run written before schema 2 recorded no controller: it is running
+// while another process holds the store open, else abandoned. Pure: writes nothing.
+std::string LiveStatus(const RunRecord& run, const env::ProcessTable& processes,
+                       const std::string& store_path);
 
 // Current UTC time as ISO 8601 ("2026-11-29T13:40:00Z").
 std::string NowIso8601();

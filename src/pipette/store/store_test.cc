@@ -4,6 +4,9 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 namespace pipette::store {
 namespace {
@@ -127,6 +130,240 @@ TEST_F(StoreTest, NotAnSqliteFileIsAClearError) {
   auto s = Store::Open(bad);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find(bad), std::string::npos) << s.error().message;
+}
+
+// The columns of every table, in order: what "the same schema" means.
+std::string SchemaOf(const std::string& path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  std::string out;
+  for (const char* t : {"meta", "environments", "runs", "cells", "samples"}) {
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, (std::string("PRAGMA table_info(") + t + ")").c_str(), -1, &st, nullptr);
+    out += t;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      out += std::string(" ") + reinterpret_cast<const char*>(sqlite3_column_text(st, 1)) + ":" +
+             reinterpret_cast<const char*>(sqlite3_column_text(st, 2));
+    }
+    out += "\n";
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kV1Store = std::string(PIPETTE_SOURCE_DIR) + "/tests/data/store-v1.db";
+
+TEST_F(StoreTest, AStoreOfTheLastReleaseIsMigratedToTheSameSchemaAsANewOne) {
+  fs::create_directories(dir_);
+  const std::string old_copy = (dir_ / "v1.db").string();
+  fs::copy_file(kV1Store, old_copy);
+  {
+    auto s = Store::Open(old_copy);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ((*s)->schema_version_found(), 1);
+    auto runs = (*s)->Runs();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 2u);
+    EXPECT_EQ((*runs)[0].status, "done");
+    EXPECT_TRUE((*runs)[0].controller.empty());  // that release recorded none
+    auto cells = (*s)->Cells(1);
+    ASSERT_TRUE(cells.ok());
+    ASSERT_EQ(cells->size(), 2u);
+    EXPECT_FALSE((*cells)[0].superseded_by.has_value());
+    auto samples = (*s)->Samples((*cells)[0].id);
+    ASSERT_TRUE(samples.ok());
+    EXPECT_FALSE(samples->empty());
+    auto check = (*s)->IntegrityCheck();
+    ASSERT_TRUE(check.ok());
+    EXPECT_EQ(*check, "ok");
+  }
+  { ASSERT_TRUE(Store::Open(path_).ok()); }  // a new store
+  EXPECT_EQ(SchemaOf(old_copy), SchemaOf(path_));
+  auto again = Store::Open(old_copy);  // migrated once: opens as it is now
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->schema_version_found(), kSchemaVersion);
+}
+
+TEST_F(StoreTest, AMigrationThatFailsChangesNothing) {
+  fs::create_directories(dir_);
+  const std::string old_copy = (dir_ / "v1.db").string();
+  fs::copy_file(kV1Store, old_copy);
+  const std::string before = SchemaOf(old_copy);
+  // The real step, then one that fails: the first must not stay applied.
+  std::vector<Migration> steps = Migrations();
+  steps.push_back({kSchemaVersion + 1, "ALTER TABLE runs ADD COLUMN broken TEXT; SELECT nope();"});
+  auto s = Store::Open(old_copy, OpenMode::kReadWrite, &steps);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().exit_code, 2);
+  EXPECT_NE(s.error().message.find("cannot migrate the store"), std::string::npos);
+  EXPECT_NE(s.error().message.find("nothing was changed"), std::string::npos) << s.error().message;
+  EXPECT_EQ(SchemaOf(old_copy), before);
+  auto plain = Store::Open(old_copy, OpenMode::kReadOnly);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ((*plain)->schema_version_found(), 1);
+}
+
+TEST_F(StoreTest, ReadOnlyOpenMigratesInMemoryAndNeverWrites) {
+  fs::create_directories(dir_);
+  const std::string old_copy = (dir_ / "v1.db").string();
+  fs::copy_file(kV1Store, old_copy);
+  const std::string bytes = FileBytes(old_copy);
+  {
+    auto s = Store::Open(old_copy, OpenMode::kReadOnly);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_TRUE((*s)->read_only());
+    auto cells = (*s)->Cells(1);  // new columns read from the copy
+    ASSERT_TRUE(cells.ok());
+    EXPECT_EQ(cells->size(), 2u);
+    RunRecord r;
+    EXPECT_FALSE((*s)->BeginRun(r).ok());  // the copy is private, but this open never writes
+  }
+  // SQLite may make its -shm/-wal side files to read a WAL store; the store itself is untouched.
+  EXPECT_EQ(FileBytes(old_copy), bytes);
+  std::error_code ec;
+  EXPECT_EQ(fs::exists(old_copy + "-wal", ec) ? fs::file_size(old_copy + "-wal") : 0u, 0u);
+}
+
+TEST_F(StoreTest, ReadOnlyOpenOfAMissingStoreSaysSoAndCreatesNothing) {
+  auto s = Store::Open(path_, OpenMode::kReadOnly);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().exit_code, 2);
+  EXPECT_NE(s.error().message.find("no store at " + path_), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST_F(StoreTest, AnSqliteFileThatIsNotAStoreIsRefused) {
+  fs::create_directories(dir_);
+  const std::string other = (dir_ / "other.db").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(other.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  for (OpenMode mode : {OpenMode::kReadWrite, OpenMode::kReadOnly}) {
+    auto s = Store::Open(other, mode);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().exit_code, 2);
+    EXPECT_NE(s.error().message.find("not a Pipette store"), std::string::npos);
+  }
+}
+
+// A store with one run stored as running under `controller`, with one running cell.
+int64_t RunningRun(Store& s, const env::ProcessIdentity& controller) {
+  auto env = s.AddEnvironment({0, "fp", nlohmann::json::object()});
+  RunRecord r;
+  r.environment_id = *env;
+  r.controller = controller.ToJson();
+  auto id = s.BeginRun(r);
+  CellRecord c;
+  c.run_id = *id;
+  c.key = "k";
+  auto cell = s.BeginCell(c);
+  EXPECT_TRUE(cell.ok());
+  EXPECT_TRUE(s.AddSample({0, *cell, "tg4", 0, false, {{"x", 1}}}).ok());
+  return *id;
+}
+
+env::ProcessIdentity Proc(const std::string& host, int pid, uint64_t ticks) {
+  env::ProcessIdentity p;
+  p.host = host;
+  p.machine_id = "m-" + host;
+  p.boot_id = "boot-1";
+  p.pid = pid;
+  p.start_ticks = ticks;
+  return p;
+}
+
+TEST_F(StoreTest, OnlyRunsWhoseControllerIsGoneFromThisHostAreMarkedAbandoned) {
+  env::FakeProcessTable table(Proc("here", 100, 5));
+  table.Start(200, 7);  // a live controller
+  table.Start(300, 9);  // pid 300 lives, but started later than the run's controller
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok());
+  const int64_t live = RunningRun(**s, Proc("here", 200, 7));
+  const int64_t gone = RunningRun(**s, Proc("here", 250, 3));
+  const int64_t reused = RunningRun(**s, Proc("here", 300, 8));
+  const int64_t elsewhere = RunningRun(**s, Proc("there", 250, 3));
+  env::ProcessIdentity rebooted = Proc("here", 200, 7);
+  rebooted.boot_id = "boot-0";  // the same pid and start time, in an earlier boot
+  const int64_t before_boot = RunningRun(**s, rebooted);
+
+  // What a report shows, without writing.
+  auto runs = (*s)->Runs();
+  ASSERT_TRUE(runs.ok());
+  std::map<int64_t, std::string> shown;
+  for (const auto& r : *runs) shown[r.id] = LiveStatus(r, table, path_);
+  EXPECT_EQ(shown[live], "running");
+  EXPECT_EQ(shown[gone], "abandoned");
+  EXPECT_EQ(shown[reused], "abandoned");
+  EXPECT_EQ(shown[elsewhere], "running elsewhere");
+  EXPECT_EQ(shown[before_boot], "abandoned");
+  for (const auto& r : *runs) EXPECT_EQ(r.status, "running");  // nothing written by that
+
+  auto marked = (*s)->MarkAbandonedRuns(table);
+  ASSERT_TRUE(marked.ok()) << marked.error().message;
+  EXPECT_EQ(*marked, (std::vector<int64_t>{gone, reused, before_boot}));
+  for (int64_t id : {live, elsewhere}) {
+    EXPECT_EQ((*s)->Run(id)->status, "running") << id;
+    EXPECT_EQ((*(*s)->Cells(id))[0].status, "running") << id;
+  }
+  for (int64_t id : *marked) {
+    auto r = (*s)->Run(id);
+    EXPECT_EQ(r->status, "abandoned");
+    EXPECT_FALSE(r->finished_at.empty());  // the time of its last sample
+    const CellRecord c = (*(*s)->Cells(id))[0];
+    EXPECT_EQ(c.status, "abandoned");
+    EXPECT_NE(c.error.find("ended without finishing it"), std::string::npos) << c.error;
+  }
+  auto again = (*s)->MarkAbandonedRuns(table);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->empty());
+}
+
+TEST_F(StoreTest, ARunWithNoControllerRecordedIsAbandonedUnlessTheStoreIsHeldOpen) {
+  env::FakeProcessTable table(Proc("here", 100, 5));
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok());
+  const int64_t id = RunningRun(**s, env::ProcessIdentity{});
+  RunRecord r = *(*s)->Run(id);
+  EXPECT_EQ(LiveStatus(r, table, path_), "abandoned");
+  table.Hold(path_, 4321);  // an earlier Pipette writing it now
+  EXPECT_EQ(LiveStatus(r, table, path_), "running");
+}
+
+TEST_F(StoreTest, ACellMeasuredAgainSupersedesTheEarlierOneInOneStep) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok());
+  env::FakeProcessTable table(Proc("here", 100, 5));
+  const int64_t run = RunningRun(**s, Proc("here", 100, 5));
+  const int64_t first = (*(*s)->Cells(run))[0].id;
+  ASSERT_TRUE((*s)->FinishRun(run, "interrupted").ok());
+  EXPECT_FALSE((*s)->ResumeRun(run + 1, {}, {}).ok());
+  ASSERT_TRUE((*s)->ResumeRun(run, Proc("here", 100, 5).ToJson(), {{"held", true}}).ok());
+  EXPECT_FALSE((*s)->ResumeRun(run, {}, {}).ok()) << "already running: another took it up";
+  CellRecord c;
+  c.run_id = run;
+  c.key = "k";
+  auto second = (*s)->BeginCell(c, first);
+  ASSERT_TRUE(second.ok());
+  auto cells = (*s)->Cells(run);
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[0].status, "superseded");
+  EXPECT_EQ((*cells)[0].superseded_by, *second);
+  EXPECT_EQ((*cells)[1].status, "running");
+  EXPECT_EQ((*s)->Samples(first)->size(), 1u);  // its samples stay
+  EXPECT_EQ((*s)->Run(run)->resumes, 1);
+  // A cell of another index cannot be superseded by this one.
+  c.index = 5;
+  EXPECT_FALSE((*s)->BeginCell(c, *second).ok());
+  EXPECT_EQ((*s)->Cells(run)->size(), 2u) << "nothing half-written";
 }
 
 }  // namespace

@@ -6,13 +6,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipette/util/temp_dir.h"
+
 namespace pipette {
 namespace {
 namespace fs = std::filesystem;
 
 TEST(Files, WritesWholeFileAndCreatesFolders) {
-  const fs::path dir = fs::temp_directory_path() / ("pipette-files-" + std::to_string(getpid()));
-  const fs::path p = dir / "a" / "b.txt";
+  const TempDir dir("pipette-files");
+  const fs::path p = dir.path() / "a" / "b.txt";
   ASSERT_TRUE(WriteFileAtomically(p.string(), "first").ok());
   ASSERT_TRUE(WriteFileAtomically(p.string(), "second").ok());
   std::ifstream in(p);
@@ -20,7 +22,6 @@ TEST(Files, WritesWholeFileAndCreatesFolders) {
   ss << in.rdbuf();
   EXPECT_EQ(ss.str(), "second");
   EXPECT_EQ(std::distance(fs::directory_iterator(p.parent_path()), fs::directory_iterator()), 1);
-  fs::remove_all(dir);
 }
 
 TEST(Files, UnwritablePlaceIsAnError) {

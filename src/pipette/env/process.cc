@@ -1,0 +1,177 @@
+#include "pipette/env/process.h"
+
+#include <fmt/format.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace pipette::env {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ReadTrimmed(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The fields after the command name: "S ppid pgrp ..." (field 3 onwards).
+std::optional<std::vector<std::string_view>> FieldsAfterComm(const std::string& stat) {
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::vector<std::string_view> fields;
+  std::string_view rest(stat);
+  rest.remove_prefix(close + 1);
+  while (!rest.empty()) {
+    const size_t start = rest.find_first_not_of(" \n");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const size_t end = rest.find_first_of(" \n");
+    fields.push_back(rest.substr(0, end));
+    if (end == std::string_view::npos) break;
+    rest.remove_prefix(end);
+  }
+  return fields;
+}
+
+template <class T>
+std::optional<T> Number(std::string_view s) {
+  T v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+nlohmann::json ProcessIdentity::ToJson() const {
+  return {{"host", host},
+          {"machine_id", machine_id},
+          {"boot_id", boot_id},
+          {"pid", pid},
+          {"start_ticks", start_ticks}};
+}
+
+ProcessIdentity ProcessIdentity::FromJson(const nlohmann::json& j) {
+  ProcessIdentity p;
+  if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer()) return p;
+  p.host = j.value("host", "");
+  p.machine_id = j.value("machine_id", "");
+  p.boot_id = j.value("boot_id", "");
+  p.pid = j.value("pid", 0);
+  p.start_ticks = j.value("start_ticks", uint64_t{0});
+  return p;
+}
+
+std::string ProcessIdentity::Describe() const {
+  if (empty()) return "an unknown process";
+  return fmt::format("pid {} on {}", pid, host.empty() ? "an unnamed host" : host);
+}
+
+std::optional<uint64_t> ParseStatStartTicks(const std::string& stat) {
+  auto f = FieldsAfterComm(stat);
+  // Field 3 is the first after the command name; field 22 is the start time.
+  if (!f || f->size() < 20) return std::nullopt;
+  return Number<uint64_t>((*f)[19]);
+}
+
+std::optional<int> ParseStatParent(const std::string& stat) {
+  auto f = FieldsAfterComm(stat);
+  if (!f || f->size() < 2) return std::nullopt;
+  return Number<int>((*f)[1]);
+}
+
+ProcessIdentity LinuxProcessTable::Self() const {
+  ProcessIdentity p;
+  utsname uts{};
+  if (::uname(&uts) == 0) p.host = uts.nodename;
+  p.machine_id = ReadTrimmed("/etc/machine-id");
+  p.boot_id = ReadTrimmed("/proc/sys/kernel/random/boot_id");
+  p.pid = static_cast<int>(::getpid());
+  p.start_ticks = StartTicks(p.pid).value_or(0);
+  return p;
+}
+
+std::optional<uint64_t> LinuxProcessTable::StartTicks(int pid) const {
+  if (pid <= 0) return std::nullopt;
+  const std::string stat = ReadAll(fmt::format("/proc/{}/stat", pid));
+  if (stat.empty()) return std::nullopt;
+  return ParseStatStartTicks(stat);
+}
+
+std::vector<ProcessTable::Entry> LinuxProcessTable::Programs(const std::string& prefix) const {
+  std::vector<Entry> out;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator("/proc", ec)) {
+    const std::string name = d.path().filename().string();
+    auto pid = Number<int>(name);
+    if (!pid) continue;
+    std::error_code link_ec;
+    const fs::path exe = fs::read_symlink(d.path() / "exe", link_ec);
+    if (link_ec) continue;
+    std::string program = exe.filename().string();
+    // A program replaced on disk while it runs reads "name (deleted)".
+    if (program.ends_with(" (deleted)")) program.resize(program.size() - 10);
+    if (!program.starts_with(prefix)) continue;
+    Entry e;
+    e.pid = *pid;
+    e.ppid = ParseStatParent(ReadAll((d.path() / "stat").string())).value_or(0);
+    e.program = program;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<int> LinuxProcessTable::OthersHolding(const std::string& path) const {
+  std::vector<int> out;
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(path, ec);
+  if (ec) return out;
+  const int self = static_cast<int>(::getpid());
+  for (const auto& d : fs::directory_iterator("/proc", ec)) {
+    auto pid = Number<int>(d.path().filename().string());
+    if (!pid || *pid == self) continue;
+    std::error_code fd_ec;
+    for (const auto& fd : fs::directory_iterator(d.path() / "fd", fd_ec)) {
+      std::error_code link_ec;
+      if (fs::read_symlink(fd.path(), link_ec) == target && !link_ec) {
+        out.push_back(*pid);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Liveness CheckLiveness(const ProcessIdentity& who, const ProcessTable& table) {
+  if (who.empty()) return Liveness::kUnknown;
+  const ProcessIdentity self = table.Self();
+  // Another host: a different name, or a different machine id where both have one.
+  if (who.host != self.host) return Liveness::kElsewhere;
+  if (!who.machine_id.empty() && !self.machine_id.empty() && who.machine_id != self.machine_id) {
+    return Liveness::kElsewhere;
+  }
+  // This host, booted since: every process of the earlier boot is gone.
+  if (!who.boot_id.empty() && !self.boot_id.empty() && who.boot_id != self.boot_id) {
+    return Liveness::kGone;
+  }
+  const auto ticks = table.StartTicks(who.pid);
+  if (!ticks || *ticks != who.start_ticks) return Liveness::kGone;
+  return Liveness::kAlive;
+}
+
+}  // namespace pipette::env
