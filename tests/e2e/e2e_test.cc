@@ -488,7 +488,32 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
       {"n_ctx too small",
        "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
        "n_ctx 128 is too small"},
+      // A corpus that cannot fill one chunk measures nothing: refused before the speed tests.
+      {"empty ppl corpus",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [tg4]\nquality:\n  ppl: {corpus: "
+       "empty.txt}\n",
+       "ex.yaml:4:17: the ppl corpus "},
+      {"tiny ppl corpus",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {corpus: tiny.txt, n_ctx: 256}\n",
+       "tiny.txt has 45 bytes, too few for one chunk of 256 tokens"},
+      {"empty kld corpus",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  kld: {reference: "
+       "smollm2-135m-instruct-q4_1, corpus: empty.txt}\n",
+       "empty.txt is empty"},
+      {"tiny imatrix corpus",
+       "quantize:\n  base: smollm2-135m-instruct-q4_1\n  imatrix: {types: [Q4_0], corpus: "
+       "tiny.txt, n_ctx: 256}\ntests: [tg4]\n",
+       "ex.yaml:3:36: the imatrix corpus "},
+      {"mc without items",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: none.jsonl}\n",
+       "none.jsonl: no items"},
+      {"gen without items",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  gen: {dataset: none.jsonl}\n",
+       "none.jsonl: no items"},
   };
+  Write("empty.txt", "");
+  Write("tiny.txt", "Too short to make an importance matrix from.\n");
+  Write("none.jsonl", "\n");
   std::ofstream(dir_ / "bad.jsonl")
       << R"({"id": "a", "question": "q?", "choices": ["x", "y"], "answer": 0})"
       << "\n{oops\n";

@@ -150,9 +150,14 @@ quality:
 }
 
 TEST_F(Quantize, AVariantThatCannotBeMadeFailsItsCellsOnly) {
-  // The importance matrix needs a chunk of 256 tokens; this corpus has a handful, so that one
-  // variant cannot be made. The base and the other variant are measured all the same.
-  Write("tiny.txt", "Too short to make an importance matrix from.\n");
+  // The importance matrix needs a chunk of 256 tokens. This corpus has enough bytes to pass the
+  // check made before anything runs (a token covers at least one byte), but only some 60 tokens,
+  // which only the model's tokenizer finds out: that one variant cannot be made. The base and
+  // the other variant are measured all the same.
+  std::string words;
+  for (int i = 0; i < 6; ++i) words += "Too short to make an importance matrix from. ";
+  ASSERT_GE(words.size(), 255u);
+  Write("tiny.txt", words);
   fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
 quantize:
   base: smollm2-135m-instruct-q4_1

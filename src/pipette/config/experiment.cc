@@ -151,6 +151,39 @@ Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const L
   return r;
 }
 
+// The corpus a workload names (relative to the experiment file, then to the current folder), or
+// the shipped one when it names none; either way the file must be there.
+Result<std::string> CorpusFile(const Where& w, const YAML::Node& node, const std::string& written,
+                               const LoadOptions& opt, const std::string& what) {
+  if (!written.empty()) return ResolveDataPath(w, node, written, what + " file");
+  const fs::path def = fs::path(opt.datasets_dir) / kDefaultPplCorpus;
+  std::error_code ec;
+  if (!fs::is_regular_file(def, ec)) {
+    return w.At(node, fmt::format("the default corpus is missing at {}", def.string()));
+  }
+  return fs::absolute(def).lexically_normal().string();
+}
+
+// A corpus is read in chunks of n_ctx tokens, and one that cannot fill a single chunk measures
+// nothing. Its tokens are known only once a model has tokenized it, but a token covers at least
+// one byte: a file of fewer bytes than n_ctx, less the one BOS token a tokenizer may add, can
+// never fill a chunk, whatever the model.
+Status CheckCorpusFitsAChunk(const Where& w, const YAML::Node& node, const std::string& path,
+                             int n_ctx, const std::string& what) {
+  std::error_code ec;
+  const uintmax_t bytes = fs::file_size(path, ec);
+  if (ec) return w.At(node, fmt::format("cannot read the {} {}: {}", what, path, ec.message()));
+  if (bytes == 0) return w.At(node, fmt::format("the {} {} is empty", what, path));
+  const uintmax_t need = static_cast<uintmax_t>(n_ctx) - 1;
+  if (bytes < need) {
+    return w.At(node, fmt::format("the {} {} has {} bytes, too few for one chunk of {} tokens: a "
+                                  "token covers at least one byte, so a chunk needs at least {} "
+                                  "bytes (n_ctx less the BOS token a tokenizer may add)",
+                                  what, path, bytes, n_ctx, need));
+  }
+  return {};
+}
+
 Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
   PplSpec spec;
   spec.line = Line(node);
@@ -182,17 +215,11 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
   } else if (!node.IsNull() && !(node.IsScalar() && node.Scalar() == "true")) {
     return w.At(node, "ppl: takes a mapping (corpus:, n_ctx:, chunks:) or nothing");
   }
-  if (corpus.empty()) {
-    const fs::path def = fs::path(opt.datasets_dir) / kDefaultPplCorpus;
-    std::error_code ec;
-    if (!fs::is_regular_file(def, ec)) {
-      return w.At(node, fmt::format("the default corpus is missing at {}", def.string()));
-    }
-    spec.corpus = fs::absolute(def).lexically_normal().string();
-  } else {
-    auto p = ResolveDataPath(w, corpus_node, corpus, "corpus file");
-    if (!p) return p.error();
-    spec.corpus = *p;
+  auto file = CorpusFile(w, corpus_node, corpus, opt, "corpus");
+  if (!file) return file.error();
+  spec.corpus = *file;
+  if (auto st = CheckCorpusFitsAChunk(w, corpus_node, spec.corpus, spec.n_ctx, "ppl corpus"); !st) {
+    return st.error();
   }
   return spec;
 }
@@ -310,12 +337,11 @@ Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptio
     }
   }
   if (spec.reference.empty()) return w.At(node, "kld: needs 'reference:' (a model of this file)");
-  if (corpus.empty()) {
-    spec.corpus = (fs::path(opt.datasets_dir) / kDefaultPplCorpus).lexically_normal().string();
-  } else {
-    auto p = ResolveDataPath(w, corpus_node, corpus, "corpus file");
-    if (!p) return p.error();
-    spec.corpus = *p;
+  auto file = CorpusFile(w, corpus_node, corpus, opt, "corpus");
+  if (!file) return file.error();
+  spec.corpus = *file;
+  if (auto st = CheckCorpusFitsAChunk(w, corpus_node, spec.corpus, spec.n_ctx, "kld corpus"); !st) {
+    return st.error();
   }
   return spec;
 }
@@ -493,12 +519,12 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
     if (imatrix_types.empty()) {
       return w.At(imatrix_node, "imatrix: needs 'types:' (the types to make with it)");
     }
-    if (corpus.empty()) {
-      spec.corpus = (fs::path(opt.datasets_dir) / kDefaultPplCorpus).lexically_normal().string();
-    } else {
-      auto p = ResolveDataPath(w, corpus_node, corpus, "imatrix corpus file");
-      if (!p) return p.error();
-      spec.corpus = *p;
+    auto file = CorpusFile(w, corpus_node, corpus, opt, "imatrix corpus");
+    if (!file) return file.error();
+    spec.corpus = *file;
+    if (auto st = CheckCorpusFitsAChunk(w, corpus_node, spec.corpus, spec.n_ctx, "imatrix corpus");
+        !st) {
+      return st;
     }
     auto sha = Sha256File(spec.corpus);
     if (!sha) return w.At(corpus_node, sha.error().message);

@@ -148,6 +148,57 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
   EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);
 }
 
+TEST_F(ExperimentTest, CorporaThatCannotFillOneChunkAreRefused) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  std::ofstream(dir_ / "empty.txt") << "";
+  std::ofstream(dir_ / "ten.txt") << "ten bytes.";
+  const std::string empty = (dir_ / "empty.txt").string(), ten = (dir_ / "ten.txt").string();
+  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: empty.txt}\n"),
+            "ex.yaml:3:17: the ppl corpus " + empty + " is empty");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
+                    "empty.txt}\n"),
+            "ex.yaml:3:56: the kld corpus " + empty + " is empty");
+  // Ten bytes are at most ten tokens, plus a BOS: enough for n_ctx 11, never for 12.
+  EXPECT_TRUE(Parse(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 11}\n").ok());
+  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 12}\n"),
+            "ex.yaml:3:17: the ppl corpus " + ten +
+                " has 10 bytes, too few for one chunk of 12 tokens: a token covers at least one "
+                "byte, so a chunk needs at least 11 bytes (n_ctx less the BOS token a tokenizer "
+                "may add)");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
+                    "ten.txt}\n")
+                .substr(0, 30 + ten.size()),
+            "ex.yaml:3:56: the kld corpus " + ten + " ");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q4_0], corpus: ten.txt, n_ctx: 32}\ntests: [pp16]\n"),
+            "ex.yaml:3:36: the imatrix corpus " + ten +
+                " has 10 bytes, too few for one chunk of 32 tokens: a token covers at least one "
+                "byte, so a chunk needs at least 31 bytes (n_ctx less the BOS token a tokenizer "
+                "may add)");
+  // The defaults are checked the same way: here the shipped corpus is missing.
+  opts_.datasets_dir = dir_.string();
+  EXPECT_NE(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1}\n")
+                .find("the default corpus is missing at " + dir_.string()),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(m + "quality:\n  ppl:\n").find("the default corpus is missing"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q4_0]}\ntests: [pp16]\n")
+                .find("the default corpus is missing"),
+            std::string::npos);
+}
+
+TEST_F(ExperimentTest, DatasetsWithoutItemsAreRefused) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  std::ofstream(dir_ / "none.jsonl") << "\n\n";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  EXPECT_EQ(ErrorOf(m + "quality:\n  mc: {dataset: none.jsonl}\n"),
+            "none.jsonl: no items (the file is empty or has only blank lines)");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  gen: {dataset: none.jsonl}\n"),
+            "none.jsonl: no items (the file is empty or has only blank lines)");
+}
+
 TEST_F(ExperimentTest, NothingMaySayAThingTwice) {
   const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: 2\nrepetitions: 3\n"),
