@@ -510,6 +510,8 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
       {"gen without items",
        "models: [smollm2-135m-instruct-q4_1]\nquality:\n  gen: {dataset: none.jsonl}\n",
        "none.jsonl: no items"},
+      {"too many tokens", "models: [smollm2-135m-instruct-q4_1]\ntests: [tg100000000]\n",
+       "ex.yaml:2:9: test 'tg100000000' asks for 100000000 tokens: a test takes at most 16777216"},
   };
   Write("empty.txt", "");
   Write("tiny.txt", "Too short to make an importance matrix from.\n");

@@ -660,16 +660,25 @@ Result<TestSpec> ParseTestName(std::string_view text) {
                     "pp512, tg128, ttft@256)",
                     text));
   }
-  int v = 0;
+  int64_t v = 0;
   auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (num.empty() || ec != std::errc() || ptr != num.data() + num.size() || v < 1 ||
-      v > (1 << 24)) {
-    return InputError(
-        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, "
-                    "ttft@256",
-                    text));
+  const bool digits = !num.empty() && ptr == num.data() + num.size();
+  if (digits &&
+      (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxTestTokens))) {
+    return InputError(fmt::format("test '{}' asks for {} tokens: a test takes at most {} (2^24)",
+                                  text, num, kMaxTestTokens));
   }
-  t.n = v;
+  if (!digits || ec != std::errc()) {
+    return InputError(
+        fmt::format("test '{}' needs a whole number of tokens after '{}', e.g. pp512, tg128, "
+                    "ttft@256",
+                    text, text.substr(0, text.size() - num.size())));
+  }
+  if (v < 1) {
+    return InputError(
+        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, ttft@256", text));
+  }
+  t.n = static_cast<int>(v);
   switch (t.kind) {
     case TestKind::kPP:
       t.name = fmt::format("pp{}", v);

@@ -125,6 +125,12 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
             "ex.yaml:3:14: repetitions must be an integer, got 'many'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp0]\n"),
             "ex.yaml:2:9: test 'pp0' needs a positive token count, e.g. pp512, tg128, ttft@256");
+  EXPECT_EQ(ErrorOf(m + "tests: [tg100000000]\n"),
+            "ex.yaml:2:9: test 'tg100000000' asks for 100000000 tokens: a test takes at most "
+            "16777216 (2^24)");
+  EXPECT_EQ(ErrorOf(m + "tests: [tgx]\n"),
+            "ex.yaml:2:9: test 'tgx' needs a whole number of tokens after 'tg', e.g. pp512, tg128, "
+            "ttft@256");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cp\n"),
             "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
             "llama.cpp)");
@@ -354,6 +360,15 @@ TEST(TestNames, ParseAndCanonicalize) {
   EXPECT_FALSE(ParseTestName("tg12x").ok());
   EXPECT_FALSE(ParseTestName("ttft@-3").ok());
   EXPECT_EQ(ParseTestName("ttft@256")->name, "ttft@256");
+  // The limit, and past it (also past what an int holds): "too large", not "not a number".
+  EXPECT_EQ(ParseTestName("tg16777216")->n, 16777216);
+  EXPECT_EQ(ParseTestName("tg16777217").error().message,
+            "test 'tg16777217' asks for 16777217 tokens: a test takes at most 16777216 (2^24)");
+  EXPECT_NE(ParseTestName("pp99999999999999999999").error().message.find("at most 16777216"),
+            std::string::npos);
+  EXPECT_NE(ParseTestName("tg").error().message.find("needs a whole number of tokens after 'tg'"),
+            std::string::npos);
+  EXPECT_NE(ParseTestName("ttft@-3").error().message.find("positive"), std::string::npos);
 }
 
 }  // namespace
