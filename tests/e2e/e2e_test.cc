@@ -512,6 +512,10 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
        "none.jsonl: no items"},
       {"too many tokens", "models: [smollm2-135m-instruct-q4_1]\ntests: [tg100000000]\n",
        "ex.yaml:2:9: test 'tg100000000' asks for 100000000 tokens: a test takes at most 16777216"},
+      {"llama.cpp's name",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams: "
+       "{n_thread: 2}\n",
+       "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)"},
   };
   Write("empty.txt", "");
   Write("tiny.txt", "Too short to make an importance matrix from.\n");

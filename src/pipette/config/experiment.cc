@@ -809,8 +809,8 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
         const std::string pname = p.first.Scalar();
         const ParamDef* def = registry.Find(pname);
         if (!def) {
-          return w.At(p.first, fmt::format("unknown parameter '{}'{}", pname,
-                                           DidYouMean(pname, registry.Names())));
+          return w.At(p.first,
+                      fmt::format("unknown parameter '{}'{}", pname, registry.DidYouMean(pname)));
         }
         std::vector<std::string> values;
         if (p.second.IsSequence() && p.second.size() == 0) {
@@ -872,6 +872,10 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     } else if (registry.Find(key)) {
       return w.At(kv.first,
                   fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
+    } else if (const ParamDef* alias = registry.FindAlias(key)) {
+      return w.At(kv.first, fmt::format("unknown key '{}': the runtime parameter is '{}', under "
+                                        "'params:'",
+                                        key, alias->name));
     } else {
       return w.At(kv.first, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
     }

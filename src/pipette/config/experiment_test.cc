@@ -154,6 +154,21 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
   EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);
 }
 
+TEST_F(ExperimentTest, ParametersByTheirLlamaCppNamesAreSuggested) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "params: {n_thread: 2}\n"),
+            "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  ctx-size: 512\n"),
+            "ex.yaml:4:3: unknown parameter 'ctx-size' (did you mean 'n_ctx'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  fa: on\n"),
+            "ex.yaml:4:3: unknown parameter 'fa' (did you mean 'flash_attn'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  zz: 1\n"), "ex.yaml:4:3: unknown parameter 'zz'");
+  // At the top level too: it is a parameter, by another name.
+  EXPECT_EQ(ErrorOf(m + "n_threads: 2\n"),
+            "ex.yaml:3:1: unknown key 'n_threads': the runtime parameter is 'threads', under "
+            "'params:'");
+}
+
 TEST_F(ExperimentTest, CorporaThatCannotFillOneChunkAreRefused) {
   opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
   const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
