@@ -516,6 +516,8 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
        "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams: "
        "{n_thread: 2}\n",
        "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)"},
+      {"tab", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n\tthreads: 2\n",
+       "ex.yaml:4:1: a tab in the indentation: YAML indents with spaces"},
   };
   Write("empty.txt", "");
   Write("tiny.txt", "Too short to make an importance matrix from.\n");

@@ -8,8 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/model/bundled.h"
@@ -637,6 +640,26 @@ Status ParseQuantize(const Where& w, const YAML::Node& node, const LoadOptions& 
   return ParseQuantizeEntry(w, node, opt, ex);
 }
 
+// The tab nearest before or on line `last` (0-based) that sits in a line's indentation, as
+// 0-based (line, column); nullopt if there is none. Only lines with something after their
+// indentation count.
+std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int last) {
+  std::optional<std::pair<int, int>> found;
+  int line = 0;
+  for (size_t begin = 0; begin <= text.size() && line <= last; ++line) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(begin, end - begin);
+    const size_t content = l.find_first_not_of(" \t\r");
+    const size_t tab = l.find('\t');
+    if (content != std::string_view::npos && tab < content) {
+      found = std::make_pair(line, static_cast<int>(tab));
+    }
+    begin = end + 1;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::string McPrompt(const std::string& question) { return "Question: " + question + "\nAnswer:"; }
@@ -737,6 +760,11 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
+    // yaml-cpp's words for a tab in the indentation ("illegal map value", ...) do not say so.
+    if (auto tab = TabInIndentation(text, e.mark.line)) {
+      return InputError(fmt::format("{}:{}:{}: a tab in the indentation: YAML indents with spaces",
+                                    path, tab->first + 1, tab->second + 1));
+    }
     return InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1,
                                   e.mark.column + 1, e.msg));
   }

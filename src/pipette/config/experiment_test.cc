@@ -169,6 +169,19 @@ TEST_F(ExperimentTest, ParametersByTheirLlamaCppNamesAreSuggested) {
             "'params:'");
 }
 
+TEST_F(ExperimentTest, ATabInTheIndentationIsNamed) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "params:\n\tthreads: 2\n"),
+            "ex.yaml:4:1: a tab in the indentation: YAML indents with spaces");
+  EXPECT_EQ(ErrorOf(m + "params:\n  threads: 2\n  \tn_batch: 8\n"),
+            "ex.yaml:5:3: a tab in the indentation: YAML indents with spaces");
+  EXPECT_EQ(ErrorOf("models:\n\t- smollm2-135m-instruct-q4_1\ntests: [pp16]\n"),
+            "ex.yaml:2:1: a tab in the indentation: YAML indents with spaces");
+  // A tab YAML accepts (inside a block of text) is no error; other mistakes keep their words.
+  EXPECT_TRUE(Parse(m + "description: |\n  one\n  \ttwo\n").ok());
+  EXPECT_NE(ErrorOf(m + "params: {threads: 2\n").find("malformed YAML"), std::string::npos);
+}
+
 TEST_F(ExperimentTest, CorporaThatCannotFillOneChunkAreRefused) {
   opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
   const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
