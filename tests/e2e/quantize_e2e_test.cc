@@ -274,6 +274,18 @@ TEST_F(Quantize, SensitivityNeedsABudget) {
                       "--max-kld", "1", "--store", Store()});
   EXPECT_EQ(c.code, 2);
   EXPECT_NE(c.err.find("not found: '"), std::string::npos) << c.err;
+  // Layers the model does not have would leave them out of the recipe without a word.
+  Output layers = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "40-50",
+                           "--max-kld", "1", "--store", Store()});
+  EXPECT_EQ(layers.code, 2);
+  EXPECT_NE(layers.err.find("--layers 40-50: smollm2-135m-instruct-q4_1 has 30 layers (0-29), "
+                            "so there are no layers 40-50"),
+            std::string::npos)
+      << layers.err;
+  Output some = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "28-30",
+                         "--max-kld", "1", "--store", Store()});
+  EXPECT_EQ(some.code, 2);
+  EXPECT_NE(some.err.find("so there is no layer 30"), std::string::npos) << some.err;
   EXPECT_FALSE(fs::exists(Store()));
 }
 

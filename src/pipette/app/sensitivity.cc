@@ -181,6 +181,12 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const config::ModelSpec base = probe->models.front();
   auto gguf = model::ReadGguf(base.path);
   if (!gguf) return Fail(gguf.error());
+  // A layer the model does not have would quietly leave the recipe without it.
+  if (const std::string missing =
+          sensitivity::MissingLayers(gopt.only_layers, sensitivity::LayerCount(*gguf));
+      !missing.empty()) {
+    return Fail(InputError(fmt::format("--layers {}: {} {}", args.layers, base.name, missing)));
+  }
   const auto groups = sensitivity::GroupsOf(*gguf, gopt);
   if (groups.empty()) {
     return Fail(InputError(fmt::format("{}: no tensor groups match (layers {})", base.path,
