@@ -535,6 +535,44 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
   }
 }
 
+TEST_F(E2E, AModelNameWithAPipeKeepsTheMarkdownTableWhole) {
+  fs::path ex = Write("ex.yaml", "models: [{path: " + kModel + ", name: \"a|b\"}]\n" + R"(params:
+  threads: [1, 2]
+tests: [tg4]
+repetitions: 1
+warmup: 0
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", "--store", Store()},
+        std::vector<std::string>{"report", "--store", Store(), "--vary", "threads"}}) {
+    Output md = Pipette(args);
+    ASSERT_EQ(md.code, 0) << md.err;
+    EXPECT_NE(md.out.find("a\\|b"), std::string::npos) << md.out;
+    // Every line of a table has as many cell separators as its header.
+    std::stringstream lines(md.out);
+    int separators = -1, rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.starts_with("|")) {
+        separators = -1;
+        continue;
+      }
+      int n = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '\\')
+          ++i;
+        else if (line[i] == '|')
+          ++n;
+      }
+      if (separators < 0) separators = n;
+      EXPECT_EQ(n, separators) << line << "\nin\n" << md.out;
+      ++rows;
+    }
+    EXPECT_GE(rows, 4) << md.out;  // header, delimiter and two cells
+  }
+}
+
 TEST_F(E2E, HelpOnEveryCommandAndEnvFingerprint) {
   for (const char* cmd : {"run", "report", "env"}) {
     Output o = Pipette({cmd, "--help"});

@@ -102,6 +102,19 @@ ReportData Sample() {
   return d;
 }
 
+// The number of '|' that separate cells in a Markdown table line (not those escaped with '\').
+int Separators(const std::string& line) {
+  int n = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\') {
+      ++i;
+    } else if (line[i] == '|') {
+      ++n;
+    }
+  }
+  return n;
+}
+
 void CheckGolden(const std::string& format, const std::string& file) {
   auto reporter = MakeReporter(format);
   ASSERT_TRUE(reporter.ok());
@@ -121,6 +134,31 @@ void CheckGolden(const std::string& format, const std::string& file) {
 TEST(Golden, Markdown) { CheckGolden("md", "report.md"); }
 TEST(Golden, Csv) { CheckGolden("csv", "report.csv"); }
 TEST(Golden, Json) { CheckGolden("json", "report.json"); }
+
+TEST(Reporters, MarkdownEscapesWhatWouldBreakATable) {
+  ReportData d = Sample();
+  for (auto& r : d.rows) r.model = "a|b";
+  d.rows.front().runtime_version = "0.3\n| x |";
+  d.cells[1].error = "the worker died:\n---\n| stderr | tail |";
+  d.cells[1].key = "model=a|b,threads=2";
+  std::ostringstream out;
+  (*MakeReporter("md"))->Write(d, out);
+  std::stringstream lines(out.str());
+  int table_lines = 0, header_separators = -1;
+  std::string line;
+  while (std::getline(lines, line) && line.starts_with("|")) {
+    if (header_separators < 0) header_separators = Separators(line);
+    EXPECT_EQ(Separators(line), header_separators) << line;
+    ++table_lines;
+  }
+  EXPECT_EQ(table_lines, 2 + 4);  // header, delimiter, the four rows: no row broke in two
+  EXPECT_NE(out.str().find("| a\\|b "), std::string::npos) << out.str();
+  // The failure note stays one line, and its key one more.
+  EXPECT_NE(out.str().find("cell 2 FAILED: the worker died: --- \\| stderr \\| tail \\|\n"
+                           "  model=a\\|b,threads=2\n"),
+            std::string::npos)
+      << out.str();
+}
 
 TEST(Reporters, UnknownFormatSuggests) {
   auto r = MakeReporter("jsno");
