@@ -83,8 +83,6 @@ ReportData Sample() {
   d.rows.back().model = "smol:Q4_K_M";
   d.rows.back().quant = "Q4_K_M";
   d.rows.back().quant_origin = "re-quantized from Q4_1";
-  d.rows.back().base_model = "SmolLM2 135M Instruct";
-  for (size_t i = 0; i + 1 < d.rows.size(); ++i) d.rows[i].base_model = "SmolLM2 135M Instruct";
   metrics::ResultRow ppl = row(0, 11, "ok", 1, "ppl", "ppl", "", {17.5, 19.25});
   ppl.value = 18.125;
   ppl.std_error = 0.75;
@@ -99,6 +97,12 @@ ReportData Sample() {
   mc.summary = {};
   mc.summary.n = 4;
   d.rows.insert(d.rows.begin() + 5, mc);
+  // base_model is Pipette's name for the model a variant was made from (smol), or for the model
+  // itself; the files' GGUF general.name only groups them.
+  for (auto& r : d.rows) {
+    r.base_model = "smol";
+    r.family = "SmolLM2 135M Instruct";
+  }
   return d;
 }
 
