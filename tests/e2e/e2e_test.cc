@@ -535,6 +535,18 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
   }
 }
 
+TEST_F(E2E, AnUnknownCommandIsNamed) {
+  Output o = Pipette({"bogus"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("unknown command 'bogus' (commands: run, report, sensitivity, env)"),
+            std::string::npos)
+      << o.err;
+  Output near = Pipette({"rnu", "ex.yaml"});
+  EXPECT_EQ(near.code, 2);
+  EXPECT_NE(near.err.find("unknown command 'rnu' (did you mean 'run'?)"), std::string::npos)
+      << near.err;
+}
+
 TEST_F(E2E, AModelNameWithAPipeKeepsTheMarkdownTableWhole) {
   fs::path ex = Write("ex.yaml", "models: [{path: " + kModel + ", name: \"a|b\"}]\n" + R"(params:
   threads: [1, 2]
