@@ -1,6 +1,9 @@
 // pipette: the command line. Parses arguments and calls the library; nothing else.
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "pipette/app/commands.h"
 #include "pipette/app/sensitivity.h"
@@ -87,6 +90,18 @@ int main(int argc, char** argv) {
   env_cmd->add_flag("--json", env.json, "as JSON");
   env_cmd->add_flag("--no-bandwidth", env.no_bandwidth, "skip the memory-bandwidth probe");
 
+  // CLI11 would call an unknown command an unexpected argument.
+  if (argc > 1) {
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      commands.push_back(sub->get_name());
+    }
+    if (auto e = pipette::app::CheckCommand(argv[1], commands)) {
+      std::fprintf(stderr, "error: %s\nRun with --help for more information.\n",
+                   e->message.c_str());
+      return e->exit_code;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -488,7 +488,40 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
       {"n_ctx too small",
        "models: [smollm2-135m-instruct-q4_1]\ntests: [pp512]\nparams:\n  n_ctx: 128\n",
        "n_ctx 128 is too small"},
+      // A corpus that cannot fill one chunk measures nothing: refused before the speed tests.
+      {"empty ppl corpus",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [tg4]\nquality:\n  ppl: {corpus: "
+       "empty.txt}\n",
+       "ex.yaml:4:17: the ppl corpus "},
+      {"tiny ppl corpus",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  ppl: {corpus: tiny.txt, n_ctx: 256}\n",
+       "tiny.txt has 45 bytes, too few for one chunk of 256 tokens"},
+      {"empty kld corpus",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  kld: {reference: "
+       "smollm2-135m-instruct-q4_1, corpus: empty.txt}\n",
+       "empty.txt is empty"},
+      {"tiny imatrix corpus",
+       "quantize:\n  base: smollm2-135m-instruct-q4_1\n  imatrix: {types: [Q4_0], corpus: "
+       "tiny.txt, n_ctx: 256}\ntests: [tg4]\n",
+       "ex.yaml:3:36: the imatrix corpus "},
+      {"mc without items",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: none.jsonl}\n",
+       "none.jsonl: no items"},
+      {"gen without items",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  gen: {dataset: none.jsonl}\n",
+       "none.jsonl: no items"},
+      {"too many tokens", "models: [smollm2-135m-instruct-q4_1]\ntests: [tg100000000]\n",
+       "ex.yaml:2:9: test 'tg100000000' asks for 100000000 tokens: a test takes at most 16777216"},
+      {"llama.cpp's name",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams: "
+       "{n_thread: 2}\n",
+       "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)"},
+      {"tab", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n\tthreads: 2\n",
+       "ex.yaml:4:1: a tab in the indentation: YAML indents with spaces"},
   };
+  Write("empty.txt", "");
+  Write("tiny.txt", "Too short to make an importance matrix from.\n");
+  Write("none.jsonl", "\n");
   std::ofstream(dir_ / "bad.jsonl")
       << R"({"id": "a", "question": "q?", "choices": ["x", "y"], "answer": 0})"
       << "\n{oops\n";
@@ -499,6 +532,56 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
     EXPECT_EQ(o.code, 2) << o.err;
     EXPECT_NE(o.err.find(c.expected), std::string::npos) << o.err;
     EXPECT_FALSE(fs::exists(Store())) << "nothing may be written for bad input";
+  }
+}
+
+TEST_F(E2E, AnUnknownCommandIsNamed) {
+  Output o = Pipette({"bogus"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("unknown command 'bogus' (commands: run, report, sensitivity, env)"),
+            std::string::npos)
+      << o.err;
+  Output near = Pipette({"rnu", "ex.yaml"});
+  EXPECT_EQ(near.code, 2);
+  EXPECT_NE(near.err.find("unknown command 'rnu' (did you mean 'run'?)"), std::string::npos)
+      << near.err;
+}
+
+TEST_F(E2E, AModelNameWithAPipeKeepsTheMarkdownTableWhole) {
+  fs::path ex = Write("ex.yaml", "models: [{path: " + kModel + ", name: \"a|b\"}]\n" + R"(params:
+  threads: [1, 2]
+tests: [tg4]
+repetitions: 1
+warmup: 0
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", "--store", Store()},
+        std::vector<std::string>{"report", "--store", Store(), "--vary", "threads"}}) {
+    Output md = Pipette(args);
+    ASSERT_EQ(md.code, 0) << md.err;
+    EXPECT_NE(md.out.find("a\\|b"), std::string::npos) << md.out;
+    // Every line of a table has as many cell separators as its header.
+    std::stringstream lines(md.out);
+    int separators = -1, rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.starts_with("|")) {
+        separators = -1;
+        continue;
+      }
+      int n = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '\\')
+          ++i;
+        else if (line[i] == '|')
+          ++n;
+      }
+      if (separators < 0) separators = n;
+      EXPECT_EQ(n, separators) << line << "\nin\n" << md.out;
+      ++rows;
+    }
+    EXPECT_GE(rows, 4) << md.out;  // header, delimiter and two cells
   }
 }
 

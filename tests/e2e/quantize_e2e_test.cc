@@ -150,9 +150,14 @@ quality:
 }
 
 TEST_F(Quantize, AVariantThatCannotBeMadeFailsItsCellsOnly) {
-  // The importance matrix needs a chunk of 256 tokens; this corpus has a handful, so that one
-  // variant cannot be made. The base and the other variant are measured all the same.
-  Write("tiny.txt", "Too short to make an importance matrix from.\n");
+  // The importance matrix needs a chunk of 256 tokens. This corpus has enough bytes to pass the
+  // check made before anything runs (a token covers at least one byte), but only some 60 tokens,
+  // which only the model's tokenizer finds out: that one variant cannot be made. The base and
+  // the other variant are measured all the same.
+  std::string words;
+  for (int i = 0; i < 6; ++i) words += "Too short to make an importance matrix from. ";
+  ASSERT_GE(words.size(), 255u);
+  Write("tiny.txt", words);
   fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
 quantize:
   base: smollm2-135m-instruct-q4_1
@@ -269,6 +274,18 @@ TEST_F(Quantize, SensitivityNeedsABudget) {
                       "--max-kld", "1", "--store", Store()});
   EXPECT_EQ(c.code, 2);
   EXPECT_NE(c.err.find("not found: '"), std::string::npos) << c.err;
+  // Layers the model does not have would leave them out of the recipe without a word.
+  Output layers = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "40-50",
+                           "--max-kld", "1", "--store", Store()});
+  EXPECT_EQ(layers.code, 2);
+  EXPECT_NE(layers.err.find("--layers 40-50: smollm2-135m-instruct-q4_1 has 30 layers (0-29), "
+                            "so there are no layers 40-50"),
+            std::string::npos)
+      << layers.err;
+  Output some = Pipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "28-30",
+                         "--max-kld", "1", "--store", Store()});
+  EXPECT_EQ(some.code, 2);
+  EXPECT_NE(some.err.find("so there is no layer 30"), std::string::npos) << some.err;
   EXPECT_FALSE(fs::exists(Store()));
 }
 

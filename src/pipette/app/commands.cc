@@ -133,6 +133,18 @@ void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) 
 
 }  // namespace
 
+std::optional<Error> CheckCommand(std::string_view first,
+                                  const std::vector<std::string>& commands) {
+  if (first.starts_with('-') ||
+      std::find(commands.begin(), commands.end(), first) != commands.end()) {
+    return std::nullopt;
+  }
+  std::string list;
+  for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
+  return InputError(fmt::format("unknown command '{}'{} (commands: {})", first,
+                                DidYouMean(first, commands), list));
+}
+
 namespace {
 // The one piece of process-wide state: a signal handler can only reach a global.
 std::atomic<bool> g_stop{false};

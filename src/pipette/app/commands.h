@@ -2,10 +2,19 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "pipette/util/result.h"
+
 namespace pipette::app {
+
+// The command line's first argument must be an option or one of `commands`; for anything else
+// the error (exit code 2) names it, suggests the nearest command and lists them all:
+// "unknown command 'rnu' (did you mean 'run'?) (commands: run, report, sensitivity, env)".
+std::optional<Error> CheckCommand(std::string_view first, const std::vector<std::string>& commands);
 
 struct Paths {
   std::string models_dir;    // bundled models

@@ -190,6 +190,12 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const config::ModelSpec base = probe->models.front();
   auto gguf = model::ReadGguf(base.path);
   if (!gguf) return Fail(gguf.error());
+  // A layer the model does not have would quietly leave the recipe without it.
+  if (const std::string missing =
+          sensitivity::MissingLayers(gopt.only_layers, sensitivity::LayerCount(*gguf));
+      !missing.empty()) {
+    return Fail(InputError(fmt::format("--layers {}: {} {}", args.layers, base.name, missing)));
+  }
   const auto groups = sensitivity::GroupsOf(*gguf, gopt);
   if (groups.empty()) {
     return Fail(InputError(fmt::format("{}: no tensor groups match (layers {})", base.path,
@@ -299,11 +305,14 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const sensitivity::Recipe recipe = sensitivity::ChooseRecipe(partition, high.size, budget);
 
   std::ostringstream out;
-  out << fmt::format("# Layer sensitivity of {} ({})\n\n", base.name, base.quant);
+  // Names and errors go through MarkdownLine/MarkdownCell: a '|' or a line break in them must
+  // not break the report's tables and lines.
+  out << fmt::format("# Layer sensitivity of {} ({})\n\n", MarkdownLine(base.name),
+                     MarkdownLine(base.quant));
   out << fmt::format(
       "Each group's tensors quantized to {} while the rest stay {}; KL divergence against the "
       "all-{} variant on {} chunk(s) of {} tokens (store {}, run {}).\n",
-      *low, args.high, args.high, args.chunks, args.n_ctx, args.store, run1);
+      *low, args.high, args.high, args.chunks, args.n_ctx, MarkdownLine(args.store), run1);
   if (!quant::IsFullPrecision(origin)) {
     out << fmt::format(
         "Every variant is re-quantized from {}: not a quantization of the "
@@ -315,16 +324,16 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const auto ranked = sensitivity::RankByCost(results);
   for (size_t i = 0; i < ranked.size(); ++i) {
     const auto& r = ranked[i];
-    out << fmt::format("| {} | {} | {} | {} | {:.6f} | {} |\n", i + 1, r.name,
+    out << fmt::format("| {} | {} | {} | {} | {:.6f} | {} |\n", i + 1, MarkdownCell(r.name),
                        group_of[r.name]->n_tensors, FormatBytes(double(r.bytes_saved)), r.kld,
                        r.bytes_saved > 0
                            ? fmt::format("{:.6f}", r.kld / (double(r.bytes_saved) / 1048576.0))
                            : "n/a");
   }
-  out << fmt::format("\nAll {} ({}): {} | all {}: {}, kld mean {:.6f}\n", args.high, high_name,
-                     FormatBytes(double(high.size)), *low,
+  out << fmt::format("\nAll {} ({}): {} | all {}: {}, kld mean {:.6f}\n", args.high,
+                     MarkdownLine(high_name), FormatBytes(double(high.size)), *low,
                      all_low.ok ? FormatBytes(double(all_low.size)) : "failed", all_low.kld);
-  for (const auto& f : failed) out << "failed: " << f << "\n";
+  for (const auto& f : failed) out << "failed: " << MarkdownLine(f) << "\n";
 
   out << "\n## Recipe\n\n";
   out << fmt::format("Budget: {}{}{}.\n",
@@ -377,7 +386,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
         tried.low.size(), FormatBytes(double(tried.predicted_size)), tried.predicted_kld, run2,
         mix.ok ? FormatBytes(double(mix.size)) : "failed", mix.kld, 100 * mix.top1);
     if (!mix.ok) {
-      out << "The mix failed: " << mix.error << "\n";
+      out << "The mix failed: " << MarkdownLine(mix.error) << "\n";
       break;
     }
     const bool size_ok = !budget.max_size || mix.size <= *budget.max_size;

@@ -8,8 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/model/bundled.h"
@@ -151,6 +154,39 @@ Result<RuntimeSpec> ParseRuntime(const Where& w, const YAML::Node& node, const L
   return r;
 }
 
+// The corpus a workload names (relative to the experiment file, then to the current folder), or
+// the shipped one when it names none; either way the file must be there.
+Result<std::string> CorpusFile(const Where& w, const YAML::Node& node, const std::string& written,
+                               const LoadOptions& opt, const std::string& what) {
+  if (!written.empty()) return ResolveDataPath(w, node, written, what + " file");
+  const fs::path def = fs::path(opt.datasets_dir) / kDefaultPplCorpus;
+  std::error_code ec;
+  if (!fs::is_regular_file(def, ec)) {
+    return w.At(node, fmt::format("the default corpus is missing at {}", def.string()));
+  }
+  return fs::absolute(def).lexically_normal().string();
+}
+
+// A corpus is read in chunks of n_ctx tokens, and one that cannot fill a single chunk measures
+// nothing. Its tokens are known only once a model has tokenized it, but a token covers at least
+// one byte: a file of fewer bytes than n_ctx, less the one BOS token a tokenizer may add, can
+// never fill a chunk, whatever the model.
+Status CheckCorpusFitsAChunk(const Where& w, const YAML::Node& node, const std::string& path,
+                             int n_ctx, const std::string& what) {
+  std::error_code ec;
+  const uintmax_t bytes = fs::file_size(path, ec);
+  if (ec) return w.At(node, fmt::format("cannot read the {} {}: {}", what, path, ec.message()));
+  if (bytes == 0) return w.At(node, fmt::format("the {} {} is empty", what, path));
+  const uintmax_t need = static_cast<uintmax_t>(n_ctx) - 1;
+  if (bytes < need) {
+    return w.At(node, fmt::format("the {} {} has {} bytes, too few for one chunk of {} tokens: a "
+                                  "token covers at least one byte, so a chunk needs at least {} "
+                                  "bytes (n_ctx less the BOS token a tokenizer may add)",
+                                  what, path, bytes, n_ctx, need));
+  }
+  return {};
+}
+
 Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
   PplSpec spec;
   spec.line = Line(node);
@@ -182,17 +218,11 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
   } else if (!node.IsNull() && !(node.IsScalar() && node.Scalar() == "true")) {
     return w.At(node, "ppl: takes a mapping (corpus:, n_ctx:, chunks:) or nothing");
   }
-  if (corpus.empty()) {
-    const fs::path def = fs::path(opt.datasets_dir) / kDefaultPplCorpus;
-    std::error_code ec;
-    if (!fs::is_regular_file(def, ec)) {
-      return w.At(node, fmt::format("the default corpus is missing at {}", def.string()));
-    }
-    spec.corpus = fs::absolute(def).lexically_normal().string();
-  } else {
-    auto p = ResolveDataPath(w, corpus_node, corpus, "corpus file");
-    if (!p) return p.error();
-    spec.corpus = *p;
+  auto file = CorpusFile(w, corpus_node, corpus, opt, "corpus");
+  if (!file) return file.error();
+  spec.corpus = *file;
+  if (auto st = CheckCorpusFitsAChunk(w, corpus_node, spec.corpus, spec.n_ctx, "ppl corpus"); !st) {
+    return st.error();
   }
   return spec;
 }
@@ -310,12 +340,11 @@ Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptio
     }
   }
   if (spec.reference.empty()) return w.At(node, "kld: needs 'reference:' (a model of this file)");
-  if (corpus.empty()) {
-    spec.corpus = (fs::path(opt.datasets_dir) / kDefaultPplCorpus).lexically_normal().string();
-  } else {
-    auto p = ResolveDataPath(w, corpus_node, corpus, "corpus file");
-    if (!p) return p.error();
-    spec.corpus = *p;
+  auto file = CorpusFile(w, corpus_node, corpus, opt, "corpus");
+  if (!file) return file.error();
+  spec.corpus = *file;
+  if (auto st = CheckCorpusFitsAChunk(w, corpus_node, spec.corpus, spec.n_ctx, "kld corpus"); !st) {
+    return st.error();
   }
   return spec;
 }
@@ -493,12 +522,12 @@ Status ParseQuantizeEntry(const Where& w, const YAML::Node& node, const LoadOpti
     if (imatrix_types.empty()) {
       return w.At(imatrix_node, "imatrix: needs 'types:' (the types to make with it)");
     }
-    if (corpus.empty()) {
-      spec.corpus = (fs::path(opt.datasets_dir) / kDefaultPplCorpus).lexically_normal().string();
-    } else {
-      auto p = ResolveDataPath(w, corpus_node, corpus, "imatrix corpus file");
-      if (!p) return p.error();
-      spec.corpus = *p;
+    auto file = CorpusFile(w, corpus_node, corpus, opt, "imatrix corpus");
+    if (!file) return file.error();
+    spec.corpus = *file;
+    if (auto st = CheckCorpusFitsAChunk(w, corpus_node, spec.corpus, spec.n_ctx, "imatrix corpus");
+        !st) {
+      return st;
     }
     auto sha = Sha256File(spec.corpus);
     if (!sha) return w.At(corpus_node, sha.error().message);
@@ -611,6 +640,26 @@ Status ParseQuantize(const Where& w, const YAML::Node& node, const LoadOptions& 
   return ParseQuantizeEntry(w, node, opt, ex);
 }
 
+// The tab nearest before or on line `last` (0-based) that sits in a line's indentation, as
+// 0-based (line, column); nullopt if there is none. Only lines with something after their
+// indentation count.
+std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int last) {
+  std::optional<std::pair<int, int>> found;
+  int line = 0;
+  for (size_t begin = 0; begin <= text.size() && line <= last; ++line) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(begin, end - begin);
+    const size_t content = l.find_first_not_of(" \t\r");
+    const size_t tab = l.find('\t');
+    if (content != std::string_view::npos && tab < content) {
+      found = std::make_pair(line, static_cast<int>(tab));
+    }
+    begin = end + 1;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::string McPrompt(const std::string& question) { return "Question: " + question + "\nAnswer:"; }
@@ -634,16 +683,25 @@ Result<TestSpec> ParseTestName(std::string_view text) {
                     "pp512, tg128, ttft@256)",
                     text));
   }
-  int v = 0;
+  int64_t v = 0;
   auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (num.empty() || ec != std::errc() || ptr != num.data() + num.size() || v < 1 ||
-      v > (1 << 24)) {
-    return InputError(
-        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, "
-                    "ttft@256",
-                    text));
+  const bool digits = !num.empty() && ptr == num.data() + num.size();
+  if (digits &&
+      (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxTestTokens))) {
+    return InputError(fmt::format("test '{}' asks for {} tokens: a test takes at most {} (2^24)",
+                                  text, num, kMaxTestTokens));
   }
-  t.n = v;
+  if (!digits || ec != std::errc()) {
+    return InputError(
+        fmt::format("test '{}' needs a whole number of tokens after '{}', e.g. pp512, tg128, "
+                    "ttft@256",
+                    text, text.substr(0, text.size() - num.size())));
+  }
+  if (v < 1) {
+    return InputError(
+        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, ttft@256", text));
+  }
+  t.n = static_cast<int>(v);
   switch (t.kind) {
     case TestKind::kPP:
       t.name = fmt::format("pp{}", v);
@@ -702,6 +760,11 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
+    // yaml-cpp's words for a tab in the indentation ("illegal map value", ...) do not say so.
+    if (auto tab = TabInIndentation(text, e.mark.line)) {
+      return InputError(fmt::format("{}:{}:{}: a tab in the indentation: YAML indents with spaces",
+                                    path, tab->first + 1, tab->second + 1));
+    }
     return InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1,
                                   e.mark.column + 1, e.msg));
   }
@@ -774,8 +837,8 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
         const std::string pname = p.first.Scalar();
         const ParamDef* def = registry.Find(pname);
         if (!def) {
-          return w.At(p.first, fmt::format("unknown parameter '{}'{}", pname,
-                                           DidYouMean(pname, registry.Names())));
+          return w.At(p.first,
+                      fmt::format("unknown parameter '{}'{}", pname, registry.DidYouMean(pname)));
         }
         std::vector<std::string> values;
         if (p.second.IsSequence() && p.second.size() == 0) {
@@ -837,6 +900,10 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     } else if (registry.Find(key)) {
       return w.At(kv.first,
                   fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
+    } else if (const ParamDef* alias = registry.FindAlias(key)) {
+      return w.At(kv.first, fmt::format("unknown key '{}': the runtime parameter is '{}', under "
+                                        "'params:'",
+                                        key, alias->name));
     } else {
       return w.At(kv.first, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
     }

@@ -92,6 +92,9 @@ struct KldSpec {
 // The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.
 inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
 
+// The most tokens one test may ask for (pp, tg, ttft).
+inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
+
 // Parses a test name ("pp512", "tg128", "ttft@64").
 Result<TestSpec> ParseTestName(std::string_view text);
 

@@ -125,6 +125,12 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
             "ex.yaml:3:14: repetitions must be an integer, got 'many'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp0]\n"),
             "ex.yaml:2:9: test 'pp0' needs a positive token count, e.g. pp512, tg128, ttft@256");
+  EXPECT_EQ(ErrorOf(m + "tests: [tg100000000]\n"),
+            "ex.yaml:2:9: test 'tg100000000' asks for 100000000 tokens: a test takes at most "
+            "16777216 (2^24)");
+  EXPECT_EQ(ErrorOf(m + "tests: [tgx]\n"),
+            "ex.yaml:2:9: test 'tgx' needs a whole number of tokens after 'tg', e.g. pp512, tg128, "
+            "ttft@256");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cp\n"),
             "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
             "llama.cpp)");
@@ -146,6 +152,85 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
   EXPECT_EQ(ErrorOf("- just\n- a list\n"),
             "ex.yaml: an experiment file must be a YAML mapping (key: value)");
   EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);
+}
+
+TEST_F(ExperimentTest, ParametersByTheirLlamaCppNamesAreSuggested) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "params: {n_thread: 2}\n"),
+            "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  ctx-size: 512\n"),
+            "ex.yaml:4:3: unknown parameter 'ctx-size' (did you mean 'n_ctx'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  fa: on\n"),
+            "ex.yaml:4:3: unknown parameter 'fa' (did you mean 'flash_attn'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  zz: 1\n"), "ex.yaml:4:3: unknown parameter 'zz'");
+  // At the top level too: it is a parameter, by another name.
+  EXPECT_EQ(ErrorOf(m + "n_threads: 2\n"),
+            "ex.yaml:3:1: unknown key 'n_threads': the runtime parameter is 'threads', under "
+            "'params:'");
+}
+
+TEST_F(ExperimentTest, ATabInTheIndentationIsNamed) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "params:\n\tthreads: 2\n"),
+            "ex.yaml:4:1: a tab in the indentation: YAML indents with spaces");
+  EXPECT_EQ(ErrorOf(m + "params:\n  threads: 2\n  \tn_batch: 8\n"),
+            "ex.yaml:5:3: a tab in the indentation: YAML indents with spaces");
+  EXPECT_EQ(ErrorOf("models:\n\t- smollm2-135m-instruct-q4_1\ntests: [pp16]\n"),
+            "ex.yaml:2:1: a tab in the indentation: YAML indents with spaces");
+  // A tab YAML accepts (inside a block of text) is no error; other mistakes keep their words.
+  EXPECT_TRUE(Parse(m + "description: |\n  one\n  \ttwo\n").ok());
+  EXPECT_NE(ErrorOf(m + "params: {threads: 2\n").find("malformed YAML"), std::string::npos);
+}
+
+TEST_F(ExperimentTest, CorporaThatCannotFillOneChunkAreRefused) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  std::ofstream(dir_ / "empty.txt") << "";
+  std::ofstream(dir_ / "ten.txt") << "ten bytes.";
+  const std::string empty = (dir_ / "empty.txt").string(), ten = (dir_ / "ten.txt").string();
+  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: empty.txt}\n"),
+            "ex.yaml:3:17: the ppl corpus " + empty + " is empty");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
+                    "empty.txt}\n"),
+            "ex.yaml:3:56: the kld corpus " + empty + " is empty");
+  // Ten bytes are at most ten tokens, plus a BOS: enough for n_ctx 11, never for 12.
+  EXPECT_TRUE(Parse(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 11}\n").ok());
+  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 12}\n"),
+            "ex.yaml:3:17: the ppl corpus " + ten +
+                " has 10 bytes, too few for one chunk of 12 tokens: a token covers at least one "
+                "byte, so a chunk needs at least 11 bytes (n_ctx less the BOS token a tokenizer "
+                "may add)");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
+                    "ten.txt}\n")
+                .substr(0, 30 + ten.size()),
+            "ex.yaml:3:56: the kld corpus " + ten + " ");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q4_0], corpus: ten.txt, n_ctx: 32}\ntests: [pp16]\n"),
+            "ex.yaml:3:36: the imatrix corpus " + ten +
+                " has 10 bytes, too few for one chunk of 32 tokens: a token covers at least one "
+                "byte, so a chunk needs at least 31 bytes (n_ctx less the BOS token a tokenizer "
+                "may add)");
+  // The defaults are checked the same way: here the shipped corpus is missing.
+  opts_.datasets_dir = dir_.string();
+  EXPECT_NE(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1}\n")
+                .find("the default corpus is missing at " + dir_.string()),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(m + "quality:\n  ppl:\n").find("the default corpus is missing"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q4_0]}\ntests: [pp16]\n")
+                .find("the default corpus is missing"),
+            std::string::npos);
+}
+
+TEST_F(ExperimentTest, DatasetsWithoutItemsAreRefused) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  std::ofstream(dir_ / "none.jsonl") << "\n\n";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  EXPECT_EQ(ErrorOf(m + "quality:\n  mc: {dataset: none.jsonl}\n"),
+            "none.jsonl: no items (the file is empty or has only blank lines)");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  gen: {dataset: none.jsonl}\n"),
+            "none.jsonl: no items (the file is empty or has only blank lines)");
 }
 
 TEST_F(ExperimentTest, NothingMaySayAThingTwice) {
@@ -303,6 +388,15 @@ TEST(TestNames, ParseAndCanonicalize) {
   EXPECT_FALSE(ParseTestName("tg12x").ok());
   EXPECT_FALSE(ParseTestName("ttft@-3").ok());
   EXPECT_EQ(ParseTestName("ttft@256")->name, "ttft@256");
+  // The limit, and past it (also past what an int holds): "too large", not "not a number".
+  EXPECT_EQ(ParseTestName("tg16777216")->n, 16777216);
+  EXPECT_EQ(ParseTestName("tg16777217").error().message,
+            "test 'tg16777217' asks for 16777217 tokens: a test takes at most 16777216 (2^24)");
+  EXPECT_NE(ParseTestName("pp99999999999999999999").error().message.find("at most 16777216"),
+            std::string::npos);
+  EXPECT_NE(ParseTestName("tg").error().message.find("needs a whole number of tokens after 'tg'"),
+            std::string::npos);
+  EXPECT_NE(ParseTestName("ttft@-3").error().message.find("positive"), std::string::npos);
 }
 
 }  // namespace

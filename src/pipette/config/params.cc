@@ -4,8 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <thread>
+
+#include "pipette/util/strings.h"
 
 namespace pipette::config {
 
@@ -22,7 +25,9 @@ ParamRegistry ParamRegistry::Default() {
        {},
        1,
        1024,
-       "threads"},
+       "threads",
+       {"n_threads", "n_thread", "t", "threads_batch", "n_threads_batch", "nthread",
+        "thread_count"}},
       {"n_batch",
        "logical batch size: prompt tokens handed to one decode call",
        K::kInt,
@@ -31,7 +36,8 @@ ParamRegistry ParamRegistry::Default() {
        {},
        1,
        1 << 20,
-       "n_batch"},
+       "n_batch",
+       {"batch_size", "batch", "b"}},
       {"n_ubatch",
        "physical batch size: tokens computed at once inside a decode call",
        K::kInt,
@@ -40,7 +46,8 @@ ParamRegistry ParamRegistry::Default() {
        {},
        1,
        1 << 20,
-       "n_ubatch"},
+       "n_ubatch",
+       {"ubatch_size", "ubatch", "ub"}},
       {"n_ctx",
        "context size in tokens; 0 = just enough for the cell's largest test",
        K::kInt,
@@ -49,7 +56,8 @@ ParamRegistry ParamRegistry::Default() {
        {},
        0,
        1 << 24,
-       "n_ctx"},
+       "n_ctx",
+       {"ctx_size", "ctx", "c", "context", "context_size", "context_length"}},
       {"type_k",
        "KV-cache type for keys",
        K::kChoice,
@@ -58,7 +66,8 @@ ParamRegistry ParamRegistry::Default() {
        {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"},
        0,
        0,
-       "type_k"},
+       "type_k",
+       {"cache_type_k", "ctk", "kv_type_k"}},
       {"type_v",
        "KV-cache type for values",
        K::kChoice,
@@ -67,8 +76,18 @@ ParamRegistry ParamRegistry::Default() {
        {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"},
        0,
        0,
-       "type_v"},
-      {"flash_attn", "flash attention", K::kBool, S::kContext, "false", {}, 0, 0, "fa"},
+       "type_v",
+       {"cache_type_v", "ctv", "kv_type_v"}},
+      {"flash_attn",
+       "flash attention",
+       K::kBool,
+       S::kContext,
+       "false",
+       {},
+       0,
+       0,
+       "fa",
+       {"fa", "flash_attention", "flash_attn_type"}},
       {"depth",
        "tokens already in the context before tg is timed",
        K::kInt,
@@ -77,7 +96,8 @@ ParamRegistry ParamRegistry::Default() {
        {},
        0,
        1 << 24,
-       "depth"},
+       "depth",
+       {"n_depth", "d"}},
       {"n_gpu_layers",
        "layers offloaded to an accelerator",
        K::kInt,
@@ -86,7 +106,8 @@ ParamRegistry ParamRegistry::Default() {
        {},
        0,
        100000,
-       "ngl"},
+       "ngl",
+       {"ngl", "gpu_layers", "n_gpu"}},
       {"use_mmap",
        "map the model file instead of reading it",
        K::kBool,
@@ -95,7 +116,8 @@ ParamRegistry ParamRegistry::Default() {
        {},
        0,
        0,
-       "mmap"},
+       "mmap",
+       {"mmap", "mmp", "no_mmap"}},
   });
 }
 
@@ -104,6 +126,55 @@ const ParamDef* ParamRegistry::Find(std::string_view name) const {
     if (d.name == name) return &d;
   }
   return nullptr;
+}
+
+namespace {
+
+// A name as another tool may write it: "--ctx-size", "Threads" -> "ctx_size", "threads".
+std::string Normalized(std::string_view name) {
+  while (name.starts_with('-')) name.remove_prefix(1);
+  std::string out(name);
+  for (char& c : out) {
+    c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+const ParamDef* ParamRegistry::FindAlias(std::string_view name) const {
+  const std::string n = Normalized(name);
+  for (const ParamDef& d : defs_) {
+    if (d.name == n || std::find(d.aliases.begin(), d.aliases.end(), n) != d.aliases.end()) {
+      return &d;
+    }
+  }
+  return nullptr;
+}
+
+const ParamDef* ParamRegistry::Nearest(std::string_view name) const {
+  if (const ParamDef* d = FindAlias(name)) return d;
+  // Short aliases (t, c, ub, fa, ngl) match only as written: any short typo is near them.
+  std::vector<std::string> candidates;
+  std::vector<const ParamDef*> owner;
+  for (const ParamDef& d : defs_) {
+    candidates.push_back(d.name);
+    owner.push_back(&d);
+    for (const std::string& a : d.aliases) {
+      if (a.size() <= 3) continue;
+      candidates.push_back(a);
+      owner.push_back(&d);
+    }
+  }
+  auto near = NearestName(Normalized(name), candidates);
+  if (!near) return nullptr;
+  const auto it = std::find(candidates.begin(), candidates.end(), *near);
+  return owner[static_cast<size_t>(it - candidates.begin())];
+}
+
+std::string ParamRegistry::DidYouMean(std::string_view name) const {
+  const ParamDef* d = Nearest(name);
+  return d ? fmt::format(" (did you mean '{}'?)", d->name) : std::string();
 }
 
 std::vector<std::string> ParamRegistry::Names() const {

@@ -28,6 +28,9 @@ struct ParamDef {
   std::vector<std::string> choices;  // kChoice only
   int64_t min = 0, max = 0;          // kInt only (inclusive)
   std::string column;                // short header in the console table; empty: not shown
+  // Names other tools give it (llama.cpp's n_threads, -t, --ctx-size...), lower case with '_'
+  // for '-': an experiment file must still use `name`; these only find it for "did you mean".
+  std::vector<std::string> aliases{};
 };
 
 class ParamRegistry {
@@ -39,6 +42,14 @@ class ParamRegistry {
   const std::vector<ParamDef>& defs() const { return defs_; }
   const ParamDef* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
+  // The parameter `name` is another tool's name for (an alias; "--ctx-size" counts as
+  // ctx_size), or the parameter itself written differently ("Threads"); nullptr if neither.
+  const ParamDef* FindAlias(std::string_view name) const;
+  // FindAlias, else the parameter whose name or alias is near enough to be a typo; nullptr if
+  // none is.
+  const ParamDef* Nearest(std::string_view name) const;
+  // " (did you mean 'threads'?)" for Nearest(name), or "".
+  std::string DidYouMean(std::string_view name) const;
 
   // Parses one value as written in an experiment file into its canonical text, or says why not
   // (without location: the caller adds file:line).

@@ -569,8 +569,9 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       base.quant_origin = quant::OriginNote(*p);
       base.base_model = p->value("base", json::object()).value("name", base.base_model);
     }
-    // Files of one model in different quantizations share the name in their metadata.
-    base.base_model = file.value("general_name", base.base_model);
+    // Files of one model in different quantizations share the name in their metadata: that
+    // groups them (report --vary quant), while base_model stays Pipette's name for the model.
+    base.family = file.value("general_name", base.base_model);
     base.runtime = c.cell.runtime;
     base.runtime_version = c.cell.runtime_version;
     base.runtime_build = c.cell.runtime_build;

@@ -27,8 +27,10 @@ struct ResultRow {
   int64_t n_params = 0;
   std::string quant;         // the quantization: the file's type, or a variant's label
   std::string quant_origin;  // variants: "re-quantized from Q4_1" / "quantized from F16"
-  std::string
-      base_model;  // the model behind the file: general.name, else a variant's base, else the model
+  std::string base_model;    // the model a variant was made from; the model itself otherwise
+  // Not reported: what groups files of one model (their GGUF general.name, else base_model), so
+  // that `report --vary quant` compares them in one table.
+  std::string family;
   nlohmann::json provenance;  // variants: how the file was made (null for other models)
   std::string runtime;
   std::string runtime_version;

@@ -67,6 +67,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   table.dimension = dimension;
   std::map<std::string, size_t> column_index;
   std::map<std::string, size_t> group_index;
+  std::vector<std::vector<std::string>> group_bases;  // per group: its rows' base models
   // (group, varied value) -> row position
   std::map<std::pair<size_t, std::string>, size_t> row_index;
   for (const ResultRow& r : rows) {
@@ -81,17 +82,23 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       if (free.count(d)) continue;
       fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, Dimension(r, d));
     }
-    if (dimension == "quant" && !r.base_model.empty()) {
-      fixed = fmt::format("base={}, {}", r.base_model, fixed);
-    }
     fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", r.run_id);  // within one run
     if (const std::string note = RequantNote(r); !note.empty()) notes.insert(note);
-    auto g = group_index.find(fixed);
+    // Varying the quantization, the files of one model family share a table; it is shown by the
+    // base models' names.
+    const std::string group_key = dimension == "quant" ? r.family + '\n' + fixed : fixed;
+    auto g = group_index.find(group_key);
     if (g == group_index.end()) {
-      g = group_index.emplace(fixed, table.groups.size()).first;
+      g = group_index.emplace(group_key, table.groups.size()).first;
       table.groups.push_back({fixed, {}});
+      group_bases.emplace_back();
     }
     VaryGroup& group = table.groups[g->second];
+    std::vector<std::string>& bases = group_bases[g->second];
+    if (dimension == "quant" && !r.base_model.empty() &&
+        std::find(bases.begin(), bases.end(), r.base_model) == bases.end()) {
+      bases.push_back(r.base_model);
+    }
     const std::string value = dimension == "quant"
                                   ? fmt::format("{} ({})", QuantDisplay(r), r.model)
                                   : Dimension(r, dimension);
@@ -107,6 +114,12 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
     row.values[c] = r.value;
   }
   table.notes.assign(notes.begin(), notes.end());
+  for (size_t i = 0; i < table.groups.size(); ++i) {
+    std::string names;
+    for (const auto& b : group_bases[i]) names += (names.empty() ? "" : " / ") + b;
+    if (!names.empty())
+      table.groups[i].fixed = fmt::format("base={}, {}", names, table.groups[i].fixed);
+  }
   for (VaryGroup& g : table.groups) {
     for (VaryRow& row : g.rows) {
       row.values.resize(table.columns.size());

@@ -66,6 +66,31 @@ TEST(Vary, ParameterDimensionAndUnknownDimension) {
   EXPECT_NE(bad.error().message.find("did you mean 'threads'"), std::string::npos);
 }
 
+TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
+  // A base and its variant, and a second file of the same model (same general.name), each
+  // with Pipette's name for its model as base_model; and another model.
+  auto row = [](const std::string& model, const std::string& quant, const std::string& base,
+                const std::string& family, double value) {
+    ResultRow r = Row(quant, 1, "tg16", "throughput", "t/s", value);
+    r.model = model;
+    r.base_model = base;
+    r.family = family;
+    return r;
+  };
+  const std::vector<ResultRow> rows = {
+      row("smol", "Q4_1", "smol", "Smollm2 135M 8k Lc100K Mix1 Ep2", 50),
+      row("smol:Q4_0", "Q4_0", "smol", "Smollm2 135M 8k Lc100K Mix1 Ep2", 60),
+      row("smol-q8", "Q8_0", "smol-q8", "Smollm2 135M 8k Lc100K Mix1 Ep2", 40),
+      row("gemma", "Q4_K_M", "gemma", "Gemma 3 270m", 30)};
+  auto t = BuildVaryTable(rows, "quant");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->groups.size(), 2u);
+  EXPECT_EQ(t->groups[0].fixed.rfind("base=smol / smol-q8, ", 0), 0u) << t->groups[0].fixed;
+  EXPECT_EQ(t->groups[0].rows.size(), 3u);
+  EXPECT_EQ(t->groups[1].fixed.rfind("base=gemma, ", 0), 0u) << t->groups[1].fixed;
+  for (const auto& g : t->groups) EXPECT_EQ(g.fixed.find("Smollm2"), std::string::npos);
+}
+
 // Golden output; after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
 // --gtest_filter='Vary*'
 TEST(Vary, MarkdownGolden) {

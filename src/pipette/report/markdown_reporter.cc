@@ -30,8 +30,13 @@ std::string Figure(const metrics::ResultRow& r) {
   return s;
 }
 
-void Table(const std::vector<std::string>& header, const std::vector<bool>& right,
-           const std::vector<std::vector<std::string>>& body, std::ostream& out) {
+// Every cell is escaped here: no text (a model named "a|b", an error over lines) breaks a row.
+void Table(std::vector<std::string> header, const std::vector<bool>& right,
+           std::vector<std::vector<std::string>> body, std::ostream& out) {
+  for (std::string& h : header) h = MarkdownCell(h);
+  for (auto& row : body) {
+    for (std::string& cell : row) cell = MarkdownCell(cell);
+  }
   std::vector<size_t> w(header.size());
   auto width = [](const std::string& s) {  // display width: count UTF-8 code points
     size_t n = 0;
@@ -192,22 +197,22 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
   if (body.empty()) {
     out << "(no measurements)\n";
   } else {
-    Table(header, right, body, out);
+    Table(std::move(header), right, std::move(body), out);
   }
   std::set<std::string> notes;
   for (const auto& r : data.rows) {
     if (const std::string n = metrics::RequantNote(r); !n.empty()) notes.insert(n);
   }
   if (!notes.empty()) out << "\n";
-  for (const auto& n : notes) out << n << "\n";
+  for (const auto& n : notes) out << MarkdownLine(n) << "\n";
   bool first = true;
   for (const auto& c : data.cells) {
     if (c.status == "ok" || c.status == "superseded") continue;
     if (first) out << "\n";
     first = false;
     out << fmt::format("cell {} {}: {}\n", c.index + 1, c.status == "failed" ? "FAILED" : c.status,
-                       c.error.empty() ? "(no reason recorded)" : c.error);
-    out << fmt::format("  {}\n", c.key);
+                       c.error.empty() ? "(no reason recorded)" : MarkdownLine(c.error));
+    out << fmt::format("  {}\n", MarkdownLine(c.key));
   }
   if (!data.warnings.empty()) out << "\n";
   for (const auto& w : data.warnings) out << "warning: " << w << "\n";
@@ -222,7 +227,8 @@ void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out) {
   for (const auto& g : table.groups) {
     if (!first) out << "\n";
     first = false;
-    out << fmt::format("varying {}; fixed: {}\n\n", table.dimension, g.fixed);
+    out << fmt::format("varying {}; fixed: {}\n\n", MarkdownLine(table.dimension),
+                       MarkdownLine(g.fixed));
     std::vector<std::string> header = {table.dimension};
     std::vector<bool> right = {false};
     for (const auto& c : table.columns) {
@@ -244,10 +250,10 @@ void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out) {
       }
       body.push_back(std::move(cells));
     }
-    Table(header, right, body, out);
+    Table(std::move(header), right, std::move(body), out);
   }
   if (!table.notes.empty()) out << "\n";
-  for (const auto& n : table.notes) out << n << "\n";
+  for (const auto& n : table.notes) out << MarkdownLine(n) << "\n";
 }
 
 }  // namespace pipette::report

@@ -83,8 +83,6 @@ ReportData Sample() {
   d.rows.back().model = "smol:Q4_K_M";
   d.rows.back().quant = "Q4_K_M";
   d.rows.back().quant_origin = "re-quantized from Q4_1";
-  d.rows.back().base_model = "SmolLM2 135M Instruct";
-  for (size_t i = 0; i + 1 < d.rows.size(); ++i) d.rows[i].base_model = "SmolLM2 135M Instruct";
   metrics::ResultRow ppl = row(0, 11, "ok", 1, "ppl", "ppl", "", {17.5, 19.25});
   ppl.value = 18.125;
   ppl.std_error = 0.75;
@@ -99,7 +97,26 @@ ReportData Sample() {
   mc.summary = {};
   mc.summary.n = 4;
   d.rows.insert(d.rows.begin() + 5, mc);
+  // base_model is Pipette's name for the model a variant was made from (smol), or for the model
+  // itself; the files' GGUF general.name only groups them.
+  for (auto& r : d.rows) {
+    r.base_model = "smol";
+    r.family = "SmolLM2 135M Instruct";
+  }
   return d;
+}
+
+// The number of '|' that separate cells in a Markdown table line (not those escaped with '\').
+int Separators(const std::string& line) {
+  int n = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\') {
+      ++i;
+    } else if (line[i] == '|') {
+      ++n;
+    }
+  }
+  return n;
 }
 
 void CheckGolden(const std::string& format, const std::string& file) {
@@ -121,6 +138,31 @@ void CheckGolden(const std::string& format, const std::string& file) {
 TEST(Golden, Markdown) { CheckGolden("md", "report.md"); }
 TEST(Golden, Csv) { CheckGolden("csv", "report.csv"); }
 TEST(Golden, Json) { CheckGolden("json", "report.json"); }
+
+TEST(Reporters, MarkdownEscapesWhatWouldBreakATable) {
+  ReportData d = Sample();
+  for (auto& r : d.rows) r.model = "a|b";
+  d.rows.front().runtime_version = "0.3\n| x |";
+  d.cells[1].error = "the worker died:\n---\n| stderr | tail |";
+  d.cells[1].key = "model=a|b,threads=2";
+  std::ostringstream out;
+  (*MakeReporter("md"))->Write(d, out);
+  std::stringstream lines(out.str());
+  int table_lines = 0, header_separators = -1;
+  std::string line;
+  while (std::getline(lines, line) && line.starts_with("|")) {
+    if (header_separators < 0) header_separators = Separators(line);
+    EXPECT_EQ(Separators(line), header_separators) << line;
+    ++table_lines;
+  }
+  EXPECT_EQ(table_lines, 2 + 4);  // header, delimiter, the four rows: no row broke in two
+  EXPECT_NE(out.str().find("| a\\|b "), std::string::npos) << out.str();
+  // The failure note stays one line, and its key one more.
+  EXPECT_NE(out.str().find("cell 2 FAILED: the worker died: --- \\| stderr \\| tail \\|\n"
+                           "  model=a\\|b,threads=2\n"),
+            std::string::npos)
+      << out.str();
+}
 
 TEST(Reporters, UnknownFormatSuggests) {
   auto r = MakeReporter("jsno");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -28,19 +29,59 @@ void Count(const model::GgufFile& file, Group* g) {
   }
 }
 
+// The N of a tensor named blk.N.*, if it is one.
+std::optional<int> LayerOf(const std::string& name) {
+  if (!name.starts_with("blk.")) return std::nullopt;
+  int n = 0;
+  const char* end = name.data() + name.size();
+  auto [p, ec] = std::from_chars(name.data() + 4, end, n);
+  if (ec != std::errc() || p == end || *p != '.') return std::nullopt;
+  return n;
+}
+
+// "3, 40-50": runs of consecutive layers (sorted, without repeats) as ranges.
+std::string LayerRanges(const std::vector<int>& layers) {
+  std::string out;
+  for (size_t i = 0; i < layers.size();) {
+    size_t j = i;
+    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") +
+           (i == j ? std::to_string(layers[i]) : fmt::format("{}-{}", layers[i], layers[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+int LayerCount(const model::GgufFile& file) {
+  int n = 0;
+  for (const auto& t : file.tensors) {
+    if (auto layer = LayerOf(t.name)) n = std::max(n, *layer + 1);
+  }
+  return n;
+}
+
+std::string MissingLayers(const std::vector<int>& layers, int n_layers) {
+  std::vector<int> missing;
+  for (int l : layers) {
+    if (l >= n_layers) missing.push_back(l);
+  }
+  if (missing.empty()) return "";
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  const std::string have =
+      n_layers == 0 ? "no layers" : fmt::format("{} layers (0-{})", n_layers, n_layers - 1);
+  return fmt::format("has {}, so there {} {}", have,
+                     missing.size() > 1 ? "are no layers" : "is no layer", LayerRanges(missing));
+}
 
 std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& options) {
   std::vector<Group> out;
   if (options.layers) {
     std::set<int> layers;
     for (const auto& t : file.tensors) {
-      int n = 0;
-      if (t.name.starts_with("blk.")) {
-        const char* b = t.name.data() + 4;
-        auto [p, ec] = std::from_chars(b, t.name.data() + t.name.size(), n);
-        if (ec == std::errc() && *p == '.') layers.insert(n);
-      }
+      if (auto layer = LayerOf(t.name)) layers.insert(*layer);
     }
     for (int layer : layers) {
       if (!options.only_layers.empty() &&

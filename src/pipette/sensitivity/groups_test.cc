@@ -82,5 +82,15 @@ TEST(Groups, LayerLists) {
   EXPECT_FALSE(ParseLayerList("", &err));
 }
 
+TEST(Groups, LayersTheModelDoesNotHaveAreNamed) {
+  EXPECT_EQ(LayerCount(TwoLayers()), 2);
+  EXPECT_EQ(LayerCount(model::GgufFile{}), 0);
+  EXPECT_EQ(MissingLayers({0, 1}, 2), "");
+  EXPECT_EQ(MissingLayers({}, 2), "");
+  EXPECT_EQ(MissingLayers({1, 2}, 2), "has 2 layers (0-1), so there is no layer 2");
+  EXPECT_EQ(MissingLayers({5, 0, 2, 3, 3}, 2), "has 2 layers (0-1), so there are no layers 2-3, 5");
+  EXPECT_EQ(MissingLayers({0}, 0), "has no layers, so there is no layer 0");
+}
+
 }  // namespace
 }  // namespace pipette::sensitivity

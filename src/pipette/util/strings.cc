@@ -45,6 +45,30 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
   return n ? fmt::format(" (did you mean '{}'?)", *n) : std::string();
 }
 
+namespace {
+
+std::string MarkdownEscaped(std::string_view text, std::string_view escape) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\r' || c == '\n') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      out += ' ';
+      continue;
+    }
+    if (escape.find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MarkdownCell(std::string_view text) { return MarkdownEscaped(text, "|\\"); }
+
+std::string MarkdownLine(std::string_view text) { return MarkdownEscaped(text, "|"); }
+
 std::string FormatBytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

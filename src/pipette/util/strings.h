@@ -15,6 +15,13 @@ std::optional<std::string> NearestName(std::string_view word,
 // " (did you mean 'x'?)" or "".
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 
+// Text for one cell of a Markdown table: '|' and '\' escaped with '\', each line break a space,
+// so that no value (a model named "a|b", an error over two lines) can break the table.
+std::string MarkdownCell(std::string_view text);
+// Text for one line of Markdown outside a table: each line break a space (a line of its own could
+// start a heading or a table), '|' escaped.
+std::string MarkdownLine(std::string_view text);
+
 // Human-readable sizes and durations for tables.
 std::string FormatBytes(double bytes);       // "98.36 MiB"
 std::string FormatDuration(double seconds);  // "1m 05s", "12.3s"

@@ -21,6 +21,15 @@ TEST(Strings, SuggestsOnlyLikelyTypos) {
   EXPECT_EQ(DidYouMean("zzz", keys), "");
 }
 
+TEST(Strings, MarkdownTextCannotBreakATable) {
+  EXPECT_EQ(MarkdownCell("smollm2"), "smollm2");
+  EXPECT_EQ(MarkdownCell("a|b"), "a\\|b");
+  EXPECT_EQ(MarkdownCell("a\\|b"), "a\\\\\\|b");  // the backslash stays a backslash
+  EXPECT_EQ(MarkdownCell("one\ntwo\r\nthree\rfour"), "one two three four");
+  EXPECT_EQ(MarkdownLine("died:\n---\n| x |"), "died: --- \\| x \\|");
+  EXPECT_EQ(MarkdownLine("blk\\.0\\."), "blk\\.0\\.");  // outside a table, backslashes are text
+}
+
 TEST(Strings, HumanSizesAndDurations) {
   EXPECT_EQ(FormatBytes(512), "512 B");
   EXPECT_EQ(FormatBytes(98362432), "93.81 MiB");
