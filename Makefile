@@ -13,7 +13,7 @@ demo: setup
 	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json
 
 test: setup
-	cd build && ctest --output-on-failure -j 2
+	scripts/run-tests.sh
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

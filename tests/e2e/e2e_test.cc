@@ -53,7 +53,7 @@ warmup: 1
 
   const json doc = ReportJson();
   EXPECT_EQ(doc["schema"], "pipette.report");
-  EXPECT_EQ(doc["schema_version"], 3);
+  EXPECT_EQ(doc["schema_version"], 4);
   const json& results = doc["results"];
   const int64_t file_size = static_cast<int64_t>(fs::file_size(kModel));
   for (int cell : {1, 2}) {
@@ -164,8 +164,7 @@ tests: [tg32]
 repetitions: 40
 warmup: 0
 )");
-  const pid_t pid = Start({"run", ex.string(), "--store", Store(), "--no-bandwidth"},
-                          dir_ / "stdout", dir_ / "stderr");
+  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
   // Wait for the first cell's worker, then for some of its samples to be stored, then kill it.
   std::smatch m;
   int worker = 0;
@@ -266,7 +265,7 @@ quality:
     Output o = Pipette({"report", "--store", Store(), "--run", run, "--format", "json"});
     ASSERT_EQ(o.code, 0) << o.err;
     const json doc = json::parse(o.out);
-    EXPECT_EQ(doc["schema_version"], 3);
+    EXPECT_EQ(doc["schema_version"], 4);
     const json* r = Find(doc["results"], 1, "ppl", "ppl");
     ASSERT_NE(r, nullptr);
     ppl.push_back(*r);

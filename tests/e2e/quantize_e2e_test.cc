@@ -6,12 +6,15 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
 
 #include "fixture.h"
+#include "pipette/env/process.h"
+#include "pipette/quant/maker.h"
 #include "pipette/store/store.h"
 
 namespace pipette_e2e {
@@ -186,6 +189,28 @@ warmup: 0
   EXPECT_EQ(ok, 2);
 }
 
+TEST_F(Quantize, PartFilesOfAKilledMakerAreRemovedByTheNextOne) {
+  // What a maker killed mid-write leaves (its pid is gone), and one of a maker still running
+  // (this test process): only the first goes.
+  fs::create_directories(variants_);
+  const std::string dead = (variants_ / "x.gguf.999999-1234-0badf00d.part").string();
+  const pipette::env::ProcessIdentity self = pipette::env::LinuxProcessTable().Self();
+  const std::string alive = pipette::quant::PartName((variants_ / "y.gguf").string(), self);
+  for (const auto& p : {dead, alive}) std::ofstream(p) << "partial";
+  fs::path ex = Write("ex.yaml", R"(quantize: {base: smollm2-135m-instruct-q4_1, types: [Q8_0]}
+params: {threads: 2}
+tests: [tg4]
+repetitions: 1
+warmup: 0
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(alive));
+  EXPECT_NE(o.err.find("removed " + dead + ", left by a maker that is gone"), std::string::npos)
+      << o.err;
+}
+
 TEST_F(Quantize, ACorruptBaseIsBadInputAndNothingIsMade) {
   const std::string model = ReadFile(kModel);
   Write("broken.gguf", model.substr(0, model.size() / 2));
@@ -231,10 +256,9 @@ TEST_F(Quantize, SensitivityRanksGroupsAndMeasuresItsRecipe) {
 }
 
 TEST_F(Quantize, CtrlCStopsSensitivityAndKeepsWhatWasMeasured) {
-  const pid_t pid = Start({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "0-1",
-                           "--chunks", "1", "--n-ctx", "256", "--top-k", "16", "--threads", "2",
-                           "--max-kld", "1", "--store", Store(), "--no-bandwidth"},
-                          dir_ / "stdout", dir_ / "stderr");
+  const pid_t pid = StartPipette({"sensitivity", "smollm2-135m-instruct-q4_1", "--layers", "0-1",
+                                  "--chunks", "1", "--n-ctx", "256", "--top-k", "16", "--threads",
+                                  "2", "--max-kld", "1", "--store", Store(), "--no-bandwidth"});
   bool second_cell = false;
   for (int i = 0; i < 1200 && !second_cell; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

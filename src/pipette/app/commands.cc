@@ -412,6 +412,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   ExportingProgress progress(store.get(), args, &processes);
   run::RunnerDeps deps = LocalRunnerDeps(&launcher, store.get(), &progress, stop, &processes);
   deps.lock = (*lock)->Record();
+  deps.run_started = [&lock](int64_t id) { (*lock)->Describe({{"run_id", id}}); };
   deps.only = only;
   if (resume) deps.resume = &*resume;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);

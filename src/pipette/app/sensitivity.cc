@@ -49,12 +49,8 @@ struct Measured {
 class Session {
  public:
   Session(store::Store* store, int64_t env_id, const std::atomic<bool>* stop,
-          const env::ProcessTable* processes, nlohmann::json lock)
-      : store_(store),
-        env_id_(env_id),
-        stop_(stop),
-        processes_(processes),
-        lock_(std::move(lock)) {}
+          const env::ProcessTable* processes, run::MeasureLock* lock)
+      : store_(store), env_id_(env_id), stop_(stop), processes_(processes), lock_(lock) {}
   bool Stopped() const { return stop_ && stop_->load(); }
 
   // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
@@ -73,7 +69,8 @@ class Session {
     MakeVariantsFor(ex, launcher_, &*cells, stop_);
     ConsoleProgress progress(stderr);
     run::RunnerDeps deps = LocalRunnerDeps(&launcher_, store_, &progress, stop_, processes_);
-    deps.lock = lock_;
+    deps.lock = lock_->Record();
+    deps.run_started = [this](int64_t id) { lock_->Describe({{"run_id", id}}); };
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
     if (!summary) return summary.error();
     *run_id = summary->run_id;
@@ -99,7 +96,7 @@ class Session {
   int64_t env_id_;
   const std::atomic<bool>* stop_;
   const env::ProcessTable* processes_;
-  nlohmann::json lock_;
+  run::MeasureLock* lock_;
   worker::ProcessLauncher launcher_;
 };
 
@@ -253,7 +250,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   const json facts = env::CollectFingerprint(fo);
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
-  Session session(store->get(), *env_id, stop, &processes, (*lock)->Record());
+  Session session(store->get(), *env_id, stop, &processes, lock->get());
 
   fmt::print(stderr,
              "sensitivity of {}: {} group(s) to {} one at a time, the rest {}; KLD on {} chunk(s) "

@@ -16,7 +16,7 @@
 namespace pipette::report {
 
 // Version of the JSON report's layout (docs/report-schema.md).
-inline constexpr int kJsonSchemaVersion = 3;
+inline constexpr int kJsonSchemaVersion = 4;
 
 struct ReportData {
   std::string store_path;

@@ -45,7 +45,22 @@ ReportData Sample() {
   bad.stderr_tail = "last words";
   bad.model_info["provenance"] = {
       {"type", "Q4_K_M"}, {"requantized", true}, {"base", {{"name", "smol"}, {"quant", "Q4_1"}}}};
-  d.cells = {ok, bad};
+  // Measured again by a resume: listed with its successor, in no figure and no failure note.
+  store::CellRecord superseded = ok;
+  superseded.index = 1;
+  superseded.key = bad.key;
+  superseded.status = "superseded";
+  superseded.superseded_by = 12;
+  superseded.finished_at = "2026-11-29T11:59:30Z";
+  ok.environment_id = 1;
+  d.cells = {ok, superseded, bad};
+  d.warnings = {
+      "run 1 cell 2 was measured while another Pipette was measuring on this machine "
+      "(pid 4242 pipette-worker-llama): its speed and memory figures are not to be "
+      "trusted"};
+  run.resumes = 1;
+  run.lock = {{"held", true}, {"path", "/tmp/pipette-measure.lock"}, {"waited_s", 0.5}};
+  d.runs.back() = run;
   auto row = [](int cell, int64_t cell_id, const std::string& status, int threads,
                 const std::string& test, const std::string& metric, const std::string& unit,
                 std::vector<double> samples) {
@@ -143,8 +158,8 @@ TEST(Reporters, MarkdownEscapesWhatWouldBreakATable) {
   ReportData d = Sample();
   for (auto& r : d.rows) r.model = "a|b";
   d.rows.front().runtime_version = "0.3\n| x |";
-  d.cells[1].error = "the worker died:\n---\n| stderr | tail |";
-  d.cells[1].key = "model=a|b,threads=2";
+  d.cells[2].error = "the worker died:\n---\n| stderr | tail |";
+  d.cells[2].key = "model=a|b,threads=2";
   std::ostringstream out;
   (*MakeReporter("md"))->Write(d, out);
   std::stringstream lines(out.str());

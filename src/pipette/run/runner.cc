@@ -111,6 +111,7 @@ class Runner {
       if (!run_id) return run_id.error();
       summary_.run_id = *run_id;
     }
+    if (deps_.run_started) deps_.run_started(summary_.run_id);
     PlanEta();
     for (const plan::Cell& cell : cells_) {
       if (!ToRun(cell)) continue;

@@ -62,6 +62,8 @@ struct RunnerDeps {
   std::string only;
   // Continue this stored run instead of starting one: only resume->to_run is measured.
   const ResumePlan* resume = nullptr;
+  // Told the run's id once it is in the store (the lock file names it for whoever waits).
+  std::function<void(int64_t run_id)> run_started;
 };
 
 struct RunSummary {

@@ -118,11 +118,16 @@ class RunnerTest : public ::testing::Test {
     store_.reset();
     fs::remove_all(dir_);
   }
-  Result<RunSummary> Run(const std::atomic<bool>* stop = nullptr) {
+  Result<RunSummary> Run(const std::atomic<bool>* stop = nullptr,
+                         const ResumePlan* resume = nullptr, ProgressSink* progress = nullptr) {
     auto cells = plan::Expand(ex_, registry_);
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
+    deps.resume = resume;
+    deps.progress = progress;
+    deps.controller = {{"pid", 1}, {"host", "fake"}};
+    deps.other_pipettes = [this] { return others_; };
     deps.launcher = &launcher_;
     deps.store = store_.get();
     deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };
@@ -144,6 +149,27 @@ class RunnerTest : public ::testing::Test {
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;
+  json others_ = json::array();
+};
+
+// Records the phases it is told of.
+class PhaseLog : public ProgressSink {
+ public:
+  void CellStarted(const plan::Cell&, int, int) override {}
+  void PhaseStarted(const plan::Cell& c, int, const std::string& phase) override {
+    lines.push_back(std::to_string(c.index) + " start " + phase);
+  }
+  void PhaseFinished(const plan::Cell& c, int, const std::string& phase, double seconds,
+                     double fraction, double) override {
+    EXPECT_GE(seconds, 0.0);
+    EXPECT_GE(fraction, last_fraction);  // never goes back
+    last_fraction = fraction;
+    lines.push_back(std::to_string(c.index) + " end " + phase);
+  }
+  void Step(const plan::Cell&, int, const std::string&, double, double) override {}
+  void CellFinished(const plan::Cell&, int, const store::CellRecord&) override {}
+  std::vector<std::string> lines;
+  double last_fraction = 0;
 };
 
 TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
@@ -214,6 +240,55 @@ TEST_F(RunnerTest, StopFlagEndsTheRunAsInterrupted) {
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->status, "interrupted");
   EXPECT_EQ(log_.launches, 0);
+}
+
+TEST_F(RunnerTest, EveryPhaseOfEveryCellIsAnnouncedAtItsStartAndEnd) {
+  ex_.params[0].second = {"1"};
+  ex_.models.resize(1);
+  PhaseLog log;
+  auto s = Run(nullptr, nullptr, &log);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(log.lines,
+            (std::vector<std::string>{"0 start load model", "0 end load model", "0 start pp8",
+                                      "0 end pp8", "0 start tg4", "0 end tg4"}));
+  EXPECT_DOUBLE_EQ(log.last_fraction, 1.0);
+}
+
+TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
+  log_.fail_op = "tg";  // cell 1 fails in the first run
+  auto first = Run();
+  ASSERT_TRUE(first.ok());
+  auto before = store_->Cells(first->run_id);
+  ASSERT_EQ(before->size(), 4u);
+  ASSERT_TRUE(store_->FinishRun(first->run_id, "interrupted").ok());
+  const size_t samples_of_failed = store_->Samples((*before)[0].id)->size();
+
+  log_ = FakeLog{};
+  ResumePlan rp;
+  rp.run_id = first->run_id;
+  rp.done = {{1, (*before)[1].id}, {2, (*before)[2].id}, {3, (*before)[3].id}};
+  rp.supersede = {{0, (*before)[0].id}};
+  rp.to_run = {0};
+  others_ = json::array({{{"pid", 77}, {"program", "pipette-worker-llama"}}});
+  auto s = Run(nullptr, &rp);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->run_id, first->run_id);
+  EXPECT_EQ(s->cells_ok, 1);
+  EXPECT_EQ(s->cells_kept, 3);
+  EXPECT_EQ(Count("init_context"), 1);  // only cell 1 measured
+  auto after = store_->Cells(first->run_id);
+  ASSERT_EQ(after->size(), 5u);
+  EXPECT_EQ((*after)[0].status, "superseded");
+  EXPECT_EQ((*after)[1].status, "ok");
+  EXPECT_EQ((*after)[1].index, 0);
+  EXPECT_EQ((*after)[0].superseded_by, (*after)[1].id);
+  EXPECT_EQ((*after)[1].environment_id, env_id_);
+  EXPECT_EQ((*after)[1].conditions["other_pipette"][0]["pid"], 77);
+  EXPECT_EQ(store_->Samples((*after)[0].id)->size(), samples_of_failed);  // kept, as they were
+  auto run = store_->Run(first->run_id);
+  EXPECT_EQ(run->status, "done");
+  EXPECT_EQ(run->resumes, 1);
+  EXPECT_EQ(run->controller["host"], "fake");
 }
 
 }  // namespace

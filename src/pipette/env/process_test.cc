@@ -1,0 +1,52 @@
+#include "pipette/env/process.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace pipette::env {
+namespace {
+
+TEST(Process, StatLinesParseEvenWithParenthesesInTheName) {
+  // Field 22 (start time) is 12345; the command name holds spaces and a ')'.
+  const std::string stat =
+      "4242 (pipette) worker) S 77 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0 12345 "
+      "1000000 250 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+  EXPECT_EQ(ParseStatStartTicks(stat), 12345u);
+  EXPECT_EQ(ParseStatParent(stat), 77);
+  EXPECT_FALSE(ParseStatStartTicks("4242 (short) S 1 2").has_value());
+  EXPECT_FALSE(ParseStatStartTicks("no parenthesis at all").has_value());
+}
+
+TEST(Process, ThisProcessIsAliveByItsOwnRecord) {
+  LinuxProcessTable table;
+  const ProcessIdentity self = table.Self();
+  EXPECT_EQ(self.pid, ::getpid());
+  EXPECT_GT(self.start_ticks, 0u);
+  EXPECT_FALSE(self.host.empty());
+  EXPECT_EQ(CheckLiveness(self, table), Liveness::kAlive);
+  ProcessIdentity later = self;
+  later.start_ticks += 1;  // the same pid, another process
+  EXPECT_EQ(CheckLiveness(later, table), Liveness::kGone);
+  const ProcessIdentity back = ProcessIdentity::FromJson(self.ToJson());
+  EXPECT_EQ(back.pid, self.pid);
+  EXPECT_EQ(back.start_ticks, self.start_ticks);
+  EXPECT_EQ(back.boot_id, self.boot_id);
+}
+
+TEST(Process, LivenessByHostBootAndStartTime) {
+  ProcessIdentity self{"here", "m1", "b1", 10, 100};
+  FakeProcessTable table(self);
+  table.Start(20, 200);
+  EXPECT_EQ(CheckLiveness({"here", "m1", "b1", 20, 200}, table), Liveness::kAlive);
+  EXPECT_EQ(CheckLiveness({"here", "m1", "b1", 20, 199}, table), Liveness::kGone);
+  EXPECT_EQ(CheckLiveness({"here", "m1", "b1", 21, 200}, table), Liveness::kGone);
+  EXPECT_EQ(CheckLiveness({"here", "m1", "b0", 20, 200}, table), Liveness::kGone);  // rebooted
+  EXPECT_EQ(CheckLiveness({"there", "m1", "b1", 20, 200}, table), Liveness::kElsewhere);
+  EXPECT_EQ(CheckLiveness({"here", "m2", "b1", 20, 200}, table), Liveness::kElsewhere);
+  EXPECT_EQ(CheckLiveness({}, table), Liveness::kUnknown);
+  EXPECT_TRUE(ProcessIdentity::FromJson(nlohmann::json::object()).empty());
+  EXPECT_TRUE(ProcessIdentity::FromJson(nullptr).empty());
+}
+
+}  // namespace
+}  // namespace pipette::env

@@ -1,0 +1,444 @@
+// End-to-end: runs that end in a true state. Exports after the end, a controller killed with
+// SIGKILL (abandoned, then resumed), a live run never marked, the machine-wide measuring lock,
+// another Pipette measuring without it, runs recorded on another host, a store of the last
+// release (migrated), and a store on a read-only file system. Real build/pipette, real worker,
+// real model; the "other host" of one test is a row edited to name one (no second host here).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "fixture.h"
+#include "pipette/env/process.h"
+#include "pipette/store/store.h"
+
+namespace pipette_e2e {
+namespace {
+
+// Polls `done` every 100 ms for up to `seconds`.
+bool WaitUntil(const std::function<bool()>& done, double seconds = 120) {
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(int(seconds * 1000));
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+// One value straight from the SQLite file, bypassing Pipette (to see what is really stored).
+std::string Sql(const std::string& db_path, const std::string& query) {
+  sqlite3* db = nullptr;
+  std::string out;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, query.c_str(), -1, &st, nullptr) == SQLITE_OK) {
+      while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); ++c) {
+          const unsigned char* t = sqlite3_column_text(st, c);
+          out += (c ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "NULL");
+        }
+        out += "\n";
+      }
+    } else {
+      out = std::string("SQL error: ") + sqlite3_errmsg(db);
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+bool ProcessGone(int pid) { return ::kill(pid, 0) != 0; }
+
+class States : public E2E {
+ protected:
+  // A long single-cell run (tg16 x reps at 1 thread) to have something measuring.
+  fs::path LongExperiment(const std::string& name, int reps = 60) {
+    return Write(name,
+                 "models: [smollm2-135m-instruct-q4_1]\nparams: {threads: 1}\ntests: "
+                 "[tg16]\nrepetitions: " +
+                     std::to_string(reps) + "\nwarmup: 0\n");
+  }
+  fs::path TinyExperiment(const std::string& name = "tiny.yaml") {
+    return Write(name,
+                 "models: [smollm2-135m-instruct-q4_1]\nparams: {threads: [1, 2]}\ntests: "
+                 "[tg4]\nrepetitions: 2\nwarmup: 0\n");
+  }
+  std::string Err(const std::string& tag = "") { return ReadFile(dir_ / (tag + "stderr")); }
+  int SamplesOf(int64_t cell_id, const std::string& test) {
+    return std::stoi(Sql(Store(), "SELECT count(*) FROM samples WHERE cell_id = " +
+                                      std::to_string(cell_id) + " AND test = '" + test + "'"));
+  }
+  // The worker pid the controller printed for its `n`th cell.
+  int WorkerOf(const std::string& tag, int n) {
+    std::smatch m;
+    const std::regex re("\\[cell " + std::to_string(n) + "/\\d+\\].*\\(worker pid (\\d+)\\)");
+    int pid = 0;
+    WaitUntil([&] {
+      const std::string err = Err(tag);
+      if (std::regex_search(err, m, re)) pid = std::stoi(m[1]);
+      return pid > 0;
+    });
+    return pid;
+  }
+};
+
+TEST_F(States, ExportsAreRewrittenWithTheRunsFinalState) {
+  const fs::path ex = TinyExperiment();
+  const fs::path json_out = dir_ / "out.json", md_out = dir_ / "out.md";
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth", "--export-json",
+                      json_out.string(), "--export-md", md_out.string()});
+  ASSERT_EQ(o.code, 0) << o.err;
+  json doc = json::parse(ReadFile(json_out));
+  EXPECT_EQ(doc["runs"][0]["status"], "done");
+  EXPECT_TRUE(doc["runs"][0]["finished_at"].is_string());
+  EXPECT_EQ(doc["runs"][0]["lock"]["held"], true);
+  EXPECT_TRUE(doc["warnings"].empty()) << doc["warnings"];
+  EXPECT_EQ(ReadFile(md_out).find("warning: run"), std::string::npos);
+
+  // Ctrl-C: the exports say interrupted, with the time it ended.
+  const fs::path long_ex = LongExperiment("long.yaml");
+  const pid_t pid =
+      StartPipette({"run", long_ex.string(), "--store", Store(), "--no-bandwidth", "--export-json",
+                    json_out.string(), "--export-md", md_out.string()});
+  ASSERT_TRUE(WaitUntil([&] { return Err().find("tg16: started") != std::string::npos; })) << Err();
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  EXPECT_EQ(Wait(pid), 130) << Err();
+  doc = json::parse(ReadFile(json_out));
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  EXPECT_EQ(doc["runs"][0]["id"], 2);
+  EXPECT_EQ(doc["runs"][0]["status"], "interrupted");
+  EXPECT_TRUE(doc["runs"][0]["finished_at"].is_string());
+  EXPECT_EQ(doc["cells"][0]["status"], "interrupted");
+  EXPECT_NE(ReadFile(md_out).find("warning: run 2 was interrupted"), std::string::npos)
+      << ReadFile(md_out);
+  EXPECT_NE(Err().find("--resume 2"), std::string::npos) << "says how to go on";
+}
+
+TEST_F(States, AKilledControllerLeavesAnAbandonedRunThatResumeFinishes) {
+  const fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: [1, 2]
+tests: [tg16]
+repetitions: 30
+warmup: 0
+)");
+  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  const int worker = WorkerOf("", 1);
+  ASSERT_GT(worker, 0) << Err();
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Sql(Store(), "SELECT count(*) FROM samples WHERE test = 'tg16'") >= "3"; }));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  EXPECT_EQ(Wait(pid), 128 + SIGKILL);
+  EXPECT_TRUE(WaitUntil([&] { return ProcessGone(worker); }, 10)) << "the worker dies with it";
+  const int partial = SamplesOf(1, "tg16");
+  ASSERT_GE(partial, 3);
+  ASSERT_LT(partial, 30);
+  ASSERT_EQ(Sql(Store(), "SELECT status FROM runs WHERE id = 1"), "running");
+
+  // A report only reads: it shows the run abandoned and leaves the store as it was.
+  Output rep = Pipette({"report", "--store", Store(), "--format", "json"});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  const json doc = json::parse(rep.out);
+  EXPECT_EQ(doc["runs"][0]["status"], "abandoned");
+  EXPECT_EQ(doc["cells"][0]["status"], "abandoned");
+  EXPECT_NE(doc["warnings"][0].get<std::string>().find("--resume 1"), std::string::npos);
+  EXPECT_EQ(Sql(Store(), "SELECT status FROM runs WHERE id = 1"), "running");
+  Output dry = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1", "--dry-run"});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("2 of 2 cell(s) to measure"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("measured again from its start"), std::string::npos) << dry.out;
+  EXPECT_EQ(Sql(Store(), "SELECT status FROM runs WHERE id = 1"), "running") << "a dry run writes";
+
+  // Resume: the experiment file is the run's own; the cut cell is measured again from its start.
+  Output res = Pipette({"run", "--store", Store(), "--resume", "1", "--no-bandwidth"});
+  ASSERT_EQ(res.code, 0) << res.err;
+  EXPECT_NE(res.err.find("run 1 in " + Store() + " was left running by a Pipette that is gone"),
+            std::string::npos)
+      << res.err;
+  EXPECT_EQ(
+      Sql(Store(), "SELECT id, idx, status, ifnull(superseded_by, '') FROM cells ORDER BY id"),
+      "1|0|superseded|2\n2|0|ok|\n3|1|ok|");
+  EXPECT_EQ(SamplesOf(1, "tg16"), partial) << "the partial samples stay";
+  EXPECT_EQ(SamplesOf(2, "tg16"), 30);
+  EXPECT_EQ(SamplesOf(3, "tg16"), 30);
+  // No sample is stored twice: one per (cell, test, rep).
+  EXPECT_EQ(Sql(Store(),
+                "SELECT count(*) FROM (SELECT cell_id, test, rep, count(*) AS n FROM "
+                "samples GROUP BY cell_id, test, rep HAVING n > 1)"),
+            "0");
+  EXPECT_EQ(Sql(Store(), "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(Sql(Store(), "SELECT status, resumes FROM runs"), "done|1");
+  // The figures come from the complete cells only.
+  const json after = ReportJson();
+  int rows = 0;
+  for (const json& r : after["results"]) {
+    if (r["test"] != "tg16" || r["metric"] != "throughput") continue;
+    ++rows;
+    EXPECT_EQ(r["n"], 30);
+    EXPECT_EQ(r["cell_status"], "ok");
+  }
+  EXPECT_EQ(rows, 2);
+  ASSERT_EQ(after["cells"].size(), 3u);
+  EXPECT_EQ(after["cells"][0]["status"], "superseded");
+  EXPECT_EQ(after["cells"][0]["superseded_by"], 2);
+  EXPECT_TRUE(after["warnings"].empty()) << after["warnings"];
+
+  Output again = Pipette({"run", "--store", Store(), "--resume", "1"});
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("run 1 has nothing left to measure: 2 cell(s) complete"),
+            std::string::npos)
+      << again.err;
+}
+
+TEST_F(States, ALiveRunIsNeverMarkedAndASecondRunWaitsForTheMeasuringLock) {
+  const fs::path a = LongExperiment("a.yaml", 50);
+  const pid_t first = StartPipette({"run", a.string(), "--store", Store(), "--no-bandwidth"}, "a-");
+  ASSERT_TRUE(WaitUntil([&] { return Err("a-").find("tg16: started") != std::string::npos; }))
+      << Err("a-");
+  Output rep = Pipette({"report", "--store", Store(), "--format", "json"});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  EXPECT_EQ(json::parse(rep.out)["runs"][0]["status"], "running");
+
+  // Opening the store to write does not touch a live run; the lock refuses at once with
+  // --no-wait, after the timeout without it, and names who holds it.
+  const fs::path b = TinyExperiment("b.yaml");
+  Output now = Pipette({"run", b.string(), "--store", Store(), "--no-bandwidth", "--no-wait"});
+  EXPECT_EQ(now.code, 2) << now.err;
+  EXPECT_NE(
+      now.err.find("another Pipette is measuring on this machine: pid " + std::to_string(first)),
+      std::string::npos)
+      << now.err;
+  EXPECT_NE(now.err.find("run 1 of " + Store()), std::string::npos) << now.err;
+  EXPECT_NE(now.err.find("--no-wait refuses at once"), std::string::npos);
+  const auto t0 = std::chrono::steady_clock::now();
+  Output later =
+      Pipette({"run", b.string(), "--store", Store(), "--no-bandwidth", "--lock-timeout", "1"});
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  EXPECT_EQ(later.code, 2) << later.err;
+  EXPECT_NE(later.err.find("still measuring on this machine after"), std::string::npos)
+      << later.err;
+  EXPECT_EQ(Sql(Store(), "SELECT status FROM runs"), "running") << "refused runs write no run";
+
+  // Without a limit it waits, then measures once the first is done.
+  const pid_t second =
+      StartPipette({"run", b.string(), "--store", Store(), "--no-bandwidth"}, "b-");
+  ASSERT_TRUE(WaitUntil([&] {
+    return Err("b-").find("waiting for another Pipette measuring") != std::string::npos;
+  })) << Err("b-");
+  EXPECT_EQ(Wait(first), 0) << Err("a-");
+  EXPECT_EQ(Wait(second), 0) << Err("b-");
+  EXPECT_EQ(Sql(Store(), "SELECT id, status FROM runs ORDER BY id"), "1|done\n2|done");
+  const std::string a_end = Sql(Store(), "SELECT finished_at FROM runs WHERE id = 1");
+  const std::string b_start = Sql(Store(), "SELECT min(started_at) FROM cells WHERE run_id = 2");
+  EXPECT_GE(b_start, a_end) << "no cell of the second run measured while the first did";
+  EXPECT_GT(
+      json::parse(Sql(Store(), "SELECT lock FROM runs WHERE id = 2"))["waited_s"].get<double>(),
+      0.5);
+}
+
+TEST_F(States, ARunMeasuredBesideAnotherPipetteSaysSo) {
+  const fs::path a = LongExperiment("a.yaml", 80);
+  StartPipette({"run", a.string(), "--store", (dir_ / "a.db").string(), "--no-bandwidth"}, "a-");
+  ASSERT_TRUE(WaitUntil([&] { return Err("a-").find("tg16: started") != std::string::npos; }))
+      << Err("a-");
+  const int a_worker = WorkerOf("a-", 1);
+  // Another lock file: this run cannot see the first one's lock (as with a store on another
+  // host, or an older Pipette), but it sees its worker.
+  setenv("PIPETTE_LOCK_FILE", (dir_ / "other.lock").c_str(), 1);
+  const pid_t b = StartPipette({"run", TinyExperiment().string(), "--store", Store(),
+                                "--no-bandwidth", "--export-md", (dir_ / "b.md").string()},
+                               "b-");
+  unsetenv("PIPETTE_LOCK_FILE");
+  EXPECT_EQ(Wait(b), 0) << Err("b-");
+  const json doc = ReportJson();
+  ASSERT_FALSE(doc["warnings"].empty());
+  EXPECT_NE(doc["warnings"][0].get<std::string>().find(
+                "cell 1 was measured while another Pipette was measuring on this machine (pid " +
+                std::to_string(a_worker) + " pipette-worker-llama)"),
+            std::string::npos)
+      << doc["warnings"];
+  EXPECT_EQ(doc["cells"][0]["conditions"]["other_pipette"][0]["pid"], a_worker);
+  EXPECT_NE(ReadFile(dir_ / "b.md").find("warning: run 1 cell 1 was measured while another"),
+            std::string::npos);
+}
+
+TEST_F(States, ARunRecordedOnAnotherHostIsShownAsSuchAndNeverChanged) {
+  ASSERT_EQ(Pipette({"run", TinyExperiment().string(), "--store", Store(), "--no-bandwidth"}).code,
+            0);
+  // FAKE: this machine has no second host, so the row is edited to name one.
+  Sql(Store(),
+      "UPDATE runs SET status = 'running', finished_at = NULL, controller = "
+      "'{\"host\":\"board-7\",\"machine_id\":\"x\",\"boot_id\":\"y\",\"pid\":1,\"start_ticks\":5}"
+      "'");
+  const json doc = ReportJson();
+  EXPECT_EQ(doc["runs"][0]["status"], "running elsewhere");
+  EXPECT_NE(doc["warnings"][0].get<std::string>().find("pid 1 on board-7"), std::string::npos);
+  ASSERT_EQ(Pipette({"run", TinyExperiment().string(), "--store", Store(), "--no-bandwidth"}).code,
+            0);
+  EXPECT_EQ(Sql(Store(), "SELECT status FROM runs WHERE id = 1"), "running");
+  Output res = Pipette({"run", "--store", Store(), "--resume", "1"});
+  EXPECT_EQ(res.code, 2);
+  EXPECT_NE(res.err.find("run 1 in " + Store() + " is running elsewhere (pid 1 on board-7)"),
+            std::string::npos)
+      << res.err;
+}
+
+TEST_F(States, ResumeRefusesAnotherExperimentOrModelAndRetriesFailedCellsOnlyWhenAsked) {
+  fs::copy_file(kModel, dir_ / "m.gguf");
+  const std::string text =
+      "models: [m.gguf]\nparams: {threads: [1, 2]}\ntests: [tg4]\nrepetitions: 2\nwarmup: 0\n";
+  const fs::path ex = Write("ex.yaml", text);
+  ASSERT_EQ(Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"}).code, 0);
+  // FAKE states of a run that ended early, written into the store: cell 2 cut short.
+  Sql(Store(), "UPDATE runs SET status = 'interrupted'");
+  Sql(Store(), "UPDATE cells SET status = 'interrupted' WHERE idx = 1");
+
+  Write("ex.yaml", text + "seed: 7\n");
+  Output changed = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1"});
+  EXPECT_EQ(changed.code, 2);
+  EXPECT_NE(changed.err.find("is not the experiment it ran (seed: 42 then, 7 now)"),
+            std::string::npos)
+      << changed.err;
+  Write("ex.yaml", text);
+  {
+    std::fstream f(dir_ / "m.gguf", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x7f');  // the last byte of the last tensor: still a readable GGUF
+  }
+  Output model =
+      Pipette({"run", ex.string(), "--store", Store(), "--resume", "1", "--no-bandwidth"});
+  EXPECT_EQ(model.code, 2);
+  EXPECT_NE(model.err.find("model 'm' (" + (dir_ / "m.gguf").string() + ") has changed"),
+            std::string::npos)
+      << model.err;
+  Output only =
+      Pipette({"run", ex.string(), "--store", Store(), "--resume", "1", "--only", "threads=1"});
+  EXPECT_EQ(only.code, 2);
+  EXPECT_NE(only.err.find("--only cannot narrow a resumed run"), std::string::npos);
+  EXPECT_EQ(Sql(Store(), "SELECT count(*) FROM cells"), "2") << "refusals measure nothing";
+  fs::copy_file(kModel, dir_ / "m.gguf", fs::copy_options::overwrite_existing);
+
+  // A failed cell is left as it is unless --retry-failed.
+  Sql(Store(), "UPDATE cells SET status = 'failed', error = 'FAKE' WHERE idx = 1");
+  Output kept = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1"});
+  EXPECT_EQ(kept.code, 0) << kept.err;
+  EXPECT_NE(kept.err.find("1 failed (--retry-failed measures them again)"), std::string::npos)
+      << kept.err;
+  Output retried = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1",
+                            "--retry-failed", "--no-bandwidth"});
+  ASSERT_EQ(retried.code, 0) << retried.err;
+  EXPECT_EQ(Sql(Store(), "SELECT idx, status FROM cells ORDER BY id"), "0|ok\n1|superseded\n1|ok");
+}
+
+TEST_F(States, AResumedRunTakesItsKldReferenceFromTheStore) {
+  const fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params:
+  threads: [2, 1]
+tests: [tg16]
+repetitions: 30
+warmup: 0
+quality:
+  kld: {reference: smollm2-135m-instruct-q4_1, chunks: 1, n_ctx: 256, top_k: 16}
+)");
+  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_TRUE(WaitUntil([&] {
+    const std::string err = Err();
+    return err.find("[cell 2/2] tg16: started") != std::string::npos;
+  })) << Err();
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  Wait(pid);
+  ASSERT_EQ(Sql(Store(), "SELECT status FROM cells WHERE idx = 0"), "ok");
+  Output res = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1", "--no-bandwidth"});
+  ASSERT_EQ(res.code, 0) << res.err;
+  EXPECT_EQ(Sql(Store(), "SELECT count(*) FROM samples WHERE test = 'kld_ref'"), "1")
+      << "the reference is recorded once, by the first cell";
+  EXPECT_EQ(Sql(Store(),
+                "SELECT DISTINCT json_extract(raw, '$.request.ref_cell_id') FROM samples "
+                "WHERE test = 'kld' AND cell_id = 3"),
+            "1");
+  const json doc = ReportJson();
+  const json* mean = Find(doc["results"], 2, "kld", "kld_mean");
+  ASSERT_NE(mean, nullptr);
+  EXPECT_EQ((*mean)["cell_status"], "ok");
+  EXPECT_EQ((*mean)["value"].get<double>(), 0.0);  // the same model: exactly none
+}
+
+TEST_F(States, AStoreOfTheLastReleaseIsReportedAsItIsThenMigratedByTheNextRun) {
+  const std::string v1 = (dir_ / "v1.db").string();
+  fs::copy_file(kSource + "/tests/data/store-v1.db", v1);
+  const json then = json::parse(ReadFile(kSource + "/tests/data/store-v1.run1.json"));
+  auto figures = [](const json& results) {
+    std::map<std::string, json> out;
+    for (const json& r : results) {
+      out[r["cell"].dump() + " " + r["test"].get<std::string>() + " " +
+          r["metric"].get<std::string>()] = {r["value"], r["n"], r["samples"]};
+    }
+    return out;
+  };
+  Output rep = Pipette({"report", "--store", v1, "--run", "1", "--format", "json"});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  EXPECT_EQ(figures(json::parse(rep.out)["results"]), figures(then["results"]));
+  EXPECT_EQ(Sql(v1, "SELECT value FROM meta WHERE key = 'schema_version'"), "1") << "read only";
+  Output two = Pipette({"report", "--store", v1, "--run", "2", "--format", "json"});
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_EQ(json::parse(two.out)["runs"][0]["status"], "abandoned");  // killed, that release said
+  EXPECT_EQ(Sql(v1, "SELECT status FROM runs WHERE id = 2"), "running");
+
+  Output run = Pipette({"run", TinyExperiment().string(), "--store", v1, "--no-bandwidth"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("migrated the store " + v1 + " from schema version 1 to 2"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(Sql(v1, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(Sql(v1, "SELECT id, status FROM runs ORDER BY id"), "1|done\n2|abandoned\n3|done");
+  EXPECT_EQ(Sql(v1, "PRAGMA integrity_check"), "ok");
+  Output after = Pipette({"report", "--store", v1, "--run", "1", "--format", "json"});
+  ASSERT_EQ(after.code, 0) << after.err;
+  EXPECT_EQ(figures(json::parse(after.out)["results"]), figures(then["results"]));
+}
+
+TEST_F(States, AStoreOnAReadOnlyFileSystemIsReportedAndRefusedForWriting) {
+  const fs::path ro = dir_ / "ro";
+  fs::create_directories(ro);
+  const std::string store = (ro / "results.db").string();
+  ASSERT_EQ(Pipette({"run", TinyExperiment().string(), "--store", store, "--no-bandwidth"}).code,
+            0);
+  ASSERT_FALSE(fs::exists(store + "-shm")) << "the writer closed the store cleanly";
+  // A private mount namespace in which the folder is mounted read-only (needs CAP_SYS_ADMIN).
+  const std::string probe = "unshare -m sh -c 'mount -t tmpfs none /mnt' 2>/dev/null";
+  if (std::system(probe.c_str()) != 0) {
+    GTEST_SKIP() << "no mount namespace here (unshare -m needs CAP_SYS_ADMIN)";
+  }
+  const std::string script =
+      "mount --bind " + ro.string() + " " + ro.string() + " && mount -o remount,bind,ro " +
+      ro.string() + " && touch " + ro.string() + "/x 2>/dev/null && exit 99; " + kPipette +
+      " report --store " + store + " --format json > " + (dir_ / "ro.json").string() + " 2> " +
+      (dir_ / "ro.err").string() + "; echo $? > " + (dir_ / "ro.rc").string() + "; " + kPipette +
+      " run " + TinyExperiment("t2.yaml").string() + " --store " + store +
+      " --no-bandwidth > /dev/null 2> " + (dir_ / "rw.err").string() + "; echo $? > " +
+      (dir_ / "rw.rc").string();
+  ASSERT_EQ(std::system(("unshare -m sh -c '" + script + "'").c_str()), 0);
+  EXPECT_EQ(ReadFile(dir_ / "ro.rc"), "0\n") << ReadFile(dir_ / "ro.err");
+  const json doc = json::parse(ReadFile(dir_ / "ro.json"));
+  EXPECT_EQ(doc["runs"][0]["status"], "done");
+  EXPECT_FALSE(doc["results"].empty());
+  EXPECT_EQ(ReadFile(dir_ / "rw.rc"), "2\n") << ReadFile(dir_ / "rw.err");
+  EXPECT_NE(ReadFile(dir_ / "rw.err").find(store), std::string::npos) << ReadFile(dir_ / "rw.err");
+  EXPECT_EQ(Sql(store, "SELECT count(*) FROM runs"), "1");
+}
+
+}  // namespace
+}  // namespace pipette_e2e
