@@ -298,8 +298,12 @@ TEST_F(States, ARunRecordedOnAnotherHostIsShownAsSuchAndNeverChanged) {
 
 TEST_F(States, ResumeRefusesAnotherExperimentOrModelAndRetriesFailedCellsOnlyWhenAsked) {
   fs::copy_file(kModel, dir_ / "m.gguf");
+  const std::string corpus =
+      ReadFile(kSource + "/datasets/ppl/devils-dictionary.txt").substr(0, 4000);
+  Write("corpus.txt", corpus);
   const std::string text =
-      "models: [m.gguf]\nparams: {threads: [1, 2]}\ntests: [tg4]\nrepetitions: 2\nwarmup: 0\n";
+      "models: [m.gguf]\nparams: {threads: [1, 2]}\ntests: [tg4]\nrepetitions: 2\nwarmup: 0\n"
+      "quality:\n  ppl: {corpus: corpus.txt, n_ctx: 64, chunks: 1}\n";
   const fs::path ex = Write("ex.yaml", text);
   ASSERT_EQ(Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"}).code, 0);
   // FAKE states of a run that ended early, written into the store: cell 2 cut short.
@@ -324,12 +328,19 @@ TEST_F(States, ResumeRefusesAnotherExperimentOrModelAndRetriesFailedCellsOnlyWhe
   EXPECT_NE(model.err.find("model 'm' (" + (dir_ / "m.gguf").string() + ") has changed"),
             std::string::npos)
       << model.err;
+  fs::copy_file(kModel, dir_ / "m.gguf", fs::copy_options::overwrite_existing);
+  Write("corpus.txt", "An edited corpus. " + corpus);
+  Output data = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1"});
+  EXPECT_EQ(data.code, 2);
+  EXPECT_NE(data.err.find("the dataset " + (dir_ / "corpus.txt").string() + " has changed"),
+            std::string::npos)
+      << data.err;
+  Write("corpus.txt", corpus);
   Output only =
       Pipette({"run", ex.string(), "--store", Store(), "--resume", "1", "--only", "threads=1"});
   EXPECT_EQ(only.code, 2);
   EXPECT_NE(only.err.find("--only cannot narrow a resumed run"), std::string::npos);
   EXPECT_EQ(Sql(Store(), "SELECT count(*) FROM cells"), "2") << "refusals measure nothing";
-  fs::copy_file(kModel, dir_ / "m.gguf", fs::copy_options::overwrite_existing);
 
   // A failed cell is left as it is unless --retry-failed.
   Sql(Store(), "UPDATE cells SET status = 'failed', error = 'FAKE' WHERE idx = 1");

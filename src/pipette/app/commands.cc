@@ -238,6 +238,40 @@ Status CheckModelsUnchanged(const store::RunRecord& run, const std::vector<plan:
   return {};
 }
 
+// The corpora and datasets must be the files the run measured with.
+Status CheckDatasetsUnchanged(const store::RunRecord& run, store::Store& store,
+                              const config::Experiment& ex) {
+  auto samples = store.SamplesOfRun(run.id, {"ppl_corpus", "mc_dataset", "gen_dataset", "kld_ref"});
+  if (!samples) return samples.error();
+  std::map<std::string, std::string> then;  // path -> SHA-256 the run measured with
+  for (const auto& s : *samples) {
+    if (s.test == "kld_ref") {
+      const std::string sha =
+          s.raw.value("request", nlohmann::json::object()).value("corpus_sha256", "");
+      if (ex.kld && !sha.empty()) then.emplace(ex.kld->corpus, sha);
+    } else if (s.raw.contains("path") && s.raw.contains("sha256")) {
+      then.emplace(s.raw.value("path", ""), s.raw.value("sha256", ""));
+    }
+  }
+  for (const auto& [path, sha] : then) {
+    auto now = Sha256File(path);
+    if (!now) {
+      return InputError(
+          fmt::format("cannot resume run {}: the dataset {} it measured with is not "
+                      "readable now: {}",
+                      run.id, path, now.error().message));
+    }
+    if (*now != sha) {
+      return InputError(
+          fmt::format("cannot resume run {}: the dataset {} has changed: its SHA-256 "
+                      "is {} now, {} when the run measured with it. Start a new run "
+                      "instead",
+                      run.id, path, *now, sha));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 int Run(const RunArgs& args, const Paths& paths) {
@@ -310,6 +344,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   std::optional<run::ResumePlan> resume;
   if (resuming) {
     if (auto st = CheckResumable(*prior, *ex, store_path); !st) return Fail(st.error());
+    if (auto st = CheckDatasetsUnchanged(*prior, *store, *ex); !st) return Fail(st.error());
     auto rp = run::PlanResume(*cells, prior_cells, args.retry_failed);
     if (!rp) {
       return Fail(

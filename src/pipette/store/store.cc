@@ -612,6 +612,26 @@ Result<std::vector<SampleRecord>> Store::Samples(int64_t cell_id) {
   return out;
 }
 
+Result<std::vector<SampleRecord>> Store::SamplesOfRun(int64_t run_id,
+                                                      const std::vector<std::string>& tests) {
+  std::string marks;
+  for (size_t i = 0; i < tests.size(); ++i) marks += i ? ", ?" : "?";
+  Stmt s(db_, fmt::format("SELECT s.id, s.cell_id, s.test, s.rep, s.warmup, s.raw FROM samples s "
+                          "JOIN cells c ON c.id = s.cell_id WHERE c.run_id = ? AND s.test IN "
+                          "({}) ORDER BY s.id",
+                          marks.empty() ? "NULL" : marks)
+                  .c_str());
+  if (!s.prepared()) return DbError(db_, "reading samples");
+  s.Bind(run_id);
+  for (const auto& t : tests) s.Bind(t);
+  std::vector<SampleRecord> out;
+  while (s.Step() == SQLITE_ROW) {
+    out.push_back(SampleRecord{s.Int(0), s.Int(1), s.Text(2), static_cast<int>(s.Int(3)),
+                               s.Int(4) != 0, s.Json(5)});
+  }
+  return out;
+}
+
 Result<std::vector<std::pair<std::string, SampleRecord>>> Store::RecentSamples(int limit) {
   Stmt s(db_,
          "SELECT c.key, s.id, s.cell_id, s.test, s.rep, s.warmup, s.raw FROM samples s "

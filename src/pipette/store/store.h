@@ -151,6 +151,9 @@ class Store {
   // Every cell of the run, superseded ones included, by index then id.
   Result<std::vector<CellRecord>> Cells(int64_t run_id);
   Result<std::vector<SampleRecord>> Samples(int64_t cell_id);
+  // The samples of the given tests in every cell of a run, in the order they were stored.
+  Result<std::vector<SampleRecord>> SamplesOfRun(int64_t run_id,
+                                                 const std::vector<std::string>& tests);
   // The most recent recorded (non-warm-up) samples of completed cells, newest first, with the
   // key of their cell: the history a time estimate learns from.
   Result<std::vector<std::pair<std::string, SampleRecord>>> RecentSamples(int limit);
