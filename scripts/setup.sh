@@ -8,10 +8,10 @@ cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
-# 1. System packages (Debian): compilers, CMake, and the libraries Pipette links.
-DEB_PACKAGES=(g++ cmake ninja-build make git python3-venv unzip libyaml-cpp-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3 libssl-dev libgtest-dev
-  libgmock-dev clang-format jq bc)
+# 1. System packages (Debian): compilers, ccache, CMake, and the libraries Pipette links.
+DEB_PACKAGES=(g++ cmake ninja-build make git ccache curl ca-certificates python3-venv unzip
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3 libssl-dev
+  libgtest-dev libgmock-dev clang-format jq bc util-linux)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,16 +23,42 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# 2. The llama.cpp runtime, pinned, built from source by pip into .venv.
+# Every C and C++ compile goes through ccache. Paths inside this checkout are hashed relative to
+# it, so a fresh clone in another folder (as CI makes) finds the objects of the last one.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=file_macro
+LAUNCHER="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+
+# 2. The llama.cpp runtime, pinned: the llama-cpp-python sdist from PyPI (SHA-256 checked),
+#    unpacked into .deps/ and built from source by pip into .venv, in a fixed build folder.
 PY=${PYTHON:-python3}
 if ! .venv/bin/python -c "import importlib.metadata as m, sys; \
     sys.exit(m.version('llama_cpp_python') != '$LLAMA_CPP_PYTHON_VERSION')" 2>/dev/null; then
-  say "building llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION into .venv (first time: ~6 min on 2 cores)"
+  src=".deps/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION"
+  if [ ! -f "$src/pyproject.toml" ]; then
+    say "fetching llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION (source) from PyPI"
+    mkdir -p .deps
+    sdist="llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
+    url=$(curl -fsSL https://pypi.org/simple/llama-cpp-python/ |
+      grep -o "https://[^\"#]*/$sdist" | head -1)
+    [ -n "$url" ] || { echo "setup: $sdist is not on PyPI's index" >&2; exit 1; }
+    curl -fsSL "$url" -o ".deps/$sdist"
+    if ! echo "$LLAMA_CPP_PYTHON_SDIST_SHA256  .deps/$sdist" | sha256sum -c --status; then
+      echo "setup: SHA-256 mismatch for $sdist: expected $LLAMA_CPP_PYTHON_SDIST_SHA256," \
+        "got $(sha256sum ".deps/$sdist" | cut -d' ' -f1)" >&2
+      exit 1
+    fi
+    rm -rf "$src" && mkdir -p "$src"
+    tar -xzf ".deps/$sdist" --strip-components=1 -C "$src"
+    rm ".deps/$sdist"
+  fi
+  say "building llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION into .venv (first time: ~7 min on 2" \
+    "cores; with ccache's objects from an earlier build: ~1 min)"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  CMAKE_ARGS="-DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+  CMAKE_ARGS="-DLLAVA_BUILD=OFF $LAUNCHER" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+    SKBUILD_BUILD_DIR="$PWD/.deps/llama-build" \
     PIP_CONSTRAINT="$PWD/scripts/pip-constraints.txt" \
-    .venv/bin/pip install --quiet --no-deps --no-binary llama-cpp-python \
-    "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
+    .venv/bin/pip install --quiet --no-deps --no-cache-dir "./$src"
+  ccache --show-stats 2>/dev/null | grep -i -E "hits|misses" | head -3 | sed 's/^/[setup] ccache: /' >&2 || true
 fi
 
 # 3. The bundled model.
@@ -42,7 +68,7 @@ scripts/fetch-models.sh
 PREFIX=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")
 if [ ! -f build/CMakeCache.txt ] || ! grep -q "PIPETTE_LLAMA_PREFIX:PATH=$PREFIX" build/CMakeCache.txt; then
   say "configuring the build"
-  cmake -S . -B build -G Ninja -DPIPETTE_LLAMA_PREFIX:PATH="$PREFIX" >/dev/null
+  cmake -S . -B build -G Ninja -DPIPETTE_LLAMA_PREFIX:PATH="$PREFIX" $LAUNCHER >/dev/null
 fi
 say "building"
 cmake --build build -j "$(nproc)"
