@@ -30,9 +30,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--export-json", run.export_json, "write a JSON report, after every cell");
   run_cmd->add_flag("--no-bandwidth", run.no_bandwidth,
                     "skip the memory-bandwidth probe in the environment record");
-  run_cmd->add_option("--resume", run.resume,
-                      "continue run RUN of the store: measure its cells that have no complete "
-                      "result (same experiment and model files only)");
+  run_cmd
+      ->add_option("--resume", run.resume,
+                   "continue run RUN of the store: measure its cells that have no complete "
+                   "result (same experiment, datasets, model files, device and build only)")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_flag("--retry-failed", run.retry_failed,
                     "with --resume: measure the run's failed cells again too");
   run_cmd->add_flag("--no-wait", run.no_wait,
@@ -89,6 +91,12 @@ int main(int argc, char** argv) {
   auto* env_cmd = app.add_subcommand("env", "Print this device's fingerprint");
   env_cmd->add_flag("--json", env.json, "as JSON");
   env_cmd->add_flag("--no-bandwidth", env.no_bandwidth, "skip the memory-bandwidth probe");
+  env_cmd->add_flag("--no-wait", env.no_wait,
+                    "refuse at once when another Pipette is measuring (the probe measures)");
+  env_cmd
+      ->add_option("--lock-timeout", env.lock_timeout_s,
+                   "seconds to wait for another Pipette measuring on this machine")
+      ->capture_default_str();
 
   // CLI11 would call an unknown command an unexpected argument.
   if (argc > 1) {

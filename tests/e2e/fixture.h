@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,8 @@ class E2E : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    // A measuring lock of the test's own: tests neither wait for nor block what else runs here.
+    setenv("PIPETTE_LOCK_FILE", (dir_ / "measure.lock").c_str(), 1);
   }
   // Whatever happened, nothing is left: the programs a test started are stopped and its folder
   // removed (a failing test prints what it needs first).
@@ -87,6 +90,7 @@ class E2E : public ::testing::Test {
     }
     std::error_code ec;
     fs::remove_all(dir_, ec);
+    unsetenv("PIPETTE_LOCK_FILE");
   }
 
   // Starts pipette in the background; TearDown stops it if the test did not wait for it.

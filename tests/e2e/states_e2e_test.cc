@@ -19,6 +19,7 @@
 
 #include "fixture.h"
 #include "pipette/env/process.h"
+#include "pipette/run/measure_lock.h"
 #include "pipette/store/store.h"
 
 namespace pipette_e2e {
@@ -60,7 +61,13 @@ std::string Sql(const std::string& db_path, const std::string& query) {
   return out;
 }
 
-bool ProcessGone(int pid) { return ::kill(pid, 0) != 0; }
+// Gone, or ended and waiting to be reaped (a zombie measures nothing).
+bool ProcessGone(int pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return stat.empty() || (close != std::string::npos && close + 2 < stat.size() &&
+                          (stat[close + 2] == 'Z' || stat[close + 2] == 'X'));
+}
 
 class States : public E2E {
  protected:
@@ -138,8 +145,7 @@ warmup: 0
   const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
   const int worker = WorkerOf("", 1);
   ASSERT_GT(worker, 0) << Err();
-  ASSERT_TRUE(WaitUntil(
-      [&] { return Sql(Store(), "SELECT count(*) FROM samples WHERE test = 'tg16'") >= "3"; }));
+  ASSERT_TRUE(WaitUntil([&] { return SamplesOf(1, "tg16") >= 3; }));
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   EXPECT_EQ(Wait(pid), 128 + SIGKILL);
   EXPECT_TRUE(WaitUntil([&] { return ProcessGone(worker); }, 10)) << "the worker dies with it";
@@ -162,25 +168,33 @@ warmup: 0
   EXPECT_NE(dry.out.find("measured again from its start"), std::string::npos) << dry.out;
   EXPECT_EQ(Sql(Store(), "SELECT status FROM runs WHERE id = 1"), "running") << "a dry run writes";
 
-  // Resume: the experiment file is the run's own; the cut cell is measured again from its start.
+  // Resume (the experiment file is the run's own): the cut cell is measured again from its
+  // start; this resume is killed too, mid-cell, and the next one finishes.
+  const pid_t resume_pid =
+      StartPipette({"run", "--store", Store(), "--resume", "1", "--no-bandwidth"}, "r1-");
+  ASSERT_TRUE(WaitUntil([&] { return SamplesOf(2, "tg16") >= 3; })) << Err("r1-");
+  const int resume_worker = WorkerOf("r1-", 1);
+  ASSERT_EQ(::kill(resume_pid, SIGKILL), 0);
+  Wait(resume_pid);
+  EXPECT_TRUE(WaitUntil([&] { return ProcessGone(resume_worker); }, 10));
+  EXPECT_NE(Err("r1-").find("run 1 in " + Store() + " was left running by a Pipette that is gone"),
+            std::string::npos)
+      << Err("r1-");
   Output res = Pipette({"run", "--store", Store(), "--resume", "1", "--no-bandwidth"});
   ASSERT_EQ(res.code, 0) << res.err;
-  EXPECT_NE(res.err.find("run 1 in " + Store() + " was left running by a Pipette that is gone"),
-            std::string::npos)
-      << res.err;
   EXPECT_EQ(
       Sql(Store(), "SELECT id, idx, status, ifnull(superseded_by, '') FROM cells ORDER BY id"),
-      "1|0|superseded|2\n2|0|ok|\n3|1|ok|");
+      "1|0|superseded|2\n2|0|superseded|3\n3|0|ok|\n4|1|ok|");
   EXPECT_EQ(SamplesOf(1, "tg16"), partial) << "the partial samples stay";
-  EXPECT_EQ(SamplesOf(2, "tg16"), 30);
   EXPECT_EQ(SamplesOf(3, "tg16"), 30);
+  EXPECT_EQ(SamplesOf(4, "tg16"), 30);
   // No sample is stored twice: one per (cell, test, rep).
   EXPECT_EQ(Sql(Store(),
                 "SELECT count(*) FROM (SELECT cell_id, test, rep, count(*) AS n FROM "
                 "samples GROUP BY cell_id, test, rep HAVING n > 1)"),
             "0");
   EXPECT_EQ(Sql(Store(), "PRAGMA integrity_check"), "ok");
-  EXPECT_EQ(Sql(Store(), "SELECT status, resumes FROM runs"), "done|1");
+  EXPECT_EQ(Sql(Store(), "SELECT status, resumes FROM runs"), "done|2");
   // The figures come from the complete cells only.
   const json after = ReportJson();
   int rows = 0;
@@ -191,7 +205,7 @@ warmup: 0
     EXPECT_EQ(r["cell_status"], "ok");
   }
   EXPECT_EQ(rows, 2);
-  ASSERT_EQ(after["cells"].size(), 3u);
+  ASSERT_EQ(after["cells"].size(), 4u);
   EXPECT_EQ(after["cells"][0]["status"], "superseded");
   EXPECT_EQ(after["cells"][0]["superseded_by"], 2);
   EXPECT_TRUE(after["warnings"].empty()) << after["warnings"];
@@ -204,16 +218,18 @@ warmup: 0
 }
 
 TEST_F(States, ALiveRunIsNeverMarkedAndASecondRunWaitsForTheMeasuringLock) {
-  const fs::path a = LongExperiment("a.yaml", 50);
+  const fs::path a = LongExperiment("a.yaml", 20);
   const pid_t first = StartPipette({"run", a.string(), "--store", Store(), "--no-bandwidth"}, "a-");
   ASSERT_TRUE(WaitUntil([&] { return Err("a-").find("tg16: started") != std::string::npos; }))
       << Err("a-");
+  // Held still while the checks run: alive, measuring nothing, holding the lock.
+  ASSERT_EQ(::kill(first, SIGSTOP), 0);
   Output rep = Pipette({"report", "--store", Store(), "--format", "json"});
   ASSERT_EQ(rep.code, 0) << rep.err;
   EXPECT_EQ(json::parse(rep.out)["runs"][0]["status"], "running");
 
-  // Opening the store to write does not touch a live run; the lock refuses at once with
-  // --no-wait, after the timeout without it, and names who holds it.
+  // The lock refuses at once with --no-wait, after the timeout without it, names who holds it,
+  // and a refused run has written nothing.
   const fs::path b = TinyExperiment("b.yaml");
   Output now = Pipette({"run", b.string(), "--store", Store(), "--no-bandwidth", "--no-wait"});
   EXPECT_EQ(now.code, 2) << now.err;
@@ -231,48 +247,96 @@ TEST_F(States, ALiveRunIsNeverMarkedAndASecondRunWaitsForTheMeasuringLock) {
   EXPECT_NE(later.err.find("still measuring on this machine after"), std::string::npos)
       << later.err;
   EXPECT_EQ(Sql(Store(), "SELECT status FROM runs"), "running") << "refused runs write no run";
+  Output other = Pipette({"run", b.string(), "--store", (dir_ / "new.db").string(), "--no-wait"});
+  EXPECT_EQ(other.code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "new.db")) << "not even the store";
 
-  // Without a limit it waits, then measures once the first is done.
+  // A command that opens the store to write leaves the live run alone; without a limit it waits,
+  // then measures once the first is done.
   const pid_t second =
       StartPipette({"run", b.string(), "--store", Store(), "--no-bandwidth"}, "b-");
   ASSERT_TRUE(WaitUntil([&] {
     return Err("b-").find("waiting for another Pipette measuring") != std::string::npos;
   })) << Err("b-");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  ASSERT_EQ(::kill(first, SIGCONT), 0);
   EXPECT_EQ(Wait(first), 0) << Err("a-");
   EXPECT_EQ(Wait(second), 0) << Err("b-");
   EXPECT_EQ(Sql(Store(), "SELECT id, status FROM runs ORDER BY id"), "1|done\n2|done");
   const std::string a_end = Sql(Store(), "SELECT finished_at FROM runs WHERE id = 1");
   const std::string b_start = Sql(Store(), "SELECT min(started_at) FROM cells WHERE run_id = 2");
   EXPECT_GE(b_start, a_end) << "no cell of the second run measured while the first did";
-  EXPECT_GT(
+  EXPECT_GE(
       json::parse(Sql(Store(), "SELECT lock FROM runs WHERE id = 2"))["waited_s"].get<double>(),
-      0.5);
+      1.0);
 }
 
 TEST_F(States, ARunMeasuredBesideAnotherPipetteSaysSo) {
-  const fs::path a = LongExperiment("a.yaml", 80);
-  StartPipette({"run", a.string(), "--store", (dir_ / "a.db").string(), "--no-bandwidth"}, "a-");
+  const fs::path a = LongExperiment("a.yaml", 20);
+  const pid_t first = StartPipette(
+      {"run", a.string(), "--store", (dir_ / "a.db").string(), "--no-bandwidth"}, "a-");
   ASSERT_TRUE(WaitUntil([&] { return Err("a-").find("tg16: started") != std::string::npos; }))
       << Err("a-");
   const int a_worker = WorkerOf("a-", 1);
-  // Another lock file: this run cannot see the first one's lock (as with a store on another
-  // host, or an older Pipette), but it sees its worker.
+  ASSERT_EQ(::kill(first, SIGSTOP), 0);  // its worker stays, for as long as the second runs
+  // Another lock file: this run cannot see the first one's lock (as with an older Pipette, or a
+  // machine whose Pipettes do not share one), but it sees its worker.
   setenv("PIPETTE_LOCK_FILE", (dir_ / "other.lock").c_str(), 1);
   const pid_t b = StartPipette({"run", TinyExperiment().string(), "--store", Store(),
                                 "--no-bandwidth", "--export-md", (dir_ / "b.md").string()},
                                "b-");
-  unsetenv("PIPETTE_LOCK_FILE");
+  setenv("PIPETTE_LOCK_FILE", (dir_ / "measure.lock").c_str(), 1);
   EXPECT_EQ(Wait(b), 0) << Err("b-");
+  ASSERT_EQ(::kill(first, SIGCONT), 0);
   const json doc = ReportJson();
-  ASSERT_FALSE(doc["warnings"].empty());
+  ASSERT_EQ(doc["warnings"].size(), 2u) << doc["warnings"];  // both of its cells
   EXPECT_NE(doc["warnings"][0].get<std::string>().find(
                 "cell 1 was measured while another Pipette was measuring on this machine (pid " +
-                std::to_string(a_worker) + " pipette-worker-llama)"),
+                std::to_string(a_worker) + " pipette-worker-"),
             std::string::npos)
       << doc["warnings"];
   EXPECT_EQ(doc["cells"][0]["conditions"]["other_pipette"][0]["pid"], a_worker);
   EXPECT_NE(ReadFile(dir_ / "b.md").find("warning: run 1 cell 1 was measured while another"),
             std::string::npos);
+  EXPECT_EQ(Wait(first), 0) << Err("a-");
+  // Measured alone, the same experiment is not flagged.
+  const std::string alone_store = (dir_ / "c.db").string();
+  ASSERT_EQ(
+      Pipette({"run", TinyExperiment().string(), "--store", alone_store, "--no-bandwidth"}).code,
+      0);
+  Output alone = Pipette({"report", "--store", alone_store, "--format", "json"});
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  EXPECT_TRUE(json::parse(alone.out)["warnings"].empty()) << alone.out;
+}
+
+TEST_F(States, TwoQueuedResumesOfOneRunMeasureItsCellsOnce) {
+  const fs::path ex = TinyExperiment();
+  ASSERT_EQ(Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"}).code, 0);
+  // FAKE: a run that ended before its second cell started.
+  Sql(Store(), "DELETE FROM samples WHERE cell_id = 2");
+  Sql(Store(), "DELETE FROM cells WHERE id = 2");
+  Sql(Store(), "UPDATE runs SET status = 'interrupted'");
+  // This test holds the measuring lock, so both resumes plan, then queue behind it.
+  pipette::run::LockOptions lock;
+  lock.path = (dir_ / "measure.lock").string();
+  auto held =
+      pipette::run::MeasureLock::Acquire(lock, {{"pid", ::getpid()}, {"command", "the test"}});
+  ASSERT_TRUE(held.ok()) << held.error().message;
+  const pid_t one =
+      StartPipette({"run", "--store", Store(), "--resume", "1", "--no-bandwidth"}, "1-");
+  const pid_t two =
+      StartPipette({"run", "--store", Store(), "--resume", "1", "--no-bandwidth"}, "2-");
+  ASSERT_TRUE(WaitUntil([&] {
+    return Err("1-").find("waiting for another Pipette") != std::string::npos &&
+           Err("2-").find("waiting for another Pipette") != std::string::npos;
+  })) << Err("1-")
+      << Err("2-");
+  held->reset();
+  EXPECT_EQ(Wait(one), 0) << Err("1-");
+  EXPECT_EQ(Wait(two), 0) << Err("2-");
+  EXPECT_EQ(Sql(Store(), "SELECT idx, status FROM cells ORDER BY id"), "0|ok\n1|ok");
+  EXPECT_EQ(Sql(Store(), "SELECT status, resumes FROM runs"), "done|1");
+  EXPECT_NE((Err("1-") + Err("2-")).find("run 1 has nothing left to measure"), std::string::npos);
 }
 
 TEST_F(States, ARunRecordedOnAnotherHostIsShownAsSuchAndNeverChanged) {
@@ -345,7 +409,7 @@ TEST_F(States, ResumeRefusesAnotherExperimentOrModelAndRetriesFailedCellsOnlyWhe
   // A failed cell is left as it is unless --retry-failed.
   Sql(Store(), "UPDATE cells SET status = 'failed', error = 'FAKE' WHERE idx = 1");
   Output kept = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1"});
-  EXPECT_EQ(kept.code, 0) << kept.err;
+  EXPECT_EQ(kept.code, 1) << kept.err;  // the run has a failed cell
   EXPECT_NE(kept.err.find("1 failed (--retry-failed measures them again)"), std::string::npos)
       << kept.err;
   Output retried = Pipette({"run", ex.string(), "--store", Store(), "--resume", "1",

@@ -16,6 +16,7 @@
 #include "pipette/app/console_progress.h"
 #include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
+#include "pipette/app/resume_checks.h"
 #include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
@@ -172,167 +173,64 @@ Paths DefaultPaths(const std::string& argv0) {
   return p;
 }
 
-namespace {
-
-// The --dry-run of a resume: which cells are kept and which are measured again.
-void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>& cells,
-                     const run::ResumePlan& rp) {
-  fmt::print("resume run {} ({}): {} of {} cell(s) to measure\n", run.id, run.status,
-             rp.to_run.size(), cells.size());
-  for (const plan::Cell& c : cells) {
-    std::string what = "kept (complete)";
-    if (std::find(rp.to_run.begin(), rp.to_run.end(), c.index) != rp.to_run.end()) {
-      what = rp.supersede.count(c.index) ? "measured again from its start" : "measured";
-    } else if (!rp.done.count(c.index)) {
-      what = "kept (failed; --retry-failed measures it again)";
-    }
-    fmt::print("  {:>4}  {}  {}\n", c.index + 1, c.Key(), what);
-  }
-}
-
-// Why a run cannot be resumed as it stands, before anything is measured.
-Status CheckResumable(const store::RunRecord& run, const config::Experiment& ex,
-                      const std::string& store_path) {
-  if (run.status == "running" || run.status == store::kRunningElsewhere) {
-    const auto who = env::ProcessIdentity::FromJson(run.controller);
-    return InputError(fmt::format("run {} in {} is {} ({}): it cannot be resumed while it runs",
-                                  run.id, store_path, run.status, who.Describe()));
-  }
-  if (ex.Hash() != run.config_hash) {
-    std::string diff = run::DescribeDifference(run.config_canonical, ex.Canonical().dump());
-    if (diff.empty()) diff = "the resolved experiment's hash differs";
-    return InputError(
-        fmt::format("cannot resume run {}: {} is not the experiment it ran ({}). "
-                    "Start a new run instead",
-                    run.id, ex.path, diff));
-  }
-  return {};
-}
-
-// The models of the cells to measure must be the files the run measured before.
-Status CheckModelsUnchanged(const store::RunRecord& run, const std::vector<plan::Cell>& cells,
-                            const std::vector<store::CellRecord>& stored,
-                            const run::ResumePlan& rp) {
-  std::map<std::string, std::string> then;  // model name -> SHA-256 the run measured
-  for (const auto& c : stored) {
-    if (!c.model_sha256.empty()) then.emplace(c.model_name, c.model_sha256);
-  }
-  std::map<std::string, std::string> now;
-  for (int i : rp.to_run) {
-    const plan::Cell& cell = cells[static_cast<size_t>(i)];
-    auto it = then.find(cell.model.name);
-    if (it == then.end() || now.count(cell.model.name) || !cell.model.unavailable.empty()) {
-      continue;
-    }
-    auto sha = Sha256File(cell.model.path);
-    if (!sha)
-      return InputError(fmt::format("cannot resume run {}: {}", run.id, sha.error().message));
-    now[cell.model.name] = *sha;
-    if (*sha != it->second) {
-      return InputError(fmt::format(
-          "cannot resume run {}: model '{}' ({}) has changed: its SHA-256 is {} now, {} when the "
-          "run measured it. Start a new run instead",
-          run.id, cell.model.name, cell.model.path, *sha, it->second));
-    }
-  }
-  return {};
-}
-
-// The corpora and datasets must be the files the run measured with.
-Status CheckDatasetsUnchanged(const store::RunRecord& run, store::Store& store,
-                              const config::Experiment& ex) {
-  auto samples = store.SamplesOfRun(run.id, {"ppl_corpus", "mc_dataset", "gen_dataset", "kld_ref"});
-  if (!samples) return samples.error();
-  std::map<std::string, std::string> then;  // path -> SHA-256 the run measured with
-  for (const auto& s : *samples) {
-    if (s.test == "kld_ref") {
-      const std::string sha =
-          s.raw.value("request", nlohmann::json::object()).value("corpus_sha256", "");
-      if (ex.kld && !sha.empty()) then.emplace(ex.kld->corpus, sha);
-    } else if (s.raw.contains("path") && s.raw.contains("sha256")) {
-      then.emplace(s.raw.value("path", ""), s.raw.value("sha256", ""));
-    }
-  }
-  for (const auto& [path, sha] : then) {
-    auto now = Sha256File(path);
-    if (!now) {
-      return InputError(
-          fmt::format("cannot resume run {}: the dataset {} it measured with is not "
-                      "readable now: {}",
-                      run.id, path, now.error().message));
-    }
-    if (*now != sha) {
-      return InputError(
-          fmt::format("cannot resume run {}: the dataset {} has changed: its SHA-256 "
-                      "is {} now, {} when the run measured with it. Start a new run "
-                      "instead",
-                      run.id, path, *now, sha));
-    }
-  }
-  return {};
-}
-
-}  // namespace
-
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
   const config::LoadOptions load{paths.models_dir, paths.workers_dir, paths.datasets_dir,
                                  paths.variants_dir};
-  const bool resuming = args.resume > 0;
+  const bool resuming = args.resume != 0;
+  if (args.resume < 0) {
+    return Fail(
+        InputError(fmt::format("--resume {}: a run id is 1 or more (pipette report --all "
+                               "lists them)",
+                               args.resume)));
+  }
   if (args.experiment.empty() && !resuming) {
     return Fail(
         InputError("give an experiment file: pipette run EXPERIMENT.yaml (or --resume RUN)"));
   }
   if (resuming && !args.only.empty()) {
     return Fail(
-        InputError("--only cannot narrow a resumed run: it keeps the --only it was "
-                   "started with"));
+        InputError("--only cannot narrow a resumed run: it keeps the --only it was started with"));
   }
   if (args.retry_failed && !resuming) {
     return Fail(InputError("--retry-failed goes with --resume RUN"));
   }
   env::LinuxProcessTable processes;
 
-  // The experiment, and for a resume the stored run it continues.
+  // The experiment, and for a resume the stored run it continues: everything is checked from a
+  // read-only look at the store before anything waits, writes or measures.
   std::optional<config::Experiment> ex;
   if (!args.experiment.empty()) {
     auto loaded = config::LoadExperiment(args.experiment, registry, load);
     if (!loaded) return Fail(loaded.error());
     ex = std::move(*loaded);
   }
-  std::string store_path = !args.store.empty() ? args.store : ex ? ex->store : "results/pipette.db";
-  std::unique_ptr<store::Store> store;
-  std::optional<store::RunRecord> prior;
-  std::vector<store::CellRecord> prior_cells;
+  const std::string store_path = !args.store.empty() ? args.store
+                                 : ex                ? ex->store
+                                                     : "results/pipette.db";
+  std::optional<RunToResume> prior;
   if (resuming) {
-    auto opened = args.dry_run ? store::Store::Open(store_path, store::OpenMode::kReadOnly)
-                               : OpenStoreForWriting(store_path, processes);
-    if (!opened) return Fail(opened.error());
-    store = std::move(*opened);
-    auto r = store->Run(args.resume);
+    auto ro = store::Store::Open(store_path, store::OpenMode::kReadOnly);
+    if (!ro) return Fail(ro.error());
+    auto r = ReadRunToResume(**ro, args.resume, processes);
     if (!r) return Fail(r.error());
-    r->status = store::LiveStatus(*r, processes, store_path);
     prior = std::move(*r);
-    auto cs = store->Cells(prior->id);
-    if (!cs) return Fail(cs.error());
-    prior_cells = std::move(*cs);
     if (!ex) {
       std::error_code ec;
-      if (!fs::is_regular_file(prior->experiment_path, ec)) {
-        return Fail(
-            InputError(fmt::format("run {} was made from {}, which is not there now: give "
-                                   "the experiment file (pipette run EXPERIMENT.yaml "
-                                   "--resume {})",
-                                   prior->id, prior->experiment_path, prior->id)));
+      if (!fs::is_regular_file(prior->run.experiment_path, ec)) {
+        return Fail(InputError(fmt::format(
+            "run {} was made from {}, which is not there now: give the experiment file (pipette "
+            "run EXPERIMENT.yaml --resume {})",
+            prior->run.id, prior->run.experiment_path, prior->run.id)));
       }
-      auto loaded = config::LoadExperiment(prior->experiment_path, registry, load);
+      auto loaded = config::LoadExperiment(prior->run.experiment_path, registry, load);
       if (!loaded) return Fail(loaded.error());
       ex = std::move(*loaded);
     }
   }
   auto cells = plan::Expand(*ex, registry);
   if (!cells) return Fail(cells.error());
-  const std::string only = resuming ? prior->only : args.only;
+  const std::string only = resuming ? prior->run.only : args.only;
   if (!only.empty()) {
     // The kld and divergence reference runs with any narrowed plan: the others need it.
     const std::string reference = ex->kld                    ? ex->kld->reference
@@ -343,20 +241,16 @@ int Run(const RunArgs& args, const Paths& paths) {
   }
   std::optional<run::ResumePlan> resume;
   if (resuming) {
-    if (auto st = CheckResumable(*prior, *ex, store_path); !st) return Fail(st.error());
-    if (auto st = CheckDatasetsUnchanged(*prior, *store, *ex); !st) return Fail(st.error());
-    auto rp = run::PlanResume(*cells, prior_cells, args.retry_failed);
-    if (!rp) {
-      return Fail(
-          InputError(fmt::format("cannot resume run {}: {}", prior->id, rp.error().message)));
-    }
-    rp->run_id = prior->id;
+    auto ro = store::Store::Open(store_path, store::OpenMode::kReadOnly);
+    if (!ro) return Fail(ro.error());
+    auto rp = PlanResumeOf(**ro, *prior, *ex, *cells, args.retry_failed);
+    if (!rp) return Fail(rp.error());
     resume = std::move(*rp);
   }
   WarnRequantized(*ex);
   if (args.dry_run) {
     if (resume) {
-      PrintResumePlan(*prior, *cells, *resume);
+      PrintResumePlan(prior->run, *cells, *resume);
       return 0;
     }
     PrintPlan(*ex, *cells, registry);
@@ -385,28 +279,36 @@ int Run(const RunArgs& args, const Paths& paths) {
     }
     return 0;
   }
-  if (resume && resume->to_run.empty()) {
+  auto nothing_left = [&] {
     fmt::print(
-        stderr, "run {} has nothing left to measure: {} cell(s) complete{}\n", prior->id,
+        stderr, "run {} has nothing left to measure: {} cell(s) complete{}\n", prior->run.id,
         resume->done.size(),
         resume->failed_kept > 0
             ? fmt::format(", {} failed (--retry-failed measures them again)", resume->failed_kept)
             : "");
-    return 0;
-  }
-  if (!store) {
-    auto opened = OpenStoreForWriting(store_path, processes);
-    if (!opened) return Fail(opened.error());
-    store = std::move(*opened);
-  }
+    return resume->failed_kept > 0 ? 1 : 0;
+  };
+  if (resume && resume->to_run.empty()) return nothing_left();
 
+  // The lock first: a run that waits, or is refused, has written nothing.
   const std::atomic<bool>* stop = StopOnSignals();
   auto lock = TakeMeasureLock({args.no_wait, args.lock_timeout_s}, "pipette run " + ex->path,
                               store_path, processes, stop);
   if (!lock) return Fail(lock.error());
+  auto opened = OpenStoreForWriting(store_path, processes);
+  if (!opened) return Fail(opened.error());
+  std::unique_ptr<store::Store> store = std::move(*opened);
   if (resume) {
+    // Read and planned again under the lock: another resume may have measured it meanwhile.
+    auto r = ReadRunToResume(*store, prior->run.id, processes);
+    if (!r) return Fail(r.error());
+    prior = std::move(*r);
+    auto rp = PlanResumeOf(*store, *prior, *ex, *cells, args.retry_failed);
+    if (!rp) return Fail(rp.error());
+    resume = std::move(*rp);
+    if (resume->to_run.empty()) return nothing_left();
     fmt::print(stderr, "pipette {}: resuming run {}: {} of {} cell(s) to measure from {}\n",
-               kPipetteVersion, prior->id, resume->to_run.size(), cells->size(), ex->path);
+               kPipetteVersion, prior->run.id, resume->to_run.size(), cells->size(), ex->path);
   } else {
     fmt::print(stderr, "pipette {}: {} cell(s) from {}\n", kPipetteVersion, cells->size(),
                ex->path);
@@ -417,25 +319,25 @@ int Run(const RunArgs& args, const Paths& paths) {
   fo.measure_bandwidth = !args.no_bandwidth;
   const nlohmann::json facts = env::CollectFingerprint(fo);
   if (resume) {
-    auto then = store->Environment(prior->environment_id);
+    auto then = store->Environment(prior->run.environment_id);
     if (then && then->fingerprint_id != env::FingerprintId(facts)) {
       return Fail(InputError(fmt::format(
           "cannot resume run {}: it was measured on another device (fingerprint {}, {}); this is "
           "{} ({}). Resume it there, or start a new run",
-          prior->id, then->fingerprint_id, then->facts.value("cpu_model", "?"),
+          prior->run.id, then->fingerprint_id, then->facts.value("cpu_model", "?"),
           env::FingerprintId(facts), facts.value("cpu_model", "?"))));
     }
   }
 
   worker::ProcessLauncher launcher;
   if (resume) {
-    // Only the variants of the cells measured now are made; they must be the files measured
-    // before.
+    // Only the variants of the cells measured now are made; the files and the build must be
+    // those the run measured with.
     std::vector<plan::Cell> todo;
     for (int i : resume->to_run) todo.push_back((*cells)[static_cast<size_t>(i)]);
     MakeVariantsFor(*ex, launcher, &todo, stop);
     for (const plan::Cell& c : todo) (*cells)[static_cast<size_t>(c.index)] = c;
-    if (auto st = CheckModelsUnchanged(*prior, *cells, prior_cells, *resume); !st) {
+    if (auto st = CheckSameFilesAndBuild(*prior, *cells, *resume, launcher); !st) {
       return Fail(st.error());
     }
   } else {
@@ -447,12 +349,15 @@ int Run(const RunArgs& args, const Paths& paths) {
   ExportingProgress progress(store.get(), args, &processes);
   run::RunnerDeps deps = LocalRunnerDeps(&launcher, store.get(), &progress, stop, &processes);
   deps.lock = (*lock)->Record();
-  deps.run_started = [&lock](int64_t id) { (*lock)->Describe({{"run_id", id}}); };
+  int64_t run_id = 0;
+  deps.run_started = [&](int64_t id) {
+    run_id = id;
+    (*lock)->Describe({{"run_id", id}});
+  };
   deps.only = only;
   if (resume) deps.resume = &*resume;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
   // The exports say how the run ended, whatever way it ended.
-  const int64_t run_id = summary ? summary->run_id : resume ? prior->id : 0;
   if (run_id > 0) {
     if (auto st = progress.Export(run_id); !st) {
       fmt::print(stderr, "warning: {}\n", st.error().message);
@@ -467,10 +372,12 @@ int Run(const RunArgs& args, const Paths& paths) {
   (*md)->Write(*data, std::cout);
   std::cout.flush();
   WarnIfNoisy(*data, ex->path);
+  const int failed_kept = resume ? resume->failed_kept : 0;
   fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}{}\n", store_path,
              summary->run_id, summary->cells_ok, summary->cells_failed,
-             summary->cells_kept > 0
-                 ? fmt::format(", {} kept from before the resume", summary->cells_kept)
+             summary->cells_kept + failed_kept > 0
+                 ? fmt::format(", {} kept from before the resume ({} failed)",
+                               summary->cells_kept + failed_kept, failed_kept)
                  : "",
              summary->interrupted ? ", interrupted" : "");
   for (const auto& [format, path] : progress.exports()) {
@@ -483,7 +390,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   fmt::print(stderr, "more: build/pipette report --store {} --run {} --format md|csv|json\n",
              store_path, summary->run_id);
   if (summary->interrupted) return 130;
-  return summary->cells_failed > 0 ? 1 : 0;
+  return summary->cells_failed + failed_kept > 0 ? 1 : 0;
 }
 
 int Report(const ReportArgs& args) {
@@ -535,6 +442,14 @@ int Report(const ReportArgs& args) {
 }
 
 int Env(const EnvArgs& args) {
+  env::LinuxProcessTable processes;
+  std::unique_ptr<run::MeasureLock> lock;
+  if (!args.no_bandwidth) {
+    auto taken = TakeMeasureLock({args.no_wait, args.lock_timeout_s}, "pipette env", "", processes,
+                                 StopOnSignals());
+    if (!taken) return Fail(taken.error());
+    lock = std::move(*taken);
+  }
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
   nlohmann::json facts = env::CollectFingerprint(fo);

@@ -60,6 +60,9 @@ int Report(const ReportArgs& args);
 struct EnvArgs {
   bool json = false;
   bool no_bandwidth = false;
+  // The bandwidth probe measures: it waits for the machine-wide measuring lock like a run.
+  bool no_wait = false;
+  double lock_timeout_s = 1800;
 };
 int Env(const EnvArgs& args);
 

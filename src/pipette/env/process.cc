@@ -1,9 +1,11 @@
 #include "pipette/env/process.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -59,11 +61,8 @@ std::optional<T> Number(std::string_view s) {
 }  // namespace
 
 nlohmann::json ProcessIdentity::ToJson() const {
-  return {{"host", host},
-          {"machine_id", machine_id},
-          {"boot_id", boot_id},
-          {"pid", pid},
-          {"start_ticks", start_ticks}};
+  return {{"host", host}, {"machine_id", machine_id},  {"boot_id", boot_id}, {"pid_ns", pid_ns},
+          {"pid", pid},   {"start_ticks", start_ticks}};
 }
 
 ProcessIdentity ProcessIdentity::FromJson(const nlohmann::json& j) {
@@ -72,6 +71,7 @@ ProcessIdentity ProcessIdentity::FromJson(const nlohmann::json& j) {
   p.host = j.value("host", "");
   p.machine_id = j.value("machine_id", "");
   p.boot_id = j.value("boot_id", "");
+  p.pid_ns = j.value("pid_ns", "");
   p.pid = j.value("pid", 0);
   p.start_ticks = j.value("start_ticks", uint64_t{0});
   return p;
@@ -101,9 +101,17 @@ ProcessIdentity LinuxProcessTable::Self() const {
   if (::uname(&uts) == 0) p.host = uts.nodename;
   p.machine_id = ReadTrimmed("/etc/machine-id");
   p.boot_id = ReadTrimmed("/proc/sys/kernel/random/boot_id");
+  std::error_code ec;
+  p.pid_ns = fs::read_symlink("/proc/self/ns/pid", ec).string();
   p.pid = static_cast<int>(::getpid());
   p.start_ticks = StartTicks(p.pid).value_or(0);
   return p;
+}
+
+bool LinuxProcessTable::Exists(int pid) const {
+  if (pid <= 0) return false;
+  // EPERM: it exists, but belongs to another user.
+  return ::kill(pid, 0) == 0 || errno == EPERM;
 }
 
 std::optional<uint64_t> LinuxProcessTable::StartTicks(int pid) const {
@@ -120,16 +128,17 @@ std::vector<ProcessTable::Entry> LinuxProcessTable::Programs(const std::string& 
     const std::string name = d.path().filename().string();
     auto pid = Number<int>(name);
     if (!pid) continue;
-    std::error_code link_ec;
-    const fs::path exe = fs::read_symlink(d.path() / "exe", link_ec);
-    if (link_ec) continue;
-    std::string program = exe.filename().string();
-    // A program replaced on disk while it runs reads "name (deleted)".
-    if (program.ends_with(" (deleted)")) program.resize(program.size() - 10);
-    if (!program.starts_with(prefix)) continue;
+    // comm, not exe: readable for every user's processes.
+    const std::string program = ReadTrimmed((d.path() / "comm").string());
+    if (program.empty() || !program.starts_with(prefix)) continue;
+    const std::string stat = ReadAll((d.path() / "stat").string());
+    auto fields = FieldsAfterComm(stat);
+    if (fields && !fields->empty() && ((*fields)[0] == "Z" || (*fields)[0] == "X")) {
+      continue;  // ended, not yet reaped: it measures nothing
+    }
     Entry e;
     e.pid = *pid;
-    e.ppid = ParseStatParent(ReadAll((d.path() / "stat").string())).value_or(0);
+    e.ppid = ParseStatParent(stat).value_or(0);
     e.program = program;
     out.push_back(std::move(e));
   }
@@ -165,13 +174,18 @@ Liveness CheckLiveness(const ProcessIdentity& who, const ProcessTable& table) {
   if (!who.machine_id.empty() && !self.machine_id.empty() && who.machine_id != self.machine_id) {
     return Liveness::kElsewhere;
   }
+  // Another container of this host: its pids are not ours to look up.
+  if (!who.pid_ns.empty() && !self.pid_ns.empty() && who.pid_ns != self.pid_ns) {
+    return Liveness::kElsewhere;
+  }
   // This host, booted since: every process of the earlier boot is gone.
   if (!who.boot_id.empty() && !self.boot_id.empty() && who.boot_id != self.boot_id) {
     return Liveness::kGone;
   }
+  if (!table.Exists(who.pid)) return Liveness::kGone;
   const auto ticks = table.StartTicks(who.pid);
-  if (!ticks || *ticks != who.start_ticks) return Liveness::kGone;
-  return Liveness::kAlive;
+  if (!ticks) return Liveness::kAlive;  // a pid that runs, whose start time is hidden: keep it
+  return *ticks == who.start_ticks ? Liveness::kAlive : Liveness::kGone;
 }
 
 }  // namespace pipette::env

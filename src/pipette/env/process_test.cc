@@ -31,19 +31,41 @@ TEST(Process, ThisProcessIsAliveByItsOwnRecord) {
   EXPECT_EQ(back.pid, self.pid);
   EXPECT_EQ(back.start_ticks, self.start_ticks);
   EXPECT_EQ(back.boot_id, self.boot_id);
+  EXPECT_EQ(back.pid_ns, self.pid_ns);
+  EXPECT_FALSE(self.pid_ns.empty());
+  EXPECT_TRUE(table.Exists(self.pid));
+  EXPECT_FALSE(table.Exists(0));
 }
 
 TEST(Process, LivenessByHostBootAndStartTime) {
-  ProcessIdentity self{"here", "m1", "b1", 10, 100};
+  ProcessIdentity self = ProcessIdentity::Of("here", "m1", "b1", 10, 100);
   FakeProcessTable table(self);
   table.Start(20, 200);
-  EXPECT_EQ(CheckLiveness({"here", "m1", "b1", 20, 200}, table), Liveness::kAlive);
-  EXPECT_EQ(CheckLiveness({"here", "m1", "b1", 20, 199}, table), Liveness::kGone);
-  EXPECT_EQ(CheckLiveness({"here", "m1", "b1", 21, 200}, table), Liveness::kGone);
-  EXPECT_EQ(CheckLiveness({"here", "m1", "b0", 20, 200}, table), Liveness::kGone);  // rebooted
-  EXPECT_EQ(CheckLiveness({"there", "m1", "b1", 20, 200}, table), Liveness::kElsewhere);
-  EXPECT_EQ(CheckLiveness({"here", "m2", "b1", 20, 200}, table), Liveness::kElsewhere);
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("here", "m1", "b1", 20, 200), table),
+            Liveness::kAlive);
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("here", "m1", "b1", 20, 199), table),
+            Liveness::kGone);
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("here", "m1", "b1", 21, 200), table),
+            Liveness::kGone);
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("here", "m1", "b0", 20, 200), table),
+            Liveness::kGone);  // rebooted
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("there", "m1", "b1", 20, 200), table),
+            Liveness::kElsewhere);
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("here", "m2", "b1", 20, 200), table),
+            Liveness::kElsewhere);
   EXPECT_EQ(CheckLiveness({}, table), Liveness::kUnknown);
+  // Another container of this host (same name, machine and boot; its own pids).
+  ProcessIdentity in_container = ProcessIdentity::Of("here", "m1", "b1", 20, 200, "pid:[2]");
+  ProcessIdentity self_ns = self;
+  self_ns.pid_ns = "pid:[1]";
+  FakeProcessTable with_ns(self_ns);
+  EXPECT_EQ(CheckLiveness(in_container, with_ns), Liveness::kElsewhere);
+  in_container.pid_ns = "pid:[1]";
+  EXPECT_EQ(CheckLiveness(in_container, with_ns), Liveness::kGone);
+  // A pid that runs but whose start time cannot be read (hidepid): never taken for gone.
+  table.Hide(30);
+  EXPECT_EQ(CheckLiveness(ProcessIdentity::Of("here", "m1", "b1", 30, 300), table),
+            Liveness::kAlive);
   EXPECT_TRUE(ProcessIdentity::FromJson(nlohmann::json::object()).empty());
   EXPECT_TRUE(ProcessIdentity::FromJson(nullptr).empty());
 }

@@ -32,12 +32,29 @@ namespace {
 
 std::string SidecarOf(const std::string& output) { return output + ".json"; }
 
-// A temporary name next to `path` that no other process will pick.
-std::string TempName(const std::string& path, const MakerOptions& options) {
-  env::LinuxProcessTable local;
-  const env::ProcessTable& table = options.processes ? *options.processes : local;
-  return PartName(path, table.Self());
-}
+// A temporary file next to `path` that no other process will pick, with a note of its maker
+// beside it (`<part>.owner`: host, boot, pid namespace, pid, start time) for as long as it lives,
+// so that a later maker anywhere can tell whether its maker is gone.
+class PartFile {
+ public:
+  PartFile(const std::string& path, const MakerOptions& options) {
+    env::LinuxProcessTable local;
+    const env::ProcessIdentity self = (options.processes ? *options.processes : local).Self();
+    path_ = PartName(path, self);
+    (void)WriteFileAtomically(path_ + ".owner", self.ToJson().dump() + "\n");
+  }
+  ~PartFile() {
+    std::error_code ec;
+    fs::remove(path_, ec);  // nothing once it was renamed into place
+    fs::remove(path_ + ".owner", ec);
+  }
+  PartFile(const PartFile&) = delete;
+  PartFile& operator=(const PartFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // The maker of a `.part` file from its name: pid and start ticks (this release), or the pid only
 // (Pipette 0.1.0 wrote "<path>.<pid>-<random>.part"). nullopt: not a maker's file.
@@ -144,7 +161,8 @@ Status MakeImatrix(Quantizer& q, const MakeJob& job, const MakerOptions& options
         std::vector<int64_t>(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx));
   }
   if (auto st = MakeDirs(fs::path(job.imatrix).parent_path()); !st) return st;
-  const std::string tmp = TempName(job.imatrix, options);
+  const PartFile part(job.imatrix, options);
+  const std::string& tmp = part.path();
   auto r = q.Call({{"op", "imatrix"}, {"chunks", chunk_tokens}, {"output", tmp}});
   if (!r) return r.error();
   std::error_code ec;
@@ -176,7 +194,8 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
     provenance["imatrix"]["file_sha256"] = *sha;
   }
   if (auto st = MakeDirs(fs::path(job.output).parent_path()); !st) return st.error();
-  const std::string tmp = TempName(job.output, options);
+  const PartFile part(job.output, options);
+  const std::string& tmp = part.path();
   json overrides = json::array();
   for (const auto& o : job.spec.overrides) {
     overrides.push_back({{"pattern", o.pattern}, {"type", o.type}});
@@ -186,18 +205,10 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
               {"overrides", overrides}};
   if (job.spec.imatrix) req["imatrix"] = job.imatrix;
   auto r = q.Call(req);
-  if (!r) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    return r.error();
-  }
+  if (!r) return r.error();
   // What llama.cpp wrote must be a model Pipette can read before it enters the cache.
   auto gguf = model::ReadGguf(tmp);
-  if (!gguf) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    return RuntimeError("the quantizer wrote an unreadable file: " + gguf.error().message);
-  }
+  if (!gguf) return RuntimeError("the quantizer wrote an unreadable file: " + gguf.error().message);
   auto sha = Sha256File(tmp);
   if (!sha) return sha.error();
   std::error_code ec;
@@ -259,15 +270,29 @@ std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
   std::vector<std::string> removed;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string path = e.path().string();
     const std::string name = e.path().filename().string();
-    auto maker = ParsePartName(name);
-    if (!maker || !e.is_regular_file(ec)) continue;
-    const auto ticks = processes.StartTicks(maker->pid);
-    // Gone: no such process, or the pid is another process now. An old name has no start time:
-    // a live process with its pid might be its maker.
-    const bool gone = !ticks || (maker->start_ticks && *ticks != *maker->start_ticks);
+    const bool owner_note = name.ends_with(".part.owner");
+    if (!owner_note && !name.ends_with(".part")) continue;
+    const std::string part = owner_note ? path.substr(0, path.size() - 6) : path;
+    const std::string owner = part + ".owner";
+    if (owner_note && fs::exists(part, ec)) continue;  // handled with its part
+    bool gone = false;
+    if (auto text = ReadFileToString(owner)) {
+      const env::ProcessIdentity maker =
+          env::ProcessIdentity::FromJson(json::parse(*text, nullptr, false));
+      // Another host or container: not ours to judge.
+      gone = !maker.empty() && env::CheckLiveness(maker, processes) == env::Liveness::kGone;
+    } else if (auto maker = ParsePartName(fs::path(part).filename().string())) {
+      // No note (Pipette 0.1.0 wrote none): its pid, on this host. An old name has no start
+      // time, so a live process with its pid might be its maker.
+      const auto ticks = processes.StartTicks(maker->pid);
+      gone = !processes.Exists(maker->pid) ||
+             (ticks && maker->start_ticks && *ticks != *maker->start_ticks);
+    }
     if (!gone) continue;
-    if (fs::remove(e.path(), ec)) removed.push_back(e.path().string());
+    if (fs::remove(part, ec)) removed.push_back(part);
+    fs::remove(owner, ec);
   }
   return removed;
 }
@@ -281,7 +306,10 @@ std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
     env::LinuxProcessTable local;
     const env::ProcessTable& table = options.processes ? *options.processes : local;
     std::set<std::string> dirs;
-    for (const auto& j : jobs) dirs.insert(fs::path(j.output).parent_path().string());
+    for (const auto& j : jobs) {
+      dirs.insert(fs::path(j.output).parent_path().string());
+      if (!j.imatrix.empty()) dirs.insert(fs::path(j.imatrix).parent_path().string());
+    }
     for (const auto& d : dirs) {
       for (const auto& p : RemoveAbandonedParts(d, table)) {
         if (options.say) options.say("removed " + p + ", left by a maker that is gone");

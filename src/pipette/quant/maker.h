@@ -44,8 +44,9 @@ struct MakerOptions {
 // "<path>.<pid>-<start ticks>-<random>.part", so a later maker can tell whether its maker is gone.
 std::string PartName(const std::string& path, const env::ProcessIdentity& maker);
 
-// Removes the `.part` files in `dir` whose maker is gone (a killed run); those of a maker that is
-// still running are left alone. Returns the paths removed.
+// Removes the `.part` files in `dir` whose maker is gone (a killed run), with the `.part.owner`
+// note that names their maker; those of a maker still running, or on another host or in
+// another container, are left alone. Returns the paths removed.
 std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
                                               const env::ProcessTable& processes);
 

@@ -215,7 +215,7 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
     out << fmt::format("  {}\n", MarkdownLine(c.key));
   }
   if (!data.warnings.empty()) out << "\n";
-  for (const auto& w : data.warnings) out << "warning: " << w << "\n";
+  for (const auto& w : data.warnings) out << "warning: " << MarkdownLine(w) << "\n";
 }
 
 void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out) {

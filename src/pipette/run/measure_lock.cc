@@ -43,7 +43,7 @@ std::string DescribeHolder(const nlohmann::json& holder) {
   auto add = [&](const std::string& s) { what += (what.empty() ? "" : ", ") + s; };
   if (holder.contains("run_id")) {
     add(fmt::format("run {} of {}", holder["run_id"].dump(), holder.value("store", "?")));
-  } else if (holder.contains("store")) {
+  } else if (!holder.value("store", "").empty()) {
     add("store " + holder.value("store", ""));
   }
   if (holder.contains("command")) add(holder.value("command", ""));

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +17,20 @@ namespace pipette::run {
 
 struct ResumePlan {
   int64_t run_id = 0;
+  int64_t resumes_seen = 0;          // the run's resume count when it was planned
   std::map<int, int64_t> done;       // cell index -> its complete cell (measured once, kept)
   std::map<int, int64_t> supersede;  // cell index -> the earlier cell measured again from start
   std::vector<int> to_run;           // cell indexes measured now, in plan order
   int failed_kept = 0;               // failed cells left as they are (no --retry-failed)
+
+  // References a kept cell recorded, which the cells measured now compare with.
+  struct KldReference {
+    int64_t cell_id = 0;
+    std::vector<nlohmann::json> top_ids;  // per chunk: the reference's top-k ids per position
+    std::string tokens_sha256;            // of the reference's tokens of the corpus
+  };
+  std::optional<KldReference> kld;
+  int64_t divergence_reference_cell_id = 0;
 };
 
 // Cells with no complete result are measured: those never started, and those cut short
@@ -26,6 +38,13 @@ struct ResumePlan {
 // be those of this plan: the same index and key, else an input error saying what differs.
 Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
                               const std::vector<store::CellRecord>& stored, bool retry_failed);
+
+// Takes from the store the references the kept cells recorded (the kld reference distribution,
+// the divergence reference cell): the one the kept cells were compared with, else the first
+// complete cell of the reference model. An input error when the cells to measure need a kept
+// reference that cannot be reused (written before store schema 2, without its token hash).
+Status LoadReferences(store::Store& store, const config::Experiment& ex,
+                      const std::vector<plan::Cell>& cells, ResumePlan* plan);
 
 // What differs between the resolved experiment a run recorded (Experiment::Canonical() as JSON
 // text) and the one given now: "tests: [pp16] then, [pp16, tg4] now; ..."; empty when equal or

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/util/temp_dir.h"
+
 namespace pipette::run {
 namespace {
 
@@ -70,6 +72,67 @@ TEST(Resume, DifferencesOfTheResolvedExperimentAreNamed) {
                                R"({"tests":["pp16","tg4"],"seed":1,"warmup":2})"),
             R"(tests: ["pp16"] then, ["pp16","tg4"] now; warmup: (none) then, 2 now)");
   EXPECT_EQ(DescribeDifference("", R"({"a":1})"), "");  // a run that recorded nothing
+}
+
+// A run whose first cell (the kld reference) is complete and whose second was cut short.
+class ResumeReferences : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = store::Store::Open(dir_ / "r.db");
+    ASSERT_TRUE(s.ok());
+    store_ = std::move(*s);
+    store::RunRecord r;
+    r.environment_id = *store_->AddEnvironment({0, "fp", nlohmann::json::object()});
+    auto id = store_->BeginRun(r);
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    run_ = *id;
+    plan_ = Plan(2);
+    ex_.kld = config::KldSpec{"m", "/c.txt", 512, 1, 16, 1};
+  }
+  int64_t Cell(int index, const std::string& status) {
+    store::CellRecord c = Stored(plan_, index, 0, status);
+    c.run_id = run_;
+    return *store_->BeginCell(c);
+  }
+  TempDir dir_{"pipette-resume-test"};
+  std::unique_ptr<store::Store> store_;
+  int64_t run_ = 0;
+  std::vector<plan::Cell> plan_;
+  config::Experiment ex_;
+};
+
+TEST_F(ResumeReferences, TheKeptReferenceIsTakenFromTheStore) {
+  const int64_t ref = Cell(0, "ok");
+  nlohmann::json raw = {{"top_ids", {{1, 2}, {3, 4}}},
+                        {"request", {{"chunk", 0}, {"tokens_sha256", "abc"}}}};
+  ASSERT_TRUE(store_->AddSample({0, ref, "kld_ref", 0, false, raw}).ok());
+  ResumePlan plan;
+  plan.run_id = run_;
+  plan.done = {{0, ref}};
+  plan.to_run = {1};
+  ASSERT_TRUE(LoadReferences(*store_, ex_, plan_, &plan).ok());
+  ASSERT_TRUE(plan.kld.has_value());
+  EXPECT_EQ(plan.kld->cell_id, ref);
+  EXPECT_EQ(plan.kld->tokens_sha256, "abc");
+  ASSERT_EQ(plan.kld->top_ids.size(), 1u);
+  EXPECT_EQ(plan.kld->top_ids[0], raw["top_ids"]);
+}
+
+TEST_F(ResumeReferences, AReferenceWithoutItsTokenHashIsRefusedUpFront) {
+  const int64_t ref = Cell(0, "ok");  // as Pipette 0.1.0 recorded it
+  ASSERT_TRUE(
+      store_
+          ->AddSample(
+              {0, ref, "kld_ref", 0, false, {{"top_ids", {{1}}}, {"request", {{"chunk", 0}}}}})
+          .ok());
+  ResumePlan plan;
+  plan.run_id = run_;
+  plan.done = {{0, ref}};
+  plan.to_run = {1};
+  Status st = LoadReferences(*store_, ex_, plan_, &plan);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().exit_code, 2);
+  EXPECT_NE(st.error().message.find("before store schema 2"), std::string::npos);
 }
 
 }  // namespace

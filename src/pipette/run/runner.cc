@@ -88,11 +88,13 @@ class Runner {
     environment_id_ = environment_id;
     if (deps_.resume) {
       summary_.run_id = deps_.resume->run_id;
-      if (auto st = deps_.store->ResumeRun(summary_.run_id, deps_.controller, deps_.lock); !st) {
+      if (auto st = deps_.store->ResumeRun(summary_.run_id, deps_.resume->resumes_seen,
+                                           deps_.controller, deps_.lock);
+          !st) {
         return st.error();
       }
       summary_.cells_kept = static_cast<int>(deps_.resume->done.size());
-      if (auto st = LoadReferences(); !st) return st.error();
+      TakeReferences();
     } else {
       store::RunRecord run;
       run.name = ex_.name;
@@ -146,36 +148,15 @@ class Runner {
     return std::find(r.begin(), r.end(), cell.index) != r.end();
   }
 
-  // A resumed run takes up the references its complete cells recorded: the kld reference
-  // distribution and the divergence reference cell.
-  Status LoadReferences() {
-    const auto& done = deps_.resume->done;
-    for (const plan::Cell& cell : cells_) {
-      auto it = done.find(cell.index);
-      if (it == done.end()) continue;
-      if (ex_.kld && kld_ref_ids_.empty() && cell.model.name == ex_.kld->reference) {
-        auto samples = deps_.store->Samples(it->second);
-        if (!samples) return samples.error();
-        std::vector<json> ids;
-        std::string sha;
-        for (const store::SampleRecord& s : *samples) {
-          if (s.test != "kld_ref") continue;
-          ids.push_back(s.raw.value("top_ids", json()));
-          sha = s.raw.value("request", json::object()).value("tokens_sha256", "");
-        }
-        // Stores before schema 2 kept no token hash: such a reference cannot be checked.
-        if (!ids.empty() && !sha.empty()) {
-          kld_ref_ids_ = std::move(ids);
-          kld_ref_tokens_sha256_ = sha;
-          kld_ref_cell_id_ = it->second;
-        }
-      }
-      if (ex_.divergence_reference && !gen_ref_cell_id_ &&
-          cell.model.name == *ex_.divergence_reference) {
-        gen_ref_cell_id_ = it->second;
-      }
+  // A resumed run takes up the references its kept cells recorded.
+  void TakeReferences() {
+    const ResumePlan& r = *deps_.resume;
+    if (r.kld) {
+      kld_ref_ids_ = r.kld->top_ids;
+      kld_ref_tokens_sha256_ = r.kld->tokens_sha256;
+      kld_ref_cell_id_ = r.kld->cell_id;
     }
-    return {};
+    if (r.divergence_reference_cell_id) gen_ref_cell_id_ = r.divergence_reference_cell_id;
   }
 
   // One phase of a cell, announced to the progress sink at its start and its end.
@@ -184,6 +165,7 @@ class Runner {
     if (deps_.progress) deps_.progress->PhaseStarted(cell, int(cells_.size()), name);
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<CellError> e = body();
+    NoteOtherPipettes();
     if (!e && deps_.progress) {
       deps_.progress->PhaseFinished(cell, int(cells_.size()), name, Seconds(t0),
                                     eta_.FractionDone(), eta_.SecondsLeft());
@@ -191,8 +173,13 @@ class Runner {
     return e;
   }
 
-  json OtherPipettes() const {
-    return deps_.other_pipettes ? deps_.other_pipettes() : json::array();
+  // Other Pipette workers seen on the machine during this cell: looked for at its start, at the
+  // end of each phase and at its end.
+  void NoteOtherPipettes() {
+    if (!deps_.other_pipettes) return;
+    for (const json& o : deps_.other_pipettes()) {
+      if (std::find(others_.begin(), others_.end(), o) == others_.end()) others_.push_back(o);
+    }
   }
 
   void PlanEta() {
@@ -240,8 +227,9 @@ class Runner {
     }
     rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
     rec.environment_id = environment_id_;
-    const json others_at_start = OtherPipettes();
-    if (!others_at_start.empty()) rec.conditions["other_pipette"] = others_at_start;
+    others_ = json::array();
+    NoteOtherPipettes();
+    if (!others_.empty()) rec.conditions["other_pipette"] = others_;
     if (!cell.model.provenance.is_null()) rec.model_info["provenance"] = cell.model.provenance;
     auto facts = cell.model.unavailable.empty() ? Facts(cell.model.path)
                                                 : Result<ModelFacts>(Error{cell.model.unavailable});
@@ -289,11 +277,8 @@ class Runner {
       ++summary_.cells_ok;
     }
     // Another Pipette that started measuring during the cell is named too.
-    json others = rec.conditions.value("other_pipette", json::array());
-    for (const json& o : OtherPipettes()) {
-      if (std::find(others.begin(), others.end(), o) == others.end()) others.push_back(o);
-    }
-    if (!others.empty()) rec.conditions["other_pipette"] = others;
+    NoteOtherPipettes();
+    if (!others_.empty()) rec.conditions["other_pipette"] = others_;
     rec.finished_at = store::NowIso8601();
     if (auto st = deps_.store->UpdateCell(rec); !st) return st;
     if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
@@ -859,6 +844,7 @@ class Runner {
   std::string kld_ref_tokens_sha256_;  // the reference's tokens of the corpus
   int64_t kld_ref_cell_id_ = 0;
   int64_t environment_id_ = 0;
+  json others_ = json::array();  // other Pipette workers seen during the current cell
   int64_t gen_ref_cell_id_ = 0;
   std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
 };

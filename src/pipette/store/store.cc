@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
@@ -235,6 +237,14 @@ Result<sqlite3*> OpenDb(const std::string& name, int flags) {
   return db;
 }
 
+// Whether this process may create files beside `path` (SQLite's -shm and -wal).
+bool DirectoryWritable(const std::string& path) {
+  fs::path dir = fs::absolute(path).parent_path();
+  struct statvfs sv {};
+  if (::statvfs(dir.c_str(), &sv) == 0 && (sv.f_flag & ST_RDONLY)) return false;
+  return ::access(dir.c_str(), W_OK) == 0;
+}
+
 bool Readable(sqlite3* db) {
   return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) ==
          SQLITE_OK;
@@ -246,6 +256,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
                                            const std::vector<Migration>* migrations) {
   if (auto st = CheckFile(path, mode); !st) return st.error();
   sqlite3* db = nullptr;
+  std::vector<std::string> warnings;
   if (mode == OpenMode::kReadWrite) {
     std::error_code ec;
     const auto parent = fs::path(path).parent_path();
@@ -257,10 +268,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
     db = *opened;
   } else {
     auto opened = OpenDb(path, SQLITE_OPEN_READONLY);
-    if (opened && !Readable(*opened)) {
-      // A WAL store on a read-only file system: SQLite cannot make its shared-memory file.
+    if (opened) sqlite3_busy_timeout(*opened, 5000);
+    bool immutable = false;
+    if (opened && !Readable(*opened) && !DirectoryWritable(path)) {
+      // A WAL store on a read-only file system: SQLite cannot make its shared-memory file, and
+      // nothing can change the file, so it is read as immutable.
       sqlite3_close(*opened);
       opened = OpenDb(ImmutableUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+      immutable = true;
     }
     if (!opened || !Readable(*opened)) {
       const std::string why = opened ? sqlite3_errmsg(*opened) : opened.error().message;
@@ -268,9 +283,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
       return InputError(fmt::format("cannot read the store {}: {}", path, why));
     }
     db = *opened;
+    std::error_code ec;
+    if (immutable && fs::file_size(path + "-wal", ec) > 0 && !ec) {
+      warnings.push_back(fmt::format(
+          "{}-wal holds writes not yet in {}, and a read-only file system keeps SQLite from "
+          "reading it: the latest results may be missing from this report",
+          path, path));
+    }
   }
   std::unique_ptr<Store> store(new Store(db, path));
   store->read_only_ = mode == OpenMode::kReadOnly;
+  store->warnings_ = std::move(warnings);
   sqlite3_busy_timeout(db, 5000);
   if (mode == OpenMode::kReadWrite) {
     if (auto s = store->Exec("PRAGMA journal_mode=WAL"); !s) {
@@ -291,31 +314,38 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
   return store;
 }
 
-Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations) {
+// The schema version of the open database: 0 for an empty one.
+Result<int> Store::ReadVersion() {
   std::set<std::string> tables;
   {
     Stmt q(db_, "SELECT name FROM sqlite_master WHERE type = 'table'");
-    if (!q.prepared())
+    if (!q.prepared()) {
       return InputError(fmt::format("cannot read the store {}: {}", path_, sqlite3_errmsg(db_)));
+    }
     while (q.Step() == SQLITE_ROW) tables.insert(q.Text(0));
   }
-  int version = 0;
-  if (!tables.empty()) {
-    if (!tables.count("meta") || !tables.count("runs")) {
-      return InputError(fmt::format(
-          "{} is an SQLite file but not a Pipette store (it has no Pipette tables)", path_));
-    }
-    Stmt q(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!q.prepared() || q.Step() != SQLITE_ROW) {
-      return InputError(fmt::format("{}: the store records no schema version", path_));
-    }
-    const std::string v = q.Text(0);
-    version = std::atoi(v.c_str());
-    if (version <= 0) {
-      return InputError(
-          fmt::format("{}: the store's schema version '{}' is not one Pipette wrote", path_, v));
-    }
+  if (tables.empty()) return 0;
+  if (!tables.count("meta") || !tables.count("runs")) {
+    return InputError(fmt::format(
+        "{} is an SQLite file but not a Pipette store (it has no Pipette tables)", path_));
   }
+  Stmt q(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!q.prepared() || q.Step() != SQLITE_ROW) {
+    return InputError(fmt::format("{}: the store records no schema version", path_));
+  }
+  const std::string v = q.Text(0);
+  const int version = std::atoi(v.c_str());
+  if (version <= 0) {
+    return InputError(
+        fmt::format("{}: the store's schema version '{}' is not one Pipette wrote", path_, v));
+  }
+  return version;
+}
+
+Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations) {
+  auto found = ReadVersion();
+  if (!found) return found.error();
+  int version = *found;
   version_found_ = version;
   const int latest = migrations.empty() ? 1 : migrations.back().to;
   if (version > latest) {
@@ -351,6 +381,13 @@ Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrati
         "Make it writable, or copy it (cp {} copy.db) and use the copy",
         path_, version, latest, what, message, path_));
   };
+  // Another Pipette may have made or migrated it while this one waited for the write lock.
+  auto now = ReadVersion();
+  if (!now) {
+    (void)Exec("ROLLBACK");
+    return now.error();
+  }
+  version = *now;
   if (version == 0) {
     if (!Exec(kBaseSchema)) return fail("creating the tables");
     version = 1;
@@ -406,16 +443,18 @@ Status Store::FinishRun(int64_t run_id, const std::string& status) {
   return {};
 }
 
-Status Store::ResumeRun(int64_t run_id, const nlohmann::json& controller,
+Status Store::ResumeRun(int64_t run_id, int64_t resumes_seen, const nlohmann::json& controller,
                         const nlohmann::json& lock) {
   Stmt s(db_,
          "UPDATE runs SET status = 'running', finished_at = NULL, controller = ?, lock = ?, "
-         "resumes = resumes + 1 WHERE id = ? AND status != 'running'");
-  s.Bind(controller).Bind(lock).Bind(run_id);
+         "resumes = resumes + 1 WHERE id = ? AND status != 'running' AND resumes = ?");
+  s.Bind(controller).Bind(lock).Bind(run_id).Bind(resumes_seen);
   if (s.Step() != SQLITE_DONE) return DbError(db_, "resuming a run");
   if (sqlite3_changes(db_) != 1) {
     return InputError(
-        fmt::format("run {} in {} is running: another Pipette took it up", run_id, path_));
+        fmt::format("run {} in {} was taken up by another Pipette since it was read: "
+                    "see what it left with pipette report --run {}",
+                    run_id, path_, run_id));
   }
   return {};
 }
@@ -452,13 +491,23 @@ Result<int64_t> Store::BeginCell(const CellRecord& c, std::optional<int64_t> sup
   if (supersedes) {
     Stmt u(db_,
            "UPDATE cells SET status = 'superseded', superseded_by = ?, finished_at = "
-           "COALESCE(finished_at, ?) WHERE id = ? AND run_id = ? AND idx = ?");
+           "COALESCE(finished_at, ?) WHERE id = ? AND run_id = ? AND idx = ? AND status != "
+           "'superseded'");
     u.Bind(id).Bind(NowIso8601()).Bind(*supersedes).Bind(c.run_id).Bind(int64_t{c.index});
     if (u.Step() != SQLITE_DONE || sqlite3_changes(db_) != 1) {
       Error e = DbError(db_, fmt::format("superseding cell {}", *supersedes));
       (void)Exec("ROLLBACK");
       return e;
     }
+  }
+  // One cell per position of a run that is not superseded: never two measuring the same one.
+  Stmt live(db_,
+            "SELECT count(*) FROM cells WHERE run_id = ? AND idx = ? AND status != 'superseded'");
+  live.Bind(c.run_id).Bind(int64_t{c.index});
+  if (live.Step() != SQLITE_ROW || live.Int(0) != 1) {
+    (void)Exec("ROLLBACK");
+    return Error{fmt::format("store {}: cell {} of run {} is measured already", path_, c.index + 1,
+                             c.run_id)};
   }
   if (auto st = Exec("COMMIT"); !st) {
     (void)Exec("ROLLBACK");
@@ -501,28 +550,37 @@ Result<int64_t> Store::AddSample(const SampleRecord& r) {
 }
 
 Result<std::vector<int64_t>> Store::MarkAbandonedRuns(const env::ProcessTable& processes) {
-  auto runs = Runs();
-  if (!runs) return runs.error();
+  std::vector<int64_t> candidates;
+  {
+    Stmt q(db_, "SELECT id FROM runs WHERE status = 'running' ORDER BY id");
+    while (q.Step() == SQLITE_ROW) candidates.push_back(q.Int(0));
+  }
   std::vector<int64_t> marked;
-  for (const RunRecord& r : *runs) {
-    if (r.status != "running" || LiveStatus(r, processes, path_) != "abandoned") continue;
-    const env::ProcessIdentity who = env::ProcessIdentity::FromJson(r.controller);
+  for (int64_t id : candidates) {
+    // Decided and written in one transaction, on the row as it is now: a run that was resumed
+    // or finished meanwhile is left alone.
+    if (auto st = Exec("BEGIN IMMEDIATE"); !st) return st.error();
+    auto r = Run(id);
+    if (!r || r->status != "running" || LiveStatus(*r, processes, path_) != "abandoned") {
+      (void)Exec("ROLLBACK");
+      continue;
+    }
+    const env::ProcessIdentity who = env::ProcessIdentity::FromJson(r->controller);
     const std::string why =
         who.empty() ? "its controller (an earlier Pipette, which recorded none) is gone"
                     : fmt::format("its controller ({}) ended without finishing it", who.Describe());
-    if (auto st = Exec("BEGIN IMMEDIATE"); !st) return st.error();
     Stmt c(db_,
            "UPDATE cells SET status = 'abandoned', error = ?, finished_at = COALESCE((SELECT "
            "MAX(created_at) FROM samples WHERE cell_id = cells.id), started_at) WHERE run_id = ? "
            "AND status = 'running'");
-    c.Bind(why).Bind(r.id);
+    c.Bind(why).Bind(id);
     Stmt u(db_,
            "UPDATE runs SET status = 'abandoned', finished_at = COALESCE((SELECT "
            "MAX(s.created_at) FROM samples s JOIN cells c ON c.id = s.cell_id WHERE c.run_id = "
            "runs.id), started_at) WHERE id = ? AND status = 'running'");
-    u.Bind(r.id);
+    u.Bind(id);
     if (c.Step() != SQLITE_DONE || u.Step() != SQLITE_DONE) {
-      Error e = DbError(db_, fmt::format("marking run {} abandoned", r.id));
+      Error e = DbError(db_, fmt::format("marking run {} abandoned", id));
       (void)Exec("ROLLBACK");
       return e;
     }
@@ -530,7 +588,7 @@ Result<std::vector<int64_t>> Store::MarkAbandonedRuns(const env::ProcessTable& p
       (void)Exec("ROLLBACK");
       return st.error();
     }
-    marked.push_back(r.id);
+    marked.push_back(id);
   }
   return marked;
 }

@@ -125,15 +125,19 @@ class Store {
   bool read_only() const { return read_only_; }
   // The schema version the file had when it was opened (before any migration).
   int schema_version_found() const { return version_found_; }
+  // What a reader of this store should be told (e.g. writes a read-only open cannot see).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   Result<int64_t> AddEnvironment(const EnvironmentRecord& env);
   Result<int64_t> BeginRun(const RunRecord& run);
   Status FinishRun(int64_t run_id, const std::string& status);
   // Takes a run up again (`run --resume`): running, under `controller`, with `lock`. Fails when
-  // another controller took it up first.
-  Status ResumeRun(int64_t run_id, const nlohmann::json& controller, const nlohmann::json& lock);
+  // it is running, or was resumed since it was read (`resumes_seen` is what was read then).
+  Status ResumeRun(int64_t run_id, int64_t resumes_seen, const nlohmann::json& controller,
+                   const nlohmann::json& lock);
   // Starts a cell; with `supersedes`, that earlier cell (of the same run and index) becomes
-  // `superseded` by this one in the same transaction.
+  // `superseded` by this one in the same transaction. Refused when another cell of the run holds
+  // that index and is not superseded.
   Result<int64_t> BeginCell(const CellRecord& cell, std::optional<int64_t> supersedes = {});
   // Updates everything but the id and run of a cell (status, error, runtime facts...).
   Status UpdateCell(const CellRecord& cell);
@@ -162,10 +166,12 @@ class Store {
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Exec(const std::string& sql);
   Status PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations);
+  Result<int> ReadVersion();
   sqlite3* db_;
   std::string path_;
   bool read_only_ = false;
   int version_found_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 // The status to show for a run: the stored one, except that a run stored as running is

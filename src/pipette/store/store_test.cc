@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 namespace pipette::store {
 namespace {
@@ -192,6 +193,30 @@ TEST_F(StoreTest, AStoreOfTheLastReleaseIsMigratedToTheSameSchemaAsANewOne) {
   EXPECT_EQ((*again)->schema_version_found(), kSchemaVersion);
 }
 
+// Two Pipettes started at once on a new store, or on one of the last release: each opens it, the
+// first makes or migrates it, the others find it done (never "duplicate column").
+TEST_F(StoreTest, StoresOpenedAtOnceAreMadeAndMigratedOnce) {
+  fs::create_directories(dir_);
+  const std::string old_copy = (dir_ / "v1.db").string();
+  fs::copy_file(kV1Store, old_copy);
+  for (const std::string& path : {path_, old_copy}) {
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(6);
+    for (size_t i = 0; i < errors.size(); ++i) {
+      threads.emplace_back([&, i] {
+        auto s = Store::Open(path);
+        if (!s) errors[i] = s.error().message;
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) EXPECT_EQ(e, "") << path;
+    auto s = Store::Open(path, OpenMode::kReadOnly);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ((*s)->schema_version_found(), kSchemaVersion);
+  }
+  EXPECT_EQ(SchemaOf(old_copy), SchemaOf(path_));
+}
+
 TEST_F(StoreTest, AMigrationThatFailsChangesNothing) {
   fs::create_directories(dir_);
   const std::string old_copy = (dir_ / "v1.db").string();
@@ -345,9 +370,12 @@ TEST_F(StoreTest, ACellMeasuredAgainSupersedesTheEarlierOneInOneStep) {
   const int64_t run = RunningRun(**s, Proc("here", 100, 5));
   const int64_t first = (*(*s)->Cells(run))[0].id;
   ASSERT_TRUE((*s)->FinishRun(run, "interrupted").ok());
-  EXPECT_FALSE((*s)->ResumeRun(run + 1, {}, {}).ok());
-  ASSERT_TRUE((*s)->ResumeRun(run, Proc("here", 100, 5).ToJson(), {{"held", true}}).ok());
-  EXPECT_FALSE((*s)->ResumeRun(run, {}, {}).ok()) << "already running: another took it up";
+  EXPECT_FALSE((*s)->ResumeRun(run + 1, 0, {}, {}).ok());
+  EXPECT_FALSE((*s)->ResumeRun(run, 1, {}, {}).ok()) << "resumed since it was read";
+  ASSERT_TRUE((*s)->ResumeRun(run, 0, Proc("here", 100, 5).ToJson(), {{"held", true}}).ok());
+  EXPECT_FALSE((*s)->ResumeRun(run, 0, {}, {}).ok()) << "already running: another took it up";
+  ASSERT_TRUE((*s)->FinishRun(run, "interrupted").ok());
+  EXPECT_FALSE((*s)->ResumeRun(run, 0, {}, {}).ok()) << "a plan made before the last resume";
   CellRecord c;
   c.run_id = run;
   c.key = "k";
@@ -360,9 +388,13 @@ TEST_F(StoreTest, ACellMeasuredAgainSupersedesTheEarlierOneInOneStep) {
   EXPECT_EQ((*cells)[1].status, "running");
   EXPECT_EQ((*s)->Samples(first)->size(), 1u);  // its samples stay
   EXPECT_EQ((*s)->Run(run)->resumes, 1);
-  // A cell of another index cannot be superseded by this one.
+  // A cell of another index cannot be superseded by this one, a superseded one not again, and
+  // no second live cell can measure a position.
   c.index = 5;
   EXPECT_FALSE((*s)->BeginCell(c, *second).ok());
+  c.index = 0;
+  EXPECT_FALSE((*s)->BeginCell(c, first).ok());
+  EXPECT_FALSE((*s)->BeginCell(c).ok());
   EXPECT_EQ((*s)->Cells(run)->size(), 2u) << "nothing half-written";
 }
 

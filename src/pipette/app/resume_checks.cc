@@ -1,0 +1,173 @@
+#include "pipette/app/resume_checks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "pipette/build_info.h"
+#include "pipette/quant/maker.h"
+#include "pipette/util/sha256.h"
+
+namespace pipette::app {
+namespace {
+
+Status CheckDatasetsUnchanged(const store::RunRecord& run, store::Store& store,
+                              const config::Experiment& ex) {
+  auto samples = store.SamplesOfRun(run.id, {"ppl_corpus", "mc_dataset", "gen_dataset", "kld_ref"});
+  if (!samples) return samples.error();
+  std::map<std::string, std::string> then;  // path -> SHA-256 the run measured with
+  for (const auto& s : *samples) {
+    if (s.test == "kld_ref") {
+      const std::string sha =
+          s.raw.value("request", nlohmann::json::object()).value("corpus_sha256", "");
+      if (ex.kld && !sha.empty()) then.emplace(ex.kld->corpus, sha);
+    } else if (s.raw.contains("path") && s.raw.contains("sha256")) {
+      then.emplace(s.raw.value("path", ""), s.raw.value("sha256", ""));
+    }
+  }
+  for (const auto& [path, sha] : then) {
+    auto now = Sha256File(path);
+    if (!now) {
+      return InputError(
+          fmt::format("cannot resume run {}: the dataset {} it measured with is not "
+                      "readable now: {}",
+                      run.id, path, now.error().message));
+    }
+    if (*now != sha) {
+      return InputError(
+          fmt::format("cannot resume run {}: the dataset {} has changed: its SHA-256 "
+                      "is {} now, {} when the run measured with it. Start a new run "
+                      "instead",
+                      run.id, path, *now, sha));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
+                                    const env::ProcessTable& processes) {
+  RunToResume r;
+  auto run = store.Run(run_id);
+  if (!run) return run.error();
+  r.run = std::move(*run);
+  r.run.status = store::LiveStatus(r.run, processes, store.path());
+  auto cells = store.Cells(run_id);
+  if (!cells) return cells.error();
+  r.cells = std::move(*cells);
+  return r;
+}
+
+Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
+                                     const config::Experiment& ex,
+                                     const std::vector<plan::Cell>& cells, bool retry_failed) {
+  const store::RunRecord& run = r.run;
+  if (run.status == "running" || run.status == store::kRunningElsewhere) {
+    const auto who = env::ProcessIdentity::FromJson(run.controller);
+    return InputError(fmt::format("run {} in {} is {} ({}): it cannot be resumed while it runs",
+                                  run.id, store.path(), run.status, who.Describe()));
+  }
+  if (ex.Hash() != run.config_hash) {
+    std::string diff = run::DescribeDifference(run.config_canonical, ex.Canonical().dump());
+    if (diff.empty()) diff = "the resolved experiment's hash differs";
+    return InputError(
+        fmt::format("cannot resume run {}: {} is not the experiment it ran ({}). "
+                    "Start a new run instead",
+                    run.id, ex.path, diff));
+  }
+  if (run.n_cells != static_cast<int64_t>(cells.size())) {
+    return InputError(fmt::format(
+        "cannot resume run {}: it planned {} cell(s), the experiment now "
+        "makes {}{}",
+        run.id, run.n_cells, cells.size(), run.only.empty() ? "" : " with --only " + run.only));
+  }
+  if (auto st = CheckDatasetsUnchanged(run, store, ex); !st) return st.error();
+  auto plan = run::PlanResume(cells, r.cells, retry_failed);
+  if (!plan) {
+    return InputError(fmt::format("cannot resume run {}: {}", run.id, plan.error().message));
+  }
+  plan->run_id = run.id;
+  plan->resumes_seen = run.resumes;
+  if (auto st = run::LoadReferences(store, ex, cells, &*plan); !st) return st.error();
+  return plan;
+}
+
+Status CheckSameFilesAndBuild(const RunToResume& r, const std::vector<plan::Cell>& cells,
+                              const run::ResumePlan& plan, worker::WorkerLauncher& launcher) {
+  const store::RunRecord& run = r.run;
+  if (run.pipette_commit != kPipetteCommit) {
+    return InputError(fmt::format(
+        "cannot resume run {}: it was measured by Pipette {} (commit {}); this is {} (commit {}). "
+        "One run is measured by one build: resume it with that build, or start a new run",
+        run.id, run.pipette_version, run.pipette_commit, kPipetteVersion, kPipetteCommit));
+  }
+  std::map<std::string, std::string> then;  // model name -> SHA-256 the run measured
+  for (const auto& c : r.cells) {
+    if (!c.model_sha256.empty()) then.emplace(c.model_name, c.model_sha256);
+  }
+  std::map<std::string, std::string> checked;
+  std::vector<std::string> workers;
+  for (int i : plan.to_run) {
+    const plan::Cell& cell = cells[static_cast<size_t>(i)];
+    if (std::find(workers.begin(), workers.end(), cell.runtime.worker) == workers.end()) {
+      workers.push_back(cell.runtime.worker);
+    }
+    auto it = then.find(cell.model.name);
+    if (it == then.end() || checked.count(cell.model.name) || !cell.model.unavailable.empty()) {
+      continue;
+    }
+    auto sha = Sha256File(cell.model.path);
+    if (!sha) {
+      return InputError(fmt::format("cannot resume run {}: {}", run.id, sha.error().message));
+    }
+    checked[cell.model.name] = *sha;
+    if (*sha != it->second) {
+      return InputError(fmt::format(
+          "cannot resume run {}: model '{}' ({}) has changed: its SHA-256 is {} now, {} when the "
+          "run measured it. Start a new run instead",
+          run.id, cell.model.name, cell.model.path, *sha, it->second));
+    }
+  }
+  // The runtime build of the kept cells, against what the worker says it is now.
+  const store::CellRecord* kept = nullptr;
+  for (const auto& c : r.cells) {
+    if (c.status == "ok" && !c.runtime_version.empty()) kept = &c;
+  }
+  if (!kept) return {};
+  const std::string commit = kept->runtime_build.value("llama_cpp_commit", "");
+  for (const std::string& w : workers) {
+    auto now = quant::AskQuantizer(launcher, w);
+    if (!now) {
+      return InputError(
+          fmt::format("cannot resume run {}: cannot ask the worker {} which build "
+                      "it is: {}",
+                      run.id, w, now.error().message));
+    }
+    if (now->runtime_version != kept->runtime_version || now->commit != commit) {
+      return InputError(fmt::format(
+          "cannot resume run {}: its cells were measured with {} {} (commit {}); the worker is "
+          "now {} (commit {}). One run is measured by one build: start a new run",
+          run.id, kept->runtime, kept->runtime_version, commit, now->runtime_version, now->commit));
+    }
+  }
+  return {};
+}
+
+void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>& cells,
+                     const run::ResumePlan& rp) {
+  fmt::print("resume run {} ({}): {} of {} cell(s) to measure\n", run.id, run.status,
+             rp.to_run.size(), cells.size());
+  for (const plan::Cell& c : cells) {
+    std::string what = "kept (complete)";
+    if (std::find(rp.to_run.begin(), rp.to_run.end(), c.index) != rp.to_run.end()) {
+      what = rp.supersede.count(c.index) ? "measured again from its start" : "measured";
+    } else if (!rp.done.count(c.index)) {
+      what = "kept (failed; --retry-failed measures it again)";
+    }
+    fmt::print("  {:>4}  {}  {}\n", c.index + 1, c.Key(), what);
+  }
+}
+
+}  // namespace pipette::app

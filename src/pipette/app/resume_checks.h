@@ -1,0 +1,42 @@
+// `pipette run --resume RUN`: reading the run to resume, and every check that it can be resumed
+// as it stands (the same experiment, datasets, model files, device and build), before anything
+// is measured. The plan itself is run::PlanResume.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipette/config/experiment.h"
+#include "pipette/env/process.h"
+#include "pipette/plan/plan.h"
+#include "pipette/run/resume.h"
+#include "pipette/store/store.h"
+#include "pipette/util/result.h"
+#include "pipette/worker/channel.h"
+
+namespace pipette::app {
+
+struct RunToResume {
+  store::RunRecord run;  // its status as it is now (store::LiveStatus)
+  std::vector<store::CellRecord> cells;
+};
+Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
+                                    const env::ProcessTable& processes);
+
+// The run must not be running, the experiment must be the one it ran (its resolved hash, its
+// number of cells), the datasets the ones it measured with; then the plan and the references
+// its kept cells recorded.
+Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
+                                     const config::Experiment& ex,
+                                     const std::vector<plan::Cell>& cells, bool retry_failed);
+
+// Once the variants exist: the model files of the cells to measure are those the run measured,
+// and the runtime build (asked of the worker) and Pipette's own build are those of its kept cells.
+Status CheckSameFilesAndBuild(const RunToResume& r, const std::vector<plan::Cell>& cells,
+                              const run::ResumePlan& plan, worker::WorkerLauncher& launcher);
+
+// For --dry-run: which cells are kept and which are measured again.
+void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>& cells,
+                     const run::ResumePlan& plan);
+
+}  // namespace pipette::app
