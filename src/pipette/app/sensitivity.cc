@@ -238,13 +238,14 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   // Everything is checked before the store is touched.
   auto phase1 = Session::Parse(experiment(entries), "pipette sensitivity (groups)", paths);
   if (!phase1) return Fail(phase1.error());
+  // The lock first: a command that waits, or is refused, has written nothing.
   env::LinuxProcessTable processes;
-  auto store = OpenStoreForWriting(args.store, processes);
-  if (!store) return Fail(store.error());
   const std::atomic<bool>* stop = StopOnSignals();
   auto lock = TakeMeasureLock({args.no_wait, args.lock_timeout_s},
                               "pipette sensitivity " + args.model, args.store, processes, stop);
   if (!lock) return Fail(lock.error());
+  auto store = OpenStoreForWriting(args.store, processes);
+  if (!store) return Fail(store.error());
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
   const json facts = env::CollectFingerprint(fo);
