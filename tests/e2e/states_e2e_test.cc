@@ -513,6 +513,29 @@ TEST_F(States, AStoreOnAReadOnlyFileSystemIsReportedAndRefusedForWriting) {
   EXPECT_EQ(ReadFile(dir_ / "rw.rc"), "2\n") << ReadFile(dir_ / "rw.err");
   EXPECT_NE(ReadFile(dir_ / "rw.err").find(store), std::string::npos) << ReadFile(dir_ / "rw.err");
   EXPECT_EQ(Sql(store, "SELECT count(*) FROM runs"), "1");
+
+  // A writer killed before its last checkpoint leaves writes in the -wal file, which a read-only
+  // file system keeps SQLite from reading: the report says what it cannot show.
+  const pid_t killed = StartPipette(
+      {"run", LongExperiment("long.yaml").string(), "--store", store, "--no-bandwidth"}, "k-");
+  ASSERT_TRUE(WaitUntil([&] {
+    return Sql(store, "SELECT count(*) FROM samples WHERE test = 'tg16'") != "0";
+  })) << Err("k-");
+  ASSERT_EQ(::kill(killed, SIGKILL), 0);
+  Wait(killed);
+  ASSERT_GT(fs::file_size(store + "-wal"), 0u);
+  fs::remove(store + "-shm");  // as after a reboot: nothing of the writer's is left but its log
+  const std::string again = "mount --bind " + ro.string() + " " + ro.string() +
+                            " && mount -o remount,bind,ro " + ro.string() + " && " + kPipette +
+                            " report --store " + store + " --format json > " +
+                            (dir_ / "ro2.json").string() + " 2> " + (dir_ / "ro2.err").string();
+  ASSERT_EQ(std::system(("unshare -m sh -c '" + again + "'").c_str()), 0)
+      << ReadFile(dir_ / "ro2.err");
+  const json doc2 = json::parse(ReadFile(dir_ / "ro2.json"));
+  ASSERT_FALSE(doc2["warnings"].empty());
+  EXPECT_NE(doc2["warnings"][0].get<std::string>().find("-wal holds writes not yet in"),
+            std::string::npos)
+      << doc2["warnings"];
 }
 
 }  // namespace

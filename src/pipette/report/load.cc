@@ -44,6 +44,7 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
   data.store_path = store.path();
   data.generated_at = store::NowIso8601();
   data.pipette_version = kPipetteVersion;
+  data.warnings = store.warnings();
   for (int64_t id : run_ids) {
     auto run = store.Run(id);
     if (!run) return run.error();
