@@ -209,10 +209,12 @@ int Run(const RunArgs& args, const Paths& paths) {
                                  : ex                ? ex->store
                                                      : "results/pipette.db";
   std::optional<RunToResume> prior;
+  std::unique_ptr<store::Store> look;  // a resume's read-only look at the store, before the lock
   if (resuming) {
     auto ro = store::Store::Open(store_path, store::OpenMode::kReadOnly);
     if (!ro) return Fail(ro.error());
-    auto r = ReadRunToResume(**ro, args.resume, processes);
+    look = std::move(*ro);
+    auto r = ReadRunToResume(*look, args.resume, processes);
     if (!r) return Fail(r.error());
     prior = std::move(*r);
     if (!ex) {
@@ -241,11 +243,10 @@ int Run(const RunArgs& args, const Paths& paths) {
   }
   std::optional<run::ResumePlan> resume;
   if (resuming) {
-    auto ro = store::Store::Open(store_path, store::OpenMode::kReadOnly);
-    if (!ro) return Fail(ro.error());
-    auto rp = PlanResumeOf(**ro, *prior, *ex, *cells, args.retry_failed);
+    auto rp = PlanResumeOf(*look, *prior, *ex, *cells, args.retry_failed);
     if (!rp) return Fail(rp.error());
     resume = std::move(*rp);
+    look.reset();  // the read-only look ends here: nothing holds the store while this one waits
   }
   WarnRequantized(*ex);
   if (args.dry_run) {

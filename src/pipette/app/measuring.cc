@@ -41,8 +41,7 @@ Result<std::unique_ptr<run::MeasureLock>> TakeMeasureLock(const LockArgs& args,
   return run::MeasureLock::Acquire(o, holder);
 }
 
-nlohmann::json OtherPipetteWorkers(const env::ProcessTable& processes) {
-  const int self = processes.Self().pid;
+nlohmann::json OtherPipetteWorkers(const env::ProcessTable& processes, int self) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& e : processes.Programs("pipette-worker")) {
     if (e.pid == self || e.ppid == self) continue;

@@ -30,7 +30,8 @@ Result<std::unique_ptr<run::MeasureLock>> TakeMeasureLock(const LockArgs& args,
                                                           const env::ProcessTable& processes,
                                                           const std::atomic<bool>* stop);
 
-// The Pipette workers running on this machine that are not this controller's: [{pid, program}].
-nlohmann::json OtherPipetteWorkers(const env::ProcessTable& processes);
+// The Pipette workers running on this machine that are not those of this controller (pid
+// `self`): [{pid, program}].
+nlohmann::json OtherPipetteWorkers(const env::ProcessTable& processes, int self);
 
 }  // namespace pipette::app

@@ -42,8 +42,11 @@ run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* 
   deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
   deps.model_facts = ModelFactsOf;
   deps.stop = stop;
-  deps.controller = processes->Self().ToJson();
-  deps.other_pipettes = [processes] { return OtherPipetteWorkers(*processes); };
+  const env::ProcessIdentity self = processes->Self();
+  deps.controller = self.ToJson();
+  deps.other_pipettes = [processes, pid = self.pid] {
+    return OtherPipetteWorkers(*processes, pid);
+  };
   return deps;
 }
 

@@ -5,30 +5,30 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "pipette/util/files.h"
 
 namespace pipette::env {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string ReadTrimmed(const std::string& path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
+// A /proc or /etc file; "" when it cannot be read.
+std::string ReadAll(const std::string& path) {
+  auto text = ReadFileToString(path);
+  return text ? *text : std::string();
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// Its first line, without the line break or trailing blanks.
+std::string ReadTrimmed(const std::string& path) {
+  std::string s = ReadAll(path);
+  s.erase(std::min(s.find('\n'), s.size()));
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
 }
 
 // The fields after the command name: "S ppid pgrp ..." (field 3 onwards).

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "pipette/util/files.h"
+
 namespace pipette::store {
 namespace {
 namespace fs = std::filesystem;
@@ -153,12 +155,7 @@ std::string SchemaOf(const std::string& path) {
   return out;
 }
 
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string FileBytes(const std::string& path) { return *ReadFileToString(path); }
 
 const std::string kV1Store = std::string(PIPETTE_SOURCE_DIR) + "/tests/data/store-v1.db";
 
