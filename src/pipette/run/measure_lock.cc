@@ -34,7 +34,10 @@ std::string ReadFd(int fd) {
 
 std::string DefaultLockPath() {
   const char* p = std::getenv("PIPETTE_LOCK_FILE");
-  return p && *p ? p : "/tmp/pipette-measure.lock";
+  if (p && *p) return p;
+  // The system's folder for lock files (a tmpfs, emptied at boot), else the temporary folder.
+  if (::access("/run/lock", W_OK | X_OK) == 0) return "/run/lock/pipette-measure.lock";
+  return "/tmp/pipette-measure.lock";
 }
 
 std::string DescribeHolder(const nlohmann::json& holder) {

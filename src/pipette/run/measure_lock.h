@@ -1,7 +1,7 @@
 // The machine-wide measuring lock: while one Pipette measures, another on the same machine waits
 // (two runs at once measure each other's load, not the model). An flock on one file per machine
-// (/tmp/pipette-measure.lock, or $PIPETTE_LOCK_FILE); the kernel drops it when its holder ends,
-// however it ends, so a killed run never leaves it taken.
+// (/run/lock/pipette-measure.lock, else /tmp/pipette-measure.lock, or $PIPETTE_LOCK_FILE); the
+// kernel drops it when its holder ends, however it ends, so a killed run never leaves it taken.
 #pragma once
 
 #include <atomic>
@@ -14,7 +14,8 @@
 
 namespace pipette::run {
 
-// $PIPETTE_LOCK_FILE when set, else /tmp/pipette-measure.lock.
+// $PIPETTE_LOCK_FILE when set, else /run/lock/pipette-measure.lock where /run/lock is writable,
+// else /tmp/pipette-measure.lock.
 std::string DefaultLockPath();
 
 struct LockOptions {

@@ -1,6 +1,7 @@
 #include "pipette/run/measure_lock.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <chrono>
 
@@ -57,6 +58,15 @@ TEST(MeasureLock, StoppingWhileWaitingEndsTheWaitAt130) {
   auto second = MeasureLock::Acquire(o, {{"pid", 2}});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().exit_code, 130);
+}
+
+TEST(MeasureLock, OneLockFilePerMachineUnlessTheEnvironmentNamesAnother) {
+  ::setenv("PIPETTE_LOCK_FILE", "/somewhere/else.lock", 1);
+  EXPECT_EQ(DefaultLockPath(), "/somewhere/else.lock");
+  ::unsetenv("PIPETTE_LOCK_FILE");
+  const std::string path = DefaultLockPath();
+  EXPECT_TRUE(path == "/run/lock/pipette-measure.lock" || path == "/tmp/pipette-measure.lock")
+      << path;
 }
 
 TEST(MeasureLock, HolderDescriptions) {
