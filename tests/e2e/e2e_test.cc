@@ -295,7 +295,7 @@ quality:
   for (const auto& s : *samples) {
     if (s.test != "ppl") continue;
     ++chunks;
-    EXPECT_EQ(s.raw["logprob"].size(), 256u);  // the second half of a 512-token chunk
+    EXPECT_EQ(s.raw["logprob"].size(), 255u);  // targets 257..511 of a 512-token chunk
   }
   EXPECT_EQ(chunks, 2);
 }

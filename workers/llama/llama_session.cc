@@ -69,6 +69,7 @@ ordered_json ModelInfo(const llama_model* model) {
   info["n_layer"] = llama_model_n_layer(model);
   info["n_embd"] = llama_model_n_embd(model);
   info["bos"] = llama_vocab_bos(vocab);
+  info["add_bos"] = llama_vocab_get_add_bos(vocab);
   info["eos"] = llama_vocab_eos(vocab);
   std::map<std::string, std::string> meta;  // sorted by key, for a stable output
   std::string value(kMaxMetaValueBytes + 1, '\0');

@@ -82,13 +82,14 @@ void StartLlamaRuntime(bool verbose) {
   g_verbose.store(verbose);
   llama_log_set(LogToStderr, nullptr);
   llama_backend_init();
-  // Builds with GGML_BACKEND_DL=ON register no backend until it is loaded from the lib dir.
-  if (ggml_backend_dev_count() == 0) ggml_backend_load_all_from_path(PIPETTE_LLAMA_LIB_DIR);
 }
 
 nlohmann::ordered_json RuntimeBuild() {
   nlohmann::ordered_json build;
   build["llama_cpp_commit"] = PIPETTE_LLAMA_BUILD_COMMIT;
+  build["llama_cpp_tree"] = PIPETTE_LLAMA_TREE;
+  build["llama_cpp_source"] = std::string("llama-cpp-python ") + PIPETTE_LLAMA_CPP_PYTHON_VERSION +
+                              " sdist (PyPI), built by Pipette's CMake";
   build["llama_version"] = llama_version();
   build["llama_cpp_python_version"] = PIPETTE_LLAMA_CPP_PYTHON_VERSION;
   build["ggml_version"] = ggml_version();
@@ -114,9 +115,10 @@ nlohmann::ordered_json RuntimeBuild() {
 
 std::string VersionText() {
   std::string text = "pipette-worker-llama (protocol 1)\n";
-  text += std::string("llama-cpp-python ") + PIPETTE_LLAMA_CPP_PYTHON_VERSION + "\n";
-  text +=
-      std::string("llama.cpp ") + llama_version() + " (commit " PIPETTE_LLAMA_BUILD_COMMIT ")\n";
+  text += std::string("llama.cpp source: llama-cpp-python ") + PIPETTE_LLAMA_CPP_PYTHON_VERSION +
+          " sdist\n";
+  text += std::string("llama.cpp ") + llama_version() +
+          " (commit " PIPETTE_LLAMA_BUILD_COMMIT ", tree " PIPETTE_LLAMA_TREE ")\n";
   text += std::string("ggml ") + ggml_version() + " (commit " + ggml_commit() + ")\n";
   return text;
 }

@@ -11,8 +11,16 @@ std::vector<PplChunk> PplChunks(int64_t n_tokens, int n_ctx, int max_chunks) {
   if (n_ctx < 4) return out;
   for (int64_t begin = 0; begin + n_ctx <= n_tokens; begin += n_ctx) {
     if (max_chunks > 0 && static_cast<int>(out.size()) >= max_chunks) break;
-    out.push_back({begin, n_ctx, n_ctx / 2 - 1});
+    out.push_back({begin, n_ctx, n_ctx / 2});
   }
+  return out;
+}
+
+std::vector<int64_t> ChunkTokens(std::span<const int64_t> corpus, const PplChunk& chunk,
+                                 int64_t bos) {
+  std::vector<int64_t> out(corpus.begin() + chunk.begin,
+                           corpus.begin() + chunk.begin + chunk.n_ctx);
+  if (bos >= 0 && !out.empty()) out[0] = bos;
   return out;
 }
 

@@ -12,9 +12,23 @@ TEST(Ppl, ChunksAreWholeAndScoreTheSecondHalf) {
   ASSERT_EQ(c.size(), 2u);  // the 276-token tail is dropped
   EXPECT_EQ(c[0].begin, 0);
   EXPECT_EQ(c[1].begin, 512);
-  EXPECT_EQ(c[1].from, 255);  // positions 255..510 predict tokens 256..511: 256 scored
+  // As llama-perplexity: positions 256..510 predict the targets 257..511, 255 of them.
+  EXPECT_EQ(c[1].from, 256);
+  EXPECT_EQ(ScoredPerChunk(512), 255);
+  EXPECT_EQ(c[1].n_ctx - 1 - c[1].from, ScoredPerChunk(512));
   EXPECT_EQ(PplChunks(1300, 512, 1).size(), 1u);
   EXPECT_TRUE(PplChunks(100, 512, 0).empty());
+}
+
+TEST(Ppl, ChunkStartsWithBosReplacedNotInserted) {
+  std::vector<int64_t> corpus{1, 10, 11, 12, 13, 14, 15, 16};  // BOS 1, then the text
+  const auto chunks = PplChunks(static_cast<int64_t>(corpus.size()), 4, 0);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(ChunkTokens(corpus, chunks[0], 1), (std::vector<int64_t>{1, 10, 11, 12}));
+  // The second chunk's first text token (13) gives way to BOS; the chunk keeps 4 tokens.
+  EXPECT_EQ(ChunkTokens(corpus, chunks[1], 1), (std::vector<int64_t>{1, 14, 15, 16}));
+  // A tokenizer that adds no BOS: the chunk as it is.
+  EXPECT_EQ(ChunkTokens(corpus, chunks[1], -1), (std::vector<int64_t>{13, 14, 15, 16}));
 }
 
 TEST(Ppl, FigureFromLogprobs) {

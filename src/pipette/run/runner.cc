@@ -488,13 +488,19 @@ class Runner {
     return std::nullopt;
   }
 
+  // The BOS id a chunk starts with (its first token replaced, as llama-perplexity does) when the
+  // loaded model's tokenizer adds BOS; -1 when it does not.
+  int64_t ChunkBos() const {
+    if (!model_runtime_info_.value("add_bos", false)) return -1;
+    return model_runtime_info_.value("bos", int64_t{-1});
+  }
+
   // One `score` request over a chunk of the tokenized corpus (ppl and kld), scoring its second
   // half; `extra` adds request fields (top_k, ids).
   std::optional<CellError> ScoreChunk(const std::vector<int64_t>& tokens,
                                       const quality::PplChunk& ch, json extra, json* resp) {
     json req = {{"op", "score"},
-                {"tokens", std::vector<int64_t>(tokens.begin() + ch.begin,
-                                                tokens.begin() + ch.begin + ch.n_ctx)},
+                {"tokens", quality::ChunkTokens(tokens, ch, ChunkBos())},
                 {"from", ch.from},
                 {"n_batch", applied_n_batch_}};
     req.update(extra);
@@ -542,7 +548,11 @@ class Runner {
       if (auto e = ScoreChunk(tokens, ch, json::object(), &resp)) return e;
       eta_.Done("ppl", ch.n_ctx, Seconds(t0));
       json raw = RawFacts(resp);
-      raw["request"] = {{"chunk", c}, {"begin", ch.begin}, {"n_ctx", ch.n_ctx}};
+      raw["request"] = {{"chunk", c},
+                        {"begin", ch.begin},
+                        {"n_ctx", ch.n_ctx},
+                        {"from", ch.from},
+                        {"bos_first", ChunkBos() >= 0}};
       if (auto e = Keep(rec, "ppl", static_cast<int>(c), false, raw)) return e;
       if (deps_.progress) {
         deps_.progress->Step(cell, int(cells_.size()),
