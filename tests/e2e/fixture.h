@@ -28,6 +28,9 @@ using nlohmann::json;
 inline const std::string kSource = PIPETTE_SOURCE_DIR;
 inline const std::string kPipette = PIPETTE_BINARY;
 inline const std::string kModel = kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+inline const std::string kGemmaModel = kSource + "/models/gemma-3-270m-q4_k_m.gguf";
+// llama.cpp's own tools, built by this project from the same pinned source as the worker.
+inline const std::string kLlamaTools = PIPETTE_LLAMA_TOOLS_DIR;
 
 struct Output {
   int code = -1;
@@ -111,6 +114,30 @@ class E2E : public ::testing::Test {
     o.code = Wait(Start(args, dir_ / "stdout", dir_ / "stderr"));
     o.out = ReadFile(dir_ / "stdout");
     o.err = ReadFile(dir_ / "stderr");
+    return o;
+  }
+
+  // Runs another program (a llama.cpp reference tool) with stdout and stderr into the test's
+  // folder; `out` holds both, stdout first.
+  Output Program(const std::vector<std::string>& argv) {
+    Output o;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      int out = open((dir_ / "program.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = open((dir_ / "program.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(out, 1);
+      dup2(err, 2);
+      std::vector<std::string> copy = argv;
+      std::vector<char*> a;
+      for (auto& s : copy) a.push_back(s.data());
+      a.push_back(nullptr);
+      execv(a[0], a.data());
+      _exit(127);
+    }
+    started_.push_back(pid);
+    o.code = Wait(pid);
+    o.err = ReadFile(dir_ / "program.err");
+    o.out = ReadFile(dir_ / "program.out") + o.err;
     return o;
   }
 

@@ -36,6 +36,11 @@ PplFigure PplFromLogprobs(std::span<const double> logprobs) {
   return f;
 }
 
+std::string_view CorpusText(std::string_view file_text) {
+  if (!file_text.empty() && file_text.back() == '\n') file_text.remove_suffix(1);
+  return file_text;
+}
+
 int64_t CountCodePoints(std::string_view utf8) {
   int64_t n = 0;
   for (unsigned char c : utf8) n += (c & 0xC0) != 0x80;

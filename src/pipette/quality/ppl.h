@@ -29,6 +29,10 @@ std::vector<PplChunk> PplChunks(int64_t n_tokens, int n_ctx, int max_chunks);
 std::vector<int64_t> ChunkTokens(std::span<const int64_t> corpus, const PplChunk& chunk,
                                  int64_t bos);
 
+// The text of a corpus file as it is tokenized: without one final newline, as llama.cpp's tools
+// read a file given with -f.
+std::string_view CorpusText(std::string_view file_text);
+
 // Scored targets per chunk of n_ctx tokens.
 inline int ScoredPerChunk(int n_ctx) { return n_ctx - 1 - n_ctx / 2; }
 

@@ -31,6 +31,12 @@ TEST(Ppl, ChunkStartsWithBosReplacedNotInserted) {
   EXPECT_EQ(ChunkTokens(corpus, chunks[1], -1), (std::vector<int64_t>{13, 14, 15, 16}));
 }
 
+TEST(Ppl, CorpusLosesOneFinalNewlineAsLlamaToolsReadIt) {
+  EXPECT_EQ(CorpusText("a\nb\n\n"), "a\nb\n");
+  EXPECT_EQ(CorpusText("a b"), "a b");
+  EXPECT_EQ(CorpusText(""), "");
+}
+
 TEST(Ppl, FigureFromLogprobs) {
   // Uniform over 4 choices: every token log(1/4): ppl exactly 4, no spread.
   std::vector<double> uniform(10, std::log(0.25));

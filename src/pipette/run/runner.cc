@@ -519,8 +519,10 @@ class Runner {
     auto it = corpus_tokens_.find(loaded_key_);
     if (it == corpus_tokens_.end()) {
       json resp;
-      if (auto e =
-              Call({{"op", "tokenize"}, {"text", corpus_text_}, {"add_special", true}}, &resp)) {
+      if (auto e = Call({{"op", "tokenize"},
+                         {"text", std::string(quality::CorpusText(corpus_text_))},
+                         {"add_special", true}},
+                        &resp)) {
         return e;
       }
       it = corpus_tokens_.emplace(loaded_key_, resp["tokens"].get<std::vector<int64_t>>()).first;
@@ -530,7 +532,7 @@ class Runner {
         quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
     json corpus = {{"path", spec.corpus},
                    {"sha256", corpus_sha256_},
-                   {"n_chars", quality::CountCodePoints(corpus_text_)},
+                   {"n_chars", quality::CountCodePoints(quality::CorpusText(corpus_text_))},
                    {"n_tokens", tokens.size()},
                    {"n_ctx", spec.n_ctx},
                    {"n_chunks", chunks.size()}};
