@@ -53,7 +53,7 @@ warmup: 1
 
   const json doc = ReportJson();
   EXPECT_EQ(doc["schema"], "pipette.report");
-  EXPECT_EQ(doc["schema_version"], 4);
+  EXPECT_EQ(doc["schema_version"], 5);
   const json& results = doc["results"];
   const int64_t file_size = static_cast<int64_t>(fs::file_size(kModel));
   for (int cell : {1, 2}) {
@@ -265,7 +265,7 @@ quality:
     Output o = Pipette({"report", "--store", Store(), "--run", run, "--format", "json"});
     ASSERT_EQ(o.code, 0) << o.err;
     const json doc = json::parse(o.out);
-    EXPECT_EQ(doc["schema_version"], 4);
+    EXPECT_EQ(doc["schema_version"], 5);
     const json* r = Find(doc["results"], 1, "ppl", "ppl");
     ASSERT_NE(r, nullptr);
     ppl.push_back(*r);
@@ -336,6 +336,25 @@ quality:
     for (const json& c : s.raw["choices"]) EXPECT_EQ(c["logprob"].size(), c["n_tokens"]);
   }
   EXPECT_EQ(items, 3);
+  // The JSON report carries every item: the answer chosen and each choice's figures.
+  ASSERT_EQ(doc["mc_items"].size(), 3u);
+  const json& first = doc["mc_items"][0];
+  EXPECT_EQ(first["cell"], 1);
+  EXPECT_EQ(first["item"], 0);
+  EXPECT_EQ(first["chosen"], first["answer"]);  // the sky is blue
+  EXPECT_EQ(first["correct"], true);
+  ASSERT_EQ(first["choices"].size(), 4u);
+  double best = -1e300;
+  for (const json& c : first["choices"]) {
+    EXPECT_LT(c["logprob"].get<double>(), 0.0);
+    EXPECT_GT(c["bytes"].get<int>(), 0);
+    EXPECT_GT(c["n_tokens"].get<int>(), 0);
+    best = std::max(best, c["logprob"].get<double>());
+  }
+  EXPECT_EQ(first["choices"][first["chosen"].get<int>()]["logprob"].get<double>(), best);
+  int correct = 0;
+  for (const json& m : doc["mc_items"]) correct += m["correct"].get<bool>();
+  EXPECT_DOUBLE_EQ(correct / 3.0, v) << "acc counts the same picks";
 }
 
 TEST_F(E2E, GenerationIsJudgedByItsCheckersWithTheModelsChatTemplate) {

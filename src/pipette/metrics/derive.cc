@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 
+#include "pipette/metrics/items.h"
 #include "pipette/quality/checkers.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/kld.h"
@@ -297,26 +298,11 @@ void AddMcRows(const ResultRow& base, const std::vector<store::SampleRecord>& sa
   for (const auto& s : samples) {
     if (s.test == "mc_dataset") info = &s.raw;
     if (s.test != "mc") continue;
-    int best = -1, best_norm = -1;
-    double best_sum = 0, best_norm_sum = 0;
-    const json& choices = s.raw["choices"];
-    for (size_t i = 0; i < choices.size(); ++i) {
-      double sum = 0;
-      for (const json& lp : choices[i]["logprob"]) sum += lp.get<double>();
-      const double norm = sum / std::max<double>(1.0, choices[i].value("bytes", 1.0));
-      if (best < 0 || sum > best_sum) {
-        best = int(i);
-        best_sum = sum;
-      }
-      if (best_norm < 0 || norm > best_norm_sum) {
-        best_norm = int(i);
-        best_norm_sum = norm;
-      }
-    }
+    const McPick pick = PickChoice(McChoices(s.raw));
     const int answer = s.raw.value("answer", -1);
     props.push_back({s.raw.value("language", ""),
                      s.raw.value("task_type", ""),
-                     {{"acc", best == answer}, {"acc_norm", best_norm == answer}}});
+                     {{"acc", pick.chosen == answer}, {"acc_norm", pick.chosen_norm == answer}}});
   }
   if (!info) return;
   AddProportionRows(base, "mc", *info, props, {"acc", "acc_norm"}, rows);

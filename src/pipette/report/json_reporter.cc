@@ -96,6 +96,27 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
          {"noisy", r.summary.noisy},
          {"samples", r.samples}});
   }
+  doc["mc_items"] = json::array();
+  for (const auto& m : data.mc_items) {
+    json choices = json::array();
+    for (const auto& c : m.choices) {
+      choices.push_back({{"logprob", c.logprob}, {"n_tokens", c.n_tokens}, {"bytes", c.bytes}});
+    }
+    doc["mc_items"].push_back({{"run_id", m.run_id},
+                               {"cell", m.cell_index + 1},
+                               {"model", m.model},
+                               {"quant", m.quant},
+                               {"item", m.item},
+                               {"id", m.id},
+                               {"language", m.language},
+                               {"task_type", m.task_type},
+                               {"answer", m.answer},
+                               {"chosen", m.pick.chosen},
+                               {"chosen_norm", m.pick.chosen_norm},
+                               {"correct", m.correct},
+                               {"correct_norm", m.correct_norm},
+                               {"choices", choices}});
+  }
   out << doc.dump(2) << "\n";
 }
 

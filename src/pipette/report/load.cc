@@ -83,7 +83,9 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
           run->id, c.index + 1, list));
     }
     auto rows = metrics::DeriveRows(*run, *env, with_samples);
+    auto items = metrics::DeriveMcItems(*run, with_samples, rows);
     data.rows.insert(data.rows.end(), rows.begin(), rows.end());
+    data.mc_items.insert(data.mc_items.end(), items.begin(), items.end());
     data.runs.push_back(std::move(*run));
   }
   return data;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/items.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
@@ -16,7 +17,7 @@
 namespace pipette::report {
 
 // Version of the JSON report's layout (docs/report-schema.md).
-inline constexpr int kJsonSchemaVersion = 4;
+inline constexpr int kJsonSchemaVersion = 5;
 
 struct ReportData {
   std::string store_path;
@@ -25,6 +26,7 @@ struct ReportData {
   std::vector<store::CellRecord> cells;
   std::vector<store::EnvironmentRecord> environments;  // of those runs
   std::vector<metrics::ResultRow> rows;
+  std::vector<metrics::McItemRow> mc_items;  // per-item multiple-choice results (JSON only)
   // What a reader must know to trust the figures: runs that did not finish, cells measured
   // while another Pipette was measuring. Plain sentences, built once by LoadReportData.
   std::vector<std::string> warnings;

@@ -112,6 +112,21 @@ ReportData Sample() {
   mc.summary = {};
   mc.summary.n = 4;
   d.rows.insert(d.rows.begin() + 5, mc);
+  metrics::McItemRow item;
+  item.run_id = 1;
+  item.cell_id = 11;
+  item.cell_index = 0;
+  item.model = "smol";
+  item.quant = "Q4_1";
+  item.item = 0;
+  item.id = "en-1";
+  item.language = "en";
+  item.task_type = "fact";
+  item.answer = 1;
+  item.choices = {{-4.5, 2, 5}, {-2.25, 1, 3}};
+  item.pick = {1, 1};
+  item.correct = item.correct_norm = true;
+  d.mc_items.push_back(item);
   // base_model is Pipette's name for the model a variant was made from (smol), or for the model
   // itself; the files' GGUF general.name only groups them.
   for (auto& r : d.rows) {
