@@ -29,8 +29,8 @@ namespace {
 const std::string kServer = kSource + "/build/bin/llama-server";
 
 // Items of the shipped gen dataset, verbatim: English with and without a system prompt, Chinese.
-const std::vector<std::string> kItemIds = {"gen-json-001", "gen-json-002", "gen-json-047",
-                                           "gen-json-050"};
+const std::vector<std::string> kItemIds = {"gen-json-001", "gen-json-002", "gen-fmt-023",
+                                           "gen-fmt-026"};
 
 // A TCP port nothing listens on now (the kernel picks it; closed again for the server to take).
 int FreePort() {
@@ -148,7 +148,7 @@ class ChatTemplateE2E : public E2E {
     Write("items.jsonl", ItemsJsonl(&messages));
     ASSERT_EQ(messages.size(), kItemIds.size());
     fs::path ex = Write("ex.yaml", "models: [" + model_name +
-                                       "]\nparams:\n  threads: 2\nquality:\n  gen:\n"
+                                       "]\nparams:\n  threads: 1\ntimeout: 1800\nquality:\n  gen:\n"
                                        "    dataset: items.jsonl\n" +
                                        options_yaml);
     Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
