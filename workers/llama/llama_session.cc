@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "chat_template.h"
 #include "imatrix_collector.h"
 #include "imatrix_file.h"
 #include "log_softmax.h"
@@ -88,6 +89,7 @@ ordered_json ModelInfo(const llama_model* model) {
 
 LlamaSession::~LlamaSession() {
   FreeContext();
+  chat_template_.reset();
   model_.reset();
 }
 
@@ -212,16 +214,12 @@ bool LlamaSession::DetokenizeTokens(const std::vector<llama_token>& tokens, bool
   return true;
 }
 
-std::string LlamaSession::TemplatedPrompt(const json& request, std::string* template_text,
-                                          std::string* prompt,
-                                          std::vector<llama_token>* tokens) const {
+std::string LlamaSession::TemplatedPrompt(const json& request, TemplatedChat* out) {
   const json& messages = request["messages"];
   if (!messages.is_array() || messages.empty()) {
     return "field 'messages' must be a non-empty array of {\"role\":..,\"content\":..} objects";
   }
-  // llama_chat_message points into these strings: they live until the template is applied.
-  std::vector<std::string> roles, contents;
-  size_t content_bytes = 0;
+  std::vector<ChatMessage> chat;
   for (size_t i = 0; i < messages.size(); ++i) {
     const json& message = messages[i];
     const std::string where = "messages[" + std::to_string(i) + "]";
@@ -232,52 +230,31 @@ std::string LlamaSession::TemplatedPrompt(const json& request, std::string* temp
     if (content == message.end() || !content->is_string()) {
       return where + " needs a string 'content'";
     }
-    roles.push_back(role->get<std::string>());
-    contents.push_back(content->get<std::string>());
-    if (roles.back().find('\0') != std::string::npos ||
-        contents.back().find('\0') != std::string::npos) {
-      return where + " holds a NUL character, which a chat template cannot take";
-    }
-    content_bytes += roles.back().size() + contents.back().size();
+    chat.push_back({role->get<std::string>(), content->get<std::string>()});
   }
-  if (content_bytes > static_cast<size_t>(kInt32Max) / 4) return "'messages' are too long";
+  out->options = json::object();
+  if (const auto options = request.find("template_options");
+      options != request.end() && !options->is_null()) {
+    if (!options->is_object()) return "field 'template_options' must be an object";
+    out->options = *options;
+  }
 
-  const char* tmpl = llama_model_chat_template(model_.get(), /*name=*/nullptr);
-  if (tmpl == nullptr) {
-    return "the model has no built-in chat template (no tokenizer.chat_template in its "
-           "metadata); send 'prompt_tokens' instead";
+  // Parsed once per loaded model, as llama-server does at start-up.
+  if (!chat_template_) {
+    if (std::string e = ChatTemplate::Load(model_.get(), &chat_template_); !e.empty()) return e;
   }
-  *template_text = tmpl;
-  std::vector<llama_chat_message> chat;
-  chat.reserve(roles.size());
-  for (size_t i = 0; i < roles.size(); ++i) chat.push_back({roles[i].c_str(), contents[i].c_str()});
-  std::string formatted(2 * content_bytes + 256, '\0');
-  int32_t n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), /*add_ass=*/true,
-                                        formatted.data(), static_cast<int32_t>(formatted.size()));
-  if (n >= 0 && static_cast<size_t>(n) > formatted.size()) {
-    formatted.assign(static_cast<size_t>(n), '\0');
-    n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), /*add_ass=*/true,
-                                  formatted.data(), static_cast<int32_t>(formatted.size()));
-  }
-  if (n < 0) {
-    return "llama_chat_apply_template cannot apply the model's chat template (it knows only "
-           "llama.cpp's built-in template families; returned " +
-           std::to_string(n) + ")";
-  }
-  formatted.resize(static_cast<size_t>(n));
-  *prompt = formatted;
+  RenderedChat rendered;
+  if (std::string e = chat_template_->Render(chat, out->options, &rendered); !e.empty()) return e;
+  out->template_text = chat_template_->source();
+  out->template_origin = chat_template_->origin();
+  out->enable_thinking = rendered.enable_thinking;
+  out->prompt = std::move(rendered.prompt);
 
-  // Templates write their special tokens as text: parse them. The model's BOS is added as its
-  // vocabulary asks (llama_vocab_get_add_bos), unless the template already starts with it; no
-  // EOS is appended (the prompt ends by opening the assistant's turn).
-  *tokens = TokenizeText(formatted, /*add_special=*/false, /*parse_special=*/true);
-  const llama_vocab* vocab = llama_model_get_vocab(model_.get());
-  const llama_token bos = llama_vocab_bos(vocab);
-  if (llama_vocab_get_add_bos(vocab) && bos != LLAMA_TOKEN_NULL &&
-      (tokens->empty() || tokens->front() != bos)) {
-    tokens->insert(tokens->begin(), bos);
-  }
-  if (tokens->empty()) return "the formatted prompt tokenizes to no tokens";
+  // Tokenized as llama-server tokenizes a chat completion's prompt: special tokens added as the
+  // vocabulary asks (BOS; the engine has removed a BOS the template writes, so there is one) and
+  // parsed (templates write their markers as text).
+  out->tokens = TokenizeText(out->prompt, /*add_special=*/true, /*parse_special=*/true);
+  if (out->tokens.empty()) return "the formatted prompt tokenizes to no tokens";
   return {};
 }
 
@@ -294,6 +271,7 @@ Reply LlamaSession::LoadModel(const json& request) {
   }
   // The old model and its context go first, so the new one is measured on its own.
   FreeContext();
+  chat_template_.reset();
   model_.reset();
   llama_model_params params = llama_model_default_params();
   params.n_gpu_layers = static_cast<int32_t>(n_gpu_layers);
@@ -684,15 +662,21 @@ Reply LlamaSession::Chat(const json& request) {
 
   std::vector<llama_token> prompt;
   std::string prompt_text;
-  ordered_json template_field = nullptr;
+  ordered_json template_fields = {{"template", nullptr}};
   if (has_messages) {
-    std::string template_text;
-    if (std::string e = TemplatedPrompt(request, &template_text, &prompt_text, &prompt);
-        !e.empty()) {
-      return Reply::Fail(e);
-    }
-    template_field = std::move(template_text);
+    TemplatedChat templated;
+    if (std::string e = TemplatedPrompt(request, &templated); !e.empty()) return Reply::Fail(e);
+    prompt = std::move(templated.tokens);
+    prompt_text = std::move(templated.prompt);
+    template_fields = {{"template", std::move(templated.template_text)},
+                       {"template_origin", std::move(templated.template_origin)},
+                       {"template_options", std::move(templated.options)},
+                       {"enable_thinking", templated.enable_thinking}};
   } else {
+    if (request.contains("template_options")) {
+      return Reply::Fail(
+          "'template_options' go with 'messages'; 'prompt_tokens' are not templated");
+    }
     if (prompt_tokens.empty()) return Reply::Fail("'prompt_tokens' is empty: nothing to continue");
     if (std::string e = CheckTokens(prompt_tokens, "prompt_tokens"); !e.empty()) {
       return Reply::Fail(e);
@@ -753,8 +737,7 @@ Reply LlamaSession::Chat(const json& request) {
     return Reply::Fail("llama_detokenize failed on the generated tokens");
   }
 
-  ordered_json out;
-  out["template"] = std::move(template_field);
+  ordered_json out = std::move(template_fields);
   out["prompt"] = std::move(prompt_text);
   out["n_prompt_tokens"] = n_prompt;
   out["tokens"] = tokens;

@@ -7,10 +7,13 @@
 #include <llama.h>
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "chat_template.h"
 
 namespace pipette::llama_worker {
 
@@ -67,13 +70,23 @@ class LlamaSession {
   // The text of `tokens` (the caller has checked the ids); false when llama.cpp fails.
   bool DetokenizeTokens(const std::vector<llama_token>& tokens, bool remove_special,
                         bool unparse_special, std::string* text) const;
-  // Formats `request`'s "messages" with the model's built-in chat template and tokenizes the
-  // result. Sets `template_text` and `prompt`; returns "" or a message.
-  std::string TemplatedPrompt(const nlohmann::json& request, std::string* template_text,
-                              std::string* prompt, std::vector<llama_token>* tokens) const;
+  // A chat request's prompt: its "messages" rendered by the model's own chat template through
+  // llama.cpp's template engine (chat_template.h), with its "template_options", and tokenized
+  // as llama-server tokenizes it.
+  struct TemplatedChat {
+    std::string template_text;
+    std::string template_origin;
+    nlohmann::json options;
+    bool enable_thinking = false;
+    std::string prompt;
+    std::vector<llama_token> tokens;
+  };
+  // Fills `out` from `request`; returns "" or a message.
+  std::string TemplatedPrompt(const nlohmann::json& request, TemplatedChat* out);
   void FreeContext();
 
   llama_model_ptr model_;
+  std::unique_ptr<ChatTemplate> chat_template_;  // the loaded model's, parsed at the first chat
   llama_context_ptr context_;
   llama_batch batch_{};  // sized for the context's n_batch; allocated with the context
   bool batch_allocated_ = false;

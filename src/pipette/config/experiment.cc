@@ -227,10 +227,30 @@ Result<PplSpec> ParsePpl(const Where& w, const YAML::Node& node, const LoadOptio
   return spec;
 }
 
-// dataset: and limit: of a dataset workload (mc, gen).
+// template_options: of gen: option names and their values as JSON scalars.
+Status ParseTemplateOptions(const Where& w, const YAML::Node& node, nlohmann::json* options) {
+  if (!node.IsMap()) {
+    return w.At(node,
+                "gen.template_options takes a mapping of option names to values "
+                "(e.g. {enable_thinking: false})");
+  }
+  KeySet keys;
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in gen.template_options "); !st) return st;
+    const std::string name = kv.first.Scalar();
+    auto value = JsonScalar(w, kv.second, "gen.template_options." + name);
+    if (!value) return value.error();
+    (*options)[name] = *value;
+  }
+  return {};
+}
+
+// dataset: and limit: of a dataset workload (mc, gen), and gen's template_options: (when
+// `template_options` is given).
 Status ParseDatasetOptions(const Where& w, const YAML::Node& node, const LoadOptions& opt,
                            const std::string& workload, const char* default_file,
-                           std::string* dataset, int* limit) {
+                           std::string* dataset, int* limit,
+                           nlohmann::json* template_options = nullptr) {
   std::string written;
   YAML::Node dataset_node = node;
   if (node.IsMap()) {
@@ -247,13 +267,20 @@ Status ParseDatasetOptions(const Where& w, const YAML::Node& node, const LoadOpt
         auto i = Integer(w, kv.second, workload + ".limit", 0, 1 << 30);
         if (!i) return i.error();
         *limit = static_cast<int>(*i);
+      } else if (key == "template_options" && template_options) {
+        if (auto st = ParseTemplateOptions(w, kv.second, template_options); !st) return st;
       } else {
-        return w.At(kv.first, fmt::format("unknown key '{}' in {}{}", key, workload,
-                                          DidYouMean(key, {"dataset", "limit"})));
+        std::vector<std::string> known = {"dataset", "limit"};
+        if (template_options) known.push_back("template_options");
+        return w.At(kv.first,
+                    fmt::format("unknown key '{}' in {}{}", key, workload, DidYouMean(key, known)));
       }
     }
   } else if (!node.IsNull()) {
-    return w.At(node, workload + ": takes a mapping (dataset:, limit:) or nothing");
+    return w.At(node, workload + (template_options
+                                      ? ": takes a mapping (dataset:, limit:, template_options:) "
+                                        "or nothing"
+                                      : ": takes a mapping (dataset:, limit:) or nothing"));
   }
   if (written.empty()) {
     *dataset = (fs::path(opt.datasets_dir) / default_file).lexically_normal().string();
@@ -289,8 +316,8 @@ Result<McSpec> ParseMc(const Where& w, const YAML::Node& node, const LoadOptions
 Result<GenSpec> ParseGen(const Where& w, const YAML::Node& node, const LoadOptions& opt) {
   GenSpec spec;
   spec.line = Line(node);
-  if (auto st =
-          ParseDatasetOptions(w, node, opt, "gen", kDefaultGenDataset, &spec.dataset, &spec.limit);
+  if (auto st = ParseDatasetOptions(w, node, opt, "gen", kDefaultGenDataset, &spec.dataset,
+                                    &spec.limit, &spec.template_options);
       !st) {
     return st.error();
   }
@@ -729,7 +756,13 @@ nlohmann::json Experiment::Canonical() const {
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
   if (mc) j["quality"]["mc"] = {{"dataset", mc->dataset}, {"limit", mc->limit}};
-  if (gen) j["quality"]["gen"] = {{"dataset", gen->dataset}, {"limit", gen->limit}};
+  if (gen) {
+    j["quality"]["gen"] = {{"dataset", gen->dataset}, {"limit", gen->limit}};
+    // Only when set, so that the hash of a file without options stays what it was.
+    if (!gen->template_options.empty()) {
+      j["quality"]["gen"]["template_options"] = gen->template_options;
+    }
+  }
   if (divergence_reference) j["quality"]["divergence"] = *divergence_reference;
   if (kld) {
     j["quality"]["kld"] = {{"reference", kld->reference},

@@ -66,6 +66,8 @@ inline constexpr const char* kDefaultMcDataset = "mc/pipette-mc-v1.jsonl";
 struct GenSpec {
   std::string dataset;  // absolute path to the JSONL file
   int limit = 0;        // the first `limit` items; 0 = all
+  // Variables for the chat template (llama-server's chat_template_kwargs): name -> JSON scalar.
+  nlohmann::json template_options = nlohmann::json::object();
   int64_t n_items = 0;
   int64_t max_need = 0;  // bound on prompt + template + generated tokens of the largest item
   int line = 0;

@@ -233,6 +233,48 @@ TEST_F(ExperimentTest, DatasetsWithoutItemsAreRefused) {
             "none.jsonl: no items (the file is empty or has only blank lines)");
 }
 
+TEST_F(ExperimentTest, GenTemplateOptionsAreJsonScalarsAndPartOfTheCanonicalForm) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\nquality:\n  gen:\n";
+  auto ex = Parse(m +
+                  "    template_options: {enable_thinking: false, n: 3, x: 0.5, s: hello,"
+                  " q: 'true', z: ~, t: True}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  const nlohmann::json want = {{"enable_thinking", false},
+                               {"n", 3},
+                               {"x", 0.5},
+                               {"s", "hello"},
+                               {"q", "true"},
+                               {"z", nullptr},
+                               {"t", true}};
+  EXPECT_EQ(ex->gen->template_options, want);
+  EXPECT_EQ(ex->Canonical()["quality"]["gen"]["template_options"], want);
+  // Without options the canonical form (and so the hash) is what it was before they existed.
+  auto plain = Parse(m + "    limit: 2\n");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_TRUE(plain->gen->template_options.empty());
+  EXPECT_FALSE(plain->Canonical()["quality"]["gen"].contains("template_options"));
+  auto other = Parse(m + "    limit: 2\n    template_options: {enable_thinking: true}\n");
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_NE(plain->Hash(), other->Hash());
+
+  EXPECT_EQ(ErrorOf(m + "    template_option: {enable_thinking: false}\n"),
+            "ex.yaml:4:5: unknown key 'template_option' in gen (did you mean "
+            "'template_options'?)");
+  EXPECT_EQ(ErrorOf(m + "    template_options: [enable_thinking]\n"),
+            "ex.yaml:4:23: gen.template_options takes a mapping of option names to values "
+            "(e.g. {enable_thinking: false})");
+  EXPECT_EQ(ErrorOf(m + "    template_options: {a: [1, 2]}\n"),
+            "ex.yaml:4:27: gen.template_options.a must be a single value (string, number, "
+            "boolean or null)");
+  EXPECT_EQ(ErrorOf(m + "    template_options: {a: 1, a: 2}\n"),
+            "ex.yaml:4:30: duplicate key 'a' in gen.template_options (first at line 4)");
+  // mc has no template: the key is unknown there.
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc:\n"
+                    "    template_options: {a: 1}\n"),
+            "ex.yaml:4:5: unknown key 'template_options' in mc");
+}
+
 TEST_F(ExperimentTest, NothingMaySayAThingTwice) {
   const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: 2\nrepetitions: 3\n"),

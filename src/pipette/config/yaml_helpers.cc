@@ -27,6 +27,22 @@ Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::strin
   return v;
 }
 
+Result<nlohmann::json> JsonScalar(const Where& w, const YAML::Node& node, const std::string& what) {
+  if (!node.IsNull() && !node.IsScalar()) {
+    return w.At(node,
+                fmt::format("{} must be a single value (string, number, boolean or null)", what));
+  }
+  if (node.IsNull()) return nlohmann::json();
+  const std::string& t = node.Scalar();
+  if (node.Tag() == "!") return nlohmann::json(t);  // quoted: always a string
+  if (t == "null" || t == "Null" || t == "NULL" || t == "~") return nlohmann::json();
+  if (t == "true" || t == "True" || t == "TRUE") return nlohmann::json(true);
+  if (t == "false" || t == "False" || t == "FALSE") return nlohmann::json(false);
+  const nlohmann::json number = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+  if (number.is_number()) return number;
+  return nlohmann::json(t);
+}
+
 std::vector<YAML::Node> AsList(const YAML::Node& node) {
   std::vector<YAML::Node> out;
   if (node.IsSequence()) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::strin
 // A number (integer or decimal) in [lo, hi].
 Result<double> Number(const Where& w, const YAML::Node& node, const std::string& what, double lo,
                       double hi);
+// A scalar as the JSON scalar it spells: a quoted scalar is a string; a plain one is null (null,
+// Null, NULL, ~ or nothing), a boolean (true/True/TRUE, false/False/FALSE), a JSON number, or
+// else a string. A mapping or a list is an error.
+Result<nlohmann::json> JsonScalar(const Where& w, const YAML::Node& node, const std::string& what);
 // A scalar or a list of scalars, as a list of nodes.
 std::vector<YAML::Node> AsList(const YAML::Node& node);
 // A data file named in the experiment: relative to the experiment file, then to the current

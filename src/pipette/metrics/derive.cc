@@ -329,8 +329,17 @@ void AddGenRows(const ResultRow& base, const std::vector<store::SampleRecord>& s
                      {{"format_ok", v.format_ok}, {"task_acc", v.task_ok}}});
   }
   if (!info) return;
+  const size_t first = rows->size();
   AddProportionRows(base, "gen", *info, props, {"format_ok", "task_acc"}, rows);
   AddDensityRows(base, "gen", *info, samples, rows);
+  // How the prompts were made, as the cell recorded it (absent from stores before it was).
+  if (info->contains("template_sha256")) {
+    json chat_template = {{"sha256", info->value("template_sha256", "")},
+                          {"origin", info->value("template_origin", json())},
+                          {"options", info->value("template_options", json::object())},
+                          {"enable_thinking", info->value("enable_thinking", json())}};
+    for (size_t i = first; i < rows->size(); ++i) (*rows)[i].chat_template = chat_template;
+  }
 }
 
 // KL divergence against the reference cell's stored top-k distribution, position by position.

@@ -52,6 +52,9 @@ struct ResultRow {
   std::string na_reason;  // non-empty: the figure is n/a, and this says why
   std::string subset;     // part of a dataset ("en", "zh", "en/reasoning"); "" = all
   std::optional<double> ci_low, ci_high;  // 95% interval of `value`, where it has one
+  // gen figures: the chat template that made the prompts (sha256, origin, options,
+  // enable_thinking); null for other figures.
+  nlohmann::json chat_template;
 };
 
 // Per-sample figures (one repetition's raw facts in, one number out).

@@ -86,6 +86,7 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
          {"na", r.na_reason.empty() ? json() : json(r.na_reason)},
          {"dataset", r.dataset.empty() ? json() : json(r.dataset)},
          {"dataset_sha256", r.dataset_sha256.empty() ? json() : json(r.dataset_sha256)},
+         {"chat_template", json(r.chat_template)},
          {"median", r.summary.median},
          {"min", r.summary.min},
          {"max", r.summary.max},

@@ -735,22 +735,26 @@ class Runner {
       json messages = json::array();
       if (!item.system.empty()) messages.push_back({{"role", "system"}, {"content", item.system}});
       messages.push_back({{"role", "user"}, {"content", item.prompt}});
+      json request = {{"op", "chat"},
+                      {"messages", messages},
+                      {"max_tokens", item.max_tokens},
+                      {"n_batch", applied_n_batch_}};
+      if (!spec.template_options.empty()) request["template_options"] = spec.template_options;
       json resp;
       const auto t0 = std::chrono::steady_clock::now();
-      if (auto e = Call({{"op", "chat"},
-                         {"messages", messages},
-                         {"max_tokens", item.max_tokens},
-                         {"n_batch", applied_n_batch_}},
-                        &resp)) {
-        return e;
-      }
+      if (auto e = Call(request, &resp)) return e;
       eta_.Done("gen", 1, Seconds(t0));
       if (i == 0) {
+        // How every prompt of the cell was made: the template (hashed; it is the model file's),
+        // where it came from, the options it was given and the thinking switch it saw.
         template_sha256 = Sha256Hex(resp.value("template", ""));
         json info = {{"path", gen_->path},
                      {"sha256", gen_->sha256},
                      {"n_items", n},
-                     {"template_sha256", template_sha256}};
+                     {"template_sha256", template_sha256},
+                     {"template_origin", resp.value("template_origin", "")},
+                     {"template_options", spec.template_options},
+                     {"enable_thinking", resp.value("enable_thinking", json())}};
         if (ex_.divergence_reference) {
           // The first cell of the reference model that completes gen is the one every later
           // cell is compared with; a reference cell compares with itself.
@@ -766,6 +770,10 @@ class Runner {
       }
       json raw = RawFacts(resp);
       raw.erase("template");  // one copy, hashed, in gen_dataset
+      raw.erase("template_origin");
+      raw.erase("template_options");
+      raw.erase("enable_thinking");
+      raw["prompt_sha256"] = Sha256Hex(resp.value("prompt", ""));  // the rendered prompt's
       std::vector<int64_t> own;
       if (auto e = Tokenize(item.prompt, &own, /*add_special=*/false)) return e;
       raw["text_tokens"] = own.size();

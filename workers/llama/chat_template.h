@@ -1,0 +1,56 @@
+// Renders chat messages into a prompt with llama.cpp's own chat-template engine (common/chat.h),
+// the way `llama-server --jinja` renders a chat completion: the model's Jinja template
+// (tokenizer.chat_template) run by llama.cpp's Jinja interpreter, so a template's defaults (a
+// default system message, say) are what the model sees.
+#pragma once
+
+#include <llama.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pipette::llama_worker {
+
+struct ChatMessage {
+  std::string role;
+  std::string content;
+};
+
+struct RenderedChat {
+  std::string prompt;            // the rendered text, leading BOS text removed as the server does
+  bool enable_thinking = false;  // the value the template saw
+};
+
+class ChatTemplate {
+ public:
+  // Reads and parses the loaded model's templates; "" or a message.
+  static std::string Load(const llama_model* model, std::unique_ptr<ChatTemplate>* out);
+  ~ChatTemplate();
+  ChatTemplate(const ChatTemplate&) = delete;
+  ChatTemplate& operator=(const ChatTemplate&) = delete;
+
+  // The template text that renders (the model file's, as llama.cpp reads it).
+  const std::string& source() const { return source_; }
+  // Where it comes from: "tokenizer.chat_template", "tokenizer.chat_template.tool_use", or
+  // "chatml" (llama.cpp's fallback for a model file without a template).
+  const std::string& origin() const { return origin_; }
+
+  // Renders `messages` and opens the assistant's turn (add_generation_prompt). `options` is a
+  // JSON object of scalars passed to the template as variables (llama-server's
+  // chat_template_kwargs); "enable_thinking" also sets the engine's own switch, as the server
+  // does. Returns "" or a message.
+  std::string Render(const std::vector<ChatMessage>& messages, const nlohmann::json& options,
+                     RenderedChat* out) const;
+
+ private:
+  struct Impl;
+  explicit ChatTemplate(std::unique_ptr<Impl> impl);
+
+  std::unique_ptr<Impl> impl_;
+  std::string source_;
+  std::string origin_;
+};
+
+}  // namespace pipette::llama_worker
