@@ -98,10 +98,12 @@ Experiment WithBatches(std::vector<std::string> n_batch, std::string n_ctx) {
   ex.path = "ex.yaml";
   ex.models = {{"a", "/m/a.gguf", "path", 1}};
   ex.runtimes = {{"llama.cpp", "/w/worker", 2}};
-  for (const auto& d : reg.defs()) ex.params.push_back({d.name, {d.default_value}});
-  for (auto& [k, v] : ex.params) {
-    if (k == "n_batch") v = n_batch;
-    if (k == "n_ctx") v = {n_ctx};
+  // As an experiment file that sets n_batch, n_ubatch and n_ctx makes it (registry order).
+  for (const auto& d : reg.defs()) {
+    if (d.name == "n_batch") ex.params.push_back({d.name, n_batch});
+    if (d.name == "n_ubatch") ex.params.push_back({d.name, {"512"}});
+    if (d.name == "n_ctx") ex.params.push_back({d.name, {n_ctx}});
+    if (d.name == "depth") ex.params.push_back({d.name, {"0"}});
   }
   ex.param_lines["n_batch"] = 7;
   ex.tests = {*config::ParseTestName("pp64")};
