@@ -7,6 +7,8 @@
 # within each round so that both share the machine's noise. Prints the medians over all
 # samples (llama-bench's samples_ts, Pipette's throughput samples) and Pipette / llama-bench.
 #   bench/llama-bench.sh [ROUNDS] [REPS] [MODEL...]    (defaults: 3 5 smollm2 gemma3)
+# AGREE_DIR=dir keeps the raw outputs there (else a temporary folder, removed at the end);
+# AGREE_TABLE_ONLY=1 prints the table from an AGREE_DIR that holds them, measuring nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -16,8 +18,13 @@ models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(smollm2-135m-instruct-q4_1 gemma-3-270m-q4_k_m)
 declare -A files=([smollm2-135m-instruct-q4_1]=models/SmolLM2-135M-Instruct.Q4_1.gguf
                   [gemma-3-270m-q4_k_m]=models/gemma-3-270m-q4_k_m.gguf)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "${AGREE_DIR:-}" ]; then
+  tmp=$AGREE_DIR
+  mkdir -p "$tmp"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 # Settings: "explicit T" sets everything at T threads; "defaults" sets nothing.
 settings=("explicit 1" "explicit 2" "defaults")
@@ -36,6 +43,7 @@ pipette_params() {  # the experiment's params: block for a setting
 }
 
 for model in "${models[@]}"; do
+  [ -z "${AGREE_TABLE_ONLY:-}" ] || break
   file=${files[$model]}
   for s in "${settings[@]}"; do
     read -r kind t <<<"$s"

@@ -189,3 +189,28 @@ TEST(Plan, NarrowKeepsTheReferenceTheOthersAreComparedWith) {
 
 }  // namespace
 }  // namespace pipette::plan
+
+namespace pipette::plan {
+namespace {
+
+TEST(Plan, AParameterLeftToTheRuntimeIsNotInTheKeyAndOnlyCallsItDefault) {
+  const ParamRegistry reg = ParamRegistry::Default();
+  Experiment ex = WithBatches({"64"}, "0");
+  auto unset = Expand(ex, reg);
+  ASSERT_TRUE(unset.ok()) << unset.error().message;
+  EXPECT_FALSE((*unset)[0].HasParam("flash_attn"));
+  EXPECT_EQ((*unset)[0].Key().find("flash_attn"), std::string::npos) << (*unset)[0].Key();
+  EXPECT_EQ((*unset)[0].ParamOr("flash_attn", "x"), "x");
+  ex.params.push_back({"flash_attn", {"on"}});
+  auto set = Expand(ex, reg);
+  ASSERT_TRUE(set.ok());
+  EXPECT_NE((*set)[0].Key(), (*unset)[0].Key());  // unset (auto) and on are two cells
+  EXPECT_TRUE(Narrow(*unset, "flash_attn=default", reg).ok());
+  auto none = Narrow(*unset, "flash_attn=on", reg);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("values: default"), std::string::npos)
+      << none.error().message;
+}
+
+}  // namespace
+}  // namespace pipette::plan
