@@ -79,7 +79,7 @@ for model in "${models[@]}"; do
       if [ "$test" = pp128 ]; then sel='.n_prompt == 128 and .n_gen == 0'; else sel='.n_prompt == 0 and .n_gen == 32'; fi
       b=$(cat "$tmp/$tag"-bench-*.json | jq ".[] | select($sel) | .samples_ts[]" | median)
       nb=$(cat "$tmp/$tag"-bench-*.json | jq ".[] | select($sel) | .samples_ts[]" | wc -l)
-      bt=$(cat "$tmp/$tag"-bench-*.json | jq -r "[.[] | select($sel) | .n_threads] | unique | join(\",\")")
+      bt=$(cat "$tmp/$tag"-bench-*.json | jq -s -r "[.[][] | select($sel) | .n_threads] | unique | map(tostring) | join(\",\")")
       p=$(jq ".results[] | select(.test == \"$test\" and .metric == \"throughput\") | .samples[]" \
             "$tmp/$tag-pipette.json" | median)
       pt=$(jq -r "[.results[] | select(.test == \"$test\" and .metric == \"throughput\") | .params.threads] | unique | join(\",\")" "$tmp/$tag-pipette.json")
