@@ -1,5 +1,7 @@
 #include "llama_session.h"
 
+#include <common.h>  // common_cpu_get_num_math: llama.cpp tools' default threads
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +18,8 @@
 #include "monotonic_clock.h"
 #include "proc_memory.h"
 #include "request_fields.h"
+#include "runtime_info.h"
+#include "runtime_log.h"
 
 namespace pipette::llama_worker {
 namespace {
@@ -261,8 +265,11 @@ std::string LlamaSession::TemplatedPrompt(const json& request, TemplatedChat* ou
 Reply LlamaSession::LoadModel(const json& request) {
   RequestFields fields(request);
   const std::string path = fields.String("path");
+  // Absent: llama.cpp's defaults (llama_model_default_params(): load mode auto, all layers).
+  llama_model_params params = llama_model_default_params();
+  const bool has_mmap = fields.Has("use_mmap");
   const bool use_mmap = fields.Bool("use_mmap", true);
-  const int64_t n_gpu_layers = fields.Int("n_gpu_layers", -1, kInt32Max, 0);
+  const int64_t n_gpu_layers = fields.Int("n_gpu_layers", -1, kInt32Max, params.n_gpu_layers);
   if (!fields.ok()) return Reply::Fail(fields.error());
 
   std::error_code ec;
@@ -273,13 +280,18 @@ Reply LlamaSession::LoadModel(const json& request) {
   FreeContext();
   chat_template_.reset();
   model_.reset();
-  llama_model_params params = llama_model_default_params();
   params.n_gpu_layers = static_cast<int32_t>(n_gpu_layers);
-  params.load_mode = use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
+  if (has_mmap) params.load_mode = use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
 
+  std::string log;
   const std::optional<MemoryReading> before = ReadMemory();
   const int64_t t_start = NowNs();
-  llama_model* model = llama_model_load_from_file(path.c_str(), params);
+  llama_model* model = nullptr;
+  {
+    LlamaErrorCapture capture;  // the load mode llama.cpp chose is only in its log
+    model = llama_model_load_from_file(path.c_str(), params);
+    log = capture.Log();
+  }
   const int64_t t_end = NowNs();
   const std::optional<MemoryReading> after = ReadMemory();
   if (model == nullptr) {
@@ -294,22 +306,48 @@ Reply LlamaSession::LoadModel(const json& request) {
   out["rss_before"] = MemoryOrNull(before);
   out["rss_after"] = MemoryOrNull(after);
   out["model"] = ModelInfo(model);
+  // What the load applied: the load mode llama.cpp logged ("mmap", "none"), else the request's.
+  const std::string mode = LoadModeFromLog(log);
+  out["load_mode"] = !mode.empty() ? mode : !has_mmap ? "auto" : use_mmap ? "mmap" : "none";
+  if (mode == "mmap" || mode == "none") {
+    out["use_mmap"] = mode == "mmap";
+  } else if (has_mmap) {
+    out["use_mmap"] = use_mmap;
+  } else {
+    out["use_mmap"] = "auto";
+  }
+  out["n_gpu_layers"] = params.n_gpu_layers;
   return Reply::Ok(std::move(out));
 }
 
 Reply LlamaSession::InitContext(const json& request) {
   if (std::string e = CheckReady(/*need_context=*/false); !e.empty()) return Reply::Fail(e);
+  // A field the request leaves out is llama.cpp's default: llama_context_default_params(), and
+  // for threads what llama.cpp's own tools default to (common_cpu_get_num_math(), as llama-bench
+  // and llama-cli do; libllama's GGML_DEFAULT_N_THREADS is a fixed placeholder).
   const llama_context_params defaults = llama_context_default_params();
   RequestFields fields(request);
   const int64_t n_ctx = fields.Int("n_ctx", 0, kInt32Max);
-  const int64_t n_batch = fields.Int("n_batch", 1, kInt32Max);
-  const int64_t n_threads = fields.Int("n_threads", 1, kInt32Max);
+  const int64_t n_batch = fields.Int("n_batch", 1, kInt32Max, defaults.n_batch);
   const int64_t n_ubatch = fields.Int("n_ubatch", 1, kInt32Max, defaults.n_ubatch);
+  const int64_t n_threads = fields.Int("n_threads", 1, kInt32Max, common_cpu_get_num_math());
   const int64_t n_threads_batch = fields.Int("n_threads_batch", 1, kInt32Max, n_threads);
-  const std::string type_k_name = fields.String("type_k", "f16");
-  const std::string type_v_name = fields.String("type_v", "f16");
-  const bool has_flash_attn = fields.Has("flash_attn");
-  const bool flash_attn = fields.Bool("flash_attn", false);
+  const std::string type_k_name = fields.String("type_k", ggml_type_name(defaults.type_k));
+  const std::string type_v_name = fields.String("type_v", ggml_type_name(defaults.type_v));
+  std::string flash_attn = "auto";  // llama.cpp's default (LLAMA_FLASH_ATTN_TYPE_AUTO)
+  if (fields.Has("flash_attn")) {
+    // "auto" | "on" | "off"; true/false (protocol 1's form) mean on/off.
+    const json& fa = request["flash_attn"];
+    if (fa.is_boolean()) {
+      flash_attn = fa.get<bool>() ? "on" : "off";
+    } else {
+      flash_attn = fields.String("flash_attn");
+      if (flash_attn != "auto" && flash_attn != "on" && flash_attn != "off") {
+        return Reply::Fail("'flash_attn' must be \"auto\", \"on\" or \"off\", got '" + flash_attn +
+                           "'");
+      }
+    }
+  }
   if (!fields.ok()) return Reply::Fail(fields.error());
   const std::optional<ggml_type> type_k = KvCacheType(type_k_name);
   const std::optional<ggml_type> type_v = KvCacheType(type_v_name);
@@ -328,14 +366,19 @@ Reply LlamaSession::InitContext(const json& request) {
   params.n_threads_batch = static_cast<int32_t>(n_threads_batch);
   params.type_k = *type_k;
   params.type_v = *type_v;
-  if (has_flash_attn) {
-    params.flash_attn_type =
-        flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
-  }
+  params.flash_attn_type = flash_attn == "on"    ? LLAMA_FLASH_ATTN_TYPE_ENABLED
+                           : flash_attn == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED
+                                                 : LLAMA_FLASH_ATTN_TYPE_AUTO;
   params.no_perf = false;  // keep llama_perf_context's counters for runtime_perf
 
+  std::string log;
   const int64_t t_start = NowNs();
-  llama_context* context = llama_init_from_model(model_.get(), params);
+  llama_context* context = nullptr;
+  {
+    LlamaErrorCapture capture;  // how llama.cpp resolves flash attention is only in its log
+    context = llama_init_from_model(model_.get(), params);
+    log = capture.Log();
+  }
   const int64_t t_end = NowNs();
   if (context == nullptr) {
     return Reply::Fail(
@@ -354,6 +397,10 @@ Reply LlamaSession::InitContext(const json& request) {
   out["n_ubatch"] = llama_n_ubatch(context);
   out["n_threads"] = llama_n_threads(context);
   out["n_threads_batch"] = llama_n_threads_batch(context);
+  out["type_k"] = type_k_name;
+  out["type_v"] = type_v_name;
+  out["flash_attn"] = flash_attn;
+  out["flash_attn_resolved"] = FlashAttnFromLog(log, flash_attn);
   return Reply::Ok(std::move(out));
 }
 

@@ -19,6 +19,7 @@ std::atomic<int> g_last_level{GGML_LOG_LEVEL_INFO};
 std::mutex g_capture_mutex;
 bool g_capturing = false;
 std::string g_last_error;
+std::string g_log;  // every message of every level, for what llama.cpp says only there
 
 // llama.cpp logs through this; GGML_LOG_LEVEL_CONT continues the previous message's level.
 void LogToStderr(ggml_log_level level, const char* text, void* /*user_data*/) {
@@ -29,12 +30,12 @@ void LogToStderr(ggml_log_level level, const char* text, void* /*user_data*/) {
     g_last_level.store(level);
   }
   if (g_verbose.load() || effective >= GGML_LOG_LEVEL_WARN) std::fputs(text, stderr);
+  const std::lock_guard<std::mutex> lock(g_capture_mutex);
+  if (!g_capturing) return;
+  g_log += text;
   if (effective == GGML_LOG_LEVEL_ERROR) {
-    const std::lock_guard<std::mutex> lock(g_capture_mutex);
-    if (g_capturing) {
-      if (level != GGML_LOG_LEVEL_CONT) g_last_error.clear();
-      g_last_error += text;
-    }
+    if (level != GGML_LOG_LEVEL_CONT) g_last_error.clear();
+    g_last_error += text;
   }
 }
 
@@ -59,12 +60,14 @@ LlamaErrorCapture::LlamaErrorCapture() {
   const std::lock_guard<std::mutex> lock(g_capture_mutex);
   g_capturing = true;
   g_last_error.clear();
+  g_log.clear();
 }
 
 LlamaErrorCapture::~LlamaErrorCapture() {
   const std::lock_guard<std::mutex> lock(g_capture_mutex);
   g_capturing = false;
   g_last_error.clear();
+  g_log.clear();
 }
 
 std::string LlamaErrorCapture::LastError() const {
@@ -74,6 +77,11 @@ std::string LlamaErrorCapture::LastError() const {
     text.pop_back();
   }
   return text;
+}
+
+std::string LlamaErrorCapture::Log() const {
+  const std::lock_guard<std::mutex> lock(g_capture_mutex);
+  return g_log;
 }
 
 const char* LlamaCppPythonVersion() { return PIPETTE_LLAMA_CPP_PYTHON_VERSION; }

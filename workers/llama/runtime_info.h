@@ -13,8 +13,9 @@ const char* LlamaCppPythonVersion();
 // levels when `verbose`), and initialises the backends.
 void StartLlamaRuntime(bool verbose);
 
-// While an instance lives, llama.cpp's error messages are also kept (they still go to standard
-// error), so that a failed call can name llama.cpp's reason in its reply. One at a time.
+// While an instance lives, llama.cpp's messages are also kept (they still go to standard error
+// as before), so that a failed call can name llama.cpp's reason in its reply and a reply can say
+// what llama.cpp decides only in its log (runtime_log.h). One at a time.
 class LlamaErrorCapture {
  public:
   LlamaErrorCapture();
@@ -23,6 +24,8 @@ class LlamaErrorCapture {
   LlamaErrorCapture& operator=(const LlamaErrorCapture&) = delete;
   // The last error message logged since construction, trailing whitespace removed; "" if none.
   std::string LastError() const;
+  // Every message (all levels) logged since construction.
+  std::string Log() const;
 };
 
 // The `runtime_build` object of `hello`: commit, versions, system info, backends and devices.

@@ -990,10 +990,15 @@ Result<Experiment> ParseExperiment(const std::string& text, const std::string& p
     if (!r) return r.error();
     ex.runtimes.push_back(*r);
   }
+  // A parameter the file does not set is left out (the runtime's default applies), unless it
+  // has a default of Pipette's own (n_ctx, depth).
   for (const ParamDef& def : registry.defs()) {
     auto it = swept.find(def.name);
-    ex.params.emplace_back(
-        def.name, it != swept.end() ? it->second : std::vector<std::string>{def.default_value});
+    if (it != swept.end()) {
+      ex.params.emplace_back(def.name, it->second);
+    } else if (def.HasDefault()) {
+      ex.params.emplace_back(def.name, std::vector<std::string>{def.default_value});
+    }
   }
   return ex;
 }

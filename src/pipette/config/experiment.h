@@ -107,7 +107,8 @@ struct Experiment {
   std::vector<ModelSpec> models;
   std::vector<RuntimeSpec> runtimes;
   std::string device = "local";
-  // Every registry parameter, in registry order, with the list of values to sweep.
+  // The registry parameters the file sets (and those with a Pipette default: n_ctx, depth), in
+  // registry order, with the list of values to sweep. One not here is the runtime's default.
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
   std::map<std::string, int> param_lines;  // where each swept parameter was written
   std::vector<TestSpec> tests;

@@ -60,10 +60,17 @@ TEST_F(ExperimentTest, MinimalFileGetsDefaults) {
   EXPECT_EQ(ex->tests[1].n, 128);
   EXPECT_EQ(ex->tests[2].name, "ttft@64");
   EXPECT_EQ(ex->tests[2].line, 2);
-  // Every registry parameter is present, in registry order, with its default.
-  ASSERT_EQ(ex->params.size(), registry_.defs().size());
-  EXPECT_EQ(ex->params[0].first, "threads");
-  EXPECT_EQ(ex->params[1].second, std::vector<std::string>{"2048"});
+  // Only parameters with a Pipette default are present (n_ctx 0 = auto, depth 0): the others
+  // are left to the runtime, not sent.
+  ASSERT_EQ(ex->params.size(), 2u);
+  EXPECT_EQ(ex->params[0].first, "n_ctx");
+  EXPECT_EQ(ex->params[0].second, std::vector<std::string>{"0"});
+  EXPECT_EQ(ex->params[1].first, "depth");
+  for (const auto& d : registry_.defs()) {
+    if (d.name != "n_ctx" && d.name != "depth") {
+      EXPECT_FALSE(d.HasDefault()) << d.name;
+    }
+  }
 }
 
 TEST_F(ExperimentTest, ListsSweepAndScalarsAreOneValue) {
@@ -73,7 +80,7 @@ runtimes: [llama.cpp]
 params:
   threads: [1, 2, 2]
   n_batch: 64
-  flash_attn: [on, off]
+  flash_attn: [on, false, auto, true]
   type_k: q8_0
 tests: pp64
 repetitions: 3
@@ -89,7 +96,8 @@ seed: 7
   };
   EXPECT_EQ(values("threads"), (std::vector<std::string>{"1", "2"}));  // duplicates dropped
   EXPECT_EQ(values("n_batch"), (std::vector<std::string>{"64"}));
-  EXPECT_EQ(values("flash_attn"), (std::vector<std::string>{"true", "false"}));
+  // true/false are on/off, and the canonical forms are what is kept (the second on dropped).
+  EXPECT_EQ(values("flash_attn"), (std::vector<std::string>{"on", "off", "auto"}));
   EXPECT_EQ(values("type_k"), (std::vector<std::string>{"q8_0"}));
   EXPECT_EQ(ex->repetitions, 3);
   EXPECT_EQ(ex->warmup, 0);
@@ -120,7 +128,8 @@ TEST_F(ExperimentTest, ErrorsNameLineColumnAndSuggest) {
             "ex.yaml:4:11: type_k must be one of f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, "
             "got 'q9'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  flash_attn: maybe\n"),
-            "ex.yaml:4:15: flash_attn must be true or false, got 'maybe'");
+            "ex.yaml:4:15: flash_attn must be one of auto, on, off (true = on, false = off, "
+            "enabled = on, disabled = off), got 'maybe'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: many\n"),
             "ex.yaml:3:14: repetitions must be an integer, got 'many'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp0]\n"),

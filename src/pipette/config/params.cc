@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <thread>
 
 #include "pipette/util/strings.h"
 
 namespace pipette::config {
 
 ParamRegistry ParamRegistry::Default() {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // "" as the default: the runtime's own applies (see params.h).
+  const std::string unset;
   using K = ParamKind;
   using S = ParamScope;
   return ParamRegistry({
@@ -21,7 +21,7 @@ ParamRegistry ParamRegistry::Default() {
        "CPU threads for decoding and prompt processing",
        K::kInt,
        S::kContext,
-       std::to_string(cores),
+       unset,
        {},
        1,
        1024,
@@ -32,7 +32,7 @@ ParamRegistry ParamRegistry::Default() {
        "logical batch size: prompt tokens handed to one decode call",
        K::kInt,
        S::kContext,
-       "2048",
+       unset,
        {},
        1,
        1 << 20,
@@ -42,7 +42,7 @@ ParamRegistry ParamRegistry::Default() {
        "physical batch size: tokens computed at once inside a decode call",
        K::kInt,
        S::kContext,
-       "512",
+       unset,
        {},
        1,
        1 << 20,
@@ -62,7 +62,7 @@ ParamRegistry ParamRegistry::Default() {
        "KV-cache type for keys",
        K::kChoice,
        S::kContext,
-       "f16",
+       unset,
        {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"},
        0,
        0,
@@ -72,22 +72,23 @@ ParamRegistry ParamRegistry::Default() {
        "KV-cache type for values",
        K::kChoice,
        S::kContext,
-       "f16",
+       unset,
        {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"},
        0,
        0,
        "type_v",
        {"cache_type_v", "ctv", "kv_type_v"}},
       {"flash_attn",
-       "flash attention",
-       K::kBool,
+       "flash attention: auto (the runtime decides), on or off",
+       K::kChoice,
        S::kContext,
-       "false",
-       {},
+       unset,
+       {"auto", "on", "off"},
        0,
        0,
        "fa",
-       {"fa", "flash_attention", "flash_attn_type"}},
+       {"fa", "flash_attention", "flash_attn_type"},
+       {{"true", "on"}, {"false", "off"}, {"enabled", "on"}, {"disabled", "off"}}},
       {"depth",
        "tokens already in the context before tg is timed",
        K::kInt,
@@ -102,7 +103,7 @@ ParamRegistry ParamRegistry::Default() {
        "layers offloaded to an accelerator",
        K::kInt,
        S::kLoad,
-       "0",
+       unset,
        {},
        0,
        100000,
@@ -112,7 +113,7 @@ ParamRegistry ParamRegistry::Default() {
        "map the model file instead of reading it",
        K::kBool,
        S::kLoad,
-       "true",
+       unset,
        {},
        0,
        0,
@@ -206,10 +207,18 @@ Result<std::string> ParamRegistry::Parse(const ParamDef& def, std::string_view t
       return InputError(fmt::format("{} must be true or false, got '{}'", def.name, text));
     }
     case ParamKind::kChoice: {
+      for (const auto& [alias, choice] : def.value_aliases) {
+        if (text == alias) return choice;
+      }
       auto it = std::find(def.choices.begin(), def.choices.end(), text);
       if (it == def.choices.end()) {
-        return InputError(fmt::format("{} must be one of {}, got '{}'", def.name,
-                                      fmt::join(def.choices, ", "), text));
+        std::string also;
+        for (const auto& [alias, choice] : def.value_aliases) {
+          also += fmt::format("{}{} = {}", also.empty() ? " (" : ", ", alias, choice);
+        }
+        if (!also.empty()) also += ")";
+        return InputError(fmt::format("{} must be one of {}{}, got '{}'", def.name,
+                                      fmt::join(def.choices, ", "), also, text));
       }
       return *it;
     }

@@ -1,5 +1,9 @@
 // The parameter registry: every runtime parameter Pipette can sweep is one entry here
 // (name, type, default, parser, display). Adding a parameter is adding one entry.
+//
+// A runtime parameter an experiment does not set has no Pipette default: it is not sent, the
+// runtime applies its own default, and the worker reports what it applied (docs/config.md).
+// Only parameters whose meaning is Pipette's own (n_ctx 0 = just enough, depth) have one.
 #pragma once
 
 #include <cstdint>
@@ -24,18 +28,23 @@ struct ParamDef {
   std::string help;
   ParamKind kind = ParamKind::kInt;
   ParamScope scope = ParamScope::kContext;
-  std::string default_value;         // canonical text
+  // Canonical text, or empty: unset, the runtime's default applies (nothing is sent).
+  std::string default_value;
   std::vector<std::string> choices;  // kChoice only
   int64_t min = 0, max = 0;          // kInt only (inclusive)
   std::string column;                // short header in the console table; empty: not shown
   // Names other tools give it (llama.cpp's n_threads, -t, --ctx-size...), lower case with '_'
   // for '-': an experiment file must still use `name`; these only find it for "did you mean".
   std::vector<std::string> aliases{};
+  // kChoice only: other spellings of a value and the choice each means ({"true", "on"}).
+  std::vector<std::pair<std::string, std::string>> value_aliases{};
+
+  bool HasDefault() const { return !default_value.empty(); }
 };
 
 class ParamRegistry {
  public:
-  // The registry for this machine (threads defaults to its logical core count).
+  // The registry: runtime parameters unset unless an experiment sets them.
   static ParamRegistry Default();
   explicit ParamRegistry(std::vector<ParamDef> defs) : defs_(std::move(defs)) {}
 

@@ -573,6 +573,8 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     base.device = env.facts.value("cpu_model", std::string("local"));
     base.device_id = env.fingerprint_id;
     base.params = c.cell.params;
+    base.params_set =
+        context && context->raw.contains("params_set") ? context->raw["params_set"] : c.cell.params;
     for (const auto& e : b.entries()) {
       ResultRow r = base;
       r.test = e.test;
@@ -616,6 +618,16 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
 
 std::string QuantDisplay(const ResultRow& row) {
   return row.quant_origin.starts_with("re-") ? row.quant + "*" : row.quant;
+}
+
+std::string ParamDisplay(const ResultRow& row, const std::string& name) {
+  auto it = row.params.find(name);
+  if (it == row.params.end()) return "";
+  const std::string v = it->is_string() ? it->get<std::string>() : it->dump();
+  if (name != "flash_attn" || !it->is_string()) return v;
+  const std::string asked = row.params_set.value(name, std::string("auto"));
+  if (asked != "auto") return v;
+  return v == "auto" ? "auto (unresolved)" : v + " (auto)";
 }
 
 std::string RequantNote(const ResultRow& row) {

@@ -37,7 +37,11 @@ struct ResultRow {
   nlohmann::json runtime_build = nlohmann::json::object();  // commit, system info, backends
   std::string device;                                       // CPU model of the machine that ran it
   std::string device_id;
+  // What ran: every parameter, those the experiment left unset as the runtime applied them
+  // (flash_attn as the runtime resolved it: on/off, "auto" when it did not say).
   nlohmann::json params = nlohmann::json::object();
+  // What the experiment set (the rest were the runtime's defaults); older stores: = params.
+  nlohmann::json params_set = nlohmann::json::object();
   std::string test;    // pp512, tg128, ttft@64, load, memory, model
   std::string metric;  // throughput, itl_p50, ttft, time, rss_delta, peak_rss, file_size...
   std::string unit;    // t/s, ms, bytes
@@ -88,6 +92,9 @@ plan::History BuildHistory(
 // The quantization as tables show it: a re-quantized variant's type gets a "*" (and the table a
 // footnote, RequantNote).
 std::string QuantDisplay(const ResultRow& row);
+// A parameter as tables show it: its value; flash_attn left to the runtime or set to auto also
+// says so ("on (auto)", "auto (unresolved)"). "" if the row has no such parameter.
+std::string ParamDisplay(const ResultRow& row, const std::string& name);
 // The footnote for the "*" of QuantDisplay, or "" if the row is not re-quantized.
 std::string RequantNote(const ResultRow& row);
 

@@ -11,17 +11,12 @@
 namespace pipette::metrics {
 namespace {
 
-std::string ParamText(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 std::string Dimension(const ResultRow& r, const std::string& dim) {
   if (dim == "model") return r.model;
   if (dim == "quant") return QuantDisplay(r);
   if (dim == "runtime") return fmt::format("{} {}", r.runtime, r.runtime_version);
   if (dim == "device") return r.device;
-  auto it = r.params.find(dim);
-  return it == r.params.end() ? std::string() : ParamText(*it);
+  return ParamDisplay(r, dim);
 }
 
 // The figure a row contributes to the table, as a column name; "" if none.

@@ -12,6 +12,9 @@
 namespace pipette::plan {
 namespace {
 
+// What --only calls a parameter the experiment leaves to the runtime.
+constexpr const char* kUnset = "default";
+
 using Dim = std::pair<std::string, std::vector<std::string>>;
 
 // Odometer over the dimensions: the last one turns fastest. False when it wraps around.
@@ -88,6 +91,10 @@ bool Cell::HasParam(const std::string& name) const {
 }
 
 int64_t Cell::IntParam(const std::string& name) const { return std::stoll(Param(name)); }
+
+std::string Cell::ParamOr(const std::string& name, const std::string& fallback) const {
+  return HasParam(name) ? Param(name) : fallback;
+}
 
 std::string Cell::Key() const {
   std::string key = fmt::format("model={},runtime={}", model.name, runtime.name);
@@ -185,7 +192,7 @@ Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::stri
     if (key == "model") return c.model.name;
     if (key == "runtime") return c.runtime.name;
     if (key == "quant") return c.model.quant;
-    return c.HasParam(key) ? c.Param(key) : std::string();
+    return c.ParamOr(key, kUnset);
   };
   std::vector<std::string> keys = {"model", "runtime", "quant"};
   for (const auto& n : registry.Names()) keys.push_back(n);

@@ -16,13 +16,16 @@ struct Cell {
   int index = 0;  // position in run order, from 0
   config::ModelSpec model;
   config::RuntimeSpec runtime;
-  // Every registry parameter with its resolved canonical value, in registry order.
+  // The parameters the experiment sets (and n_ctx, depth) with their resolved canonical value,
+  // in registry order. One not here is left to the runtime: not sent, not in Key().
   std::vector<std::pair<std::string, std::string>> params;
   // Short name for people: the model plus only the dimensions that vary in this plan.
   std::string label;
 
   const std::string& Param(const std::string& name) const;
   int64_t IntParam(const std::string& name) const;
+  // Param(name), or `fallback` when the experiment leaves it to the runtime.
+  std::string ParamOr(const std::string& name, const std::string& fallback) const;
   bool HasParam(const std::string& name) const;
   // "model=...,runtime=...,threads=2,..." — unique within a run.
   std::string Key() const;

@@ -98,10 +98,12 @@ Experiment WithBatches(std::vector<std::string> n_batch, std::string n_ctx) {
   ex.path = "ex.yaml";
   ex.models = {{"a", "/m/a.gguf", "path", 1}};
   ex.runtimes = {{"llama.cpp", "/w/worker", 2}};
-  for (const auto& d : reg.defs()) ex.params.push_back({d.name, {d.default_value}});
-  for (auto& [k, v] : ex.params) {
-    if (k == "n_batch") v = n_batch;
-    if (k == "n_ctx") v = {n_ctx};
+  // As an experiment file that sets n_batch, n_ubatch and n_ctx makes it (registry order).
+  for (const auto& d : reg.defs()) {
+    if (d.name == "n_batch") ex.params.push_back({d.name, n_batch});
+    if (d.name == "n_ubatch") ex.params.push_back({d.name, {"512"}});
+    if (d.name == "n_ctx") ex.params.push_back({d.name, {n_ctx}});
+    if (d.name == "depth") ex.params.push_back({d.name, {"0"}});
   }
   ex.param_lines["n_batch"] = 7;
   ex.tests = {*config::ParseTestName("pp64")};
@@ -183,6 +185,31 @@ TEST(Plan, NarrowKeepsTheReferenceTheOthersAreComparedWith) {
   auto a = Narrow(*cells, "model=a,threads=2", reg, "a");
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->size(), 2u);  // already there: nothing added
+}
+
+}  // namespace
+}  // namespace pipette::plan
+
+namespace pipette::plan {
+namespace {
+
+TEST(Plan, AParameterLeftToTheRuntimeIsNotInTheKeyAndOnlyCallsItDefault) {
+  const ParamRegistry reg = ParamRegistry::Default();
+  Experiment ex = WithBatches({"64"}, "0");
+  auto unset = Expand(ex, reg);
+  ASSERT_TRUE(unset.ok()) << unset.error().message;
+  EXPECT_FALSE((*unset)[0].HasParam("flash_attn"));
+  EXPECT_EQ((*unset)[0].Key().find("flash_attn"), std::string::npos) << (*unset)[0].Key();
+  EXPECT_EQ((*unset)[0].ParamOr("flash_attn", "x"), "x");
+  ex.params.push_back({"flash_attn", {"on"}});
+  auto set = Expand(ex, reg);
+  ASSERT_TRUE(set.ok());
+  EXPECT_NE((*set)[0].Key(), (*unset)[0].Key());  // unset (auto) and on are two cells
+  EXPECT_TRUE(Narrow(*unset, "flash_attn=default", reg).ok());
+  auto none = Narrow(*unset, "flash_attn=on", reg);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("values: default"), std::string::npos)
+      << none.error().message;
 }
 
 }  // namespace

@@ -75,6 +75,7 @@ void JsonReporter::Write(const ReportData& data, std::ostream& out) const {
          {"device", r.device},
          {"device_id", r.device_id},
          {"params", json(r.params)},
+         {"params_set", json(r.params_set)},
          {"test", r.test},
          {"metric", r.metric},
          {"unit", r.unit},

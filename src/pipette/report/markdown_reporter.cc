@@ -11,13 +11,6 @@
 namespace pipette::report {
 namespace {
 
-std::string Param(const nlohmann::json& params, const std::string& name) {
-  auto it = params.find(name);
-  if (it == params.end()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump();
-}
-
 std::string Count(int64_t n) {
   if (n >= 1000000000) return fmt::format("{:.2f} B", double(n) / 1e9);
   if (n >= 1000000) return fmt::format("{:.2f} M", double(n) / 1e6);
@@ -68,18 +61,19 @@ void Table(std::vector<std::string> header, const std::vector<bool>& right,
 }  // namespace
 
 void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
-  // Parameter columns: threads always, any other parameter only where it varies.
+  // Parameter columns: threads and flash attention always (they decide CPU speed most), any
+  // other parameter only where it varies.
   std::map<std::string, std::set<std::string>> values;
   std::vector<std::string> order;
   for (const auto& r : data.rows) {
     for (const auto& [k, v] : r.params.items()) {
       if (!values.count(k)) order.push_back(k);
-      values[k].insert(v.dump());
+      values[k].insert(metrics::ParamDisplay(r, k));
     }
   }
   std::vector<std::string> param_cols;
   for (const auto& k : order) {
-    if (k == "threads" || values[k].size() > 1) param_cols.push_back(k);
+    if (k == "threads" || k == "flash_attn" || values[k].size() > 1) param_cols.push_back(k);
   }
   std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
   std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen, kld;
@@ -148,7 +142,7 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
           metrics::QuantDisplay(r), fmt::format("{} {}", r.runtime, r.runtime_version)}) {
       row.push_back(std::move(s));
     }
-    for (const auto& p : param_cols) row.push_back(Param(r.params, p));
+    for (const auto& p : param_cols) row.push_back(metrics::ParamDisplay(r, p));
     const std::string test = quality_only ? "quality" : r.test;
     row.push_back(r.cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell_status));
     row.push_back(quality_only ? "" : Figure(r));

@@ -14,6 +14,7 @@
 #include "pipette/quality/ppl.h"
 #include "pipette/run/eta.h"
 #include "pipette/run/prompt_text.h"
+#include "pipette/run/runtime_params.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 
@@ -358,18 +359,15 @@ class Runner {
       auto failed = Phase(cell, "load model", [&]() -> std::optional<CellError> {
         json resp;
         const auto t0 = std::chrono::steady_clock::now();
-        if (auto e = Call({{"op", "load_model"},
-                           {"path", cell.model.path},
-                           {"use_mmap", cell.Param("use_mmap") == "true"},
-                           {"n_gpu_layers", cell.IntParam("n_gpu_layers")}},
-                          &resp)) {
-          return e;
-        }
+        const json req = LoadRequest(cell);
+        if (auto e = Call(req, &resp)) return e;
         eta_.Done("load", 1, Seconds(t0));
         json raw = RawFacts(resp);
         raw["cold"] = false;  // the page cache is not dropped (needs root, disturbs the machine)
+        raw["request"] = RequestFacts(req);
         if (auto e = Keep(rec, "load", 0, false, raw)) return e;
         model_runtime_info_ = resp.value("model", json::object());
+        load_applied_ = AppliedLoadParams(resp);
         loaded_key_ = load_key;
         load_cell_id_ = rec.id;
         return std::nullopt;
@@ -382,29 +380,25 @@ class Runner {
     if (n_vocab <= 0) return CellError{"the worker did not report the vocabulary size", false};
 
     json ctx;
-    if (auto e = Call({{"op", "init_context"},
-                       {"n_ctx", cell.IntParam("n_ctx")},
-                       {"n_batch", cell.IntParam("n_batch")},
-                       {"n_ubatch", cell.IntParam("n_ubatch")},
-                       {"n_threads", cell.IntParam("threads")},
-                       {"n_threads_batch", cell.IntParam("threads")},
-                       {"type_k", cell.Param("type_k")},
-                       {"type_v", cell.Param("type_v")},
-                       {"flash_attn", cell.Param("flash_attn") == "true"}},
-                      &ctx)) {
-      return e;
-    }
-    if (auto e = Keep(rec, "context", 0, false, RawFacts(ctx))) return e;
+    const json ctx_req = ContextRequest(cell);
+    if (auto e = Call(ctx_req, &ctx)) return e;
+    json ctx_raw = RawFacts(ctx);
+    ctx_raw["request"] = RequestFacts(ctx_req);
+    ctx_raw["params_set"] = rec.params;  // what the experiment set; the rest is the runtime's
+    if (auto e = Keep(rec, "context", 0, false, ctx_raw)) return e;
     // The runtime may clamp the batch to the context; tests use what it applied.
-    applied_n_batch_ = ctx.value("n_batch", cell.IntParam("n_batch"));
-    // The stored parameters must be the ones that ran.
+    applied_n_batch_ = ctx.value("n_batch", int64_t{0});
+    if (applied_n_batch_ <= 0) return CellError{"the worker did not report n_batch", false};
+    // The stored parameters must be the ones that ran: a planned value the runtime changed fails
+    // the cell; one the experiment left to the runtime is stored as the runtime applied it.
     for (const char* k : {"n_ctx", "n_batch", "n_ubatch"}) {
-      if (ctx.contains(k) && ctx[k] != cell.IntParam(k)) {
+      if (cell.HasParam(k) && ctx.contains(k) && ctx[k] != cell.IntParam(k)) {
         return CellError{fmt::format("the runtime applied {} {} instead of the planned {}", k,
                                      ctx[k].dump(), cell.IntParam(k)),
                          false};
       }
     }
+    rec.params = AppliedParams(rec.params, load_applied_, ctx);
     if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
 
     for (const TestSpec& t : ex_.tests) {
@@ -853,6 +847,7 @@ class Runner {
   std::string loaded_key_;
   int64_t load_cell_id_ = 0;
   json model_runtime_info_;
+  json load_applied_ = json::object();  // the load-time parameters the loaded model ran with
   int64_t applied_n_batch_ = 0;
   std::map<std::string, ModelFacts> facts_;
   std::map<std::string, std::pair<std::string, int64_t>> prompts_;

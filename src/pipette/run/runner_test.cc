@@ -16,6 +16,7 @@ struct FakeLog {
   int launches = 0;
   std::vector<std::string> ops;
   std::vector<json> pp_tokens;
+  std::vector<json> init_contexts;
   std::string fail_op;     // the first request with this op breaks the worker
   int fail_on_launch = 1;  // ...but only in this launch
 };
@@ -53,7 +54,18 @@ class FakeChannel : public worker::WorkerChannel {
                 {"rss_after", 110},
                 {"model", {{"n_vocab", 100}, {"bos", 1}}}});
     } else if (op == "init_context") {
-      o.update({{"n_ctx", req["n_ctx"]}, {"n_batch", req["n_batch"]}});
+      // As llama.cpp: its defaults for what the request leaves out, the batch clamped to n_ctx.
+      log_->init_contexts.push_back(req);
+      const int64_t n_ctx = req["n_ctx"];
+      const std::string fa = req.value("flash_attn", std::string("auto"));
+      o.update({{"n_ctx", n_ctx},
+                {"n_batch", std::min<int64_t>(req.value("n_batch", int64_t{2048}), n_ctx)},
+                {"n_ubatch", std::min<int64_t>(req.value("n_ubatch", int64_t{512}), n_ctx)},
+                {"n_threads", req.value("n_threads", int64_t{2})},
+                {"type_k", req.value("type_k", std::string("f16"))},
+                {"type_v", req.value("type_v", std::string("f16"))},
+                {"flash_attn", fa},
+                {"flash_attn_resolved", fa == "auto" ? "on" : fa}});
     } else if (op == "pp") {
       log_->pp_tokens.push_back(req["tokens"]);
       o.update({{"n_tokens", req["tokens"].size()},
@@ -108,8 +120,11 @@ class RunnerTest : public ::testing::Test {
     ex_.name = "fake";
     ex_.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
     ex_.runtimes = {{"llama.cpp", "/fake/worker", 3}};
-    for (const auto& d : registry_.defs()) ex_.params.push_back({d.name, {d.default_value}});
-    ex_.params[0].second = {"1", "2"};  // threads
+    // threads swept; the rest as a file that sets nothing else leaves them (runtime defaults).
+    ex_.params.push_back({"threads", {"1", "2"}});
+    for (const auto& d : registry_.defs()) {
+      if (d.HasDefault()) ex_.params.push_back({d.name, {d.default_value}});
+    }
     ex_.tests = {*config::ParseTestName("pp8"), *config::ParseTestName("tg4")};
     ex_.repetitions = 3;
     ex_.warmup = 1;
@@ -205,6 +220,39 @@ TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
   ASSERT_GE(log_.pp_tokens.size(), 2u);
   EXPECT_EQ(log_.pp_tokens[0], log_.pp_tokens[1]);
   for (const auto& t : log_.pp_tokens[0]) EXPECT_TRUE(t >= 0 && t < 100);
+}
+
+TEST_F(RunnerTest, UnsetParametersAreNotSentAndAreStoredAsTheRuntimeAppliedThem) {
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_FALSE(log_.init_contexts.empty());
+  const json& req = log_.init_contexts[0];
+  EXPECT_EQ(req["n_threads"], 1);  // set by the experiment
+  EXPECT_TRUE(req.contains("n_ctx"));
+  for (const char* k : {"n_batch", "n_ubatch", "type_k", "type_v", "flash_attn"}) {
+    EXPECT_FALSE(req.contains(k)) << k << " was sent: " << req.dump();
+  }
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  const json& p = (*cells)[0].params;
+  EXPECT_EQ(p["threads"], 1);
+  EXPECT_EQ(p["n_batch"], 256);  // the runtime's 2048, clamped by it to the 256-token context
+  EXPECT_EQ(p["n_ubatch"], 256);
+  EXPECT_EQ(p["type_k"], "f16");
+  EXPECT_EQ(p["flash_attn"], "on");  // auto, as the runtime resolved it
+  // The cell's identity holds only what the experiment set.
+  EXPECT_EQ((*cells)[0].key.find("flash_attn"), std::string::npos) << (*cells)[0].key;
+  auto samples = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  bool seen = false;
+  for (const auto& x : *samples) {
+    if (x.test != "context") continue;
+    seen = true;
+    EXPECT_EQ(x.raw["flash_attn"], "auto");
+    EXPECT_EQ(x.raw["params_set"], (json{{"threads", 1}, {"n_ctx", 256}, {"depth", 0}}));
+    EXPECT_FALSE(x.raw["request"].contains("n_batch"));
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST_F(RunnerTest, BrokenWorkerFailsItsCellAndANewWorkerServesTheNext) {

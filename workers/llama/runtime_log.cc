@@ -1,0 +1,45 @@
+#include "runtime_log.h"
+
+#include <array>
+#include <utility>
+
+namespace pipette::llama_worker {
+
+std::string FlashAttnFromLog(std::string_view log, const std::string& requested) {
+  // Each deciding message of llama.cpp (src/llama-context.cpp) and what it means.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kLines = {{
+      {": Flash Attention enabled", "on"},
+      {": Flash Attention not supported, set to disabled", "off"},
+      {": enabling flash_attn since it is required for ", "on"},
+      {" - forcing off", "off"},  // "flash_attn is not compatible with Grok - forcing off"
+      {": disabling flash attention, ", "off"},  // training: no backward pass
+  }};
+  std::string out = requested;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(start, end - start);
+    start = end + 1;
+    const bool about_fa = line.find("flash_attn") != std::string_view::npos ||
+                          line.find("Flash Attention") != std::string_view::npos ||
+                          line.find("flash attention") != std::string_view::npos;
+    if (!about_fa) continue;
+    for (const auto& [text, meaning] : kLines) {
+      if (line.find(text) != std::string_view::npos) out = meaning;
+    }
+  }
+  return out;
+}
+
+std::string LoadModeFromLog(std::string_view log) {
+  constexpr std::string_view kKey = "(load_mode = ";
+  const size_t at = log.rfind(kKey);
+  if (at == std::string_view::npos) return "";
+  const size_t from = at + kKey.size();
+  const size_t to = log.find(')', from);
+  if (to == std::string_view::npos) return "";
+  return std::string(log.substr(from, to - from));
+}
+
+}  // namespace pipette::llama_worker

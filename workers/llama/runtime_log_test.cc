@@ -1,0 +1,71 @@
+#include "runtime_log.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::llama_worker {
+namespace {
+
+// Lines as llama.cpp (the pinned commit) logs them while it creates a context.
+constexpr const char* kAutoOn =
+    "llama_context: n_batch               = 2048\n"
+    "llama_context: flash_attn            = auto\n"
+    "resolve_fused_ops: Flash Attention enabled\n"
+    "resolve_fused_ops: resolving fused Gated Delta Net support:\n"
+    "resolve_fused_ops: fused Gated Delta Net (autoregressive) enabled\n";
+
+TEST(RuntimeLog, AutoResolvedOnFromTheLog) { EXPECT_EQ(FlashAttnFromLog(kAutoOn, "auto"), "on"); }
+
+TEST(RuntimeLog, AutoResolvedOffWhenADeviceCannot) {
+  EXPECT_EQ(
+      FlashAttnFromLog("llama_context: flash_attn            = auto\n"
+                       "resolve_fused_ops: layer 3 is assigned to device CUDA0 but Flash "
+                       "Attention is assigned to device CPU (usually due to missing support)\n"
+                       "resolve_fused_ops: Flash Attention not supported, set to disabled\n",
+                       "auto"),
+      "off");
+}
+
+TEST(RuntimeLog, QuantizedVCacheTurnsAutoOn) {
+  EXPECT_EQ(FlashAttnFromLog("llama_init_from_model: enabling flash_attn since it is required for "
+                             "quantized V cache\n",
+                             "auto"),
+            "on");
+}
+
+TEST(RuntimeLog, ForcedOffOverridesOn) {
+  EXPECT_EQ(FlashAttnFromLog("llama_init_from_model: flash_attn is not compatible with Grok - "
+                             "forcing off\n",
+                             "on"),
+            "off");
+}
+
+TEST(RuntimeLog, NoDecidingLineKeepsTheRequest) {
+  EXPECT_EQ(FlashAttnFromLog("", "auto"), "auto");  // unresolved
+  EXPECT_EQ(FlashAttnFromLog("llama_context: flash_attn            = enabled\n", "on"), "on");
+  EXPECT_EQ(FlashAttnFromLog("llama_context: flash_attn            = disabled\n", "off"), "off");
+  // Other fused operations' lines say nothing about flash attention.
+  EXPECT_EQ(FlashAttnFromLog("resolve_fused_ops: fused Gated Delta Net (chunked) not supported, "
+                             "set to disabled\n",
+                             "auto"),
+            "auto");
+}
+
+TEST(RuntimeLog, TheLastDecidingLineWins) {
+  EXPECT_EQ(FlashAttnFromLog(std::string(kAutoOn) +
+                                 "resolve_fused_ops: Flash Attention not supported, set to "
+                                 "disabled\n",
+                             "auto"),
+            "off");
+}
+
+TEST(RuntimeLog, LoadMode) {
+  EXPECT_EQ(LoadModeFromLog("load_tensors: loading model tensors, this can take a while... "
+                            "(load_mode = mmap)\n"),
+            "mmap");
+  EXPECT_EQ(LoadModeFromLog("x (load_mode = none)\n"), "none");
+  EXPECT_EQ(LoadModeFromLog("nothing here\n"), "");
+  EXPECT_EQ(LoadModeFromLog("(load_mode = mmap"), "");
+}
+
+}  // namespace
+}  // namespace pipette::llama_worker
