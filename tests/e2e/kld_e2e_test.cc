@@ -1,0 +1,167 @@
+// End-to-end: Pipette's full-vocabulary KL divergence agrees with llama.cpp's own
+// `llama-perplexity --kl-divergence` on the same chunks, positions and runtime settings, for a
+// SmolLM2 pair (Q8_0 reference, Q4_0; both re-quantized from the bundled Q4_1) and a Gemma 3
+// pair (the bundled Q4_K_M as the reference, a Q4_0 re-quantized from it).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "fixture.h"
+
+namespace pipette_e2e {
+namespace {
+
+const fs::path kPerplexity = fs::path(kPipette).parent_path() / "bin" / "llama-perplexity";
+const std::string kCorpus = kSource + "/datasets/ppl/devils-dictionary.txt";
+
+// Runs a program with standard output and error into one file; returns its exit code.
+int RunTool(const std::vector<std::string>& argv, const fs::path& out) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> a;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execv(a[0], a.data());
+    _exit(127);
+  }
+  return Wait(pid);
+}
+
+// The figures llama-perplexity prints at the end of a --kl-divergence run, as fractions.
+std::map<std::string, double> ParseLlamaKld(const std::string& text) {
+  const std::pair<const char*, const char*> wanted[] = {
+      {"mean", R"(Mean\s+KLD:\s+([-0-9.e+]+))"},
+      {"median", R"(Median\s+KLD:\s+([-0-9.e+]+))"},
+      {"p99", R"(99\.0%\s+KLD:\s+([-0-9.e+]+))"},
+      {"max", R"(Maximum KLD:\s+([-0-9.e+]+))"},
+      {"top1", R"(Same top p:\s+([-0-9.e+]+))"},
+      {"rms_dp", R"(RMS Δp\s*:\s+([-0-9.e+]+))"},
+      {"ppl_ratio", R"(Mean PPL\(Q\)/PPL\(base\)\s*:\s+([-0-9.e+]+))"},
+  };
+  std::map<std::string, double> out;
+  for (const auto& [name, re] : wanted) {
+    std::smatch m;
+    if (std::regex_search(text, m, std::regex(re))) out[name] = std::stod(m[1]);
+  }
+  if (out.count("top1")) out["top1"] /= 100;  // printed in percent
+  if (out.count("rms_dp")) out["rms_dp"] /= 100;
+  return out;
+}
+
+class Kld : public E2E {
+ protected:
+  void SetUp() override {
+    E2E::SetUp();
+    ASSERT_TRUE(fs::exists(kPerplexity)) << "build llama.cpp's tools first: " << kPerplexity;
+    variants_ = dir_ / "variants";
+    setenv("PIPETTE_VARIANTS_DIR", variants_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("PIPETTE_VARIANTS_DIR");
+    E2E::TearDown();
+  }
+
+  // The variant file Pipette made with this label (its provenance sidecar names it).
+  fs::path Variant(const std::string& label) {
+    for (const auto& e : fs::directory_iterator(variants_)) {
+      if (e.path().extension() != ".gguf") continue;
+      const json p = json::parse(ReadFile(e.path().string() + ".json"));
+      if (p.value("label", "") == label) return e.path();
+    }
+    ADD_FAILURE() << "no variant " << label << " in " << variants_;
+    return {};
+  }
+
+  // llama-perplexity on the reference (writing the base file), then on the test model.
+  std::map<std::string, double> LlamaKld(const fs::path& ref, const fs::path& test) {
+    const fs::path base = dir_ / "kld-base.bin";
+    const std::vector<std::string> common = {"-f",  kCorpus,    "-c", "256", "-b", "256", "-ub",
+                                             "256", "--chunks", "2",  "-t",  "2",  "-fa", "off"};
+    std::vector<std::string> a = {kPerplexity.string(), "-m", ref.string(), "--kl-divergence-base",
+                                  base.string()};
+    a.insert(a.end(), common.begin(), common.end());
+    EXPECT_EQ(RunTool(a, dir_ / "ppl-base.txt"), 0) << ReadFile(dir_ / "ppl-base.txt");
+    std::vector<std::string> b = {kPerplexity.string(),   "-m",          test.string(),
+                                  "--kl-divergence-base", base.string(), "--kl-divergence"};
+    b.insert(b.end(), common.begin(), common.end());
+    EXPECT_EQ(RunTool(b, dir_ / "ppl-kld.txt"), 0) << ReadFile(dir_ / "ppl-kld.txt");
+    auto figures = ParseLlamaKld(ReadFile(dir_ / "ppl-kld.txt"));
+    EXPECT_EQ(figures.size(), 7u) << ReadFile(dir_ / "ppl-kld.txt");
+    fs::remove(base);
+    return figures;
+  }
+
+  // Pipette's figures of the test model's cell against llama-perplexity's: the mean, median,
+  // top-1 agreement, RMS Δp and PPL ratio within 0.5%, p99 and max within 2% (docs/metrics.md
+  // says what differs). The reference's own cell has KLD exactly 0.
+  void Compare(const json& doc, int ref_cell, int test_cell,
+               const std::map<std::string, double>& llama) {
+    for (const char* m : {"kld_mean", "kld_max"}) {
+      const json* r = Find(doc["results"], ref_cell, "kld", m);
+      ASSERT_NE(r, nullptr) << m;
+      EXPECT_EQ((*r)["value"].get<double>(), 0.0) << m;
+    }
+    const std::pair<const char*, const char*> names[] = {
+        {"kld_mean", "mean"},      {"kld_median", "median"}, {"kld_p99", "p99"},
+        {"kld_max", "max"},        {"top1_agree", "top1"},   {"rms_dp", "rms_dp"},
+        {"ppl_ratio", "ppl_ratio"}};
+    for (const auto& [ours, theirs] : names) {
+      const json* r = Find(doc["results"], test_cell, "kld", ours);
+      ASSERT_NE(r, nullptr) << ours;
+      ASSERT_TRUE(llama.count(theirs)) << theirs;
+      const double a = (*r)["value"].get<double>(), b = llama.at(theirs);
+      const std::string metric = ours;
+      const double tol = metric == "kld_p99" || metric == "kld_max" ? 0.02 : 0.005;
+      EXPECT_NEAR(a, b, tol * std::abs(b))
+          << ours << ": pipette " << a << ", llama-perplexity " << b;
+      EXPECT_EQ((*r)["subset"].get<std::string>().rfind("full vocabulary", 0), 0u);
+    }
+  }
+
+  fs::path variants_;
+};
+
+// One experiment file: the variants of `base`, the reference and test models, the same context
+// and threads as the llama-perplexity runs, flash attention off explicitly.
+std::string Experiment(const std::string& base, const std::string& types, const std::string& models,
+                       const std::string& reference) {
+  return "quantize:\n  base: " + base + "\n  types: [" + types + "]\n" + models +
+         "params: {threads: 2, n_ctx: 256, n_batch: 256, n_ubatch: 256, flash_attn: false}\n"
+         "quality:\n  kld: {reference: '" +
+         reference + "', chunks: 2, n_ctx: 256}\n";
+}
+
+TEST_F(Kld, SmolLM2AgreesWithLlamaPerplexity) {
+  fs::path ex = Write("ex.yaml", Experiment("smollm2-135m-instruct-q4_1", "Q8_0, Q4_0", "",
+                                            "smollm2-135m-instruct-q4_1:Q8_0"));
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  const json doc = ReportJson();
+  ASSERT_EQ(doc["cells"].size(), 2u);
+  for (const json& c : doc["cells"]) ASSERT_EQ(c["status"], "ok") << c["error"];
+  Compare(doc, 1, 2, LlamaKld(Variant("Q8_0"), Variant("Q4_0")));
+}
+
+TEST_F(Kld, Gemma3AgreesWithLlamaPerplexity) {
+  const std::string gemma = kSource + "/models/gemma-3-270m-q4_k_m.gguf";
+  ASSERT_TRUE(fs::exists(gemma)) << "run scripts/setup.sh first: " << gemma;
+  fs::path ex =
+      Write("ex.yaml", Experiment("gemma3-270m-q4_k_m", "Q4_0", "models: [gemma3-270m-q4_k_m]\n",
+                                  "gemma3-270m-q4_k_m"));
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  const json doc = ReportJson();
+  ASSERT_EQ(doc["cells"].size(), 2u);
+  for (const json& c : doc["cells"]) ASSERT_EQ(c["status"], "ok") << c["error"];
+  Compare(doc, 1, 2, LlamaKld(gemma, Variant("Q4_0")));
+}
+
+}  // namespace
+}  // namespace pipette_e2e
