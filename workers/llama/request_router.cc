@@ -89,7 +89,7 @@ Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* 
   return Reply::Fail("unknown op '" + op + "'");
 }
 
-RequestRouter::Outcome RequestRouter::Handle(std::string_view line, std::FILE* out) {
+RequestRouter::Outcome RequestRouter::Handle(std::string_view line, std::FILE* stream_out) {
   const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (request.is_discarded()) return {ErrorLine(nullptr, "request is not valid JSON"), false};
   if (!request.is_object()) return {ErrorLine(nullptr, "request is not a JSON object"), false};
@@ -106,7 +106,7 @@ RequestRouter::Outcome RequestRouter::Handle(std::string_view line, std::FILE* o
 
   bool shutdown = false;
   std::optional<FrameStream> stream;
-  if (out != nullptr) stream.emplace(out, id);
+  if (stream_out != nullptr) stream.emplace(stream_out, id);
   Reply reply =
       Dispatch(op_it->get<std::string>(), request, &shutdown, stream ? &*stream : nullptr);
   if (stream && stream->started()) {

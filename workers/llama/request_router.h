@@ -19,8 +19,9 @@ class RequestRouter {
     bool written = false;   // the response (line and frames) is already on `out`
   };
 
-  // `out` carries the frames of a `score` with `logits: true`, which writes its own response.
-  Outcome Handle(std::string_view line, std::FILE* out = nullptr);
+  // `stream_out` carries the frames of a `score` with `logits: true`, which writes its own
+  // response.
+  Outcome Handle(std::string_view line, std::FILE* stream_out = nullptr);
 
  private:
   Reply Dispatch(const std::string& op, const nlohmann::json& request, bool* shutdown,

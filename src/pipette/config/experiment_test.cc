@@ -336,12 +336,12 @@ TEST_F(ExperimentTest, KldComparesTheFullVocabularyUnlessTopKIsAskedFor) {
   ASSERT_TRUE(implied.ok());
   EXPECT_EQ(implied->kld->mode, KldMode::kTopK);
   EXPECT_EQ(ErrorOf(m + "{reference: smollm2-135m-instruct-q4_1, mode: full, top_k: 16}\n"),
-            "ex.yaml:3:68: kld.top_k applies to mode: topk only (mode: full compares every id of "
+            "ex.yaml:3:67: kld.top_k applies to mode: topk only (mode: full compares every id of "
             "the vocabulary)");
   EXPECT_EQ(ErrorOf(m + "{reference: smollm2-135m-instruct-q4_1, mode: top-k}\n"),
-            "ex.yaml:3:55: kld.mode must be full or topk, not 'top-k' (did you mean 'topk'?)");
+            "ex.yaml:3:54: kld.mode must be full or topk, not 'top-k' (did you mean 'topk'?)");
   EXPECT_EQ(ErrorOf(m + "{reference: smollm2-135m-instruct-q4_1, mdoe: full}\n"),
-            "ex.yaml:3:49: unknown key 'mdoe' in kld (did you mean 'mode'?)");
+            "ex.yaml:3:48: unknown key 'mdoe' in kld (did you mean 'mode'?)");
 }
 
 TEST_F(ExperimentTest, AVariantGivenByPathKeepsItsOrigin) {

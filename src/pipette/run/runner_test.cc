@@ -354,8 +354,14 @@ class RunnerKldTest : public RunnerTest {
   }
   std::vector<metrics::ResultRow> Rows(int64_t run_id) {
     std::vector<metrics::CellSamples> cs;
-    for (const auto& c : *store_->Cells(run_id)) cs.push_back({c, *store_->Samples(c.id)});
-    return metrics::DeriveRows(*store_->Run(run_id), {}, cs);
+    auto cells = store_->Cells(run_id);
+    auto run = store_->Run(run_id);
+    if (!cells.ok() || !run.ok()) return {};
+    for (const store::CellRecord& c : *cells) {
+      auto samples = store_->Samples(c.id);
+      if (samples.ok()) cs.push_back({c, *samples});
+    }
+    return metrics::DeriveRows(*run, {0, "fp", json::object()}, cs);
   }
   static double Figure(const std::vector<metrics::ResultRow>& rows, int cell,
                        const std::string& metric) {
@@ -393,7 +399,9 @@ TEST_F(RunnerKldTest, FullVocabularyAgainstAReferenceWorkerLoadedOnce) {
   EXPECT_GT(Figure(rows, 2, "kld_mean"), 0.001);
   EXPECT_EQ(Figure(rows, 2, "ref_tail_mass"), -1);  // no tail: every id is compared
   for (const auto& r : rows) {
-    if (r.test == "kld") EXPECT_EQ(r.subset, "full vocabulary; reference a");
+    if (r.test == "kld") {
+      EXPECT_EQ(r.subset, "full vocabulary; reference a");
+    }
   }
 }
 
