@@ -101,6 +101,7 @@ LogitsComparison CompareLogits(std::span<const float> ref, std::span<const float
   const size_t k = static_cast<size_t>(next_token);
   out.ref_lp = double(ref[k]) - r.lse;
   out.test_lp = double(test[k]) - t.lse;
+  out.ref_max_lp = r.max - r.lse;
   return out;
 }
 

@@ -47,6 +47,7 @@ struct LogitsComparison {
   double kl = 0;                            // KL(P_ref || P_test), every id of the vocabulary
   int32_t ref_argmax = 0, test_argmax = 0;  // most likely ids (first on ties)
   double ref_lp = 0, test_lp = 0;           // log-probabilities of the actual next token
+  double ref_max_lp = 0;                    // the reference's log-probability of its argmax
 };
 
 // Log-softmax of both in double precision, then KL = sum_i p_i (log p_i - log q_i), computed

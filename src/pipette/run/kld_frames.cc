@@ -51,6 +51,7 @@ std::optional<FramesFailure> ReduceKldFrames(worker::WorkerChannel& ref,
     out->ref_logprob.push_back(c.ref_lp);
     out->logprob.push_back(c.test_lp);
     out->ref_argmax.push_back(c.ref_argmax);
+    out->ref_max_logprob.push_back(c.ref_max_lp);
     out->argmax.push_back(c.test_argmax);
     out->ref_t_end_ns = rf.t_ns;
     out->t_end_ns = tf.t_ns;

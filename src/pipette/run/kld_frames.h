@@ -16,6 +16,7 @@ namespace pipette::run {
 // Per scored position, aligned with p = from, from + 1, ...: the raw facts a `kld` sample keeps.
 struct KldChunkFacts {
   std::vector<double> kl, ref_logprob, logprob;
+  std::vector<double> ref_max_logprob;  // the reference's log-probability of its argmax
   std::vector<int32_t> ref_argmax, argmax;
   int64_t ref_t_end_ns = 0, t_end_ns = 0;  // each worker's clock at its last frame
 };

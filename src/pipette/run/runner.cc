@@ -512,6 +512,21 @@ class Runner {
     return Call(std::move(req), resp);
   }
 
+  // What a chunk's sample says was asked.
+  json ChunkFacts(size_t c, const quality::PplChunk& ch) const {
+    return {{"chunk", c},
+            {"begin", ch.begin},
+            {"n_ctx", ch.n_ctx},
+            {"from", ch.from},
+            {"bos_first", ChunkBos() >= 0}};
+  }
+
+  void ChunkDone(const plan::Cell& cell, const char* phase, size_t c, size_t n) {
+    if (!deps_.progress) return;
+    deps_.progress->Step(cell, int(cells_.size()), fmt::format("{} chunk {}/{}", phase, c + 1, n),
+                         eta_.FractionDone(), eta_.SecondsLeft());
+  }
+
   // Perplexity: tokenize the corpus with the model's tokenizer, score each chunk's second half.
   std::optional<CellError> RunPpl(const plan::Cell& cell, const store::CellRecord& rec) {
     const config::PplSpec& spec = *ex_.ppl;
@@ -553,17 +568,9 @@ class Runner {
       if (auto e = ScoreChunk(tokens, ch, json::object(), &resp)) return e;
       eta_.Done("ppl", ch.n_ctx, Seconds(t0));
       json raw = RawFacts(resp);
-      raw["request"] = {{"chunk", c},
-                        {"begin", ch.begin},
-                        {"n_ctx", ch.n_ctx},
-                        {"from", ch.from},
-                        {"bos_first", ChunkBos() >= 0}};
+      raw["request"] = ChunkFacts(c, ch);
       if (auto e = Keep(rec, "ppl", static_cast<int>(c), false, raw)) return e;
-      if (deps_.progress) {
-        deps_.progress->Step(cell, int(cells_.size()),
-                             fmt::format("ppl chunk {}/{}", c + 1, chunks.size()),
-                             eta_.FractionDone(), eta_.SecondsLeft());
-      }
+      ChunkDone(cell, "ppl", c, chunks.size());
     }
     return std::nullopt;
   }
@@ -666,21 +673,14 @@ class Runner {
                   {"ref_logprob", facts.ref_logprob},
                   {"logprob", facts.logprob},
                   {"ref_argmax", facts.ref_argmax},
+                  {"ref_max_logprob", facts.ref_max_logprob},
                   {"argmax", facts.argmax}};
-      raw["request"] = {{"chunk", c},
-                        {"begin", ch.begin},
-                        {"n_ctx", ch.n_ctx},
-                        {"from", ch.from},
-                        {"bos_first", ChunkBos() >= 0},
-                        {"reference", spec.reference},
-                        {"corpus_sha256", kld_corpus_sha256_},
-                        {"tokens_sha256", ref_.tokens_sha256}};
+      raw["request"] = ChunkFacts(c, ch);
+      raw["request"].update({{"reference", spec.reference},
+                             {"corpus_sha256", kld_corpus_sha256_},
+                             {"tokens_sha256", ref_.tokens_sha256}});
       if (auto e = Keep(rec, "kld", static_cast<int>(c), false, raw)) return e;
-      if (deps_.progress) {
-        deps_.progress->Step(cell, int(cells_.size()),
-                             fmt::format("kld chunk {}/{}", c + 1, chunks.size()),
-                             eta_.FractionDone(), eta_.SecondsLeft());
-      }
+      ChunkDone(cell, "kld", c, chunks.size());
     }
     return std::nullopt;
   }
@@ -839,11 +839,7 @@ class Runner {
       raw.erase("logsumexp");
       raw["request"] = {{"chunk", c}, {"ref_cell_id", kld_ref_cell_id_}, {"top_k", spec.top_k}};
       if (auto e = Keep(rec, "kld", static_cast<int>(c), false, raw)) return e;
-      if (deps_.progress) {
-        deps_.progress->Step(cell, int(cells_.size()),
-                             fmt::format("kld chunk {}/{}", c + 1, chunks.size()),
-                             eta_.FractionDone(), eta_.SecondsLeft());
-      }
+      ChunkDone(cell, "kld", c, chunks.size());
     }
     return std::nullopt;
   }
