@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
   sens_cmd->add_option("--corpus", sens.corpus, "text to measure KLD on (default: shipped)");
   sens_cmd->add_option("--chunks", sens.chunks, "chunks of the corpus")->capture_default_str();
   sens_cmd->add_option("--n-ctx", sens.n_ctx, "tokens per chunk")->capture_default_str();
-  sens_cmd->add_option("--top-k", sens.top_k, "reference log-probabilities kept per position")
-      ->capture_default_str();
+  sens_cmd->add_option("--top-k", sens.top_k,
+                       "KLD as a top-k lower bound with this many reference log-probabilities "
+                       "per position (default: the full vocabulary)");
   sens_cmd->add_option("--threads", sens.threads, "CPU threads (default: all)");
   sens_cmd->add_option("--store", sens.store, "SQLite store")->capture_default_str();
   sens_cmd->add_option("--output,-o", sens.output, "also write the report (Markdown) here");

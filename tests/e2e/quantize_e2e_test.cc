@@ -132,7 +132,7 @@ quality:
     EXPECT_NE(it, header.end()) << name << " in " << vary.out;
     return static_cast<size_t>(it - header.begin());
   };
-  const size_t size_col = col("file size"), kld_col = col("kld mean");
+  const size_t size_col = col("file size"), kld_col = col("kld mean (top-k lower bound)");
   auto mib = [&](const std::string& q) { return Number(rows[q][size_col]); };
   auto kld = [&](const std::string& q) { return Number(rows[q][kld_col]); };
   EXPECT_GT(mib("F16"), mib("Q8_0"));

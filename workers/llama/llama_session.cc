@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "chat_template.h"
+#include "frame_stream.h"
 #include "imatrix_collector.h"
 #include "imatrix_file.h"
 #include "log_softmax.h"
@@ -572,14 +573,19 @@ Reply LlamaSession::TimeToFirstToken(const json& request) {
   return Reply::Ok(std::move(out));
 }
 
-Reply LlamaSession::Score(const json& request) {
+Reply LlamaSession::Score(const json& request, FrameStream* stream) {
   if (std::string e = CheckReady(/*need_context=*/true); !e.empty()) return Reply::Fail(e);
   RequestFields fields(request);
   const std::vector<llama_token> tokens = fields.Tokens("tokens");
   const int64_t from = fields.Int("from", 0, kInt32Max, 0);
   const int64_t requested_batch = fields.Int("n_batch", 1, kInt32Max, 0);
   const int64_t top_k = fields.Int("top_k", 0, 1000, 0);
+  const bool frames = fields.Bool("logits", false);
   if (!fields.ok()) return Reply::Fail(fields.error());
+  if (frames && (top_k > 0 || request.contains("ids"))) {
+    return Reply::Fail("'logits' sends every logit: it does not combine with 'top_k' or 'ids'");
+  }
+  if (frames && stream == nullptr) return Reply::Fail("this channel cannot carry frames");
   const int64_t n = static_cast<int64_t>(tokens.size());
   if (n < 2) return Reply::Fail("'tokens' needs at least 2 tokens: a context and a next token");
   if (from > n - 2) {
@@ -618,6 +624,17 @@ Reply LlamaSession::Score(const json& request) {
                top_tail = ordered_json::array(), ids_tail = ordered_json::array();
   ClearForRequest();
   const int64_t t_start = NowNs();
+  if (frames) {
+    // The response line announces the frames; the facts follow as binary frames, position by
+    // position, as each batch is decoded (the worker never holds more than one batch's logits).
+    ordered_json head;
+    head["n_tokens"] = n;
+    head["from"] = from;
+    head["frames"] = n_scored;
+    head["n_vocab"] = n_vocab;
+    head["t_start_ns"] = t_start;
+    if (!stream->Line(head)) return Reply::Fail("cannot write to the controller");
+  }
   for (int64_t start = 0; start < n; start += n_batch) {
     const int32_t count = static_cast<int32_t>(std::min<int64_t>(n_batch, n - start));
     batch_.n_tokens = count;
@@ -633,13 +650,26 @@ Reply LlamaSession::Score(const json& request) {
       return Reply::Fail("llama_decode returned " + std::to_string(rc) + " for the batch at " +
                          "position " + std::to_string(start));
     }
-    // This batch's outputs are overwritten by the next decode: read them now.
+    // This batch's outputs are overwritten by the next decode: read them now (frames: send
+    // them, flushed before the next batch so the controller can reduce while it decodes).
     for (int32_t i = 0; i < count; ++i) {
       const int64_t pos = start + i;
       if (pos < from || pos > n - 2) continue;
       const float* logits = llama_get_logits_ith(context_.get(), i);
       if (logits == nullptr)
         return Reply::Fail("llama.cpp returned no logits at " + std::to_string(pos));
+      if (frames) {
+        for (int32_t v = 0; v < n_vocab; ++v) {
+          if (!std::isfinite(logits[v])) {
+            return Reply::Fail("the logits at position " + std::to_string(pos) +
+                               " are not finite (NaN or infinity): the model or runtime is broken");
+          }
+        }
+        if (!stream->Logits(static_cast<int32_t>(pos), NowNs(), logits, n_vocab)) {
+          return Reply::Fail("cannot write to the controller");
+        }
+        continue;
+      }
       const LogitView view{logits, n_vocab};
       const double log_sum_exp = LogSumExp(view);
       if (!std::isfinite(log_sum_exp)) {
@@ -669,8 +699,10 @@ Reply LlamaSession::Score(const json& request) {
         ids_tail.push_back(TailLogProb(view, wanted, log_sum_exp));
       }
     }
+    if (frames && !stream->Flush()) return Reply::Fail("cannot write to the controller");
   }
   const int64_t t_end = NowNs();
+  if (frames) return Reply::Ok({});
   ordered_json out;
   out["n_tokens"] = n;
   out["from"] = from;

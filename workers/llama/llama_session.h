@@ -17,6 +17,8 @@
 
 namespace pipette::llama_worker {
 
+class FrameStream;
+
 // What an operation answers: the response fields when it worked, or a message for a person.
 struct Reply {
   bool ok = true;
@@ -41,7 +43,10 @@ class LlamaSession {
   Reply PromptProcessing(const nlohmann::json& request);
   Reply Generate(const nlohmann::json& request);
   Reply TimeToFirstToken(const nlohmann::json& request);
-  Reply Score(const nlohmann::json& request);
+  // With `logits: true` the response line and one binary frame per scored position go to
+  // `stream` (docs/protocol.md "Frames"); a failure after the line is the caller's to report
+  // as an abort frame (`stream->started()`).
+  Reply Score(const nlohmann::json& request, FrameStream* stream = nullptr);
   Reply Chat(const nlohmann::json& request);
   // Collects an importance matrix in a temporary context of its own (the session's context is
   // left as it is) and writes it to a file (imatrix_collector.h, imatrix_file.h).

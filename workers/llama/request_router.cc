@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "monotonic_clock.h"
 #include "proc_memory.h"
 #include "quantize.h"
 #include "runtime_info.h"
@@ -65,7 +66,8 @@ Reply ResetPeak() {
 
 }  // namespace
 
-Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* shutdown) {
+Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* shutdown,
+                              FrameStream* stream) {
   if (op == "hello") return Hello();
   if (op == "load_model") return session_.LoadModel(request);
   if (op == "init_context") return session_.InitContext(request);
@@ -76,7 +78,7 @@ Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* 
   if (op == "pp") return session_.PromptProcessing(request);
   if (op == "tg") return session_.Generate(request);
   if (op == "ttft") return session_.TimeToFirstToken(request);
-  if (op == "score") return session_.Score(request);
+  if (op == "score") return session_.Score(request, stream);
   if (op == "chat") return session_.Chat(request);
   if (op == "imatrix") return session_.Imatrix(request);
   if (op == "quantize") return Quantize(request);
@@ -87,7 +89,7 @@ Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* 
   return Reply::Fail("unknown op '" + op + "'");
 }
 
-RequestRouter::Outcome RequestRouter::Handle(std::string_view line) {
+RequestRouter::Outcome RequestRouter::Handle(std::string_view line, std::FILE* stream_out) {
   const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (request.is_discarded()) return {ErrorLine(nullptr, "request is not valid JSON"), false};
   if (!request.is_object()) return {ErrorLine(nullptr, "request is not a JSON object"), false};
@@ -103,7 +105,15 @@ RequestRouter::Outcome RequestRouter::Handle(std::string_view line) {
   }
 
   bool shutdown = false;
-  Reply reply = Dispatch(op_it->get<std::string>(), request, &shutdown);
+  std::optional<FrameStream> stream;
+  if (stream_out != nullptr) stream.emplace(stream_out, id);
+  Reply reply =
+      Dispatch(op_it->get<std::string>(), request, &shutdown, stream ? &*stream : nullptr);
+  if (stream && stream->started()) {
+    // The response line went out before the frames: a failure now ends them with an abort frame.
+    if (!reply.ok) stream->Abort(-1, NowNs(), reply.error);
+    return {"", false, true};
+  }
   if (!reply.ok) return {ErrorLine(id, reply.error), false};
   ordered_json out;
   out["id"] = id;

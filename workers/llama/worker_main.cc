@@ -69,9 +69,11 @@ int main(int argc, char** argv) {
     std::string line;
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      const auto outcome = router.Handle(line);
-      std::fputs(outcome.response.c_str(), out);
-      std::fputc('\n', out);
+      const auto outcome = router.Handle(line, out);
+      if (!outcome.written) {
+        std::fputs(outcome.response.c_str(), out);
+        std::fputc('\n', out);
+      }
       if (std::fflush(out) != 0) {
         status = 1;  // the controller is gone
         break;

@@ -208,10 +208,8 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   }
   const std::string high_name = base.name + ":" + args.high;
 
-  json kld = {{"reference", high_name},
-              {"chunks", args.chunks},
-              {"n_ctx", args.n_ctx},
-              {"top_k", args.top_k}};
+  json kld = {{"reference", high_name}, {"chunks", args.chunks}, {"n_ctx", args.n_ctx}};
+  if (args.top_k > 0) kld["top_k"] = args.top_k;  // the compact lower bound, when asked for
   if (!args.corpus.empty()) kld["corpus"] = fs::absolute(args.corpus).string();
   json params = json::object();
   if (args.threads > 0) params["threads"] = args.threads;

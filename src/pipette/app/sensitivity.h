@@ -19,7 +19,7 @@ struct SensitivityArgs {
   std::string corpus;  // default: the shipped ppl corpus
   int chunks = 4;
   int n_ctx = 512;
-  int top_k = 128;
+  int top_k = 0;         // 0: full-vocabulary KLD; else kld mode topk with this top_k
   int threads = 0;       // 0: the registry default
   std::string max_size;  // e.g. "120MiB", "90000000"
   double max_kld = -1;   // < 0: none

@@ -339,6 +339,7 @@ Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptio
   std::string corpus;
   YAML::Node corpus_node = node;
   KeySet keys;
+  std::optional<YAML::Node> mode_node, top_k_node;
   for (const auto& kv : node) {
     if (auto st = keys.Add(w, kv.first, "in kld "); !st) return st.error();
     const std::string key = kv.first.Scalar();
@@ -346,6 +347,15 @@ Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptio
       auto s = Scalar(w, kv.second, "kld.reference");
       if (!s) return s.error();
       spec.reference = *s;
+    } else if (key == "mode") {
+      auto s = Scalar(w, kv.second, "kld.mode");
+      if (!s) return s.error();
+      if (*s != "full" && *s != "topk") {
+        return w.At(kv.second, fmt::format("kld.mode must be full or topk, not '{}'{}", *s,
+                                           DidYouMean(*s, {"full", "topk"})));
+      }
+      spec.mode = *s == "topk" ? KldMode::kTopK : KldMode::kFull;
+      mode_node = kv.second;
     } else if (key == "corpus") {
       auto s = Scalar(w, kv.second, "kld.corpus");
       if (!s) return s.error();
@@ -359,12 +369,21 @@ Result<KldSpec> ParseKld(const Where& w, const YAML::Node& node, const LoadOptio
                        key == "top_k" ? 1000 : 1 << 20);
       if (!i) return i.error();
       (key == "n_ctx" ? spec.n_ctx : key == "chunks" ? spec.chunks : spec.top_k) = int(*i);
+      if (key == "top_k") top_k_node = kv.second;
     } else {
-      return w.At(
-          kv.first,
-          fmt::format("unknown key '{}' in kld{}", key,
-                      DidYouMean(key, {"reference", "corpus", "n_ctx", "chunks", "top_k"})));
+      return w.At(kv.first, fmt::format("unknown key '{}' in kld{}", key,
+                                        DidYouMean(key, {"reference", "corpus", "n_ctx", "chunks",
+                                                         "mode", "top_k"})));
     }
+  }
+  // `top_k` asks for the compact mode; with `mode: full` it would be ignored, so it is refused.
+  if (top_k_node) {
+    if (mode_node && spec.mode == KldMode::kFull) {
+      return w.At(*top_k_node,
+                  "kld.top_k applies to mode: topk only (mode: full compares every "
+                  "id of the vocabulary)");
+    }
+    spec.mode = KldMode::kTopK;
   }
   if (spec.reference.empty()) return w.At(node, "kld: needs 'reference:' (a model of this file)");
   auto file = CorpusFile(w, corpus_node, corpus, opt, "corpus");
@@ -769,7 +788,8 @@ nlohmann::json Experiment::Canonical() const {
                            {"corpus", kld->corpus},
                            {"n_ctx", kld->n_ctx},
                            {"chunks", kld->chunks},
-                           {"top_k", kld->top_k}};
+                           {"mode", kld->mode == KldMode::kTopK ? "topk" : "full"}};
+    if (kld->mode == KldMode::kTopK) j["quality"]["kld"]["top_k"] = kld->top_k;
   }
   if (ppl) {
     j["quality"]["ppl"] = {{"corpus", ppl->corpus}, {"n_ctx", ppl->n_ctx}, {"chunks", ppl->chunks}};

@@ -80,15 +80,20 @@ std::string McPrompt(const std::string& question);
 std::string McContinuation(const std::string& choice);
 
 // KL divergence against a reference model of the same experiment (shared/METRICS.md "kld"),
-// on the scored positions of ppl, with the reference's distribution kept as its top-k
-// log-probabilities plus the mass of the rest (docs/metrics.md says why and the error bound).
+// on the scored positions of ppl. `full` (the default): over the whole vocabulary, from both
+// models' logits streamed side by side (a reference worker runs beside the cell's). `topk`: the
+// reference's distribution kept as its top-k log-probabilities plus the mass of the rest, a
+// lower bound (docs/metrics.md says why and the error bound).
+enum class KldMode { kFull, kTopK };
+
 struct KldSpec {
   std::string reference;  // name of a model of this experiment
   std::string corpus;     // absolute path
   int n_ctx = 512;
-  int chunks = 8;  // 0 = all
-  int top_k = 128;
+  int chunks = 8;   // 0 = all
+  int top_k = 128;  // topk mode only
   int line = 0;
+  KldMode mode = KldMode::kFull;
 };
 
 // The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.

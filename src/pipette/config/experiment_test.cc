@@ -370,6 +370,31 @@ TEST_F(ExperimentTest, KeysAfterANodeValuedKeyAreStillRead) {
   EXPECT_EQ(ex->kld->chunks, 1);
 }
 
+TEST_F(ExperimentTest, KldComparesTheFullVocabularyUnlessTopKIsAskedFor) {
+  opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\nquality:\n  kld: ";
+  auto full = Parse(m + "{reference: smollm2-135m-instruct-q4_1}\n");
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  EXPECT_EQ(full->kld->mode, KldMode::kFull);
+  EXPECT_EQ(full->Canonical()["quality"]["kld"]["mode"], "full");
+  EXPECT_FALSE(full->Canonical()["quality"]["kld"].contains("top_k"));
+  auto topk = Parse(m + "{reference: smollm2-135m-instruct-q4_1, mode: topk, top_k: 64}\n");
+  ASSERT_TRUE(topk.ok()) << topk.error().message;
+  EXPECT_EQ(topk->kld->mode, KldMode::kTopK);
+  EXPECT_EQ(topk->kld->top_k, 64);
+  // top_k alone asks for the compact mode; with mode full it would mean nothing.
+  auto implied = Parse(m + "{reference: smollm2-135m-instruct-q4_1, top_k: 16}\n");
+  ASSERT_TRUE(implied.ok());
+  EXPECT_EQ(implied->kld->mode, KldMode::kTopK);
+  EXPECT_EQ(ErrorOf(m + "{reference: smollm2-135m-instruct-q4_1, mode: full, top_k: 16}\n"),
+            "ex.yaml:3:67: kld.top_k applies to mode: topk only (mode: full compares every id of "
+            "the vocabulary)");
+  EXPECT_EQ(ErrorOf(m + "{reference: smollm2-135m-instruct-q4_1, mode: top-k}\n"),
+            "ex.yaml:3:54: kld.mode must be full or topk, not 'top-k' (did you mean 'topk'?)");
+  EXPECT_EQ(ErrorOf(m + "{reference: smollm2-135m-instruct-q4_1, mdoe: full}\n"),
+            "ex.yaml:3:48: unknown key 'mdoe' in kld (did you mean 'mode'?)");
+}
+
 TEST_F(ExperimentTest, AVariantGivenByPathKeepsItsOrigin) {
   // An "F16" Pipette made from the Q4_1 file: its sidecar says where its weights came from.
   const fs::path model = fs::path(opts_.models_dir) / "SmolLM2-135M-Instruct.Q4_1.gguf";

@@ -59,4 +59,50 @@ KldSummary SummarizeKld(std::span<const KldPosition> positions) {
   return s;
 }
 
+namespace {
+
+struct Softmax {
+  double max = 0, lse = 0;
+  int32_t argmax = 0;
+};
+
+// The maximum (its first index) and log-sum-exp of `v`, in double.
+Softmax Normalizer(std::span<const float> v) {
+  Softmax s;
+  float m = v[0];
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i] > m) {
+      m = v[i];
+      s.argmax = static_cast<int32_t>(i);
+    }
+  }
+  s.max = m;
+  double sum = 0;
+  for (float x : v) sum += std::exp(double(x) - s.max);
+  s.lse = s.max + std::log(sum);
+  return s;
+}
+
+}  // namespace
+
+LogitsComparison CompareLogits(std::span<const float> ref, std::span<const float> test,
+                               int64_t next_token) {
+  LogitsComparison out;
+  if (ref.empty() || ref.size() != test.size()) return out;
+  const Softmax r = Normalizer(ref), t = Normalizer(test);
+  double weighted = 0;  // sum_i exp(r_i - lse_r) (r_i - t_i)
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = double(ref[i]) - double(test[i]);
+    if (d != 0) weighted += std::exp(double(ref[i]) - r.lse) * d;
+  }
+  out.kl = weighted + (t.lse - r.lse);
+  out.ref_argmax = r.argmax;
+  out.test_argmax = t.argmax;
+  const size_t k = static_cast<size_t>(next_token);
+  out.ref_lp = double(ref[k]) - r.lse;
+  out.test_lp = double(test[k]) - t.lse;
+  out.ref_max_lp = r.max - r.lse;
+  return out;
+}
+
 }  // namespace pipette::quality

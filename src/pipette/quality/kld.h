@@ -42,4 +42,18 @@ struct KldPosition {
 
 KldSummary SummarizeKld(std::span<const KldPosition> positions);
 
+// One scored position compared over the full vocabulary, from the two models' raw logits.
+struct LogitsComparison {
+  double kl = 0;                            // KL(P_ref || P_test), every id of the vocabulary
+  int32_t ref_argmax = 0, test_argmax = 0;  // most likely ids (first on ties)
+  double ref_lp = 0, test_lp = 0;           // log-probabilities of the actual next token
+  double ref_max_lp = 0;                    // the reference's log-probability of its argmax
+};
+
+// Log-softmax of both in double precision, then KL = sum_i p_i (log p_i - log q_i), computed
+// as sum_i p_i (r_i - t_i) + (lse_t - lse_r) (the same sum, one exp per value and side).
+// Identical logits give exactly 0. The spans have the same length; `next_token` is in range.
+LogitsComparison CompareLogits(std::span<const float> ref, std::span<const float> test,
+                               int64_t next_token);
+
 }  // namespace pipette::quality

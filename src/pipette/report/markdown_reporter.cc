@@ -174,10 +174,12 @@ void MarkdownReporter::Write(const ReportData& data, std::ostream& out) const {
       if (q != kld.end() && q->second.count("kld_mean") && q->second.count("top1_agree")) {
         cell_text = fmt::format("{:.6f} / {:.1f}%", q->second.at("kld_mean")->value,
                                 100 * q->second.at("top1_agree")->value);
-        // Say when the top-k reference leaves much mass in its tail (a coarser lower bound).
-        if (auto t = q->second.find("ref_tail_mass");
-            t != q->second.end() && t->second->value > 0.05) {
-          cell_text += fmt::format(" (tail {:.0f}%: raise top_k)", 100 * t->second->value);
+        // A top-k reference (it has a tail mass) gives a lower bound: always said, with the
+        // mass it leaves in its tail, and what to do when that is large.
+        if (auto t = q->second.find("ref_tail_mass"); t != q->second.end()) {
+          cell_text = fmt::format("≥ {} (top-k lower bound, tail {:.1f}%{})", cell_text,
+                                  100 * t->second->value,
+                                  t->second->value > 0.05 ? ": raise top_k or use mode full" : "");
         }
       }
       row.push_back(cell_text);

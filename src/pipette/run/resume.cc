@@ -79,7 +79,8 @@ Status LoadReferences(store::Store& store, const config::Experiment& ex,
     }
     return 0;
   };
-  if (ex.kld) {
+  // The full-vocabulary mode keeps no reference in the store: its reference worker starts anew.
+  if (ex.kld && ex.kld->mode == config::KldMode::kTopK) {
     if (!kld_ref) kld_ref = first_kept_of(ex.kld->reference);
     auto it = recorded.find(kld_ref);
     if (it != recorded.end() && kept.count(kld_ref)) {

@@ -87,7 +87,7 @@ class ResumeReferences : public ::testing::Test {
     ASSERT_TRUE(id.ok()) << id.error().message;
     run_ = *id;
     plan_ = Plan(2);
-    ex_.kld = config::KldSpec{"m", "/c.txt", 512, 1, 16, 1};
+    ex_.kld = config::KldSpec{"m", "/c.txt", 512, 1, 16, 1, config::KldMode::kTopK};
   }
   int64_t Cell(int index, const std::string& status) {
     store::CellRecord c = Stored(plan_, index, 0, status);

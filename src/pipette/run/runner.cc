@@ -13,6 +13,7 @@
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/run/eta.h"
+#include "pipette/run/kld_frames.h"
 #include "pipette/run/prompt_text.h"
 #include "pipette/run/runtime_params.h"
 #include "pipette/util/files.h"
@@ -125,6 +126,7 @@ class Runner {
       auto st = RunCell(cell);
       if (!st) {  // only store errors end the run; say so in the store if it still answers
         if (channel_) channel_->Shutdown(milliseconds(2000));
+        ResetReference();
         summary_.status = "failed";
         (void)deps_.store->FinishRun(summary_.run_id, summary_.status);
         return st.error();
@@ -132,6 +134,7 @@ class Runner {
     }
     if (channel_) channel_->Shutdown(milliseconds(3000));
     channel_.reset();
+    ResetReference();
     summary_.status = summary_.interrupted ? "interrupted" : "done";
     if (auto st = deps_.store->FinishRun(summary_.run_id, summary_.status); !st) {
       return st.error();
@@ -295,10 +298,12 @@ class Runner {
     return f;
   }
 
-  // Sends one request; a failure becomes the cell's error.
-  std::optional<CellError> Call(json req, json* response) {
-    const auto timeout = milliseconds(static_cast<int64_t>(ex_.timeout_s * 1000));
-    worker::CallResult r = channel_->Call(std::move(req), timeout);
+  milliseconds Timeout() const { return milliseconds(static_cast<int64_t>(ex_.timeout_s * 1000)); }
+
+  // Sends one request (to the cell's worker unless another is named); a failure becomes the
+  // cell's error.
+  std::optional<CellError> Call(json req, json* response, worker::WorkerChannel* to = nullptr) {
+    worker::CallResult r = (to ? to : channel_.get())->Call(std::move(req), Timeout());
     if (!r.ok()) {
       return CellError{r.error, r.failure == worker::CallFailure::kWorkerBroken};
     }
@@ -501,6 +506,21 @@ class Runner {
     return Call(std::move(req), resp);
   }
 
+  // What a chunk's sample says was asked.
+  json ChunkFacts(size_t c, const quality::PplChunk& ch) const {
+    return {{"chunk", c},
+            {"begin", ch.begin},
+            {"n_ctx", ch.n_ctx},
+            {"from", ch.from},
+            {"bos_first", ChunkBos() >= 0}};
+  }
+
+  void ChunkDone(const plan::Cell& cell, const char* phase, size_t c, size_t n) {
+    if (!deps_.progress) return;
+    deps_.progress->Step(cell, int(cells_.size()), fmt::format("{} chunk {}/{}", phase, c + 1, n),
+                         eta_.FractionDone(), eta_.SecondsLeft());
+  }
+
   // Perplexity: tokenize the corpus with the model's tokenizer, score each chunk's second half.
   std::optional<CellError> RunPpl(const plan::Cell& cell, const store::CellRecord& rec) {
     const config::PplSpec& spec = *ex_.ppl;
@@ -544,36 +564,227 @@ class Runner {
       if (auto e = ScoreChunk(tokens, ch, json::object(), &resp)) return e;
       eta_.Done("ppl", ch.n_ctx, Seconds(t0));
       json raw = RawFacts(resp);
-      raw["request"] = {{"chunk", c},
-                        {"begin", ch.begin},
-                        {"n_ctx", ch.n_ctx},
-                        {"from", ch.from},
-                        {"bos_first", ChunkBos() >= 0}};
+      raw["request"] = ChunkFacts(c, ch);
       if (auto e = Keep(rec, "ppl", static_cast<int>(c), false, raw)) return e;
-      if (deps_.progress) {
-        deps_.progress->Step(cell, int(cells_.size()),
-                             fmt::format("ppl chunk {}/{}", c + 1, chunks.size()),
-                             eta_.FractionDone(), eta_.SecondsLeft());
-      }
+      ChunkDone(cell, "ppl", c, chunks.size());
     }
     return std::nullopt;
   }
 
-  // KL divergence: the first cell of the reference model records the reference distribution
-  // (top-k log-probabilities per scored position); every cell, that one included, then scores
-  // the same positions asking for the log-probabilities of the reference's top-k ids.
+  // KL divergence against the reference model, on the chunks and positions of ppl
+  // (docs/metrics.md "kld"): over the full vocabulary by default, else (mode topk) against the
+  // reference's stored top-k distribution.
   std::optional<CellError> RunKld(const plan::Cell& cell, const store::CellRecord& rec) {
     const config::KldSpec& spec = *ex_.kld;
     if (kld_text_.empty()) {
       auto text = ReadFileToString(spec.corpus);
       if (!text || text->empty()) return CellError{"cannot read the corpus " + spec.corpus, false};
       kld_text_ = std::move(*text);
+      kld_corpus_sha256_ = Sha256Hex(kld_text_);
     }
     std::vector<int64_t> tokens;
     if (auto e = Tokenize(kld_text_, &tokens)) return e;
     const auto chunks =
         quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
     if (chunks.empty()) return CellError{"the kld corpus is shorter than one chunk", false};
+    if (spec.mode == config::KldMode::kFull) return RunKldFull(cell, rec, tokens, chunks);
+    return RunKldTopK(cell, rec, tokens, chunks);
+  }
+
+  // Full vocabulary: the reference worker and the cell's worker score each chunk with
+  // `logits: true`; the frames are compared position by position as they arrive, and only the
+  // per-position facts are stored (one `kld` sample per chunk).
+  std::optional<CellError> RunKldFull(const plan::Cell& cell, const store::CellRecord& rec,
+                                      const std::vector<int64_t>& tokens,
+                                      const std::vector<quality::PplChunk>& chunks) {
+    const config::KldSpec& spec = *ex_.kld;
+    if (auto e = EnsureReference(cell)) return e;
+    if (TokensSha256(tokens) != ref_.tokens_sha256) {
+      return CellError{fmt::format("the model's tokenizer differs from the kld reference '{}' "
+                                   "on the corpus: KL divergence needs the same tokenizer",
+                                   spec.reference),
+                       false};
+    }
+    const int64_t n_vocab = model_runtime_info_.value("n_vocab", int64_t{0});
+    if (n_vocab != ref_.n_vocab) {
+      return CellError{fmt::format("the model's vocabulary has {} ids, the kld reference '{}' {}: "
+                                   "KL divergence needs the same vocabulary",
+                                   n_vocab, spec.reference, ref_.n_vocab),
+                       false};
+    }
+    if (auto e = Keep(rec, "kld_reference", 0, false, ref_.facts)) return e;
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (Stopped()) return CellError{"interrupted", false};
+      const quality::PplChunk& ch = chunks[c];
+      const std::vector<int64_t> chunk_tokens = quality::ChunkTokens(tokens, ch, ChunkBos());
+      if (chunk_tokens != quality::ChunkTokens(tokens, ch, ref_.chunk_bos)) {
+        return CellError{fmt::format("the model starts chunks with BOS {} and the kld reference "
+                                     "'{}' with {}: the chunks would differ",
+                                     ChunkBos(), spec.reference, ref_.chunk_bos),
+                         false};
+      }
+      const json req = {{"op", "score"},
+                        {"tokens", chunk_tokens},
+                        {"from", ch.from},
+                        {"n_batch", applied_n_batch_},
+                        {"logits", true}};
+      const auto t0 = std::chrono::steady_clock::now();
+      json ref_head, head;
+      if (auto e = Call(req, &ref_head, ref_.channel.get())) return ReferenceFailed(e->message);
+      if (auto e = Call(req, &head)) {
+        ResetReference();  // left with frames no one reads
+        return e;
+      }
+      const int64_t n_frames = static_cast<int64_t>(chunk_tokens.size()) - 1 - ch.from;
+      for (const json* h : {&ref_head, &head}) {
+        if (h->value("frames", int64_t{-1}) != n_frames ||
+            h->value("n_vocab", int64_t{-1}) != n_vocab) {
+          ResetReference();
+          return CellError{fmt::format("a worker announced {} frames of {} logits for {} positions "
+                                       "of a {}-id vocabulary",
+                                       h->value("frames", json()).dump(),
+                                       h->value("n_vocab", json()).dump(), n_frames, n_vocab),
+                           true};
+        }
+      }
+      KldChunkFacts facts;
+      if (auto f =
+              ReduceKldFrames(*ref_.channel, *channel_, ch.from, n_frames,
+                              static_cast<size_t>(n_vocab), chunk_tokens, t0 + Timeout(), &facts)) {
+        // Both workers are left mid-frames: neither serves another request.
+        if (f->reference) return ReferenceFailed(f->result.error);
+        ResetReference();
+        return CellError{f->result.error, true};
+      }
+      eta_.Done("kld", ch.n_ctx, Seconds(t0));
+      json raw = {{"mode", "full"},
+                  {"n_tokens", chunk_tokens.size()},
+                  {"from", ch.from},
+                  {"n_vocab", n_vocab},
+                  {"t_start_ns", head.value("t_start_ns", int64_t{0})},
+                  {"t_end_ns", facts.t_end_ns},
+                  {"ref_t_start_ns", ref_head.value("t_start_ns", int64_t{0})},
+                  {"ref_t_end_ns", facts.ref_t_end_ns},
+                  {"kl", facts.kl},
+                  {"ref_logprob", facts.ref_logprob},
+                  {"logprob", facts.logprob},
+                  {"ref_argmax", facts.ref_argmax},
+                  {"ref_max_logprob", facts.ref_max_logprob},
+                  {"argmax", facts.argmax}};
+      raw["request"] = ChunkFacts(c, ch);
+      raw["request"].update({{"reference", spec.reference},
+                             {"corpus_sha256", kld_corpus_sha256_},
+                             {"tokens_sha256", ref_.tokens_sha256}});
+      if (auto e = Keep(rec, "kld", static_cast<int>(c), false, raw)) return e;
+      ChunkDone(cell, "kld", c, chunks.size());
+    }
+    return std::nullopt;
+  }
+
+  // The first cell of the reference model in the plan: whose model, load parameters and cache
+  // types the reference worker uses.
+  const plan::Cell* ReferenceCell() const {
+    for (const plan::Cell& c : cells_) {
+      if (c.model.name == ex_.kld->reference) return &c;
+    }
+    return nullptr;
+  }
+
+  // The reference worker, started (hello, load_model, the corpus tokenized) once per run and
+  // again after a failure, with a context of this cell's n_ctx, n_batch, n_ubatch and threads
+  // (made anew when they change) and the reference cell's cache types and flash attention.
+  std::optional<CellError> EnsureReference(const plan::Cell& cell) {
+    const plan::Cell* rc = ReferenceCell();
+    if (!rc) return CellError{"the kld reference is not a model of this run", false};
+    if (!rc->model.unavailable.empty()) {
+      return CellError{fmt::format("the kld reference '{}' is unavailable: {}", rc->model.name,
+                                   rc->model.unavailable),
+                       false};
+    }
+    if (!ref_.channel || !ref_.channel->Alive()) {
+      ResetReference();
+      if (deps_.progress) {
+        deps_.progress->Step(cell, int(cells_.size()),
+                             fmt::format("kld: starting the reference worker ({})", rc->model.name),
+                             eta_.FractionDone(), eta_.SecondsLeft());
+      }
+      auto ch = deps_.launcher->Launch({rc->runtime.worker});
+      if (!ch) return ReferenceFailed(ch.error().message);
+      ref_.channel = std::move(*ch);
+      json hello, load, tok;
+      if (auto e = Call({{"op", "hello"}}, &hello, ref_.channel.get())) {
+        return ReferenceFailed(e->message);
+      }
+      if (hello.value("protocol", 0) != kProtocolVersion) {
+        return ReferenceFailed(fmt::format("it speaks protocol version {}; this pipette speaks {}",
+                                           hello.value("protocol", 0), kProtocolVersion));
+      }
+      if (auto e = Call(LoadRequest(*rc), &load, ref_.channel.get())) {
+        return ReferenceFailed(e->message);
+      }
+      const json model = load.value("model", json::object());
+      ref_.n_vocab = model.value("n_vocab", int64_t{0});
+      ref_.chunk_bos = model.value("add_bos", false) ? model.value("bos", int64_t{-1}) : -1;
+      if (auto e = Call({{"op", "tokenize"}, {"text", kld_text_}, {"add_special", true}}, &tok,
+                        ref_.channel.get())) {
+        return ReferenceFailed(e->message);
+      }
+      ref_.tokens_sha256 = TokensSha256(tok["tokens"].get<std::vector<int64_t>>());
+      ref_.facts = {{"model", rc->model.name},
+                    {"path", rc->model.path},
+                    {"pid", ref_.channel->Pid()},
+                    {"runtime_version", hello.value("runtime_version", "")},
+                    {"load", RawFacts(load)}};
+      ref_.facts["load"].erase("model");
+      ref_.facts["n_vocab"] = ref_.n_vocab;
+      ref_.context_key.clear();
+    }
+    // The cell's context sizes and threads; the reference cell's cache types and flash attention
+    // (the reference distribution stays one across cells), each sent only where set.
+    json ctx_req = ContextRequest(cell);
+    for (const char* k : {"type_k", "type_v", "flash_attn"}) {
+      ctx_req.erase(k);
+      if (rc->HasParam(k)) ctx_req[k] = rc->Param(k);
+    }
+    if (ctx_req.dump() != ref_.context_key) {
+      json ctx;
+      if (auto e = Call(ctx_req, &ctx, ref_.channel.get())) return ReferenceFailed(e->message);
+      if (ctx.value("n_batch", int64_t{0}) != applied_n_batch_) {
+        return ReferenceFailed(
+            fmt::format("its runtime applied n_batch {} where the cell's "
+                        "applied {}",
+                        ctx.value("n_batch", int64_t{0}), applied_n_batch_));
+      }
+      ref_.context_key = ctx_req.dump();
+      ref_.facts["context"] = RawFacts(ctx);
+    }
+    return std::nullopt;
+  }
+
+  // The reference worker failed: the kld phase (so the cell) fails saying so, with the worker's
+  // last standard error; a fresh reference worker serves the next cell.
+  std::optional<CellError> ReferenceFailed(const std::string& why) {
+    std::string tail = ref_.channel ? ref_.channel->StderrTail() : "";
+    if (tail.size() > 1000) tail = tail.substr(tail.size() - 1000);
+    ResetReference();
+    return CellError{
+        fmt::format("the kld reference worker ({}) failed: {}{}", ex_.kld->reference, why,
+                    tail.empty() ? "" : "; its standard error ended with: " + tail),
+        true};
+  }
+
+  void ResetReference() {
+    if (ref_.channel) ref_.channel->Shutdown(milliseconds(2000));
+    ref_ = {};
+  }
+
+  // Top-k mode: the first cell of the reference model records the reference distribution (top-k
+  // log-probabilities per scored position); every cell, that one included, then scores the same
+  // positions asking for the log-probabilities of the reference's top-k ids.
+  std::optional<CellError> RunKldTopK(const plan::Cell& cell, const store::CellRecord& rec,
+                                      const std::vector<int64_t>& tokens,
+                                      const std::vector<quality::PplChunk>& chunks) {
+    const config::KldSpec& spec = *ex_.kld;
     if (kld_ref_ids_.empty() && cell.model.name == spec.reference) {
       // Kept only once every chunk is recorded: a reference cut short serves no one.
       std::vector<json> ref_ids;
@@ -587,7 +798,7 @@ class Runner {
                           {"begin", ch.begin},
                           {"n_ctx", ch.n_ctx},
                           {"top_k", spec.top_k},
-                          {"corpus_sha256", Sha256Hex(kld_text_)},
+                          {"corpus_sha256", kld_corpus_sha256_},
                           {"tokens_sha256", TokensSha256(tokens)}};
         if (auto e = Keep(rec, "kld_ref", static_cast<int>(c), false, raw)) return e;
       }
@@ -616,13 +827,9 @@ class Runner {
       eta_.Done("kld", ch.n_ctx, Seconds(t0));
       json raw = RawFacts(resp);
       raw.erase("logsumexp");
-      raw["request"] = {{"chunk", c}, {"ref_cell_id", kld_ref_cell_id_}};
+      raw["request"] = {{"chunk", c}, {"ref_cell_id", kld_ref_cell_id_}, {"top_k", spec.top_k}};
       if (auto e = Keep(rec, "kld", static_cast<int>(c), false, raw)) return e;
-      if (deps_.progress) {
-        deps_.progress->Step(cell, int(cells_.size()),
-                             fmt::format("kld chunk {}/{}", c + 1, chunks.size()),
-                             eta_.FractionDone(), eta_.SecondsLeft());
-      }
+      ChunkDone(cell, "kld", c, chunks.size());
     }
     return std::nullopt;
   }
@@ -854,7 +1061,16 @@ class Runner {
   std::string corpus_text_, corpus_sha256_;
   std::optional<quality::McDataset> mc_;
   std::optional<quality::GenDataset> gen_;
-  std::string kld_text_;
+  std::string kld_text_, kld_corpus_sha256_;
+  // The full-vocabulary mode's reference worker: the reference model, loaded once per run.
+  struct ReferenceWorker {
+    std::unique_ptr<worker::WorkerChannel> channel;
+    int64_t n_vocab = 0;
+    int64_t chunk_bos = -1;     // as ChunkBos(), for the reference model
+    std::string tokens_sha256;  // its tokens of the kld corpus
+    std::string context_key;    // the init_context request its context was made with
+    json facts;                 // stored with every cell it serves (test "kld_reference")
+  } ref_;
   std::vector<json> kld_ref_ids_;      // per chunk: the reference's top-k ids per position
   std::string kld_ref_tokens_sha256_;  // the reference's tokens of the corpus
   int64_t kld_ref_cell_id_ = 0;

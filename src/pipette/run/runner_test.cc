@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#include "pipette/metrics/derive.h"
 
 namespace pipette::run {
 namespace {
@@ -17,7 +21,8 @@ struct FakeLog {
   std::vector<std::string> ops;
   std::vector<json> pp_tokens;
   std::vector<json> init_contexts;
-  std::string fail_op;     // the first request with this op breaks the worker
+  int frames = 0;          // frames read
+  std::string fail_op;     // the first request with this op ("frames": frame) breaks the worker
   int fail_on_launch = 1;  // ...but only in this launch
 };
 
@@ -78,7 +83,45 @@ class FakeChannel : public worker::WorkerChannel {
       o.update({{"t_start_ns", clock_}, {"token_end_ns", ends}});
     } else if (op == "memory" || op == "reset_peak_memory") {
       o.update({{"rss", 500}, {"hwm", 600}});
+    } else if (op == "tokenize") {
+      std::vector<int64_t> t;  // one token per byte of text, within the vocabulary
+      for (unsigned char ch : req["text"].get<std::string>()) t.push_back(2 + ch % 90);
+      o.update({{"tokens", t}});
+    } else if (op == "score" && req.value("logits", false)) {
+      const int64_t n = int64_t(req["tokens"].size()), from = req["from"];
+      o.update({{"n_tokens", n},
+                {"from", from},
+                {"frames", n - 1 - from},
+                {"n_vocab", 100},
+                {"t_start_ns", clock_}});
+      next_frame_ = from;
+      frames_left_ = n - 1 - from;
     }
+    if (op == "load_model") model_ = req["path"];
+    return r;
+  }
+  // Frames of a `score` with logits: model b's logits are model a's scaled, so its KL is > 0.
+  worker::CallResult ReadFrame(worker::LogitsFrame* f, size_t n,
+                               std::chrono::milliseconds) override {
+    worker::CallResult r;
+    if (frames_left_-- <= 0 || !alive_) {
+      r.failure = worker::CallFailure::kWorkerBroken;
+      r.error = "no frame";
+      return r;
+    }
+    log_->frames++;
+    if (log_->fail_op == "frames" && launch_ == log_->fail_on_launch) {
+      alive_ = false;
+      r.failure = worker::CallFailure::kWorkerBroken;
+      r.error = "the worker died during its frames: killed by SIGKILL";
+      return r;
+    }
+    f->position = next_frame_++;
+    f->t_ns = clock_ += 1000;
+    f->logits.resize(n);
+    const double scale = model_ == "/m/b.gguf" ? 1.2 : 1.0;
+    for (size_t v = 0; v < n; ++v)
+      f->logits[v] = float(std::cos(double(v + size_t(f->position))) * scale);
     return r;
   }
   std::string StderrTail() const override { return "fake stderr"; }
@@ -91,6 +134,8 @@ class FakeChannel : public worker::WorkerChannel {
   int launch_;
   bool alive_ = true;
   int64_t clock_ = 0;
+  std::string model_;
+  int64_t next_frame_ = 0, frames_left_ = 0;
 };
 
 class FakeLauncher : public worker::WorkerLauncher {
@@ -337,6 +382,91 @@ TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
   EXPECT_EQ(run->status, "done");
   EXPECT_EQ(run->resumes, 1);
   EXPECT_EQ(run->controller["host"], "fake");
+}
+
+// Full-vocabulary KLD: a reference worker (model a, loaded once) scores every chunk beside the
+// cell's own worker; the frames are reduced as they come and only per-position facts are kept.
+class RunnerKldTest : public RunnerTest {
+ protected:
+  void SetUp() override {
+    RunnerTest::SetUp();
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "corpus.txt") << std::string(100, 'x') + "some text for the chunks";
+    config::KldSpec k;
+    k.reference = "a";
+    k.corpus = (dir_ / "corpus.txt").string();
+    k.n_ctx = 32;
+    k.chunks = 2;
+    ex_.kld = k;
+    ex_.tests.clear();
+  }
+  std::vector<metrics::ResultRow> Rows(int64_t run_id) {
+    std::vector<metrics::CellSamples> cs;
+    auto cells = store_->Cells(run_id);
+    auto run = store_->Run(run_id);
+    if (!cells.ok() || !run.ok()) return {};
+    for (const store::CellRecord& c : *cells) {
+      auto samples = store_->Samples(c.id);
+      if (samples.ok()) cs.push_back({c, *samples});
+    }
+    return metrics::DeriveRows(*run, {0, "fp", json::object()}, cs);
+  }
+  static double Figure(const std::vector<metrics::ResultRow>& rows, int cell,
+                       const std::string& metric) {
+    for (const auto& r : rows) {
+      if (r.cell_index == cell && r.test == "kld" && r.metric == metric) return r.value;
+    }
+    return -1;
+  }
+};
+
+TEST_F(RunnerKldTest, FullVocabularyAgainstAReferenceWorkerLoadedOnce) {
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 4);
+  EXPECT_EQ(log_.launches, 3);             // a's and b's workers, and one reference worker
+  EXPECT_EQ(Count("load_model"), 3);       // the reference model loaded once for the run
+  EXPECT_EQ(Count("init_context"), 8);     // each cell's, and the reference's at its threads
+  EXPECT_EQ(log_.frames, 4 * 2 * 2 * 15);  // cells x chunks x workers x positions
+  auto cells = store_->Cells(s->run_id);
+  auto samples = store_->Samples((*cells)[2].id);
+  int chunks = 0;
+  for (const auto& x : *samples) {
+    if (x.test != "kld") continue;
+    ++chunks;
+    EXPECT_EQ(x.raw["mode"], "full");
+    EXPECT_EQ(x.raw["kl"].size(), 15u);  // positions 16..30 of 32
+    EXPECT_EQ(x.raw["request"]["from"], 16);
+    EXPECT_FALSE(x.raw.contains("logits"));
+  }
+  EXPECT_EQ(chunks, 2);
+  const auto rows = Rows(s->run_id);
+  EXPECT_EQ(Figure(rows, 0, "kld_mean"), 0.0);  // the reference's own cells: the same logits
+  EXPECT_EQ(Figure(rows, 1, "kld_max"), 0.0);
+  EXPECT_EQ(Figure(rows, 0, "top1_agree"), 1.0);
+  EXPECT_GT(Figure(rows, 2, "kld_mean"), 0.001);
+  EXPECT_EQ(Figure(rows, 2, "ref_tail_mass"), -1);  // no tail: every id is compared
+  for (const auto& r : rows) {
+    if (r.test == "kld") {
+      EXPECT_EQ(r.subset, "full vocabulary; reference a");
+    }
+  }
+}
+
+TEST_F(RunnerKldTest, AReferenceWorkerThatDiesFailsThatCellAndIsStartedAgain) {
+  log_.fail_op = "frames";
+  log_.fail_on_launch = 2;  // the reference worker, started by the first cell's kld phase
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_failed, 1);
+  EXPECT_EQ(s->cells_ok, 3);
+  auto cells = store_->Cells(s->run_id);
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_EQ((*cells)[0].error,
+            "the kld reference worker (a) failed: the worker died during its frames: killed by "
+            "SIGKILL; its standard error ended with: fake stderr");
+  EXPECT_EQ((*cells)[1].status, "ok");
+  EXPECT_EQ(Count("load_model"), 5);  // a's worker again after the failure, a new reference
 }
 
 }  // namespace

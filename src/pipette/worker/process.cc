@@ -7,16 +7,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "pipette/worker/channel.h"
+#include "pipette/worker/frames.h"
 
 namespace pipette::worker {
 namespace {
 
 constexpr size_t kStderrKeep = 4096;
+
+// Frame values are read straight into floats: little-endian, like the frames (frames.h).
+static_assert(std::endian::native == std::endian::little,
+              "a big-endian controller would have to swap the float32 values of frames");
 
 std::string SignalName(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -87,6 +94,38 @@ class ProcessChannel : public WorkerChannel {
       return r;
     }
     r.response = std::move(resp);
+    return r;
+  }
+
+  CallResult ReadFrame(LogitsFrame* frame, size_t n_values,
+                       std::chrono::milliseconds timeout) override {
+    CallResult r;
+    if (!alive_) return Broken(r, "the worker is not running");
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    unsigned char h[kFrameHeaderBytes];
+    if (auto why = Take(reinterpret_cast<char*>(h), sizeof h, deadline)) return Broken(r, *why);
+    const FrameHeader fh = ParseFrameHeader(h);
+    if (fh.kind == FrameKind::kAbort) {
+      std::string message(fh.count, '\0');
+      if (auto why = Take(message.data(), message.size(), deadline)) return Broken(r, *why);
+      r.failure = CallFailure::kRequestFailed;
+      r.error = "the worker ended its frames: " + message;
+      return r;
+    }
+    if (fh.kind != FrameKind::kLogits) {
+      return Broken(r, "the worker sent bytes that are not a frame where one was expected");
+    }
+    if (fh.count != n_values) {
+      return Broken(r, fmt::format("the worker sent a frame of {} values where {} were announced",
+                                   fh.count, n_values));
+    }
+    frame->position = fh.position;
+    frame->t_ns = fh.t_ns;
+    frame->logits.resize(n_values);
+    if (auto why = Take(reinterpret_cast<char*>(frame->logits.data()), n_values * sizeof(float),
+                        deadline)) {
+      return Broken(r, *why);
+    }
     return r;
   }
 
@@ -200,6 +239,38 @@ class ProcessChannel : public WorkerChannel {
       out_buf_.append(buf, static_cast<size_t>(n));
     }
     return true;
+  }
+
+  // Fills `dst` with the next `n` bytes of standard output (those already read first, then
+  // straight from the pipe); the reason when the worker died or the deadline passed.
+  std::optional<std::string> Take(char* dst, size_t n,
+                                  std::chrono::steady_clock::time_point deadline) {
+    const size_t buffered = std::min(n, out_buf_.size());
+    std::memcpy(dst, out_buf_.data(), buffered);
+    out_buf_.erase(0, buffered);
+    size_t got = buffered;
+    while (got < n) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        Kill();
+        return "the worker's frames did not arrive in time: it was killed";
+      }
+      pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+      const int nfds = err_fd_ >= 0 ? 2 : 1;
+      if (::poll(fds, nfds, static_cast<int>(std::max<int64_t>(1, left.count()))) < 0) {
+        if (errno == EINTR) continue;
+        return fmt::format("cannot wait for the worker's frames: {}", std::strerror(errno));
+      }
+      if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP))) ReadStderr();
+      if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+        const ssize_t k = ::read(out_fd_, dst + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return fmt::format("the worker died during its frames: {}", ExitDescription());
+        got += static_cast<size_t>(k);
+      }
+    }
+    return std::nullopt;
   }
 
   void ReadStderr() {

@@ -21,7 +21,7 @@ class ProcessTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::unique_ptr<WorkerChannel> Fake(const std::string& script) {
-    const fs::path p = dir_ / "fake.sh";
+    const fs::path p = dir_ / ("fake" + std::to_string(++n_fakes_) + ".sh");
     std::ofstream(p) << "#!/bin/sh\n" << script;
     fs::permissions(p, fs::perms::owner_all);
     auto ch = launcher_.Launch({p.string()});
@@ -30,6 +30,7 @@ class ProcessTest : public ::testing::Test {
   }
   ProcessLauncher launcher_;
   fs::path dir_;
+  int n_fakes_ = 0;
 };
 
 TEST_F(ProcessTest, EchoesIdsAndReturnsResponses) {
@@ -113,6 +114,57 @@ TEST_F(ProcessTest, WritingToAnExitedWorkerIsAnErrorNotASignal) {
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
   EXPECT_NE(r.error.find("exited with status 0"), std::string::npos) << r.error;
   ch->Shutdown(milliseconds(100));  // sends "shutdown" to nobody: must not raise SIGPIPE
+}
+
+// Frames after a response line (docs/protocol.md "Frames"): a logits frame, then an abort
+// frame; the worker answers the next request as usual. printf writes the bytes (octal escapes).
+TEST_F(ProcessTest, FramesFollowTheirResponseLineAndAnAbortKeepsTheWorker) {
+  auto ch = Fake(
+      "read line; echo '{\"id\":1,\"ok\":true,\"frames\":2,\"n_vocab\":2}'; "
+      "printf 'PLGT\\005\\000\\000\\000\\002\\000\\000\\000\\000\\000\\000\\000"
+      "\\007\\000\\000\\000\\000\\000\\000\\000\\000\\000\\200\\077\\000\\000\\000\\300'; "
+      "printf 'PLGX\\377\\377\\377\\377\\004\\000\\000\\000\\000\\000\\000\\000"
+      "\\000\\000\\000\\000\\000\\000\\000\\000oops'; "
+      "read line; echo '{\"id\":2,\"ok\":true}'\n");
+  auto head = ch->Call({{"op", "score"}, {"logits", true}}, milliseconds(5000));
+  ASSERT_TRUE(head.ok()) << head.error;
+  EXPECT_EQ(head.response["frames"], 2);
+  LogitsFrame f;
+  auto r = ch->ReadFrame(&f, 2, milliseconds(5000));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(f.position, 5);
+  EXPECT_EQ(f.t_ns, 7);
+  EXPECT_EQ(f.logits, (std::vector<float>{1.0f, -2.0f}));
+  r = ch->ReadFrame(&f, 2, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kRequestFailed);
+  EXPECT_EQ(r.error, "the worker ended its frames: oops");
+  EXPECT_TRUE(ch->Call({{"op", "memory"}}, milliseconds(5000)).ok());
+}
+
+TEST_F(ProcessTest, AFrameOfTheWrongLengthOrCutShortBreaksTheWorker) {
+  auto ch = Fake(
+      "read line; echo '{\"id\":1,\"ok\":true}'; "
+      "printf 'PLGT\\000\\000\\000\\000\\003\\000\\000\\000\\000\\000\\000\\000"
+      "\\000\\000\\000\\000\\000\\000\\000\\000'; sleep 30\n");
+  ASSERT_TRUE(ch->Call({{"op", "score"}}, milliseconds(5000)).ok());
+  LogitsFrame f;
+  auto r = ch->ReadFrame(&f, 2, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_EQ(r.error, "the worker sent a frame of 3 values where 2 were announced");
+  EXPECT_FALSE(ch->Alive());
+
+  auto cut = Fake("read line; echo '{\"id\":1,\"ok\":true}'; printf 'PLGT\\000\\000'; exit 4\n");
+  ASSERT_TRUE(cut->Call({{"op", "score"}}, milliseconds(5000)).ok());
+  r = cut->ReadFrame(&f, 2, milliseconds(5000));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_EQ(r.error, "the worker died during its frames: exited with status 4");
+
+  auto silent = Fake("read line; echo '{\"id\":1,\"ok\":true}'; sleep 30\n");
+  ASSERT_TRUE(silent->Call({{"op", "score"}}, milliseconds(5000)).ok());
+  r = silent->ReadFrame(&f, 2, milliseconds(300));
+  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
+  EXPECT_EQ(r.error, "the worker's frames did not arrive in time: it was killed");
+  EXPECT_FALSE(silent->Alive());
 }
 
 TEST_F(ProcessTest, MissingProgramIsAnError) {
