@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   sens_cmd->add_option("--top-k", sens.top_k,
                        "KLD as a top-k lower bound with this many reference log-probabilities "
                        "per position (default: the full vocabulary)");
-  sens_cmd->add_option("--threads", sens.threads, "CPU threads (default: all)");
+  sens_cmd->add_option("--threads", sens.threads,
+                       "CPU threads (default: llama.cpp's, the physical cores)");
   sens_cmd->add_option("--store", sens.store, "SQLite store")->capture_default_str();
   sens_cmd->add_option("--output,-o", sens.output, "also write the report (Markdown) here");
   sens_cmd->add_flag("--no-bandwidth", sens.no_bandwidth,

@@ -20,7 +20,7 @@ struct SensitivityArgs {
   int chunks = 4;
   int n_ctx = 512;
   int top_k = 0;         // 0: full-vocabulary KLD; else kld mode topk with this top_k
-  int threads = 0;       // 0: the registry default
+  int threads = 0;       // 0: not set (llama.cpp's default)
   std::string max_size;  // e.g. "120MiB", "90000000"
   double max_kld = -1;   // < 0: none
   std::string store = "results/pipette.db";

@@ -44,7 +44,7 @@ struct TestSpec {
   int line = 0;
 };
 
-// Perplexity over a text corpus (shared/METRICS.md "ppl").
+// Perplexity over a text corpus (docs/metrics.md "ppl").
 struct PplSpec {
   std::string corpus;  // absolute path
   int n_ctx = 512;     // chunk length in tokens; the second half of each chunk is scored
@@ -52,7 +52,7 @@ struct PplSpec {
   int line = 0;
 };
 
-// Multiple choice scored by log-likelihood (shared/METRICS.md "mc_acc").
+// Multiple choice scored by log-likelihood (docs/metrics.md "mc_acc").
 struct McSpec {
   std::string dataset;    // absolute path to the JSONL file
   int limit = 0;          // the first `limit` items; 0 = all
@@ -62,7 +62,7 @@ struct McSpec {
 };
 inline constexpr const char* kDefaultMcDataset = "mc/pipette-mc-v1.jsonl";
 
-// Generation with checkers (shared/METRICS.md "gen tasks"): greedy, the model's chat template.
+// Generation with checkers (docs/metrics.md "gen tasks"): greedy, the model's chat template.
 struct GenSpec {
   std::string dataset;  // absolute path to the JSONL file
   int limit = 0;        // the first `limit` items; 0 = all
@@ -79,7 +79,7 @@ inline constexpr const char* kDefaultGenDataset = "gen/pipette-gen-v1.jsonl";
 std::string McPrompt(const std::string& question);
 std::string McContinuation(const std::string& choice);
 
-// KL divergence against a reference model of the same experiment (shared/METRICS.md "kld"),
+// KL divergence against a reference model of the same experiment (docs/metrics.md "kld"),
 // on the scored positions of ppl. `full` (the default): over the whole vocabulary, from both
 // models' logits streamed side by side (a reference worker runs beside the cell's). `topk`: the
 // reference's distribution kept as its top-k log-probabilities plus the mass of the rest, a

@@ -192,7 +192,7 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s) {
   }
 }
 
-// load (shared/METRICS.md): from the load call until the runtime can accept a prompt, i.e. the
+// load (docs/metrics.md): from the load call until the runtime can accept a prompt, i.e. the
 // model load that served the cell plus the creation of the cell's own context.
 void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::SampleRecord* context) {
   const auto model_ms = LoadMs(load.raw);

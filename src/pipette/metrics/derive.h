@@ -1,5 +1,5 @@
 // Every figure Pipette reports is derived here, once, from the raw facts workers returned
-// (shared/METRICS.md). Reporters format these rows and never compute a number.
+// (docs/metrics.md). Reporters format these rows and never compute a number.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // KL divergence of a candidate from a reference distribution when the reference is kept as its
-// top-k log-probabilities (shared/METRICS.md "kld"; docs/metrics.md). Small pure functions.
+// top-k log-probabilities (docs/metrics.md "kld"). Small pure functions.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Perplexity (shared/METRICS.md "ppl"): how a corpus is cut into chunks, and the figure from the
+// Perplexity (docs/metrics.md "ppl"): how a corpus is cut into chunks, and the figure from the
 // log-probabilities of the scored tokens. Small pure functions.
 #pragma once
 

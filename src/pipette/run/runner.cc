@@ -583,7 +583,7 @@ class Runner {
       kld_corpus_sha256_ = Sha256Hex(kld_text_);
     }
     std::vector<int64_t> tokens;
-    if (auto e = Tokenize(kld_text_, &tokens)) return e;
+    if (auto e = Tokenize(std::string(quality::CorpusText(kld_text_)), &tokens)) return e;
     const auto chunks =
         quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
     if (chunks.empty()) return CellError{"the kld corpus is shorter than one chunk", false};
@@ -725,8 +725,10 @@ class Runner {
       const json model = load.value("model", json::object());
       ref_.n_vocab = model.value("n_vocab", int64_t{0});
       ref_.chunk_bos = model.value("add_bos", false) ? model.value("bos", int64_t{-1}) : -1;
-      if (auto e = Call({{"op", "tokenize"}, {"text", kld_text_}, {"add_special", true}}, &tok,
-                        ref_.channel.get())) {
+      if (auto e = Call({{"op", "tokenize"},
+                         {"text", std::string(quality::CorpusText(kld_text_))},
+                         {"add_special", true}},
+                        &tok, ref_.channel.get())) {
         return ReferenceFailed(e->message);
       }
       ref_.tokens_sha256 = TokensSha256(tok["tokens"].get<std::vector<int64_t>>());

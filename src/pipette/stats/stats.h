@@ -9,7 +9,7 @@
 
 namespace pipette::stats {
 
-// CV above this marks a figure `noisy` (shared/METRICS.md).
+// CV above this marks a figure `noisy` (docs/metrics.md).
 inline constexpr double kNoisyCv = 0.05;
 
 double Mean(std::span<const double> xs);

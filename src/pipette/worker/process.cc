@@ -106,6 +106,10 @@ class ProcessChannel : public WorkerChannel {
     if (auto why = Take(reinterpret_cast<char*>(h), sizeof h, deadline)) return Broken(r, *why);
     const FrameHeader fh = ParseFrameHeader(h);
     if (fh.kind == FrameKind::kAbort) {
+      // An abort frame carries a short message; a longer one is a corrupt stream.
+      if (fh.count > 64 * 1024) {
+        return Broken(r, fmt::format("an abort frame announces {} bytes of message", fh.count));
+      }
       std::string message(fh.count, '\0');
       if (auto why = Take(message.data(), message.size(), deadline)) return Broken(r, *why);
       r.failure = CallFailure::kRequestFailed;
