@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -73,9 +74,11 @@ class E2E : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(fs::exists(kModel)) << "run scripts/setup.sh first: " << kModel;
-    dir_ = fs::temp_directory_path() /
-           ("pipette-e2e-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // One folder per test, named after it ("/" of a parameterised test's name made "_", so that
+    // removing the folder removes everything the test wrote).
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / ("pipette-e2e-" + std::to_string(getpid()) + "-" + name);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     // A measuring lock of the test's own: tests neither wait for nor block what else runs here.
