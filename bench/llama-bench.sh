@@ -15,9 +15,9 @@ rounds=${1:-3}
 reps=${2:-5}
 shift $(($# > 2 ? 2 : $#))
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(smollm2-135m-instruct-q4_1 gemma-3-270m-q4_k_m)
+[ ${#models[@]} -gt 0 ] || models=(smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)
 declare -A files=([smollm2-135m-instruct-q4_1]=models/SmolLM2-135M-Instruct.Q4_1.gguf
-                  [gemma-3-270m-q4_k_m]=models/gemma-3-270m-q4_k_m.gguf)
+                  [gemma3-270m-q4_k_m]=models/gemma-3-270m-q4_k_m.gguf)
 if [ -n "${AGREE_DIR:-}" ]; then
   tmp=$AGREE_DIR
   mkdir -p "$tmp"
