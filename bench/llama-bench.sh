@@ -69,8 +69,8 @@ done
 median() { jq -s 'sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
                   else (.[length / 2 - 1] + .[length / 2]) / 2 end'; }
 
-echo "| model | setting | test | llama-bench t/s (median) | Pipette t/s (median) | Pipette / llama-bench | n each | threads (bench / Pipette) | flash attn (Pipette) |"
-echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |"
+echo "| model | setting | test | llama-bench t/s (median) | Pipette t/s (median) | Pipette / llama-bench | per-round ratios (min–max) | n each | threads (bench / Pipette) | flash attn (Pipette) |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 for model in "${models[@]}"; do
   for s in "${settings[@]}"; do
     read -r kind t <<<"$s"
@@ -85,8 +85,17 @@ for model in "${models[@]}"; do
       pt=$(jq -r "[.results[] | select(.test == \"$test\" and .metric == \"throughput\") | .params.threads] | unique | join(\",\")" "$tmp/$tag-pipette.json")
       pf=$(jq -r "[.results[] | select(.test == \"$test\" and .metric == \"throughput\") | .params.flash_attn] | unique | join(\",\")" "$tmp/$tag-pipette.json")
       ratio=$(jq -n "$p / $b * 1000 | round / 1000")
-      printf '| %s | %s | %s | %.2f | %.2f | %s | %s | %s / %s | %s |\n' "$model" "$s" "$test" "$b" "$p" \
-        "$ratio" "$nb" "$bt" "$pt" "$pf"
+      # Round r's medians side by side (Pipette's runs are in round order): how far one round's
+      # ratio moves shows the noise the overall medians carry.
+      nr=$(ls "$tmp/$tag"-bench-*.json | wc -l)
+      per_round=$(for ((r = 1; r <= nr; r++)); do
+        rb=$(jq ".[] | select($sel) | .samples_ts[]" "$tmp/$tag-bench-$r.json" | median)
+        rp=$(jq "[.results[] | select(.test == \"$test\" and .metric == \"throughput\")] | sort_by(.run_id) | .[$((r - 1))].samples[]" \
+               "$tmp/$tag-pipette.json" | median)
+        jq -n "$rp / $rb"
+      done | jq -s -r 'map(. * 1000 | round / 1000) | "\(min)–\(max)"')
+      printf '| %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s / %s | %s |\n' "$model" "$s" "$test" "$b" "$p" \
+        "$ratio" "$per_round" "$nb" "$bt" "$pt" "$pf"
     done
   done
 done

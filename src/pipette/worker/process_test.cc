@@ -61,7 +61,7 @@ TEST_F(ProcessTest, RequestFailureKeepsTheWorker) {
 }
 
 TEST_F(ProcessTest, GarbageKillsTheWorker) {
-  auto ch = Fake("read line; echo 'Segmentation fault (not really)'; sleep 30\n");
+  auto ch = Fake("read line; echo 'Segmentation fault (not really)'; exec sleep 30\n");
   auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
   EXPECT_NE(r.error.find("not a protocol message"), std::string::npos) << r.error;
@@ -69,14 +69,14 @@ TEST_F(ProcessTest, GarbageKillsTheWorker) {
 }
 
 TEST_F(ProcessTest, WrongIdKillsTheWorker) {
-  auto ch = Fake("read line; echo '{\"id\":7,\"ok\":true}'; sleep 30\n");
+  auto ch = Fake("read line; echo '{\"id\":7,\"ok\":true}'; exec sleep 30\n");
   auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
   EXPECT_NE(r.error.find("with id 7 (expected 1)"), std::string::npos) << r.error;
 }
 
 TEST_F(ProcessTest, SilenceTimesOutAndKills) {
-  auto ch = Fake("read line; sleep 30\n");
+  auto ch = Fake("read line; exec sleep 30\n");
   auto r = ch->Call({{"op", "tg"}}, milliseconds(300));
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
   EXPECT_NE(r.error.find("no response to 'tg' within 0.3s"), std::string::npos) << r.error;
@@ -84,7 +84,7 @@ TEST_F(ProcessTest, SilenceTimesOutAndKills) {
 }
 
 TEST_F(ProcessTest, WorkerThatStopsReadingCannotHangTheController) {
-  auto ch = Fake("sleep 30\n");  // never reads its standard input
+  auto ch = Fake("exec sleep 30\n");  // never reads its standard input
   nlohmann::json big = {{"op", "pp"}, {"text", std::string(8 << 20, 'x')}};
   auto r = ch->Call(big, milliseconds(500));
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
@@ -145,7 +145,7 @@ TEST_F(ProcessTest, AFrameOfTheWrongLengthOrCutShortBreaksTheWorker) {
   auto ch = Fake(
       "read line; echo '{\"id\":1,\"ok\":true}'; "
       "printf 'PLGT\\000\\000\\000\\000\\003\\000\\000\\000\\000\\000\\000\\000"
-      "\\000\\000\\000\\000\\000\\000\\000\\000'; sleep 30\n");
+      "\\000\\000\\000\\000\\000\\000\\000\\000'; exec sleep 30\n");
   ASSERT_TRUE(ch->Call({{"op", "score"}}, milliseconds(5000)).ok());
   LogitsFrame f;
   auto r = ch->ReadFrame(&f, 2, milliseconds(5000));
@@ -159,7 +159,7 @@ TEST_F(ProcessTest, AFrameOfTheWrongLengthOrCutShortBreaksTheWorker) {
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
   EXPECT_EQ(r.error, "the worker died during its frames: exited with status 4");
 
-  auto silent = Fake("read line; echo '{\"id\":1,\"ok\":true}'; sleep 30\n");
+  auto silent = Fake("read line; echo '{\"id\":1,\"ok\":true}'; exec sleep 30\n");
   ASSERT_TRUE(silent->Call({{"op", "score"}}, milliseconds(5000)).ok());
   r = silent->ReadFrame(&f, 2, milliseconds(300));
   EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
