@@ -2,7 +2,6 @@
 // (`--jinja`, the reference) renders for the same messages, byte for byte, and tokenize to the
 // same number of tokens. Both run the model's own Jinja chat template through llama.cpp's engine.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -90,34 +90,40 @@ class Kld : public E2E {
 
   // llama-perplexity's PPL ratio rebuilt from the per-position facts Pipette stored for a cell:
   // its base file keeps each reference log-probability no lower than the argmax's − 16, so a
-  // next token rarer than that counts as if it had that probability. Sets how many did, and
-  // the exact ratio from the same facts (no clipping).
-  double ClippedPplRatio(int cell, int* clipped, double* exact) {
+  // next token rarer than that counts as if it had that probability. Also how many did, and the
+  // exact ratio from the same facts (no clipping).
+  struct PplRatios {
+    double clipped = 0, exact = 0;
+    int n_clipped = 0;
+  };
+  PplRatios StoredPplRatios(int cell) {
+    PplRatios out;
     auto st = pipette::store::Store::Open(Store());
     EXPECT_TRUE(st.ok());
     auto cells = (*st)->Cells(1);
     EXPECT_TRUE(cells.ok());
     double nll = 0, nll_base = 0, nll_exact_base = 0;
     int64_t n = 0;
-    *clipped = 0;
-    *exact = 0;
     auto samples = (*st)->Samples((*cells)[size_t(cell - 1)].id);
     EXPECT_TRUE(samples.ok());
-    if (!samples.ok()) return 0;
+    if (!samples.ok()) return out;
     for (const auto& s : *samples) {
       if (s.test != "kld") continue;
       for (size_t j = 0; j < s.raw["kl"].size(); ++j) {
         const double lp = s.raw["ref_logprob"][j],
                      floor = s.raw["ref_max_logprob"][j].get<double>() - 16;
-        *clipped += lp < floor;
+        out.n_clipped += lp < floor;
         nll -= s.raw["logprob"][j].get<double>();
         nll_base -= std::max(lp, floor);
         nll_exact_base -= lp;
         ++n;
       }
     }
-    if (n > 0) *exact = std::exp((nll - nll_exact_base) / double(n));
-    return n > 0 ? std::exp((nll - nll_base) / double(n)) : 0;
+    if (n > 0) {
+      out.exact = std::exp((nll - nll_exact_base) / double(n));
+      out.clipped = std::exp((nll - nll_base) / double(n));
+    }
+    return out;
   }
 
   // Pipette's figures of the test model's cell against llama-perplexity's: the mean, median,
@@ -150,16 +156,15 @@ class Kld : public E2E {
         // Where the reference found a next token rarer than its argmax's − 16, llama-perplexity
         // counts it as that probable (docs/metrics.md): compare like with like, and check that
         // Pipette's exact ratio differs only in that direction.
-        int clipped = 0;
-        double exact = 0;
-        const double like_llama = ClippedPplRatio(test_cell, &clipped, &exact);
+        const PplRatios stored = StoredPplRatios(test_cell);
         std::printf("kld ppl_ratio with llama-perplexity's clipping (%d positions): %.6f\n",
-                    clipped, like_llama);
-        EXPECT_NEAR(like_llama, b, tol * std::abs(b)) << clipped << " clipped positions";
+                    stored.n_clipped, stored.clipped);
+        EXPECT_NEAR(stored.clipped, b, tol * std::abs(b))
+            << stored.n_clipped << " clipped positions";
         // Pipette's figure is the exact ratio of its stored per-position facts.
-        EXPECT_NEAR(a, exact, 1e-9 * exact);
-        if (clipped > 0) {
-          EXPECT_LT(a, like_llama);
+        EXPECT_NEAR(a, stored.exact, 1e-9 * stored.exact);
+        if (stored.n_clipped > 0) {
+          EXPECT_LT(a, stored.clipped);
           continue;
         }
       }
