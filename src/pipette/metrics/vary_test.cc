@@ -2,36 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/metrics/vary_test_rows.h"
+
 namespace pipette::metrics {
 namespace {
 
 ResultRow Row(const std::string& quant, int threads, const std::string& test,
               const std::string& metric, const std::string& unit, double value) {
-  ResultRow r;
-  r.run_id = 1;
-  r.cell_status = "ok";
-  r.model = "smol-" + quant;
-  r.quant = quant;
-  r.runtime = "llama.cpp";
-  r.runtime_version = "0.3.36";
-  r.device = "Test CPU";
-  r.params = {{"threads", threads}};
-  r.test = test;
-  r.metric = metric;
-  r.unit = unit;
-  r.value = value;
-  return r;
+  return fixture::VaryRow(quant, threads, test, metric, unit, value);
 }
 
-std::vector<ResultRow> Rows() {
-  return {Row("Q8_0", 1, "tg16", "throughput", "t/s", 50),
-          Row("Q8_0", 1, "memory", "peak_rss", "bytes", 200),
-          Row("Q4_1", 1, "tg16", "throughput", "t/s", 75),
-          Row("Q4_1", 1, "memory", "peak_rss", "bytes", 120),
-          Row("Q8_0", 2, "tg16", "throughput", "t/s", 90),
-          Row("Q4_1", 2, "tg16", "throughput", "t/s", 120),
-          Row("Q4_1", 2, "ppl", "ppl", "", 21.0)};
-}
+std::vector<ResultRow> Rows() { return fixture::VaryRows(); }
 
 TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
   auto t = BuildVaryTable(Rows(), "quant");

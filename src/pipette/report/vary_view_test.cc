@@ -6,38 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipette/metrics/vary_test_rows.h"
 #include "pipette/report/markdown.h"
 
 namespace pipette::report {
 namespace {
 
-metrics::ResultRow Row(const std::string& quant, int threads, const std::string& test,
-                       const std::string& metric, const std::string& unit, double value) {
-  metrics::ResultRow r;
-  r.run_id = 1;
-  r.cell_status = "ok";
-  r.model = "smol-" + quant;
-  r.quant = quant;
-  r.runtime = "llama.cpp";
-  r.runtime_version = "0.3.36";
-  r.device = "Test CPU";
-  r.params = {{"threads", threads}};
-  r.test = test;
-  r.metric = metric;
-  r.unit = unit;
-  r.value = value;
-  return r;
-}
-
-std::vector<metrics::ResultRow> Rows() {
-  return {Row("Q8_0", 1, "tg16", "throughput", "t/s", 50),
-          Row("Q8_0", 1, "memory", "peak_rss", "bytes", 200),
-          Row("Q4_1", 1, "tg16", "throughput", "t/s", 75),
-          Row("Q4_1", 1, "memory", "peak_rss", "bytes", 120),
-          Row("Q8_0", 2, "tg16", "throughput", "t/s", 90),
-          Row("Q4_1", 2, "tg16", "throughput", "t/s", 120),
-          Row("Q4_1", 2, "ppl", "ppl", "", 21.0)};
-}
+std::vector<metrics::ResultRow> Rows() { return metrics::fixture::VaryRows(); }
 
 VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& dim) {
   auto t = metrics::BuildVaryTable(rows, dim);
