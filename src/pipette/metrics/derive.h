@@ -1,5 +1,5 @@
 // Every figure Pipette reports is derived here, once, from the raw facts workers returned
-// (docs/metrics.md). Reporters format these rows and never compute a number.
+// (docs/metrics.md). The report (src/pipette/report/) formats these rows and computes nothing.
 #pragma once
 
 #include <cstdint>
