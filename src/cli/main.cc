@@ -8,6 +8,7 @@
 #include "pipette/app/commands.h"
 #include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
+#include "pipette/report/formats.h"
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is an error value, not a signal
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
   rep_cmd->add_option("--store", report.store, "SQLite store")->capture_default_str();
   rep_cmd->add_option("--run", report.runs, "run id(s) (default: the latest run)");
   rep_cmd->add_flag("--all", report.all, "every run in the store");
-  rep_cmd->add_option("--format,-f", report.format, "md, csv or json")->capture_default_str();
+  rep_cmd->add_option("--format,-f", report.format, pipette::report::FormatList())
+      ->capture_default_str();
   rep_cmd->add_option("--output,-o", report.output, "write to this file instead of stdout");
   rep_cmd->add_option("--vary", report.vary,
                       "one table per combination of the other dimensions, varying this one "

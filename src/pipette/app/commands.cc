@@ -26,8 +26,11 @@
 #include "pipette/model/gguf.h"
 #include "pipette/plan/estimate.h"
 #include "pipette/plan/plan.h"
+#include "pipette/report/document.h"
+#include "pipette/report/formats.h"
 #include "pipette/report/load.h"
-#include "pipette/report/reporter.h"
+#include "pipette/report/markdown.h"
+#include "pipette/report/vary_view.h"
 #include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
 #include "pipette/store/store.h"
@@ -89,11 +92,12 @@ class ExportingProgress : public ConsoleProgress {
     if (exports_.empty()) return {};
     auto data = report::LoadReportData(*store_, {run_id}, processes_);
     if (!data) return data.error();
+    const report::Report doc = report::BuildReport(*data);  // once, rendered per format
     for (const auto& [format, path] : exports_) {
-      auto reporter = report::MakeReporter(format);
-      if (!reporter) return reporter.error();
+      auto f = report::FindFormat(format);
+      if (!f) return f.error();
       std::ostringstream out;
-      (*reporter)->Write(*data, out);
+      (*f)->render(doc, out);
       if (auto st = WriteFileAtomically(path, out.str()); !st) return st;
     }
     return {};
@@ -369,8 +373,8 @@ int Run(const RunArgs& args, const Paths& paths) {
   auto data = report::LoadReportData(*store, {summary->run_id}, &processes);
   if (!data) return Fail(data.error());
   fmt::print("\n");
-  auto md = report::MakeReporter("md");
-  (*md)->Write(*data, std::cout);
+  auto md = report::FindFormat("md");
+  (*md)->render(report::BuildReport(*data), std::cout);
   std::cout.flush();
   WarnIfNoisy(*data, ex->path);
   const int failed_kept = resume ? resume->failed_kept : 0;
@@ -388,15 +392,15 @@ int Run(const RunArgs& args, const Paths& paths) {
     fmt::print(stderr, "resume: build/pipette run {} --store {} --resume {}\n", ex->path,
                store_path, summary->run_id);
   }
-  fmt::print(stderr, "more: build/pipette report --store {} --run {} --format md|csv|json\n",
-             store_path, summary->run_id);
+  fmt::print(stderr, "more: build/pipette report --store {} --run {} --format {}\n", store_path,
+             summary->run_id, report::FormatList("|"));
   if (summary->interrupted) return 130;
   return summary->cells_failed + failed_kept > 0 ? 1 : 0;
 }
 
 int Report(const ReportArgs& args) {
-  auto reporter = report::MakeReporter(args.format);
-  if (!reporter) return Fail(reporter.error());
+  auto format = report::FindFormat(args.format);
+  if (!format) return Fail(format.error());
   // A report only reads: a store on a read-only file system, or an older one, is reported as it
   // is, and abandoned runs are shown so without being marked.
   auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);
@@ -423,7 +427,7 @@ int Report(const ReportArgs& args) {
     auto table = metrics::BuildVaryTable(data->rows, args.vary);
     if (!table) return Fail(table.error());
     std::ostringstream vary_out;
-    report::WriteVaryMarkdown(*table, vary_out);
+    report::WriteVaryMarkdown(report::BuildVaryView(*table, data->rows), vary_out);
     if (args.output.empty()) {
       std::cout << vary_out.str();
       return 0;
@@ -431,12 +435,13 @@ int Report(const ReportArgs& args) {
     if (auto st = WriteFileAtomically(args.output, vary_out.str()); !st) return Fail(st.error());
     return 0;
   }
+  const report::Report doc = report::BuildReport(*data);
   if (args.output.empty()) {
-    (*reporter)->Write(*data, std::cout);
+    (*format)->render(doc, std::cout);
     return 0;
   }
   std::ostringstream out;
-  (*reporter)->Write(*data, out);
+  (*format)->render(doc, out);
   if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
   fmt::print(stderr, "wrote {}\n", args.output);
   return 0;

@@ -646,26 +646,4 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
   return rows;
 }
 
-std::string QuantDisplay(const ResultRow& row) {
-  return row.quant_origin.starts_with("re-") ? row.quant + "*" : row.quant;
-}
-
-std::string ParamDisplay(const ResultRow& row, const std::string& name) {
-  auto it = row.params.find(name);
-  if (it == row.params.end()) return "";
-  const std::string v = it->is_string() ? it->get<std::string>() : it->dump();
-  if (name != "flash_attn" || !it->is_string()) return v;
-  const std::string asked = row.params_set.value(name, std::string("auto"));
-  if (asked != "auto") return v;
-  return v == "auto" ? "auto (unresolved)" : v + " (auto)";
-}
-
-std::string RequantNote(const ResultRow& row) {
-  if (!row.quant_origin.starts_with("re-")) return "";
-  return fmt::format(
-      "* {}: the base file is already quantized, so this is not a quantization of "
-      "the full-precision weights",
-      row.quant_origin);
-}
-
 }  // namespace pipette::metrics

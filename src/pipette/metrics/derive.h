@@ -1,5 +1,5 @@
 // Every figure Pipette reports is derived here, once, from the raw facts workers returned
-// (docs/metrics.md). Reporters format these rows and never compute a number.
+// (docs/metrics.md). The report (src/pipette/report/) formats these rows and computes nothing.
 #pragma once
 
 #include <cstdint>
@@ -88,15 +88,6 @@ std::optional<double> RequestSeconds(const std::string& test, const nlohmann::js
 // seconds per token per test kind.
 plan::History BuildHistory(
     const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples);
-
-// The quantization as tables show it: a re-quantized variant's type gets a "*" (and the table a
-// footnote, RequantNote).
-std::string QuantDisplay(const ResultRow& row);
-// A parameter as tables show it: its value; flash_attn left to the runtime or set to auto also
-// says so ("on (auto)", "auto (unresolved)"). "" if the row has no such parameter.
-std::string ParamDisplay(const ResultRow& row, const std::string& name);
-// The footnote for the "*" of QuantDisplay, or "" if the row is not re-quantized.
-std::string RequantNote(const ResultRow& row);
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);

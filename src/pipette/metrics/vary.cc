@@ -11,14 +11,6 @@
 namespace pipette::metrics {
 namespace {
 
-std::string Dimension(const ResultRow& r, const std::string& dim) {
-  if (dim == "model") return r.model;
-  if (dim == "quant") return QuantDisplay(r);
-  if (dim == "runtime") return fmt::format("{} {}", r.runtime, r.runtime_version);
-  if (dim == "device") return r.device;
-  return ParamDisplay(r, dim);
-}
-
 // The figure a row contributes to the table, as a column name; "" if none.
 std::string ColumnOf(const ResultRow& r) {
   if (!r.na_reason.empty()) return "";
@@ -36,6 +28,22 @@ std::string ColumnOf(const ResultRow& r) {
 }
 
 }  // namespace
+
+std::string DimensionKey(const ResultRow& r, const std::string& dim) {
+  if (dim == "model") return r.model;
+  // A variant re-quantized from a quantized file is another thing than one of the same type.
+  if (dim == "quant") return r.quant + '\x1f' + r.quant_origin;
+  if (dim == "runtime") return r.runtime + '\x1f' + r.runtime_version;
+  if (dim == "device") return r.device;
+  auto it = r.params.find(dim);
+  if (it == r.params.end()) return "";
+  // flash_attn left to the runtime differs from the same value asked for.
+  if (dim == "flash_attn" && it->is_string() &&
+      r.params_set.value(dim, std::string("auto")) == "auto") {
+    return it->dump() + "\x1f" + "auto";
+  }
+  return it->dump();
+}
 
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
   std::vector<std::string> dims = {"model", "quant", "runtime", "device"};
@@ -59,64 +67,54 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   // base stay together (their base is fixed) when the quantization varies.
   std::set<std::string> free = {dimension};
   if (dimension == "quant" || dimension == "model") free = {"model", "quant"};
-  std::set<std::string> notes;
 
   VaryTable table;
   table.dimension = dimension;
+  for (const std::string& d : dims) {
+    if (!free.count(d)) table.fixed.push_back(d);
+  }
   std::map<std::string, size_t> column_index;
   std::map<std::string, size_t> group_index;
-  std::vector<std::vector<std::string>> group_bases;  // per group: its rows' base models
   // (group, varied value) -> row position
   std::map<std::pair<size_t, std::string>, size_t> row_index;
-  for (const ResultRow& r : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ResultRow& r = rows[i];
     const std::string col = ColumnOf(r);
     if (col.empty() || r.cell_status != "ok") continue;
+    table.sources.push_back(i);
     if (!column_index.count(col)) {
       column_index[col] = table.columns.size();
       table.columns.push_back({col, r.unit});
     }
     std::string fixed;
-    for (const std::string& d : dims) {
-      if (free.count(d)) continue;
-      fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, Dimension(r, d));
-    }
-    fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", r.run_id);  // within one run
-    if (const std::string note = RequantNote(r); !note.empty()) notes.insert(note);
-    // Varying the quantization, the files of one model family share a table; it is shown by the
-    // base models' names.
+    for (const std::string& d : table.fixed) fixed += DimensionKey(r, d) + '\n';
+    fixed += std::to_string(r.run_id);  // within one run
+    // Varying the quantization, the files of one model family share a table.
     const std::string group_key = dimension == "quant" ? r.family + '\n' + fixed : fixed;
     auto g = group_index.find(group_key);
     if (g == group_index.end()) {
       g = group_index.emplace(group_key, table.groups.size()).first;
-      table.groups.push_back({fixed, {}});
-      group_bases.emplace_back();
+      table.groups.push_back({i, {}, {}});
     }
     VaryGroup& group = table.groups[g->second];
-    std::vector<std::string>& bases = group_bases[g->second];
     if (dimension == "quant" && !r.base_model.empty() &&
-        std::find(bases.begin(), bases.end(), r.base_model) == bases.end()) {
-      bases.push_back(r.base_model);
+        std::find(group.base_models.begin(), group.base_models.end(), r.base_model) ==
+            group.base_models.end()) {
+      group.base_models.push_back(r.base_model);
     }
     const std::string value = dimension == "quant"
-                                  ? fmt::format("{} ({})", QuantDisplay(r), r.model)
-                                  : Dimension(r, dimension);
+                                  ? DimensionKey(r, "quant") + '\n' + DimensionKey(r, "model")
+                                  : DimensionKey(r, dimension);
     auto key = std::make_pair(g->second, value);
     auto ri = row_index.find(key);
     if (ri == row_index.end()) {
       ri = row_index.emplace(key, group.rows.size()).first;
-      group.rows.push_back({value, {}, {}});
+      group.rows.push_back({i, {}, {}});
     }
     VaryRow& row = group.rows[ri->second];
     const size_t c = column_index[col];
     if (row.values.size() <= c) row.values.resize(c + 1);
     row.values[c] = r.value;
-  }
-  table.notes.assign(notes.begin(), notes.end());
-  for (size_t i = 0; i < table.groups.size(); ++i) {
-    std::string names;
-    for (const auto& b : group_bases[i]) names += (names.empty() ? "" : " / ") + b;
-    if (!names.empty())
-      table.groups[i].fixed = fmt::format("base={}, {}", names, table.groups[i].fixed);
   }
   for (VaryGroup& g : table.groups) {
     for (VaryRow& row : g.rows) {

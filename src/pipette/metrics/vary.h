@@ -1,6 +1,6 @@
 // Controlled-variable views: fix every dimension but one, and compare along that one
-// (`pipette report --vary quant`). The grouping and the ratios are computed here; reporters
-// only format the table.
+// (`pipette report --vary quant`). The grouping and the ratios are computed here; the report
+// (report/vary_view.h) names the groups and rows and formats the table.
 #pragma once
 
 #include <optional>
@@ -18,29 +18,39 @@ struct VaryColumn {
 };
 
 struct VaryRow {
-  std::string varied_value;                   // e.g. "Q4_1", "2"
+  // The first of the rows given with this row's value of the dimension: what names it.
+  size_t source = 0;
   std::vector<std::optional<double>> values;  // one per column; nullopt: not measured
   std::vector<std::optional<double>> ratios;  // value / the first row's value
 };
 
 struct VaryGroup {
-  std::string fixed;  // "model=..., runtime=..., threads=2, ..." shared by the rows
+  // The group's first row: its values of the fixed dimensions are the group's.
+  size_t source = 0;
+  // Varying the quantization: the base models of its rows, as first seen (files of one model
+  // family share a group).
+  std::vector<std::string> base_models;
   std::vector<VaryRow> rows;
 };
 
 struct VaryTable {
   std::string dimension;
-  std::vector<std::string> notes;  // footnotes (re-quantized variants)
+  // The dimensions every group holds fixed, in order (each group is also within one run).
+  std::vector<std::string> fixed;
   std::vector<VaryColumn> columns;
   std::vector<VaryGroup> groups;
+  std::vector<size_t> sources;  // every row that gave a value, in order
 };
 
 // Dimensions one can vary: model, quant, runtime, device, or any parameter present in the rows.
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows);
 
+// What tells one value of a dimension from another in a row (not for display): rows with equal
+// keys show the same value.
+std::string DimensionKey(const ResultRow& row, const std::string& dimension);
+
 // One group per combination of the other dimensions within one run; rows in first-seen order;
-// only cells that completed. An unknown
-// dimension is an input error with a suggestion.
+// only cells that completed. An unknown dimension is an input error with a suggestion.
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension);
 
 }  // namespace pipette::metrics

@@ -2,52 +2,31 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
-#include "pipette/report/reporter.h"
+#include "pipette/metrics/vary_test_rows.h"
 
 namespace pipette::metrics {
 namespace {
 
 ResultRow Row(const std::string& quant, int threads, const std::string& test,
               const std::string& metric, const std::string& unit, double value) {
-  ResultRow r;
-  r.run_id = 1;
-  r.cell_status = "ok";
-  r.model = "smol-" + quant;
-  r.quant = quant;
-  r.runtime = "llama.cpp";
-  r.runtime_version = "0.3.36";
-  r.device = "Test CPU";
-  r.params = {{"threads", threads}};
-  r.test = test;
-  r.metric = metric;
-  r.unit = unit;
-  r.value = value;
-  return r;
+  return fixture::VaryRow(quant, threads, test, metric, unit, value);
 }
 
-std::vector<ResultRow> Rows() {
-  return {Row("Q8_0", 1, "tg16", "throughput", "t/s", 50),
-          Row("Q8_0", 1, "memory", "peak_rss", "bytes", 200),
-          Row("Q4_1", 1, "tg16", "throughput", "t/s", 75),
-          Row("Q4_1", 1, "memory", "peak_rss", "bytes", 120),
-          Row("Q8_0", 2, "tg16", "throughput", "t/s", 90),
-          Row("Q4_1", 2, "tg16", "throughput", "t/s", 120),
-          Row("Q4_1", 2, "ppl", "ppl", "", 21.0)};
-}
+std::vector<ResultRow> Rows() { return fixture::VaryRows(); }
 
 TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
   auto t = BuildVaryTable(Rows(), "quant");
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);   // threads=1 and threads=2
   ASSERT_EQ(t->columns.size(), 3u);  // tg16 t/s, peak RSS, ppl
+  EXPECT_EQ(t->fixed, (std::vector<std::string>{"runtime", "device", "threads"}));
   const VaryGroup& g = t->groups[0];
-  EXPECT_NE(g.fixed.find("threads=1"), std::string::npos) << g.fixed;
+  EXPECT_EQ(g.source, 0u);  // its fixed values are those of the first row (threads=1)
   ASSERT_EQ(g.rows.size(), 2u);
-  EXPECT_EQ(g.rows[0].varied_value, "Q8_0 (smol-Q8_0)");
+  EXPECT_EQ(g.rows[0].source, 0u);  // Q8_0
+  EXPECT_EQ(g.rows[1].source, 2u);  // Q4_1
+  EXPECT_EQ(t->groups[1].source, 4u);
+  EXPECT_EQ(t->sources.size(), Rows().size());  // every row gave a figure
   EXPECT_DOUBLE_EQ(*g.rows[1].values[0], 75);
   EXPECT_DOUBLE_EQ(*g.rows[1].ratios[0], 1.5);
   EXPECT_DOUBLE_EQ(*g.rows[1].ratios[1], 0.6);
@@ -85,26 +64,22 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
   auto t = BuildVaryTable(rows, "quant");
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);
-  EXPECT_EQ(t->groups[0].fixed.rfind("base=smol / smol-q8, ", 0), 0u) << t->groups[0].fixed;
+  EXPECT_EQ(t->groups[0].base_models, (std::vector<std::string>{"smol", "smol-q8"}));
   EXPECT_EQ(t->groups[0].rows.size(), 3u);
-  EXPECT_EQ(t->groups[1].fixed.rfind("base=gemma, ", 0), 0u) << t->groups[1].fixed;
-  for (const auto& g : t->groups) EXPECT_EQ(g.fixed.find("Smollm2"), std::string::npos);
+  EXPECT_EQ(t->groups[1].base_models, (std::vector<std::string>{"gemma"}));
 }
 
-// Golden output; after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
-// --gtest_filter='Vary*'
-TEST(Vary, MarkdownGolden) {
-  auto t = BuildVaryTable(Rows(), "quant");
-  ASSERT_TRUE(t.ok());
-  std::ostringstream out;
-  report::WriteVaryMarkdown(*t, out);
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/vary.md";
-  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out.str();
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(out.str(), expected.str());
+TEST(Vary, DimensionKeysTellValuesApart) {
+  ResultRow a = Row("Q4_K_M", 1, "tg16", "throughput", "t/s", 1);
+  ResultRow b = a;
+  b.quant_origin = "re-quantized from Q4_1";
+  EXPECT_NE(DimensionKey(a, "quant"), DimensionKey(b, "quant"));
+  EXPECT_EQ(DimensionKey(a, "threads"), "1");
+  EXPECT_EQ(DimensionKey(a, "n_batch"), "");  // not a parameter of the row
+  a.params["flash_attn"] = "on";
+  b.params["flash_attn"] = "on";
+  b.params_set["flash_attn"] = "on";  // asked for, not left to the runtime
+  EXPECT_NE(DimensionKey(a, "flash_attn"), DimensionKey(b, "flash_attn"));
 }
 
 }  // namespace

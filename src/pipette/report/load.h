@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "pipette/env/process.h"
-#include "pipette/report/reporter.h"
+#include "pipette/report/data.h"
 #include "pipette/store/store.h"
 
 namespace pipette::report {

@@ -1,18 +1,14 @@
-// Reporters turn derived rows into text. They sit behind one interface and never compute a
-// number: every figure arrives ready in metrics::ResultRow.
+// What a report is made from: the runs, cells and environments read from the store and the rows
+// derived from their samples (report/load.h reads them). Every figure arrives ready in
+// metrics::ResultRow; report/document.h turns this into tables.
 #pragma once
 
-#include <memory>
-#include <ostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "pipette/metrics/derive.h"
 #include "pipette/metrics/items.h"
-#include "pipette/metrics/vary.h"
 #include "pipette/store/store.h"
-#include "pipette/util/result.h"
 
 namespace pipette::report {
 
@@ -33,17 +29,5 @@ struct ReportData {
   std::string generated_at;  // ISO 8601
   std::string pipette_version;
 };
-
-class Reporter {
- public:
-  virtual ~Reporter() = default;
-  virtual void Write(const ReportData& data, std::ostream& out) const = 0;
-};
-
-std::vector<std::string> Formats();  // md, csv, json
-
-// The controlled-variable view (`report --vary DIM`) as Markdown: one table per group.
-void WriteVaryMarkdown(const metrics::VaryTable& table, std::ostream& out);
-Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view format);
 
 }  // namespace pipette::report

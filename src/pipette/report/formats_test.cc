@@ -1,7 +1,7 @@
-// Golden-output tests: each format rendered from one literal ReportData. To update a golden file
-// after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
-// --gtest_filter='Golden*'
-#include "pipette/report/reporter.h"
+// Golden-output tests: every registered format rendered from one literal ReportData, each
+// against tests/golden/report.FORMAT. To update a golden file after an intended change:
+// PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests --gtest_filter='Golden*'
+#include "pipette/report/formats.h"
 
 #include <gtest/gtest.h>
 
@@ -149,35 +149,46 @@ int Separators(const std::string& line) {
   return n;
 }
 
-void CheckGolden(const std::string& format, const std::string& file) {
-  auto reporter = MakeReporter(format);
-  ASSERT_TRUE(reporter.ok());
+std::string Render(const std::string& format, const ReportData& data) {
+  auto f = FindFormat(format);
+  EXPECT_TRUE(f.ok()) << format;
+  if (!f) return "";
   std::ostringstream out;
-  (*reporter)->Write(Sample(), out);
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/" + file;
-  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << out.str();
-  }
+  (*f)->render(BuildReport(data), out);
+  return out.str();
+}
+
+void CheckGolden(const std::string& format) {
+  const std::string out = Render(format, Sample());
+  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/report." + format;
+  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out;
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in) << "missing golden file " << path;
   std::stringstream expected;
   expected << in.rdbuf();
-  EXPECT_EQ(out.str(), expected.str()) << "golden file: " << path;
+  EXPECT_EQ(out, expected.str()) << "golden file: " << path;
 }
 
-TEST(Golden, Markdown) { CheckGolden("md", "report.md"); }
-TEST(Golden, Csv) { CheckGolden("csv", "report.csv"); }
-TEST(Golden, Json) { CheckGolden("json", "report.json"); }
+// Every registered format, each against its file: a format added without one fails here.
+TEST(Golden, EveryRegisteredFormat) {
+  for (const Format& f : Formats()) {
+    SCOPED_TRACE(std::string(f.name));
+    EXPECT_FALSE(f.help.empty());
+    CheckGolden(std::string(f.name));
+  }
+  for (const char* name : {"md", "csv", "json", "jsonl", "sql"}) {
+    EXPECT_TRUE(FindFormat(name).ok()) << name;
+  }
+}
 
-TEST(Reporters, MarkdownEscapesWhatWouldBreakATable) {
+TEST(Markdown, EscapesWhatWouldBreakATable) {
   ReportData d = Sample();
   for (auto& r : d.rows) r.model = "a|b";
   d.rows.front().runtime_version = "0.3\n| x |";
   d.cells[2].error = "the worker died:\n---\n| stderr | tail |";
   d.cells[2].key = "model=a|b,threads=2";
-  std::ostringstream out;
-  (*MakeReporter("md"))->Write(d, out);
-  std::stringstream lines(out.str());
+  const std::string md = Render("md", d);
+  std::stringstream lines(md);
   int table_lines = 0, header_separators = -1;
   std::string line;
   while (std::getline(lines, line) && line.starts_with("|")) {
@@ -186,19 +197,21 @@ TEST(Reporters, MarkdownEscapesWhatWouldBreakATable) {
     ++table_lines;
   }
   EXPECT_EQ(table_lines, 2 + 4);  // header, delimiter, the four rows: no row broke in two
-  EXPECT_NE(out.str().find("| a\\|b "), std::string::npos) << out.str();
+  EXPECT_NE(md.find("| a\\|b "), std::string::npos) << md;
   // The failure note stays one line, and its key one more.
-  EXPECT_NE(out.str().find("cell 2 FAILED: the worker died: --- \\| stderr \\| tail \\|\n"
-                           "  model=a\\|b,threads=2\n"),
+  EXPECT_NE(md.find("cell 2 FAILED: the worker died: --- \\| stderr \\| tail \\|\n"
+                    "  model=a\\|b,threads=2\n"),
             std::string::npos)
-      << out.str();
+      << md;
 }
 
-TEST(Reporters, UnknownFormatSuggests) {
-  auto r = MakeReporter("jsno");
+TEST(Formats, UnknownFormatIsNamedWithTheNearestAndEveryName) {
+  auto r = FindFormat("jsno");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().exit_code, 2);
-  EXPECT_NE(r.error().message.find("did you mean 'json'"), std::string::npos);
+  EXPECT_EQ(r.error().message,
+            "unknown report format 'jsno' (did you mean 'json'?) (formats: " + FormatList() + ")");
+  EXPECT_EQ(FormatList("|").rfind("md|csv|json|", 0), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,50 @@
+#include "pipette/report/display.h"
+
+#include <fmt/format.h>
+
+namespace pipette::report {
+
+std::string QuantDisplay(const metrics::ResultRow& row) {
+  return row.quant_origin.starts_with("re-") ? row.quant + "*" : row.quant;
+}
+
+std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name) {
+  auto it = row.params.find(name);
+  if (it == row.params.end()) return "";
+  const std::string v = it->is_string() ? it->get<std::string>() : it->dump();
+  if (name != "flash_attn" || !it->is_string()) return v;
+  const std::string asked = row.params_set.value(name, std::string("auto"));
+  if (asked != "auto") return v;
+  return v == "auto" ? "auto (unresolved)" : v + " (auto)";
+}
+
+std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension) {
+  if (dimension == "model") return row.model;
+  if (dimension == "quant") return QuantDisplay(row);
+  if (dimension == "runtime") return fmt::format("{} {}", row.runtime, row.runtime_version);
+  if (dimension == "device") return row.device;
+  return ParamDisplay(row, dimension);
+}
+
+std::string RequantNote(const metrics::ResultRow& row) {
+  if (!row.quant_origin.starts_with("re-")) return "";
+  return fmt::format(
+      "* {}: the base file is already quantized, so this is not a quantization of "
+      "the full-precision weights",
+      row.quant_origin);
+}
+
+std::string CountDisplay(int64_t n) {
+  if (n >= 1000000000) return fmt::format("{:.2f} B", double(n) / 1e9);
+  if (n >= 1000000) return fmt::format("{:.2f} M", double(n) / 1e6);
+  return std::to_string(n);
+}
+
+std::string FigureDisplay(const metrics::ResultRow& row) {
+  std::string s =
+      fmt::format("{:.2f} ± {:.2f} {}", row.summary.median, row.summary.stddev, row.unit);
+  if (row.summary.noisy) s += fmt::format(" (noisy: CV {:.1f}%)", row.summary.cv * 100.0);
+  return s;
+}
+
+}  // namespace pipette::report

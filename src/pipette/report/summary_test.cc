@@ -1,0 +1,73 @@
+#include "pipette/report/summary.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::report {
+namespace {
+
+metrics::ResultRow Speed(int64_t cell, int threads, int n_batch, std::vector<double> samples) {
+  metrics::ResultRow r;
+  r.run_id = 1;
+  r.cell_id = cell;
+  r.cell_index = int(cell - 1);
+  r.cell_status = "ok";
+  r.model = "smol";
+  r.quant = "Q4_1";
+  r.runtime = "llama.cpp";
+  r.runtime_version = "0.3.36";
+  r.params = {{"threads", threads}, {"n_batch", n_batch}, {"n_ubatch", 512}};
+  r.test = "tg16";
+  r.metric = "throughput";
+  r.unit = "t/s";
+  r.samples = std::move(samples);
+  r.summary = stats::Summarize(r.samples);
+  r.value = r.summary.median;
+  return r;
+}
+
+std::vector<std::string> Names(const Table& t) {
+  std::vector<std::string> names;
+  for (const auto& c : t.columns) names.push_back(c.name);
+  return names;
+}
+
+TEST(Summary, OneTextRowPerSpeedTestWithNoiseFlags) {
+  const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 256, {100, 101, 99}),
+                                                Speed(2, 2, 512, {50, 60, 40})};
+  const Table t = SummaryTable(rows);
+  // threads always; n_batch because it varies; n_ubatch not (one value). In name order.
+  EXPECT_EQ(Names(t),
+            (std::vector<std::string>{"model", "size", "params", "quant", "runtime", "n_batch",
+                                      "threads", "test", "result", "peak RSS"}));
+  EXPECT_EQ(t.columns[0].align, Align::kLeft);
+  EXPECT_EQ(t.columns[1].align, Align::kRight);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_FALSE(t.rows[0].noisy);
+  EXPECT_TRUE(t.rows[1].noisy);  // CV 20%
+  EXPECT_EQ(std::get<std::string>(t.rows[1].values[8]), "50.00 ± 10.00 t/s (noisy: CV 20.0%)");
+  EXPECT_EQ(std::get<std::string>(t.rows[1].values[9]), "n/a");  // no peak RSS figure
+  for (const auto& row : t.rows) EXPECT_EQ(row.values.size(), t.columns.size());
+  EXPECT_TRUE(t.footnotes.empty());
+}
+
+TEST(Summary, RequantizedVariantsGetAFootnoteAndIncompleteCellsANote) {
+  std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100})};
+  rows[0].quant_origin = "re-quantized from Q4_1";
+  const Table t = SummaryTable(rows);
+  ASSERT_EQ(t.footnotes.size(), 1u);
+  EXPECT_EQ(t.footnotes[0].rfind("* re-quantized from Q4_1", 0), 0u);
+  store::CellRecord ok, failed, superseded;
+  ok.status = "ok";
+  failed.status = "failed";
+  failed.index = 1;
+  failed.key = "k";
+  superseded.status = "superseded";
+  const auto notes = IncompleteCells({ok, superseded, failed});
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].cell, 2);
+  EXPECT_EQ(notes[0].reason, "(no reason recorded)");
+  EXPECT_EQ(notes[0].key, "k");
+}
+
+}  // namespace
+}  // namespace pipette::report

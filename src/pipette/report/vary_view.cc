@@ -1,0 +1,61 @@
+#include "pipette/report/vary_view.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "pipette/report/display.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::report {
+
+VaryView BuildVaryView(const metrics::VaryTable& table,
+                       const std::vector<metrics::ResultRow>& rows) {
+  VaryView view;
+  std::set<std::string> notes;
+  for (size_t i : table.sources) {
+    if (const std::string n = RequantNote(rows[i]); !n.empty()) notes.insert(n);
+  }
+  view.notes.assign(notes.begin(), notes.end());
+  for (const metrics::VaryGroup& g : table.groups) {
+    const metrics::ResultRow& first = rows[g.source];
+    std::string fixed;
+    if (!g.base_models.empty()) {
+      std::string names;
+      for (const auto& b : g.base_models) names += (names.empty() ? "" : " / ") + b;
+      fixed = fmt::format("base={}", names);
+    }
+    for (const std::string& d : table.fixed) {
+      fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, DimensionDisplay(first, d));
+    }
+    fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", first.run_id);
+    Table t;
+    t.name = "vary";
+    t.title = fmt::format("varying {}; fixed: {}", table.dimension, fixed);
+    t.columns.push_back({table.dimension, ColumnType::kText, "", Align::kLeft});
+    for (const auto& c : table.columns) {
+      t.columns.push_back({c.name, ColumnType::kText, c.unit, Align::kRight});
+    }
+    for (const metrics::VaryRow& row : g.rows) {
+      const metrics::ResultRow& source = rows[row.source];
+      std::vector<Value> cells = {Text(
+          table.dimension == "quant" ? fmt::format("{} ({})", QuantDisplay(source), source.model)
+                                     : DimensionDisplay(source, table.dimension))};
+      for (size_t c = 0; c < table.columns.size(); ++c) {
+        if (!row.values[c]) {
+          cells.push_back(Text(""));
+          continue;
+        }
+        const bool bytes = table.columns[c].unit == "bytes";
+        const std::string v =
+            bytes ? FormatBytes(*row.values[c]) : fmt::format("{:.4g}", *row.values[c]);
+        cells.push_back(Text(row.ratios[c] ? fmt::format("{} ({:.2f}x)", v, *row.ratios[c]) : v));
+      }
+      t.Add(std::move(cells));
+    }
+    view.tables.push_back(std::move(t));
+  }
+  return view;
+}
+
+}  // namespace pipette::report

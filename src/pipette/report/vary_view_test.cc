@@ -1,0 +1,81 @@
+#include "pipette/report/vary_view.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "pipette/metrics/vary_test_rows.h"
+#include "pipette/report/markdown.h"
+
+namespace pipette::report {
+namespace {
+
+std::vector<metrics::ResultRow> Rows() { return metrics::fixture::VaryRows(); }
+
+VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& dim) {
+  auto t = metrics::BuildVaryTable(rows, dim);
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return t ? BuildVaryView(*t, rows) : VaryView{};
+}
+
+std::string Cell(const Table& t, size_t row, size_t col) {
+  return std::get<std::string>(t.rows.at(row).values.at(col));
+}
+
+TEST(VaryView, NamesGroupsAndRowsWithRatios) {
+  const VaryView v = View(Rows(), "quant");
+  ASSERT_EQ(v.tables.size(), 2u);
+  const Table& t = v.tables[0];
+  EXPECT_EQ(t.title,
+            "varying quant; fixed: runtime=llama.cpp 0.3.36, device=Test CPU, threads=1, "
+            "run=1");
+  ASSERT_EQ(t.columns.size(), 4u);  // quant, tg16 t/s, peak RSS, ppl
+  EXPECT_EQ(t.columns[1].name, "tg16 t/s");
+  EXPECT_EQ(t.columns[2].unit, "bytes");
+  EXPECT_EQ(Cell(t, 0, 0), "Q8_0 (smol-Q8_0)");
+  EXPECT_EQ(Cell(t, 1, 1), "75 (1.50x)");
+  EXPECT_EQ(Cell(t, 1, 2), "120 B (0.60x)");
+  EXPECT_EQ(Cell(t, 1, 3), "");  // no ppl measured at threads=1
+  EXPECT_TRUE(v.notes.empty());
+}
+
+TEST(VaryView, BaseModelsAndRequantizedVariants) {
+  std::vector<metrics::ResultRow> rows = Rows();
+  for (auto& r : rows) {
+    r.base_model = "smol";
+    r.family = "SmolLM2";
+  }
+  rows[2].quant_origin = "re-quantized from Q8_0";
+  const VaryView v = View(rows, "quant");
+  ASSERT_EQ(v.tables.size(), 2u);
+  EXPECT_EQ(v.tables[0].title.rfind("varying quant; fixed: base=smol, runtime=", 0), 0u)
+      << v.tables[0].title;
+  EXPECT_EQ(Cell(v.tables[0], 1, 0), "Q4_1* (smol-Q4_1)");
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_EQ(v.notes[0].rfind("* re-quantized from Q8_0: ", 0), 0u) << v.notes[0];
+}
+
+// Golden output; after an intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
+// --gtest_filter='VaryView*'
+TEST(VaryView, MarkdownGolden) {
+  std::ostringstream out;
+  WriteVaryMarkdown(View(Rows(), "quant"), out);
+  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/vary.md";
+  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out.str();
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path;
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(out.str(), expected.str());
+}
+
+TEST(VaryView, NothingToCompare) {
+  std::ostringstream out;
+  WriteVaryMarkdown(View({}, "quant"), out);
+  EXPECT_EQ(out.str(), "(no completed cells to compare)\n");
+}
+
+}  // namespace
+}  // namespace pipette::report
