@@ -1,24 +1,22 @@
-#include "request_router.h"
+#include "dispatcher.h"
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <optional>
 
 #include "monotonic_clock.h"
+#include "pipette/protocol/ops.h"
+#include "pipette/protocol/session_ops.h"
 #include "proc_memory.h"
-#include "quantize.h"
-#include "runtime_info.h"
 
-namespace pipette::llama_worker {
+namespace pipette::worker_common {
 namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+namespace op = protocol::op;
 
-constexpr int kProtocolVersion = 1;
-
-// Serialises without throwing: text from the tokenizer may hold invalid UTF-8 (e.g. half of a
+// Serialises without throwing: text from a tokenizer may hold invalid UTF-8 (e.g. half of a
 // multi-byte character), which is replaced by U+FFFD.
 std::string Dump(const ordered_json& value) {
   return value.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
@@ -32,94 +30,101 @@ std::string ErrorLine(const ordered_json& id, const std::string& message) {
   return Dump(out);
 }
 
-Reply Hello() {
-  ordered_json out;
-  out["protocol"] = kProtocolVersion;
-  out["runtime"] = "llama.cpp";
-  out["runtime_version"] = LlamaCppPythonVersion();
-  out["runtime_build"] = RuntimeBuild();
-  out["pid"] = static_cast<int64_t>(getpid());
-  return Reply::Ok(std::move(out));
+bool Builtin(const std::string& name) {
+  return name == op::kHello || name == op::kMemory || name == op::kResetPeakMemory ||
+         name == op::kShutdown;
 }
 
 Reply Memory() {
-  const std::optional<MemoryReading> reading = ReadMemory();
-  if (!reading) return Reply::Fail("cannot read VmRSS/VmHWM from /proc/self/status");
-  ordered_json out;
-  out["rss"] = reading->rss;
-  out["hwm"] = reading->hwm;
-  return Reply::Ok(std::move(out));
-}
-
-Reply ResetPeak() {
-  std::string error;
-  const bool supported = ResetPeakMemory(&error);
-  if (!supported) std::fprintf(stderr, "pipette-worker-llama: %s\n", error.c_str());
-  const std::optional<MemoryReading> reading = ReadMemory();
-  if (!reading) return Reply::Fail("cannot read VmRSS/VmHWM from /proc/self/status");
-  ordered_json out;
-  out["supported"] = supported;
-  out["rss"] = reading->rss;
-  out["hwm"] = reading->hwm;
-  return Reply::Ok(std::move(out));
+  auto reading = ReadMemory();
+  if (!reading) return reading.error();
+  return protocol::MemoryResponse{reading->rss, reading->hwm}.ToJson();
 }
 
 }  // namespace
 
-Reply RequestRouter::Dispatch(const std::string& op, const json& request, bool* shutdown,
-                              FrameStream* stream) {
-  if (op == "hello") return Hello();
-  if (op == "load_model") return session_.LoadModel(request);
-  if (op == "init_context") return session_.InitContext(request);
-  if (op == "reset_peak_memory") return ResetPeak();
-  if (op == "memory") return Memory();
-  if (op == "tokenize") return session_.Tokenize(request);
-  if (op == "detokenize") return session_.Detokenize(request);
-  if (op == "pp") return session_.PromptProcessing(request);
-  if (op == "tg") return session_.Generate(request);
-  if (op == "ttft") return session_.TimeToFirstToken(request);
-  if (op == "score") return session_.Score(request, stream);
-  if (op == "chat") return session_.Chat(request);
-  if (op == "imatrix") return session_.Imatrix(request);
-  if (op == "quantize") return Quantize(request);
-  if (op == "shutdown") {
-    *shutdown = true;
-    return Reply::Ok(ordered_json::object());
-  }
-  return Reply::Fail("unknown op '" + op + "'");
+void Dispatcher::Handle(const std::string& name, Handler handler) {
+  handlers_[name] = [handler = std::move(handler)](const json& request, FrameStream*) {
+    return handler(request);
+  };
 }
 
-RequestRouter::Outcome RequestRouter::Handle(std::string_view line, std::FILE* stream_out) {
+void Dispatcher::HandleWithFrames(const std::string& name, FramesHandler handler) {
+  handlers_[name] = std::move(handler);
+}
+
+std::vector<std::string> Dispatcher::Ops() const {
+  std::vector<std::string> ops;
+  for (std::string_view name : protocol::Ops()) {
+    const std::string s(name);
+    if (Builtin(s) || handlers_.count(s)) ops.push_back(s);
+  }
+  return ops;
+}
+
+Reply Dispatcher::Hello() const {
+  protocol::HelloResponse hello;
+  hello.runtime = identity_.runtime;
+  hello.runtime_version = identity_.runtime_version;
+  if (identity_.build) hello.runtime_build = identity_.build();
+  hello.pid = static_cast<int64_t>(getpid());
+  hello.ops = Ops();
+  return hello.ToJson();
+}
+
+Reply Dispatcher::ResetPeak() const {
+  const Status reset = ResetPeakMemory();
+  if (!reset)
+    std::fprintf(stderr, "%s: %s\n", identity_.program.c_str(), reset.error().message.c_str());
+  auto reading = ReadMemory();
+  if (!reading) return reading.error();
+  return protocol::ResetPeakMemoryResponse{reset.ok(), reading->rss, reading->hwm}.ToJson();
+}
+
+Reply Dispatcher::Answer(const std::string& name, const json& request, bool* shutdown,
+                         FrameStream* frames) {
+  if (name == op::kHello) return Hello();
+  if (name == op::kMemory) return Memory();
+  if (name == op::kResetPeakMemory) return ResetPeak();
+  if (name == op::kShutdown) {
+    *shutdown = true;
+    return protocol::ShutdownResponse{}.ToJson();
+  }
+  const auto it = handlers_.find(name);
+  if (it == handlers_.end()) return Fail("unknown op '" + name + "'");
+  return it->second(request, frames);
+}
+
+Dispatcher::Outcome Dispatcher::Dispatch(std::string_view line, std::FILE* frames_out) {
   const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (request.is_discarded()) return {ErrorLine(nullptr, "request is not valid JSON"), false};
-  if (!request.is_object()) return {ErrorLine(nullptr, "request is not a JSON object"), false};
+  if (request.is_discarded()) return {ErrorLine(nullptr, "request is not valid JSON")};
+  if (!request.is_object()) return {ErrorLine(nullptr, "request is not a JSON object")};
 
   const auto id_it = request.find("id");
   if (id_it == request.end() || !id_it->is_number_integer()) {
-    return {ErrorLine(nullptr, "request has no integer 'id'"), false};
+    return {ErrorLine(nullptr, "request has no integer 'id'")};
   }
   const ordered_json id = *id_it;
   const auto op_it = request.find("op");
   if (op_it == request.end() || !op_it->is_string()) {
-    return {ErrorLine(id, "request has no string 'op'"), false};
+    return {ErrorLine(id, "request has no string 'op'")};
   }
 
   bool shutdown = false;
-  std::optional<FrameStream> stream;
-  if (stream_out != nullptr) stream.emplace(stream_out, id);
-  Reply reply =
-      Dispatch(op_it->get<std::string>(), request, &shutdown, stream ? &*stream : nullptr);
-  if (stream && stream->started()) {
+  std::optional<FrameStream> frames;
+  if (frames_out != nullptr) frames.emplace(frames_out, id);
+  Reply reply = Answer(op_it->get<std::string>(), request, &shutdown, frames ? &*frames : nullptr);
+  if (frames && frames->started()) {
     // The response line went out before the frames: a failure now ends them with an abort frame.
-    if (!reply.ok) stream->Abort(-1, NowNs(), reply.error);
+    if (!reply) frames->Abort(-1, NowNs(), reply.error().message);
     return {"", false, true};
   }
-  if (!reply.ok) return {ErrorLine(id, reply.error), false};
+  if (!reply) return {ErrorLine(id, reply.error().message)};
   ordered_json out;
   out["id"] = id;
   out["ok"] = true;
-  for (auto& [key, value] : reply.body.items()) out[key] = std::move(value);
+  for (auto& [key, value] : reply->items()) out[key] = std::move(value);
   return {Dump(out), shutdown};
 }
 
-}  // namespace pipette::llama_worker
+}  // namespace pipette::worker_common

@@ -2,21 +2,25 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
-namespace pipette::llama_worker {
+#include "pipette/util/result.h"
+
+namespace pipette::worker_common {
 
 struct MemoryReading {
   int64_t rss = 0;  // VmRSS, bytes
   int64_t hwm = 0;  // VmHWM (peak resident set), bytes
 };
 
-// Reads VmRSS and VmHWM from /proc/self/status; nullopt when they cannot be read.
-std::optional<MemoryReading> ReadMemory();
+// Reads VmRSS and VmHWM from /proc/self/status.
+Result<MemoryReading> ReadMemory();
 
-// Resets VmHWM to the current VmRSS by writing "5" to /proc/self/clear_refs. Returns false
-// (with the reason in `error`) when the kernel does not allow it.
-bool ResetPeakMemory(std::string* error);
+// Parses the text of a /proc/<pid>/status file (VmRSS and VmHWM lines, in kB).
+Result<MemoryReading> ParseProcStatus(const std::string& status);
 
-}  // namespace pipette::llama_worker
+// Resets VmHWM to the current VmRSS by writing "5" to /proc/self/clear_refs; fails (with the
+// reason) when the kernel does not allow it.
+Status ResetPeakMemory();
+
+}  // namespace pipette::worker_common
