@@ -60,6 +60,16 @@ def tokenize(text, add_special):
     return ([BOS] if add_special else []) + [3 + b % 13 for b in text.encode("utf-8")]
 
 
+def text_request(request, op):
+    """The fields of tokenize and ttft: (reader, text, add_special), checked."""
+    f = Fields(request, op)
+    text = f.string("text")
+    add_special = f.bool("add_special", True)
+    f.bool("parse_special", False)
+    f.check()
+    return f, text, add_special
+
+
 @worker.handler("load_model")
 def load_model(request):
     f = Fields(request, "load_model")
@@ -92,11 +102,7 @@ def init_context(request):
 
 @worker.handler("tokenize")
 def tokenize_op(request):
-    f = Fields(request, "tokenize")
-    text = f.string("text")
-    add_special = f.bool("add_special", True)
-    f.bool("parse_special", False)
-    f.check()
+    _, text, add_special = text_request(request, "tokenize")
     need(context=False)
     return {"tokens": tokenize(text, add_special)}
 
@@ -149,11 +155,7 @@ def tg(request):
 
 @worker.handler("ttft")
 def ttft(request):
-    f = Fields(request, "ttft")
-    text = f.string("text")
-    add_special = f.bool("add_special", True)
-    f.bool("parse_special", False)
-    f.check()
+    f, text, add_special = text_request(request, "ttft")
     need(context=True)
     batch(f)
     t_start = now_ns()

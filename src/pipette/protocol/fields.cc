@@ -1,5 +1,6 @@
 #include "pipette/protocol/fields.h"
 
+#include <type_traits>
 #include <utility>
 
 namespace pipette::protocol {
@@ -169,43 +170,30 @@ TokenIds FieldReader::Tokens(const char* name, TokenIds fallback) {
   return value ? ReadTokens(*value, name) : fallback;
 }
 
-std::vector<int64_t> FieldReader::Ints(const char* name) {
+template <class T>
+std::vector<T> FieldReader::ReadNumbers(const char* name) {
+  constexpr bool kIntegers = std::is_integral_v<T>;
   const json* value = Find(name, /*required=*/true);
   if (!value) return {};
   if (!value->is_array()) {
-    FieldFail(name, "must be an array of integers");
+    FieldFail(name, kIntegers ? "must be an array of integers" : "must be an array of numbers");
     return {};
   }
-  std::vector<int64_t> out;
+  std::vector<T> out;
   out.reserve(value->size());
   for (const json& item : *value) {
-    if (!item.is_number_integer()) {
-      FieldFail(name, "must hold only integers");
+    if (kIntegers ? !item.is_number_integer() : !item.is_number()) {
+      FieldFail(name, kIntegers ? "must hold only integers" : "must hold only numbers");
       return {};
     }
-    out.push_back(item.get<int64_t>());
+    out.push_back(item.get<T>());
   }
   return out;
 }
 
-std::vector<double> FieldReader::Numbers(const char* name) {
-  const json* value = Find(name, /*required=*/true);
-  if (!value) return {};
-  if (!value->is_array()) {
-    FieldFail(name, "must be an array of numbers");
-    return {};
-  }
-  std::vector<double> out;
-  out.reserve(value->size());
-  for (const json& item : *value) {
-    if (!item.is_number()) {
-      FieldFail(name, "must hold only numbers");
-      return {};
-    }
-    out.push_back(item.get<double>());
-  }
-  return out;
-}
+std::vector<int64_t> FieldReader::Ints(const char* name) { return ReadNumbers<int64_t>(name); }
+
+std::vector<double> FieldReader::Numbers(const char* name) { return ReadNumbers<double>(name); }
 
 double FieldReader::Number(const char* name) {
   const json* value = Find(name, /*required=*/true);

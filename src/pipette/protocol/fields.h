@@ -68,6 +68,8 @@ class FieldReader {
   bool ReadBool(const nlohmann::json& value, const char* name);
   std::string ReadString(const nlohmann::json& value, const char* name);
   TokenIds ReadTokens(const nlohmann::json& value, const char* name);
+  template <class T>
+  std::vector<T> ReadNumbers(const char* name);  // an array of integers or of numbers
 
   static const nlohmann::json& EmptyObject();
 

@@ -60,6 +60,19 @@ TEST(FieldReader, RangesAndTokenWidthsAreChecked) {
   EXPECT_EQ(u.error(), "pp request: field 'u' is out of range");
 }
 
+TEST(FieldReader, ArraysOfNumbersAreCheckedItemByItem) {
+  const json j = {{"ends", {1, 2}}, {"lp", {-0.5, 1}}, {"bad", {1, 2.5}}, {"word", "x"}};
+  FieldReader f(j, "tg response");
+  EXPECT_EQ(f.Ints("ends"), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(f.Numbers("lp"), (std::vector<double>{-0.5, 1.0}));
+  EXPECT_TRUE(f.ok()) << f.error();
+  (void)f.Ints("bad");
+  EXPECT_EQ(f.error(), "tg response: field 'bad' must hold only integers");
+  FieldReader g(j, "score response");
+  (void)g.Numbers("word");
+  EXPECT_EQ(g.error(), "score response: field 'word' must be an array of numbers");
+}
+
 TEST(FieldReader, NullIsAbsent) {
   const json j = {{"n", nullptr}};
   FieldReader f(j, "pp request");
