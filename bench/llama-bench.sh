@@ -15,9 +15,9 @@ rounds=${1:-3}
 reps=${2:-5}
 shift $(($# > 2 ? 2 : $#))
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(smollm2-135m-instruct-q4_1 gemma-3-270m-q4_k_m)
+[ ${#models[@]} -gt 0 ] || models=(smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)
 declare -A files=([smollm2-135m-instruct-q4_1]=models/SmolLM2-135M-Instruct.Q4_1.gguf
-                  [gemma-3-270m-q4_k_m]=models/gemma-3-270m-q4_k_m.gguf)
+                  [gemma3-270m-q4_k_m]=models/gemma-3-270m-q4_k_m.gguf)
 if [ -n "${AGREE_DIR:-}" ]; then
   tmp=$AGREE_DIR
   mkdir -p "$tmp"
@@ -69,8 +69,8 @@ done
 median() { jq -s 'sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
                   else (.[length / 2 - 1] + .[length / 2]) / 2 end'; }
 
-echo "| model | setting | test | llama-bench t/s (median) | Pipette t/s (median) | Pipette / llama-bench | n each | threads (bench / Pipette) | flash attn (Pipette) |"
-echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |"
+echo "| model | setting | test | llama-bench t/s (median) | Pipette t/s (median) | Pipette / llama-bench | per-round ratios (min–max) | n each | threads (bench / Pipette) | flash attn (Pipette) |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 for model in "${models[@]}"; do
   for s in "${settings[@]}"; do
     read -r kind t <<<"$s"
@@ -85,8 +85,17 @@ for model in "${models[@]}"; do
       pt=$(jq -r "[.results[] | select(.test == \"$test\" and .metric == \"throughput\") | .params.threads] | unique | join(\",\")" "$tmp/$tag-pipette.json")
       pf=$(jq -r "[.results[] | select(.test == \"$test\" and .metric == \"throughput\") | .params.flash_attn] | unique | join(\",\")" "$tmp/$tag-pipette.json")
       ratio=$(jq -n "$p / $b * 1000 | round / 1000")
-      printf '| %s | %s | %s | %.2f | %.2f | %s | %s | %s / %s | %s |\n' "$model" "$s" "$test" "$b" "$p" \
-        "$ratio" "$nb" "$bt" "$pt" "$pf"
+      # Round r's medians side by side (Pipette's runs are in round order): how far one round's
+      # ratio moves shows the noise the overall medians carry.
+      nr=$(ls "$tmp/$tag"-bench-*.json | wc -l)
+      per_round=$(for ((r = 1; r <= nr; r++)); do
+        rb=$(jq ".[] | select($sel) | .samples_ts[]" "$tmp/$tag-bench-$r.json" | median)
+        rp=$(jq "[.results[] | select(.test == \"$test\" and .metric == \"throughput\")] | sort_by(.run_id) | .[$((r - 1))].samples[]" \
+               "$tmp/$tag-pipette.json" | median)
+        jq -n "$rp / $rb"
+      done | jq -s -r 'map(. * 1000 | round / 1000) | "\(min)–\(max)"')
+      printf '| %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s / %s | %s |\n' "$model" "$s" "$test" "$b" "$p" \
+        "$ratio" "$per_round" "$nb" "$bt" "$pt" "$pf"
     done
   done
 done

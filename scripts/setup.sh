@@ -58,8 +58,8 @@ fi
 # 3. The bundled model.
 scripts/fetch-models.sh
 
-# 4. Build Pipette and llama.cpp (the first time: ~12 min on 2 cores, most of it llama.cpp;
-#    with ccache's objects from an earlier clone: ~1 min).
+# 4. Build Pipette and llama.cpp (the first time: llama.cpp alone is ~1,600 CPU-seconds, ~14 min
+#    on 2 idle cores; a fresh clone on the same machine takes its objects from ccache).
 SRC_ABS="$PWD/$LLAMA_SRC/vendor/llama.cpp"
 if [ ! -f build/CMakeCache.txt ] || ! grep -q "PIPETTE_LLAMA_SOURCE:PATH=$SRC_ABS\$" build/CMakeCache.txt; then
   say "configuring the build (llama.cpp from $LLAMA_SRC)"

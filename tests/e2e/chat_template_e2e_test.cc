@@ -49,21 +49,9 @@ int FreePort() {
   return port;
 }
 
-// Runs a program (no shell), its output to `out`; returns its exit status.
-int RunProgram(std::vector<std::string> argv, const fs::path& out) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int n = open("/dev/null", O_WRONLY);
-    dup2(o, 1);
-    dup2(n, 2);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    execvp(a[0], a.data());
-    _exit(127);
-  }
-  return Wait(pid);
+// Runs a program (no shell), its standard output to `out`; returns its exit status.
+int RunProgram(const std::vector<std::string>& argv, const fs::path& out) {
+  return Wait(Spawn(argv, out, "/dev/null"));
 }
 
 class ChatTemplateE2E : public E2E {
@@ -90,21 +78,10 @@ class ChatTemplateE2E : public E2E {
     port_ = FreePort();
     if (port_ <= 0) return ::testing::AssertionFailure() << "no free port";
     const fs::path log = dir_ / "server.log";
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int o = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(o, 1);
-      dup2(o, 2);
-      std::vector<std::string> argv = {kServer,  "--jinja",   "-m",        model,
-                                       "--host", "127.0.0.1", "--port",    std::to_string(port_),
-                                       "-c",     "2048",      "-np",       "1",
-                                       "-t",     "1",         "--no-webui"};
-      std::vector<char*> a;
-      for (auto& s : argv) a.push_back(s.data());
-      a.push_back(nullptr);
-      execv(a[0], a.data());
-      _exit(127);
-    }
+    const pid_t pid =
+        Spawn({kServer, "--jinja", "-m", model, "--host", "127.0.0.1", "--port",
+               std::to_string(port_), "-c", "2048", "-np", "1", "-t", "1", "--no-webui"},
+              log, log);
     started_.push_back(pid);  // TearDown kills it, passed or failed
     // Readiness, not speed: a loaded machine may take long to load the model.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);

@@ -45,23 +45,29 @@ inline std::string ReadFile(const fs::path& p) {
   return ss.str();
 }
 
-// Starts pipette with stdout and stderr sent to files; returns the pid.
-inline pid_t Start(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
-  std::vector<std::string> argv = {kPipette};
-  argv.insert(argv.end(), args.begin(), args.end());
+// Starts a program (no shell; a name without '/' is looked up on PATH) with stdout and stderr
+// sent to files (one file for both when they are the same path); returns the pid.
+inline pid_t Spawn(std::vector<std::string> argv, const fs::path& out, const fs::path& err) {
   const pid_t pid = fork();
   if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = err == out ? o : open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(o, 1);
     dup2(e, 2);
     std::vector<char*> a;
     for (auto& s : argv) a.push_back(s.data());
     a.push_back(nullptr);
-    execv(a[0], a.data());
+    execvp(a[0], a.data());
     _exit(127);
   }
   return pid;
+}
+
+// Starts pipette with stdout and stderr sent to files; returns the pid.
+inline pid_t Start(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  std::vector<std::string> argv = {kPipette};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Spawn(std::move(argv), out, err);
 }
 
 inline int Wait(pid_t pid) {
@@ -124,19 +130,7 @@ class E2E : public ::testing::Test {
   // folder; `out` holds both, stdout first.
   Output Program(const std::vector<std::string>& argv) {
     Output o;
-    const pid_t pid = fork();
-    if (pid == 0) {
-      int out = open((dir_ / "program.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = open((dir_ / "program.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(out, 1);
-      dup2(err, 2);
-      std::vector<std::string> copy = argv;
-      std::vector<char*> a;
-      for (auto& s : copy) a.push_back(s.data());
-      a.push_back(nullptr);
-      execv(a[0], a.data());
-      _exit(127);
-    }
+    const pid_t pid = Spawn(argv, dir_ / "program.out", dir_ / "program.err");
     started_.push_back(pid);
     o.code = Wait(pid);
     o.err = ReadFile(dir_ / "program.err");

@@ -90,15 +90,17 @@ class Kld : public E2E {
 
   // llama-perplexity's PPL ratio rebuilt from the per-position facts Pipette stored for a cell:
   // its base file keeps each reference log-probability no lower than the argmax's − 16, so a
-  // next token rarer than that counts as if it had that probability. Sets how many did.
-  double ClippedPplRatio(int cell, int* clipped) {
+  // next token rarer than that counts as if it had that probability. Sets how many did, and
+  // the exact ratio from the same facts (no clipping).
+  double ClippedPplRatio(int cell, int* clipped, double* exact) {
     auto st = pipette::store::Store::Open(Store());
     EXPECT_TRUE(st.ok());
     auto cells = (*st)->Cells(1);
     EXPECT_TRUE(cells.ok());
-    double nll = 0, nll_base = 0;
+    double nll = 0, nll_base = 0, nll_exact_base = 0;
     int64_t n = 0;
     *clipped = 0;
+    *exact = 0;
     auto samples = (*st)->Samples((*cells)[size_t(cell - 1)].id);
     EXPECT_TRUE(samples.ok());
     if (!samples.ok()) return 0;
@@ -110,9 +112,11 @@ class Kld : public E2E {
         *clipped += lp < floor;
         nll -= s.raw["logprob"][j].get<double>();
         nll_base -= std::max(lp, floor);
+        nll_exact_base -= lp;
         ++n;
       }
     }
+    if (n > 0) *exact = std::exp((nll - nll_exact_base) / double(n));
     return n > 0 ? std::exp((nll - nll_base) / double(n)) : 0;
   }
 
@@ -126,6 +130,9 @@ class Kld : public E2E {
       ASSERT_NE(r, nullptr) << m;
       EXPECT_EQ((*r)["value"].get<double>(), 0.0) << m;
     }
+    const json* self_top1 = Find(doc["results"], ref_cell, "kld", "top1_agree");
+    ASSERT_NE(self_top1, nullptr);
+    EXPECT_EQ((*self_top1)["value"].get<double>(), 1.0);
     const std::pair<const char*, const char*> names[] = {
         {"kld_mean", "mean"},      {"kld_median", "median"}, {"kld_p99", "p99"},
         {"kld_max", "max"},        {"top1_agree", "top1"},   {"rms_dp", "rms_dp"},
@@ -138,23 +145,26 @@ class Kld : public E2E {
       const std::string metric = ours;
       const double tol = metric == "kld_p99" || metric == "kld_max" ? 0.02 : 0.005;
       std::printf("kld %-10s pipette %.6f  llama-perplexity %.6f\n", ours, a, b);
+      EXPECT_EQ((*r)["subset"].get<std::string>().rfind("full vocabulary", 0), 0u);
       if (metric == "ppl_ratio") {
         // Where the reference found a next token rarer than its argmax's − 16, llama-perplexity
         // counts it as that probable (docs/metrics.md): compare like with like, and check that
         // Pipette's exact ratio differs only in that direction.
         int clipped = 0;
-        const double like_llama = ClippedPplRatio(test_cell, &clipped);
+        double exact = 0;
+        const double like_llama = ClippedPplRatio(test_cell, &clipped, &exact);
         std::printf("kld ppl_ratio with llama-perplexity's clipping (%d positions): %.6f\n",
                     clipped, like_llama);
         EXPECT_NEAR(like_llama, b, tol * std::abs(b)) << clipped << " clipped positions";
+        // Pipette's figure is the exact ratio of its stored per-position facts.
+        EXPECT_NEAR(a, exact, 1e-9 * exact);
         if (clipped > 0) {
-          EXPECT_LE(a, like_llama);
+          EXPECT_LT(a, like_llama);
           continue;
         }
       }
       EXPECT_NEAR(a, b, tol * std::abs(b))
           << ours << ": pipette " << a << ", llama-perplexity " << b;
-      EXPECT_EQ((*r)["subset"].get<std::string>().rfind("full vocabulary", 0), 0u);
     }
   }
 

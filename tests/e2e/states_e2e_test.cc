@@ -25,8 +25,10 @@
 namespace pipette_e2e {
 namespace {
 
-// Polls `done` every 100 ms for up to `seconds`.
-bool WaitUntil(const std::function<bool()>& done, double seconds = 120) {
+// Polls `done` every 100 ms for up to `seconds`. The default deadline is for events that come
+// once a run gets there (a phase started, samples stored): generous, since a loaded machine may
+// take many minutes; a passing test waits only as long as the event takes.
+bool WaitUntil(const std::function<bool()>& done, double seconds = 900) {
   const auto end =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(int(seconds * 1000));
   while (std::chrono::steady_clock::now() < end) {

@@ -1,5 +1,5 @@
 // Memory-bandwidth probe: a STREAM-like copy/triad over arrays larger than the last-level cache.
-// Its triad figure is the "measured memory bandwidth" that bw_util divides by (docs/METRICS.md).
+// Its triad figure is the "measured memory bandwidth" that bw_util divides by (docs/metrics.md).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Environment fingerprint: the device facts every result carries (docs/METRICS.md, "What every
+// Environment fingerprint: the device facts every result carries (docs/metrics.md, "What every
 // result carries"), and the conditions read at the start of each benchmark cell.
 //
 // Facts are read from Linux /proc and /sys. A fact the system does not expose is null: nothing is

@@ -64,7 +64,7 @@ TEST_F(ProcessTest, RequestFailureKeepsTheWorker) {
 }
 
 TEST_F(ProcessTest, GarbageKillsTheWorker) {
-  auto ch = Fake("read line; echo 'Segmentation fault (not really)'; sleep 30\n");
+  auto ch = Fake("read line; echo 'Segmentation fault (not really)'; exec sleep 30\n");
   auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().broken);
@@ -74,7 +74,7 @@ TEST_F(ProcessTest, GarbageKillsTheWorker) {
 }
 
 TEST_F(ProcessTest, WrongIdKillsTheWorker) {
-  auto ch = Fake("read line; echo '{\"id\":7,\"ok\":true}'; sleep 30\n");
+  auto ch = Fake("read line; echo '{\"id\":7,\"ok\":true}'; exec sleep 30\n");
   auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().broken);
@@ -83,7 +83,7 @@ TEST_F(ProcessTest, WrongIdKillsTheWorker) {
 }
 
 TEST_F(ProcessTest, SilenceTimesOutAndKills) {
-  auto ch = Fake("read line; sleep 30\n");
+  auto ch = Fake("read line; exec sleep 30\n");
   auto r = ch->Call({{"op", "tg"}}, milliseconds(300));
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().broken);
@@ -93,7 +93,7 @@ TEST_F(ProcessTest, SilenceTimesOutAndKills) {
 }
 
 TEST_F(ProcessTest, WorkerThatStopsReadingCannotHangTheController) {
-  auto ch = Fake("sleep 30\n");  // never reads its standard input
+  auto ch = Fake("exec sleep 30\n");  // never reads its standard input
   nlohmann::json big = {{"op", "pp"}, {"text", std::string(8 << 20, 'x')}};
   auto r = ch->Call(big, milliseconds(500));
   ASSERT_FALSE(r.ok());
@@ -160,7 +160,7 @@ TEST_F(ProcessTest, AFrameOfTheWrongLengthOrCutShortBreaksTheWorker) {
   auto ch = Fake(
       "read line; echo '{\"id\":1,\"ok\":true}'; "
       "printf 'PLGT\\000\\000\\000\\000\\003\\000\\000\\000\\000\\000\\000\\000"
-      "\\000\\000\\000\\000\\000\\000\\000\\000'; sleep 30\n");
+      "\\000\\000\\000\\000\\000\\000\\000\\000'; exec sleep 30\n");
   ASSERT_TRUE(ch->Call({{"op", "score"}}, milliseconds(5000)).ok());
   LogitsFrame f;
   auto r = ch->ReadFrame(&f, 2, milliseconds(5000));
@@ -176,7 +176,7 @@ TEST_F(ProcessTest, AFrameOfTheWrongLengthOrCutShortBreaksTheWorker) {
   EXPECT_TRUE(r.error().broken);
   EXPECT_EQ(r.error().message, "the worker died during its frames: exited with status 4");
 
-  auto silent = Fake("read line; echo '{\"id\":1,\"ok\":true}'; sleep 30\n");
+  auto silent = Fake("read line; echo '{\"id\":1,\"ok\":true}'; exec sleep 30\n");
   ASSERT_TRUE(silent->Call({{"op", "score"}}, milliseconds(5000)).ok());
   r = silent->ReadFrame(&f, 2, milliseconds(300));
   ASSERT_FALSE(r.ok());
