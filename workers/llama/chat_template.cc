@@ -20,7 +20,7 @@ struct ChatTemplate::Impl {
 ChatTemplate::ChatTemplate(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ChatTemplate::~ChatTemplate() = default;
 
-std::string ChatTemplate::Load(const llama_model* model, std::unique_ptr<ChatTemplate>* out) {
+Result<std::unique_ptr<ChatTemplate>> ChatTemplate::Load(const llama_model* model) {
   auto impl = std::make_unique<Impl>();
   try {
     impl->templates = common_chat_templates_init(model, /*chat_template_override=*/"");
@@ -29,7 +29,7 @@ std::string ChatTemplate::Load(const llama_model* model, std::unique_ptr<ChatTem
     const auto parallel = caps.find("supports_parallel_tool_calls");
     impl->parallel_tool_calls = parallel != caps.end() && parallel->second;
   } catch (const std::exception& e) {
-    return std::string("llama.cpp cannot parse the model's chat template: ") + e.what();
+    return Error{std::string("llama.cpp cannot parse the model's chat template: ") + e.what()};
   }
   std::unique_ptr<ChatTemplate> t(new ChatTemplate(std::move(impl)));
   t->source_ = common_chat_templates_source(t->impl_->templates.get(), "");
@@ -43,12 +43,11 @@ std::string ChatTemplate::Load(const llama_model* model, std::unique_ptr<ChatTem
   } else {
     t->origin_ = "chatml";
   }
-  *out = std::move(t);
-  return {};
+  return t;
 }
 
-std::string ChatTemplate::Render(const std::vector<ChatMessage>& messages,
-                                 const nlohmann::json& options, RenderedChat* out) const {
+Result<RenderedChat> ChatTemplate::Render(const std::vector<ChatMessage>& messages,
+                                          const nlohmann::json& options) const {
   // The inputs llama-server builds for a chat completion without tools
   // (oaicompat_chat_params_parse in tools/server/server-common.cpp), with its default settings.
   common_chat_templates_inputs inputs;
@@ -66,10 +65,11 @@ std::string ChatTemplate::Render(const std::vector<ChatMessage>& messages,
   inputs.reasoning_format = COMMON_REASONING_FORMAT_DEEPSEEK;
   inputs.enable_thinking = impl_->supports_thinking;
   inputs.force_pure_content = false;
-  if (!options.is_object()) return "'template_options' must be an object of JSON scalars";
+  if (!options.is_object()) return Error{"'template_options' must be an object of JSON scalars"};
   for (const auto& [key, value] : options.items()) {
     if (value.is_object() || value.is_array()) {
-      return "template_options." + key + " must be a JSON scalar (string, number, boolean, null)";
+      return Error{"template_options." + key +
+                   " must be a JSON scalar (string, number, boolean, null)"};
     }
     inputs.chat_template_kwargs[key] = value.dump();  // the server keeps each value as JSON text
   }
@@ -81,16 +81,17 @@ std::string ChatTemplate::Render(const std::vector<ChatMessage>& messages,
     } else if (it->second == "false") {
       inputs.enable_thinking = false;
     } else if (!it->second.empty() && it->second.front() == '"') {
-      return "template_options.enable_thinking must be a boolean, not a string";
+      return Error{"template_options.enable_thinking must be a boolean, not a string"};
     }
   }
+  RenderedChat out;
   try {
-    out->prompt = common_chat_templates_apply(impl_->templates.get(), inputs).prompt;
+    out.prompt = common_chat_templates_apply(impl_->templates.get(), inputs).prompt;
   } catch (const std::exception& e) {
-    return std::string("llama.cpp cannot render the model's chat template: ") + e.what();
+    return Error{std::string("llama.cpp cannot render the model's chat template: ") + e.what()};
   }
-  out->enable_thinking = inputs.enable_thinking;
-  return {};
+  out.enable_thinking = inputs.enable_thinking;
+  return out;
 }
 
 }  // namespace pipette::llama_worker

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "pipette/protocol/quality_ops.h"
+#include "pipette/util/result.h"
+
 namespace pipette::llama_worker {
 
-struct ChatMessage {
-  std::string role;
-  std::string content;
-};
+using protocol::ChatMessage;
 
 struct RenderedChat {
   std::string prompt;            // the rendered text, leading BOS text removed as the server does
@@ -25,8 +25,8 @@ struct RenderedChat {
 
 class ChatTemplate {
  public:
-  // Reads and parses the loaded model's templates; "" or a message.
-  static std::string Load(const llama_model* model, std::unique_ptr<ChatTemplate>* out);
+  // Reads and parses the loaded model's templates.
+  static Result<std::unique_ptr<ChatTemplate>> Load(const llama_model* model);
   ~ChatTemplate();
   ChatTemplate(const ChatTemplate&) = delete;
   ChatTemplate& operator=(const ChatTemplate&) = delete;
@@ -40,9 +40,9 @@ class ChatTemplate {
   // Renders `messages` and opens the assistant's turn (add_generation_prompt). `options` is a
   // JSON object of scalars passed to the template as variables (llama-server's
   // chat_template_kwargs); "enable_thinking" also sets the engine's own switch, as the server
-  // does. Returns "" or a message.
-  std::string Render(const std::vector<ChatMessage>& messages, const nlohmann::json& options,
-                     RenderedChat* out) const;
+  // does.
+  Result<RenderedChat> Render(const std::vector<ChatMessage>& messages,
+                              const nlohmann::json& options) const;
 
  private:
   struct Impl;

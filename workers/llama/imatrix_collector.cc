@@ -24,7 +24,7 @@ class Collector {
     return true;  // go on computing the graph
   }
 
-  ImatrixFile Result() const {
+  ImatrixFile Take() const {
     ImatrixFile file;
     for (const auto& [name, sums] : sums_) {
       const int64_t count = counts_.at(name);
@@ -103,8 +103,9 @@ class Collector {
 
 }  // namespace
 
-std::string CollectImatrix(llama_model* model, const std::vector<std::vector<llama_token>>& chunks,
-                           const ImatrixRun& run, ImatrixFile* result) {
+Result<ImatrixFile> CollectImatrix(llama_model* model,
+                                   const std::vector<std::vector<llama_token>>& chunks,
+                                   const ImatrixRun& run) {
   size_t longest = 0;
   for (const auto& chunk : chunks) longest = std::max(longest, chunk.size());
   const int32_t n_ctx = static_cast<int32_t>((longest + kCtxAlign - 1) / kCtxAlign * kCtxAlign);
@@ -122,8 +123,8 @@ std::string CollectImatrix(llama_model* model, const std::vector<std::vector<lla
   params.cb_eval_user_data = &collector;
   llama_context_ptr context(llama_init_from_model(model, params));
   if (!context) {
-    return "llama.cpp could not create the imatrix context (n_ctx " + std::to_string(n_ctx) +
-           "; its reason is on standard error)";
+    return Error{"llama.cpp could not create the imatrix context (n_ctx " + std::to_string(n_ctx) +
+                 "; its reason is on standard error)"};
   }
   llama_batch batch = llama_batch_init(n_batch, 0, 1);
   std::string error;
@@ -155,16 +156,18 @@ std::string CollectImatrix(llama_model* model, const std::vector<std::vector<lla
   }
   llama_batch_free(batch);
   context.reset();
-  if (!error.empty()) return error;
+  if (!error.empty()) return Error{error};
 
-  *result = collector.Result();
-  result->n_chunks = static_cast<int64_t>(chunks.size());
-  result->n_tokens = n_tokens;
-  if (result->entries.empty()) {
-    return "no activations were collected (the model has no \"blk.*\" matrix multiplications "
-           "that the collector takes; mixture-of-experts weights are not collected)";
+  ImatrixFile result = collector.Take();
+  result.n_chunks = static_cast<int64_t>(chunks.size());
+  result.n_tokens = n_tokens;
+  if (result.entries.empty()) {
+    return Error{
+        "no activations were collected (the model has no \"blk.*\" matrix "
+        "multiplications that the collector takes; mixture-of-experts weights are not "
+        "collected)"};
   }
-  return {};
+  return result;
 }
 
 }  // namespace pipette::llama_worker

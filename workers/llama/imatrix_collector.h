@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "imatrix_file.h"
+#include "pipette/util/result.h"
 
 namespace pipette::llama_worker {
 
@@ -19,9 +20,10 @@ struct ImatrixRun {
 };
 
 // Decodes each chunk (token ids already checked against the vocabulary) from position 0 into an
-// empty KV cache of a temporary context of its own, then frees that context. Fills `result`
-// (entries, n_chunks, n_tokens). Returns "" or a message.
-std::string CollectImatrix(llama_model* model, const std::vector<std::vector<llama_token>>& chunks,
-                           const ImatrixRun& run, ImatrixFile* result);
+// empty KV cache of a temporary context of its own, then frees that context. The matrix:
+// entries, n_chunks, n_tokens.
+Result<ImatrixFile> CollectImatrix(llama_model* model,
+                                   const std::vector<std::vector<llama_token>>& chunks,
+                                   const ImatrixRun& run);
 
 }  // namespace pipette::llama_worker

@@ -44,75 +44,74 @@ std::string Serialise(const ImatrixFile& file) {
 
 }  // namespace
 
-std::string WriteImatrixFile(const std::string& path, const ImatrixFile& file) {
+Status WriteImatrixFile(const std::string& path, const ImatrixFile& file) {
   for (const auto& [name, entry] : file.entries) {
     for (float v : entry.values) {
-      if (!std::isfinite(v)) return "the importance matrix of " + name + " is not finite";
+      if (!std::isfinite(v)) return Error{"the importance matrix of " + name + " is not finite"};
     }
   }
   const std::string text = Serialise(file);
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return "cannot create " + tmp;
+  if (f == nullptr) return Error{"cannot create " + tmp};
   const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const bool closed = std::fclose(f) == 0;
   std::error_code ec;
   if (!written || !closed) {
     std::filesystem::remove(tmp, ec);
-    return "cannot write " + tmp;
+    return Error{"cannot write " + tmp};
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::error_code ignored;
     std::filesystem::remove(tmp, ignored);
-    return "cannot rename " + tmp + " to " + path + ": " + ec.message();
+    return Error{"cannot rename " + tmp + " to " + path + ": " + ec.message()};
   }
   return {};
 }
 
-std::string ReadImatrixFile(const std::string& path, ImatrixFile* file) {
+Result<ImatrixFile> ReadImatrixFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return "cannot open the imatrix file " + path;
+  if (!in) return Error{"cannot open the imatrix file " + path};
   const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
   const std::string bad = "the imatrix file " + path + " ";
-  if (doc.is_discarded() || !doc.is_object()) return bad + "is not a JSON object";
+  if (doc.is_discarded() || !doc.is_object()) return Error{bad + "is not a JSON object"};
   const auto format = doc.find("format");
   if (format == doc.end() || *format != kImatrixFormat) {
-    return bad + "is not in the format \"" + kImatrixFormat + "\"";
+    return Error{bad + "is not in the format \"" + kImatrixFormat + "\""};
   }
   const auto n_chunks = doc.find("n_chunks");
   const auto n_tokens = doc.find("n_tokens");
   const auto entries = doc.find("entries");
   if (n_chunks == doc.end() || !n_chunks->is_number_integer() || n_tokens == doc.end() ||
       !n_tokens->is_number_integer() || entries == doc.end() || !entries->is_object()) {
-    return bad + "needs integer 'n_chunks' and 'n_tokens' and an object 'entries'";
+    return Error{bad + "needs integer 'n_chunks' and 'n_tokens' and an object 'entries'"};
   }
   ImatrixFile result;
   result.n_chunks = n_chunks->get<int64_t>();
   result.n_tokens = n_tokens->get<int64_t>();
   for (const auto& [name, value] : entries->items()) {
     const std::string where = bad + "entry '" + name + "' ";
-    if (!value.is_object()) return where + "is not an object";
+    if (!value.is_object()) return Error{where + "is not an object"};
     const auto count = value.find("count");
     const auto values = value.find("values");
     if (count == value.end() || !count->is_number_integer() || values == value.end() ||
         !values->is_array() || values->empty()) {
-      return where + "needs an integer 'count' and a non-empty array 'values'";
+      return Error{where + "needs an integer 'count' and a non-empty array 'values'"};
     }
     ImatrixEntry entry;
     entry.count = count->get<int64_t>();
     entry.values.reserve(values->size());
     for (const json& v : *values) {
-      if (!v.is_number()) return where + "holds a value that is not a number";
+      if (!v.is_number()) return Error{where + "holds a value that is not a number"};
       const float f = v.get<float>();
-      if (!std::isfinite(f) || f < 0) return where + "holds a negative or non-finite value";
+      if (!std::isfinite(f) || f < 0) return Error{where + "holds a negative or non-finite value"};
       entry.values.push_back(f);
     }
     result.entries.emplace(name, std::move(entry));
   }
-  if (result.entries.empty()) return bad + "has no entries";
-  *file = std::move(result);
-  return {};
+  if (result.entries.empty()) return Error{bad + "has no entries"};
+  return result;
 }
 
 }  // namespace pipette::llama_worker

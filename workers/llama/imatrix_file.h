@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "pipette/util/result.h"
+
 namespace pipette::llama_worker {
 
 inline constexpr char kImatrixFormat[] = "pipette-imatrix/1";
@@ -23,10 +25,10 @@ struct ImatrixFile {
   std::map<std::string, ImatrixEntry> entries;  // by weight tensor name
 };
 
-// Writes `file` to `path` atomically (to path + ".tmp", then renamed). Returns "" or a message.
-std::string WriteImatrixFile(const std::string& path, const ImatrixFile& file);
+// Writes `file` to `path` atomically (to path + ".tmp", then renamed).
+Status WriteImatrixFile(const std::string& path, const ImatrixFile& file);
 
-// Reads and checks a file written by WriteImatrixFile. Returns "" or a message.
-std::string ReadImatrixFile(const std::string& path, ImatrixFile* file);
+// Reads and checks a file written by WriteImatrixFile.
+Result<ImatrixFile> ReadImatrixFile(const std::string& path);
 
 }  // namespace pipette::llama_worker

@@ -9,25 +9,20 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "chat_template.h"
+#include "common/frame_stream.h"
+#include "common/reply.h"
+#include "pipette/protocol/quality_ops.h"
 
 namespace pipette::llama_worker {
 
-class FrameStream;
-
-// What an operation answers: the response fields when it worked, or a message for a person.
-struct Reply {
-  bool ok = true;
-  nlohmann::ordered_json body = nlohmann::ordered_json::object();
-  std::string error;
-
-  static Reply Ok(nlohmann::ordered_json fields) { return {true, std::move(fields), {}}; }
-  static Reply Fail(std::string message) { return {false, {}, std::move(message)}; }
-};
+using worker_common::FrameStream;
+using worker_common::Reply;
 
 class LlamaSession {
  public:
@@ -53,30 +48,30 @@ class LlamaSession {
   Reply Imatrix(const nlohmann::json& request);
 
  private:
-  // "" when the model (and, if `need_context`, the context) is there; else the reply message.
-  std::string CheckReady(bool need_context) const;
-  // "" when every token is in [0, n_vocab); else a message naming the first that is not.
-  std::string CheckTokens(const std::vector<llama_token>& tokens, const char* field) const;
-  // Resolves a request's optional n_batch against the context's; "" or a message.
-  std::string ResolveBatch(int64_t requested, int32_t* n_batch) const;
+  // Whether the model (and, if `need_context`, the context) is there.
+  Status CheckReady(bool need_context) const;
+  // Whether every token is in [0, n_vocab); the error names the first that is not.
+  Status CheckTokens(const std::vector<llama_token>& tokens, const std::string& field) const;
+  // A request's optional n_batch, resolved against the context's.
+  Result<int32_t> ResolveBatch(const std::optional<int64_t>& requested) const;
   // Starts a request on an empty context: clears the KV cache and the perf counters.
   void ClearForRequest();
   // Decodes `tokens` at positions [pos0, pos0 + n) in batches of at most `n_batch`, waiting for
   // each batch to finish; logits only for the last token. Appends each batch's end time to
-  // `batch_end_ns` when given. Returns "" or a message.
-  std::string DecodeInBatches(const std::vector<llama_token>& tokens, int32_t pos0, int32_t n_batch,
-                              std::vector<int64_t>* batch_end_ns);
+  // `batch_end_ns` when given.
+  Status DecodeInBatches(const std::vector<llama_token>& tokens, int32_t pos0, int32_t n_batch,
+                         std::vector<int64_t>* batch_end_ns);
   // Greedy pick from the logits of the last decoded output (argmax; first on ties).
   // Returns -1 when llama.cpp has no logits.
   llama_token ArgmaxOfLast();
   nlohmann::ordered_json RuntimePerf() const;
   std::vector<llama_token> TokenizeText(const std::string& text, bool add_special,
                                         bool parse_special) const;
-  // The text of `tokens` (the caller has checked the ids); false when llama.cpp fails.
-  bool DetokenizeTokens(const std::vector<llama_token>& tokens, bool remove_special,
-                        bool unparse_special, std::string* text) const;
-  // A chat request's prompt: its "messages" rendered by the model's own chat template through
-  // llama.cpp's template engine (chat_template.h), with its "template_options", and tokenized
+  // The text of `tokens` (the caller has checked the ids).
+  Result<std::string> DetokenizeTokens(const std::vector<llama_token>& tokens, bool remove_special,
+                                       bool unparse_special) const;
+  // A chat request's prompt: its messages rendered by the model's own chat template through
+  // llama.cpp's template engine (chat_template.h), with its template options, and tokenized
   // as llama-server tokenizes it.
   struct TemplatedChat {
     std::string template_text;
@@ -86,8 +81,7 @@ class LlamaSession {
     std::string prompt;
     std::vector<llama_token> tokens;
   };
-  // Fills `out` from `request`; returns "" or a message.
-  std::string TemplatedPrompt(const nlohmann::json& request, TemplatedChat* out);
+  Result<TemplatedChat> TemplatedPrompt(const protocol::ChatRequest& request);
   void FreeContext();
 
   llama_model_ptr model_;

@@ -10,17 +10,18 @@
 #include <thread>
 #include <vector>
 
+#include "common/monotonic_clock.h"
 #include "imatrix_file.h"
-#include "monotonic_clock.h"
+#include "pipette/protocol/quant_ops.h"
 #include "quantize_options.h"
-#include "request_fields.h"
 #include "runtime_info.h"
 
 namespace pipette::llama_worker {
 namespace {
 
 using nlohmann::json;
-using nlohmann::ordered_json;
+using worker_common::Fail;
+using worker_common::NowNs;
 
 // The metadata llama-quantize writes about the imatrix it used.
 std::vector<llama_model_kv_override> ImatrixMetadata(const std::string& path,
@@ -49,50 +50,45 @@ std::vector<llama_model_kv_override> ImatrixMetadata(const std::string& path,
 
 }  // namespace
 
-Reply Quantize(const json& request) {
-  RequestFields fields(request);
-  const std::string input = fields.String("input");
-  const std::string output = fields.String("output");
-  const std::string type_name = fields.String("type");
+worker_common::Reply Quantize(const json& request) {
+  auto req = protocol::QuantizeRequest::FromJson(request);
+  if (!req) return req.error();
+  const std::string& input = req->input;
+  const std::string& output = req->output;
   const int64_t hardware = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  const int64_t n_threads = fields.Int("n_threads", 1, 4096, hardware);
-  const bool allow_requantize = fields.Bool("allow_requantize", true);
-  const std::string imatrix_path = fields.String("imatrix", "");
-  if (!fields.ok()) return Reply::Fail(fields.error());
+  const int64_t n_threads = req->n_threads.value_or(hardware);
+  const std::string imatrix_path = req->imatrix.value_or("");
 
-  const FileType* type = FindFileType(type_name);
+  const FileType* type = FindFileType(req->type);
   if (type == nullptr) {
-    return Reply::Fail("unknown quantization type '" + type_name + "'; known: " + FileTypeNames());
+    return Fail("unknown quantization type '" + req->type + "'; known: " + FileTypeNames());
   }
-  std::vector<TensorOverride> overrides;
-  if (std::string e = ReadOverrides(request, &overrides); !e.empty()) return Reply::Fail(e);
+  auto resolved = ResolveOverrides(req->overrides);
+  if (!resolved) return resolved.error();
+  const std::vector<TensorOverride>& overrides = *resolved;
   if (IsFloatFileType(type->ftype) && !overrides.empty()) {
     // llama.cpp consults the overrides only when the file type's default is a quantized type.
-    return Reply::Fail(std::string("'overrides' need a quantized 'type': llama.cpp ignores them "
-                                   "with ") +
-                       type->name + " (use e.g. Q8_0 with overrides for the tensors to change)");
+    return Fail(std::string("'overrides' need a quantized 'type': llama.cpp ignores them with ") +
+                type->name + " (use e.g. Q8_0 with overrides for the tensors to change)");
   }
   std::error_code ec;
   if (!std::filesystem::is_regular_file(input, ec)) {
-    return Reply::Fail("input model file " + input + " does not exist");
+    return Fail("input model file " + input + " does not exist");
   }
-  if (output.empty()) return Reply::Fail("field 'output' is empty");
   const std::filesystem::path output_dir = std::filesystem::path(output).parent_path();
   if (!output_dir.empty() && !std::filesystem::is_directory(output_dir, ec)) {
-    return Reply::Fail("the directory of output " + output + " does not exist");
+    return Fail("the directory of output " + output + " does not exist");
   }
   if (std::filesystem::equivalent(input, output, ec)) {
-    return Reply::Fail("output " + output + " is the input file");
+    return Fail("output " + output + " is the input file");
   }
-  int64_t n_override_tensors = 0;
-  if (std::string e = MatchOverrides(input, overrides, &n_override_tensors); !e.empty()) {
-    return Reply::Fail(e);
-  }
+  auto n_override_tensors = MatchOverrides(input, overrides);
+  if (!n_override_tensors) return n_override_tensors.error();
   ImatrixFile imatrix;
   if (!imatrix_path.empty()) {
-    if (std::string e = ReadImatrixFile(imatrix_path, &imatrix); !e.empty()) {
-      return Reply::Fail(e);
-    }
+    auto read = ReadImatrixFile(imatrix_path);
+    if (!read) return read.error();
+    imatrix = std::move(*read);
   }
 
   // The arrays llama.cpp reads, each ending with its terminator; they point into `overrides`
@@ -111,7 +107,7 @@ Reply Quantize(const json& request) {
   llama_model_quantize_params params = llama_model_quantize_default_params();
   params.nthread = static_cast<int32_t>(n_threads);
   params.ftype = type->ftype;
-  params.allow_requantize = allow_requantize;
+  params.allow_requantize = req->allow_requantize;
   if (!overrides.empty()) params.tt_overrides = tt_overrides.data();
   if (!imatrix_path.empty()) {
     params.imatrix = imatrix_data.data();
@@ -137,27 +133,27 @@ Reply Quantize(const json& request) {
     constexpr std::string_view kPrefix = "llama_model_quantize: failed to quantize: ";
     if (reason.starts_with(kPrefix)) reason.erase(0, kPrefix.size());
     if (reason.empty()) reason = "no reason given; see standard error";
-    return Reply::Fail("llama_model_quantize failed (returned " + std::to_string(rc) +
-                       "): " + reason + "; no output was written");
+    return Fail("llama_model_quantize failed (returned " + std::to_string(rc) + "): " + reason +
+                "; no output was written");
   }
   std::filesystem::rename(partial, output, ec);
   if (ec) {
     std::error_code ignored;
     std::filesystem::remove(partial, ignored);
-    return Reply::Fail("cannot rename " + partial + " to " + output + ": " + ec.message());
+    return Fail("cannot rename " + partial + " to " + output + ": " + ec.message());
   }
   const uintmax_t size = std::filesystem::file_size(output, ec);
 
-  ordered_json out;
-  out["t_start_ns"] = t_start;
-  out["t_end_ns"] = t_end;
-  out["output_size"] = ec ? ordered_json(nullptr) : ordered_json(size);
-  out["type"] = type->name;
-  out["n_threads"] = n_threads;
-  out["n_overrides"] = overrides.size();
-  out["n_override_tensors"] = n_override_tensors;
-  out["n_imatrix_entries"] = imatrix.entries.size();
-  return Reply::Ok(std::move(out));
+  protocol::QuantizeResponse out;
+  out.t_start_ns = t_start;
+  out.t_end_ns = t_end;
+  if (!ec) out.output_size = static_cast<int64_t>(size);
+  out.type = type->name;
+  out.n_threads = n_threads;
+  out.n_overrides = static_cast<int64_t>(overrides.size());
+  out.n_override_tensors = *n_override_tensors;
+  out.n_imatrix_entries = static_cast<int64_t>(imatrix.entries.size());
+  return out.ToJson();
 }
 
 }  // namespace pipette::llama_worker

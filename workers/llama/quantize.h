@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "llama_session.h"
+#include "common/reply.h"
 
 namespace pipette::llama_worker {
 
-Reply Quantize(const nlohmann::json& request);
+worker_common::Reply Quantize(const nlohmann::json& request);
 
 }  // namespace pipette::llama_worker

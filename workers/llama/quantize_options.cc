@@ -11,8 +11,6 @@
 namespace pipette::llama_worker {
 namespace {
 
-using nlohmann::json;
-
 // llama-quantize's types (tools/quantize/quantize.cpp), without its aliases and COPY.
 constexpr FileType kFileTypes[] = {
     {"F32", LLAMA_FTYPE_ALL_F32},
@@ -108,59 +106,53 @@ bool IsFloatFileType(llama_ftype ftype) {
          ftype == LLAMA_FTYPE_MOSTLY_BF16;
 }
 
-std::string ReadOverrides(const json& request, std::vector<TensorOverride>* overrides) {
-  const auto it = request.find("overrides");
-  if (it == request.end() || it->is_null()) return {};
-  if (!it->is_array()) return "field 'overrides' must be an array of {\"pattern\",\"type\"}";
-  for (size_t i = 0; i < it->size(); ++i) {
-    const json& item = (*it)[i];
+Result<std::vector<TensorOverride>> ResolveOverrides(
+    const std::vector<protocol::TensorTypeOverride>& requested) {
+  std::vector<TensorOverride> overrides;
+  for (size_t i = 0; i < requested.size(); ++i) {
+    const protocol::TensorTypeOverride& item = requested[i];
     const std::string where = "overrides[" + std::to_string(i) + "]";
-    if (!item.is_object() || !item.contains("pattern") || !item["pattern"].is_string() ||
-        !item.contains("type") || !item["type"].is_string()) {
-      return where + " must be an object with string 'pattern' and 'type'";
-    }
-    TensorOverride entry{item["pattern"].get<std::string>(), GGML_TYPE_COUNT};
+    TensorOverride entry{item.pattern, GGML_TYPE_COUNT};
     // llama.cpp compiles the pattern as a std::regex (ECMAScript) and matches it with
     // regex_search on each tensor name: compile it here first, to refuse a bad one politely.
     std::regex compiled;
     try {
       compiled = std::regex(entry.pattern);
     } catch (const std::regex_error& e) {
-      return where + ".pattern '" + entry.pattern + "' is not a valid regular expression (" +
-             e.what() + ")";
+      return Error{where + ".pattern '" + entry.pattern + "' is not a valid regular expression (" +
+                   e.what() + ")"};
     }
-    const std::optional<ggml_type> type = FindTensorType(item["type"].get<std::string>());
+    const std::optional<ggml_type> type = FindTensorType(item.type);
     if (!type) {
-      return where + ".type '" + item["type"].get<std::string>() +
-             "' is not a tensor type; known: " +
-             NameList(kTensorTypes, [](ggml_type t) { return ggml_type_name(t); });
+      return Error{where + ".type '" + item.type + "' is not a tensor type; known: " +
+                   NameList(kTensorTypes, [](ggml_type t) { return ggml_type_name(t); })};
     }
     // llama.cpp has no importance data for these tensors, and aborts the process when one is
     // quantized to a type that cannot do without it.
     if (ggml_quantize_requires_imatrix(*type)) {
       for (const char* name : kNoImatrixTensors) {
         if (std::regex_search(name, compiled)) {
-          return where + " would quantize " + name + " to " + ggml_type_name(*type) +
-                 ", which needs importance data that llama.cpp never has for it";
+          return Error{where + " would quantize " + name + " to " + ggml_type_name(*type) +
+                       ", which needs importance data that llama.cpp never has for it"};
         }
       }
     }
     entry.type = *type;
-    overrides->push_back(std::move(entry));
+    overrides.push_back(std::move(entry));
   }
-  return {};
+  return overrides;
 }
 
-std::string MatchOverrides(const std::string& input, const std::vector<TensorOverride>& overrides,
-                           int64_t* n_tensors) {
-  *n_tensors = 0;
-  if (overrides.empty()) return {};
+Result<int64_t> MatchOverrides(const std::string& input,
+                               const std::vector<TensorOverride>& overrides) {
+  int64_t n_tensors = 0;
+  if (overrides.empty()) return n_tensors;
   const gguf_init_params params{/*no_alloc=*/true, /*ctx=*/nullptr};
   const std::unique_ptr<gguf_context, decltype(&gguf_free)> gguf(
       gguf_init_from_file(input.c_str(), params), &gguf_free);
-  if (!gguf) return "cannot read " + input + " as a GGUF file";
+  if (!gguf) return Error{"cannot read " + input + " as a GGUF file"};
   const int64_t split_count = gguf_find_key(gguf.get(), "split.count");
-  if (split_count >= 0) return {};  // the other shards' tensors are not in this file
+  if (split_count >= 0) return n_tensors;  // the other shards' tensors are not in this file
   std::vector<std::regex> patterns;
   for (const TensorOverride& o : overrides) patterns.emplace_back(o.pattern);
   std::vector<int64_t> matches(overrides.size(), 0);
@@ -174,17 +166,17 @@ std::string MatchOverrides(const std::string& input, const std::vector<TensorOve
         matched = true;
       }
     }
-    if (matched) ++*n_tensors;
+    if (matched) ++n_tensors;
   }
   for (size_t p = 0; p < patterns.size(); ++p) {
     if (matches[p] == 0) {
-      return "overrides[" + std::to_string(p) + "].pattern '" + overrides[p].pattern +
-             "' matches no weight tensor of " + input +
-             " (tensor names look like blk.0.attn_q.weight; in JSON a regex's \\ is written "
-             "\\\\)";
+      return Error{"overrides[" + std::to_string(p) + "].pattern '" + overrides[p].pattern +
+                   "' matches no weight tensor of " + input +
+                   " (tensor names look like blk.0.attn_q.weight; in JSON a regex's \\ is "
+                   "written \\\\)"};
     }
   }
-  return {};
+  return n_tensors;
 }
 
 }  // namespace pipette::llama_worker

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "pipette/protocol/quant_ops.h"
+#include "pipette/util/result.h"
+
 namespace pipette::llama_worker {
 
 struct FileType {
@@ -30,14 +33,16 @@ struct TensorOverride {
   ggml_type type;
 };
 
-// Reads the optional "overrides": [{"pattern": regex, "type": ggml type name}, ...] of
-// `request`. Returns "" or a message.
-std::string ReadOverrides(const nlohmann::json& request, std::vector<TensorOverride>* overrides);
+// Checks the `overrides` of a quantize request ({pattern: regex, type: ggml type name}, ...):
+// each pattern a valid regular expression, each type a tensor type ggml can quantize to, and no
+// override that would make llama.cpp abort.
+Result<std::vector<TensorOverride>> ResolveOverrides(
+    const std::vector<protocol::TensorTypeOverride>& overrides);
 
-// Counts the tensors of the GGUF file `input` (of two or more dimensions) whose name some
-// pattern matches, into `n_tensors`. Returns a message when a pattern matches none (a
-// mistyped pattern would otherwise go unnoticed), "" otherwise. Split models are not checked.
-std::string MatchOverrides(const std::string& input, const std::vector<TensorOverride>& overrides,
-                           int64_t* n_tensors);
+// The number of tensors of the GGUF file `input` (of two or more dimensions) whose name some
+// pattern matches. Fails when a pattern matches none (a mistyped pattern would otherwise go
+// unnoticed). Split models are not checked (0).
+Result<int64_t> MatchOverrides(const std::string& input,
+                               const std::vector<TensorOverride>& overrides);
 
 }  // namespace pipette::llama_worker

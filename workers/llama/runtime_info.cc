@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "pipette/protocol/version.h"
+
 namespace pipette::llama_worker {
 namespace {
 
@@ -122,7 +124,8 @@ nlohmann::ordered_json RuntimeBuild() {
 }
 
 std::string VersionText() {
-  std::string text = "pipette-worker-llama (protocol 1)\n";
+  std::string text =
+      "pipette-worker-llama (protocol " + std::to_string(protocol::kProtocolVersion) + ")\n";
   text += std::string("llama.cpp source: llama-cpp-python ") + PIPETTE_LLAMA_CPP_PYTHON_VERSION +
           " sdist\n";
   text += std::string("llama.cpp ") + llama_version() +

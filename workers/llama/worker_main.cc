@@ -1,15 +1,18 @@
 // pipette-worker-llama: drives llama.cpp for the pipette controller. Reads one JSON request
 // per line on standard input and answers one JSON line on standard output (docs/protocol.md).
-#include <fcntl.h>
+// The protocol's loop is workers/common's; this worker is its llama.cpp handlers.
 #include <llama.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
 
-#include "request_router.h"
+#include "common/dispatcher.h"
+#include "common/serve.h"
+#include "llama_session.h"
+#include "pipette/protocol/ops.h"
+#include "quantize.h"
 #include "runtime_info.h"
 
 namespace {
@@ -26,13 +29,27 @@ constexpr char kUsage[] =
     "  --version   print the worker's llama.cpp and llama-cpp-python versions and exit\n"
     "  --help      print this text and exit\n";
 
-// Keeps standard output for protocol lines only: the protocol gets a private copy of the
-// descriptor and file descriptor 1 is pointed at standard error, so that any stray print from
-// a library cannot corrupt the stream.
-FILE* TakeProtocolOutput() {
-  const int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return nullptr;
-  return fdopen(fd, "w");
+namespace op = pipette::protocol::op;
+using nlohmann::json;
+using pipette::llama_worker::LlamaSession;
+using pipette::worker_common::Dispatcher;
+using pipette::worker_common::FrameStream;
+
+// The llama.cpp handlers of the protocol's ops (hello, memory, reset_peak_memory and shutdown
+// are answered by the dispatcher itself).
+void AddHandlers(LlamaSession& session, Dispatcher& d) {
+  d.Handle(op::kLoadModel, [&](const json& r) { return session.LoadModel(r); });
+  d.Handle(op::kInitContext, [&](const json& r) { return session.InitContext(r); });
+  d.Handle(op::kTokenize, [&](const json& r) { return session.Tokenize(r); });
+  d.Handle(op::kDetokenize, [&](const json& r) { return session.Detokenize(r); });
+  d.Handle(op::kPp, [&](const json& r) { return session.PromptProcessing(r); });
+  d.Handle(op::kTg, [&](const json& r) { return session.Generate(r); });
+  d.Handle(op::kTtft, [&](const json& r) { return session.TimeToFirstToken(r); });
+  d.HandleWithFrames(op::kScore,
+                     [&](const json& r, FrameStream* frames) { return session.Score(r, frames); });
+  d.Handle(op::kChat, [&](const json& r) { return session.Chat(r); });
+  d.Handle(op::kImatrix, [&](const json& r) { return session.Imatrix(r); });
+  d.Handle(op::kQuantize, [](const json& r) { return pipette::llama_worker::Quantize(r); });
 }
 
 }  // namespace
@@ -56,7 +73,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  FILE* out = TakeProtocolOutput();
+  FILE* out = pipette::worker_common::TakeProtocolOutput();
   if (out == nullptr) {
     std::perror("pipette-worker-llama: cannot set up standard output");
     return 1;
@@ -65,21 +82,12 @@ int main(int argc, char** argv) {
 
   int status = 0;
   {
-    pipette::llama_worker::RequestRouter router;
-    std::string line;
-    while (std::getline(std::cin, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      const auto outcome = router.Handle(line, out);
-      if (!outcome.written) {
-        std::fputs(outcome.response.c_str(), out);
-        std::fputc('\n', out);
-      }
-      if (std::fflush(out) != 0) {
-        status = 1;  // the controller is gone
-        break;
-      }
-      if (outcome.shutdown) break;
-    }
+    LlamaSession session;
+    Dispatcher dispatcher({"pipette-worker-llama", "llama.cpp",
+                           pipette::llama_worker::LlamaCppPythonVersion(),
+                           [] { return json(pipette::llama_worker::RuntimeBuild()); }});
+    AddHandlers(session, dispatcher);
+    status = pipette::worker_common::Serve(dispatcher, std::cin, out);
   }  // frees the context and the model
   llama_backend_free();
   std::fclose(out);

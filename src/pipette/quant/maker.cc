@@ -12,6 +12,9 @@
 #include <set>
 
 #include "pipette/model/gguf.h"
+#include "pipette/protocol/model_ops.h"
+#include "pipette/protocol/quant_ops.h"
+#include "pipette/protocol/session_ops.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
@@ -104,7 +107,7 @@ class Quantizer {
     auto ch = launcher_.Launch({options_.worker});
     if (!ch) return ch.error();
     channel_ = std::move(*ch);
-    auto hello = Send({{"op", "hello"}});
+    auto hello = Send(protocol::HelloRequest{}.ToJson());
     if (!hello) return hello.error();
     hello_ = *hello;
     return hello_;
@@ -119,15 +122,16 @@ class Quantizer {
 
  private:
   Result<json> Send(json request) {
-    worker::CallResult r = channel_->Call(
-        std::move(request), milliseconds(static_cast<int64_t>(options_.timeout_s * 1000)));
+    auto r = channel_->Call(std::move(request),
+                            milliseconds(static_cast<int64_t>(options_.timeout_s * 1000)));
     if (!r.ok()) {
       std::string tail = channel_->StderrTail();
-      if (r.failure == worker::CallFailure::kWorkerBroken) channel_.reset();
+      if (r.error().broken) channel_.reset();
       if (tail.size() > 600) tail = "..." + tail.substr(tail.size() - 600);
-      return RuntimeError(tail.empty() ? r.error : r.error + "\nworker stderr: " + tail);
+      const std::string& why = r.error().message;
+      return RuntimeError(tail.empty() ? why : why + "\nworker stderr: " + tail);
     }
-    return r.response;
+    return std::move(*r);
   }
 
   worker::WorkerLauncher& launcher_;
@@ -145,33 +149,37 @@ Status MakeImatrix(Quantizer& q, const MakeJob& job, const MakerOptions& options
     return InputError(
         fmt::format("the imatrix corpus {} changed since the experiment was read", m.corpus));
   }
-  auto loaded = q.Call({{"op", "load_model"}, {"path", job.spec.base_path}});
+  auto loaded = q.Call(protocol::LoadModelRequest{job.spec.base_path}.ToJson());
   if (!loaded) return loaded.error();
-  auto tok = q.Call({{"op", "tokenize"}, {"text", *text}, {"add_special", true}});
+  auto tok = q.Call(protocol::TokenizeRequest{*text}.ToJson());
   if (!tok) return tok.error();
-  const auto tokens = (*tok)["tokens"].get<std::vector<int64_t>>();
+  auto tokenized = protocol::TokenizeResponse::FromJson(*tok);
+  if (!tokenized) return RuntimeError(tokenized.error().message);
+  const protocol::TokenIds& tokens = tokenized->tokens;
   const auto chunks = quality::PplChunks(static_cast<int64_t>(tokens.size()), m.n_ctx, m.chunks);
   if (chunks.empty()) {
     return InputError(fmt::format("the imatrix corpus {} has {} tokens, fewer than one chunk of {}",
                                   m.corpus, tokens.size(), m.n_ctx));
   }
-  json chunk_tokens = json::array();
+  protocol::ImatrixRequest request;
   for (const auto& ch : chunks) {
-    chunk_tokens.push_back(
-        std::vector<int64_t>(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx));
+    request.chunks.emplace_back(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
   }
   if (auto st = MakeDirs(fs::path(job.imatrix).parent_path()); !st) return st;
   const PartFile part(job.imatrix, options);
   const std::string& tmp = part.path();
-  auto r = q.Call({{"op", "imatrix"}, {"chunks", chunk_tokens}, {"output", tmp}});
+  request.output = tmp;
+  auto r = q.Call(request.ToJson());
   if (!r) return r.error();
+  auto collected = protocol::ImatrixResponse::FromJson(*r);
+  if (!collected) return RuntimeError(collected.error().message);
   std::error_code ec;
   fs::rename(tmp, job.imatrix, ec);
   if (ec) return RuntimeError(fmt::format("cannot move {} into place: {}", tmp, ec.message()));
   *facts = {{"file", job.imatrix},
             {"n_chunks", chunks.size()},
-            {"n_tokens", r->value("n_tokens", int64_t{0})},
-            {"n_entries", r->value("n_entries", int64_t{0})}};
+            {"n_tokens", collected->n_tokens},
+            {"n_entries", collected->n_entries}};
   return {};
 }
 
@@ -196,16 +204,18 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
   if (auto st = MakeDirs(fs::path(job.output).parent_path()); !st) return st.error();
   const PartFile part(job.output, options);
   const std::string& tmp = part.path();
-  json overrides = json::array();
-  for (const auto& o : job.spec.overrides) {
-    overrides.push_back({{"pattern", o.pattern}, {"type", o.type}});
-  }
-  json req = {{"op", "quantize"},      {"input", job.spec.base_path},    {"output", tmp},
-              {"type", job.spec.type}, {"n_threads", options.n_threads}, {"allow_requantize", true},
-              {"overrides", overrides}};
-  if (job.spec.imatrix) req["imatrix"] = job.imatrix;
-  auto r = q.Call(req);
+  protocol::QuantizeRequest req;
+  req.input = job.spec.base_path;
+  req.output = tmp;
+  req.type = job.spec.type;
+  req.n_threads = options.n_threads;
+  req.allow_requantize = true;
+  for (const auto& o : job.spec.overrides) req.overrides.push_back({o.pattern, o.type});
+  if (job.spec.imatrix) req.imatrix = job.imatrix;
+  auto r = q.Call(req.ToJson());
   if (!r) return r.error();
+  auto quantized = protocol::QuantizeResponse::FromJson(*r);
+  if (!quantized) return RuntimeError(quantized.error().message);
   // What llama.cpp wrote must be a model Pipette can read before it enters the cache.
   auto gguf = model::ReadGguf(tmp);
   if (!gguf) return RuntimeError("the quantizer wrote an unreadable file: " + gguf.error().message);
@@ -217,8 +227,7 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
   provenance["made"] = {
       {"at", store::NowIso8601()},
       {"seconds", SecondsSince(t0)},
-      {"quantize_seconds",
-       double(r->value("t_end_ns", int64_t{0}) - r->value("t_start_ns", int64_t{0})) / 1e9},
+      {"quantize_seconds", double(quantized->t_end_ns - quantized->t_start_ns) / 1e9},
       {"runtime", q.hello().value("runtime", "")},
       {"runtime_version", q.hello().value("runtime_version", "")},
       {"runtime_build", q.hello().value("runtime_build", json::object())},

@@ -15,13 +15,14 @@ std::optional<FramesFailure> Next(worker::WorkerChannel& ch, bool reference, int
                                   worker::LogitsFrame* frame) {
   const auto left =
       std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-  worker::CallResult r = ch.ReadFrame(frame, n_vocab, std::max(left, milliseconds(1)));
-  if (!r.ok()) return FramesFailure{reference, std::move(r)};
+  auto r = ch.ReadFrame(frame, n_vocab, std::max(left, milliseconds(1)));
+  if (!r.ok()) return FramesFailure{reference, r.error()};
   if (frame->position != position) {
-    r.failure = worker::CallFailure::kWorkerBroken;
-    r.error = fmt::format("the worker sent the frame of position {} where {} was due",
-                          frame->position, position);
-    return FramesFailure{reference, std::move(r)};
+    return FramesFailure{
+        reference,
+        worker::BrokenCall("frames", fmt::format("the worker sent the frame of position {} where "
+                                                 "{} was due",
+                                                 frame->position, position))};
   }
   return std::nullopt;
 }
@@ -41,10 +42,10 @@ std::optional<FramesFailure> ReduceKldFrames(worker::WorkerChannel& ref,
     if (auto f = Next(test, false, p, n_vocab, deadline, &tf)) return f;
     const int64_t next = static_cast<size_t>(p + 1) < tokens.size() ? tokens[size_t(p + 1)] : -1;
     if (next < 0 || static_cast<size_t>(next) >= n_vocab) {
-      worker::CallResult r{{},
-                           worker::CallFailure::kRequestFailed,
-                           fmt::format("position {} has no next token in the vocabulary", p)};
-      return FramesFailure{false, std::move(r)};
+      return FramesFailure{
+          false, worker::FailedCall("frames", fmt::format("position {} has no next token in the "
+                                                          "vocabulary",
+                                                          p))};
     }
     const quality::LogitsComparison c = quality::CompareLogits(rf.logits, tf.logits, next);
     out->kl.push_back(c.kl);

@@ -23,7 +23,7 @@ struct KldChunkFacts {
 
 struct FramesFailure {
   bool reference = false;  // the reference worker's frames failed (else the cell's)
-  worker::CallResult result;
+  worker::CallError error;
 };
 
 // Reads `n_frames` frames from `ref` and from `test` in turn (each must have answered a `score`

@@ -20,13 +20,13 @@ using std::chrono::milliseconds;
 class FrameFake : public worker::WorkerChannel {
  public:
   FrameFake(int64_t from, double scale) : next_(from), scale_(scale) {}
-  worker::CallResult Call(nlohmann::json, milliseconds) override { return {}; }
-  worker::CallResult ReadFrame(worker::LogitsFrame* f, size_t n, milliseconds) override {
-    worker::CallResult r;
+  Result<nlohmann::json, worker::CallError> Call(nlohmann::json, milliseconds) override {
+    return nlohmann::json::object();
+  }
+  Result<void, worker::CallError> ReadFrame(worker::LogitsFrame* f, size_t n,
+                                            milliseconds) override {
     if (sent_ == abort_after) {
-      r.failure = worker::CallFailure::kRequestFailed;
-      r.error = "the worker ended its frames: llama_decode returned 1";
-      return r;
+      return worker::FailedCall("frames", "the worker ended its frames: llama_decode returned 1");
     }
     ++sent_;
     if (sent_ == skip_at) ++next_;
@@ -40,7 +40,7 @@ class FrameFake : public worker::WorkerChannel {
     const size_t shift = size_t(f->position) % n;
     std::copy(table_.begin() + long(shift), table_.end(), f->logits.begin());
     std::copy(table_.begin(), table_.begin() + long(shift), f->logits.end() - long(shift));
-    return r;
+    return {};
   }
   std::string StderrTail() const override { return ""; }
   int Pid() const override { return 1; }
@@ -80,7 +80,7 @@ TEST(KldFramesTest, ReducesPositionByPositionAgainstADirectComputation) {
   KldChunkFacts facts;
   auto f = ReduceKldFrames(ref, test, 3, 6, n_vocab, tokens,
                            std::chrono::steady_clock::now() + milliseconds(5000), &facts);
-  ASSERT_FALSE(f.has_value()) << f->result.error;
+  ASSERT_FALSE(f.has_value()) << f->error.message;
   ASSERT_EQ(facts.kl.size(), 6u);
   for (int k = 0; k < 6; ++k) {
     const int p = 3 + k;
@@ -125,8 +125,8 @@ TEST(KldFramesTest, AnAbortOrAFrameOutOfStepSaysWhichWorker) {
                            std::chrono::steady_clock::now() + milliseconds(5000), &facts);
   ASSERT_TRUE(f.has_value());
   EXPECT_FALSE(f->reference);
-  EXPECT_EQ(f->result.failure, worker::CallFailure::kRequestFailed);
-  EXPECT_NE(f->result.error.find("llama_decode returned 1"), std::string::npos);
+  EXPECT_FALSE(f->error.broken);
+  EXPECT_NE(f->error.message.find("llama_decode returned 1"), std::string::npos);
 
   FrameFake ref2(0, 1.0), test2(0, 1.1);
   ref2.skip_at = 2;
@@ -134,8 +134,8 @@ TEST(KldFramesTest, AnAbortOrAFrameOutOfStepSaysWhichWorker) {
                            std::chrono::steady_clock::now() + milliseconds(5000), &facts);
   ASSERT_TRUE(g.has_value());
   EXPECT_TRUE(g->reference);
-  EXPECT_EQ(g->result.failure, worker::CallFailure::kWorkerBroken);
-  EXPECT_EQ(g->result.error, "the worker sent the frame of position 2 where 1 was due");
+  EXPECT_TRUE(g->error.broken);
+  EXPECT_EQ(g->error.message, "the worker sent the frame of position 2 where 1 was due");
 }
 
 // The bound docs/metrics.md states: two frames of n_vocab floats, plus five numbers per

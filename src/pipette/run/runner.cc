@@ -10,6 +10,8 @@
 #include <memory>
 
 #include "pipette/build_info.h"
+#include "pipette/protocol/ops.h"
+#include "pipette/protocol/version.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/run/eta.h"
@@ -303,11 +305,9 @@ class Runner {
   // Sends one request (to the cell's worker unless another is named); a failure becomes the
   // cell's error.
   std::optional<CellError> Call(json req, json* response, worker::WorkerChannel* to = nullptr) {
-    worker::CallResult r = (to ? to : channel_.get())->Call(std::move(req), Timeout());
-    if (!r.ok()) {
-      return CellError{r.error, r.failure == worker::CallFailure::kWorkerBroken};
-    }
-    *response = std::move(r.response);
+    auto r = (to ? to : channel_.get())->Call(std::move(req), Timeout());
+    if (!r.ok()) return CellError{r.error().message, r.error().broken};
+    *response = std::move(*r);
     return std::nullopt;
   }
 
@@ -328,11 +328,11 @@ class Runner {
     channel_ = std::move(*ch);
     worker_path_ = cell.runtime.worker;
     json hello;
-    if (auto e = Call({{"op", "hello"}}, &hello)) return e;
+    if (auto e = Call({{"op", protocol::op::kHello}}, &hello)) return e;
     const int proto = hello.value("protocol", 0);
-    if (proto != kProtocolVersion) {
+    if (proto != protocol::kProtocolVersion) {
       return CellError{fmt::format("worker {} speaks protocol version {}; this pipette speaks {}",
-                                   cell.runtime.worker, proto, kProtocolVersion),
+                                   cell.runtime.worker, proto, protocol::kProtocolVersion),
                        true};
     }
     hello_ = RawFacts(hello);
@@ -357,7 +357,7 @@ class Runner {
 
     // The cell's peak memory starts here, before any model load or context it needs.
     json reset;
-    if (auto e = Call({{"op", "reset_peak_memory"}}, &reset)) return e;
+    if (auto e = Call({{"op", protocol::op::kResetPeakMemory}}, &reset)) return e;
 
     const std::string load_key = cell.LoadKey(registry_);
     if (load_key != loaded_key_) {
@@ -423,7 +423,7 @@ class Runner {
     }
 
     json mem;
-    if (auto e = Call({{"op", "memory"}}, &mem)) return e;
+    if (auto e = Call({{"op", protocol::op::kMemory}}, &mem)) return e;
     json raw = RawFacts(mem);
     raw["reset"] = RawFacts(reset);
     if (auto e = Keep(rec, "memory", 0, false, raw)) return e;
@@ -438,7 +438,7 @@ class Runner {
     json req_facts;  // what the stored sample says was asked (token arrays left out)
     switch (t.kind) {
       case TestKind::kPP:
-        req = {{"op", "pp"},
+        req = {{"op", protocol::op::kPp},
                {"tokens", RandomTokens(ex_.seed, t.name, t.n, n_vocab)},
                {"n_batch", n_batch}};
         req_facts = {{"n_tokens", t.n}, {"n_batch", n_batch}, {"seed", ex_.seed}};
@@ -447,7 +447,7 @@ class Runner {
         const int64_t bos = model_runtime_info_.value("bos", int64_t{-1});
         const int64_t first =
             bos >= 0 && bos < n_vocab ? bos : RandomTokens(ex_.seed, "first", 1, n_vocab)[0];
-        req = {{"op", "tg"},
+        req = {{"op", protocol::op::kTg},
                {"prompt", RandomTokens(ex_.seed, fmt::format("depth{}", depth), depth, n_vocab)},
                {"first_token", first},
                {"n_gen", t.n},
@@ -459,7 +459,10 @@ class Runner {
         std::string text;
         int64_t n_tokens = 0;
         if (auto e = PromptOfTokens(t.n, &text, &n_tokens)) return e;
-        req = {{"op", "ttft"}, {"text", text}, {"n_batch", n_batch}, {"add_special", true}};
+        req = {{"op", protocol::op::kTtft},
+               {"text", text},
+               {"n_batch", n_batch},
+               {"add_special", true}};
         req_facts = {
             {"n_prompt_tokens_target", t.n}, {"n_batch", n_batch}, {"text_chars", text.size()}};
         break;
@@ -498,7 +501,7 @@ class Runner {
   // half; `extra` adds request fields (top_k, ids).
   std::optional<CellError> ScoreChunk(const std::vector<int64_t>& tokens,
                                       const quality::PplChunk& ch, json extra, json* resp) {
-    json req = {{"op", "score"},
+    json req = {{"op", protocol::op::kScore},
                 {"tokens", quality::ChunkTokens(tokens, ch, ChunkBos())},
                 {"from", ch.from},
                 {"n_batch", applied_n_batch_}};
@@ -533,7 +536,7 @@ class Runner {
     auto it = corpus_tokens_.find(loaded_key_);
     if (it == corpus_tokens_.end()) {
       json resp;
-      if (auto e = Call({{"op", "tokenize"},
+      if (auto e = Call({{"op", protocol::op::kTokenize},
                          {"text", std::string(quality::CorpusText(corpus_text_))},
                          {"add_special", true}},
                         &resp)) {
@@ -623,7 +626,7 @@ class Runner {
                                      ChunkBos(), spec.reference, ref_.chunk_bos),
                          false};
       }
-      const json req = {{"op", "score"},
+      const json req = {{"op", protocol::op::kScore},
                         {"tokens", chunk_tokens},
                         {"from", ch.from},
                         {"n_batch", applied_n_batch_},
@@ -652,9 +655,9 @@ class Runner {
               ReduceKldFrames(*ref_.channel, *channel_, ch.from, n_frames,
                               static_cast<size_t>(n_vocab), chunk_tokens, t0 + Timeout(), &facts)) {
         // Both workers are left mid-frames: neither serves another request.
-        if (f->reference) return ReferenceFailed(f->result.error);
+        if (f->reference) return ReferenceFailed(f->error.message);
         ResetReference();
-        return CellError{f->result.error, true};
+        return CellError{f->error.message, true};
       }
       eta_.Done("kld", ch.n_ctx, Seconds(t0));
       json raw = {{"mode", "full"},
@@ -712,12 +715,12 @@ class Runner {
       if (!ch) return ReferenceFailed(ch.error().message);
       ref_.channel = std::move(*ch);
       json hello, load, tok;
-      if (auto e = Call({{"op", "hello"}}, &hello, ref_.channel.get())) {
+      if (auto e = Call({{"op", protocol::op::kHello}}, &hello, ref_.channel.get())) {
         return ReferenceFailed(e->message);
       }
-      if (hello.value("protocol", 0) != kProtocolVersion) {
+      if (hello.value("protocol", 0) != protocol::kProtocolVersion) {
         return ReferenceFailed(fmt::format("it speaks protocol version {}; this pipette speaks {}",
-                                           hello.value("protocol", 0), kProtocolVersion));
+                                           hello.value("protocol", 0), protocol::kProtocolVersion));
       }
       if (auto e = Call(LoadRequest(*rc), &load, ref_.channel.get())) {
         return ReferenceFailed(e->message);
@@ -725,7 +728,7 @@ class Runner {
       const json model = load.value("model", json::object());
       ref_.n_vocab = model.value("n_vocab", int64_t{0});
       ref_.chunk_bos = model.value("add_bos", false) ? model.value("bos", int64_t{-1}) : -1;
-      if (auto e = Call({{"op", "tokenize"},
+      if (auto e = Call({{"op", protocol::op::kTokenize},
                          {"text", std::string(quality::CorpusText(kld_text_))},
                          {"add_special", true}},
                         &tok, ref_.channel.get())) {
@@ -839,7 +842,9 @@ class Runner {
   std::optional<CellError> Tokenize(const std::string& text, std::vector<int64_t>* tokens,
                                     bool add_special = true) {
     json resp;
-    if (auto e = Call({{"op", "tokenize"}, {"text", text}, {"add_special", add_special}}, &resp)) {
+    if (auto e =
+            Call({{"op", protocol::op::kTokenize}, {"text", text}, {"add_special", add_special}},
+                 &resp)) {
       return e;
     }
     *tokens = resp["tokens"].get<std::vector<int64_t>>();
@@ -888,7 +893,7 @@ class Runner {
                            false};
         }
         json resp;
-        if (auto e = Call({{"op", "score"},
+        if (auto e = Call({{"op", protocol::op::kScore},
                            {"tokens", full},
                            {"from", common - 1},
                            {"n_batch", applied_n_batch_}},
@@ -938,7 +943,7 @@ class Runner {
       json messages = json::array();
       if (!item.system.empty()) messages.push_back({{"role", "system"}, {"content", item.system}});
       messages.push_back({{"role", "user"}, {"content", item.prompt}});
-      json request = {{"op", "chat"},
+      json request = {{"op", protocol::op::kChat},
                       {"messages", messages},
                       {"max_tokens", item.max_tokens},
                       {"n_batch", applied_n_batch_}};
@@ -1014,7 +1019,9 @@ class Runner {
     }
     auto count = [&](size_t cut, int64_t* out) -> std::optional<CellError> {
       json resp;
-      if (auto e = Call({{"op", "tokenize"}, {"text", prose.substr(0, cut)}, {"add_special", true}},
+      if (auto e = Call({{"op", protocol::op::kTokenize},
+                         {"text", prose.substr(0, cut)},
+                         {"add_special", true}},
                         &resp)) {
         return e;
       }

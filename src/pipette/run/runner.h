@@ -75,8 +75,6 @@ struct RunSummary {
   std::string status;  // what the run was finished as
 };
 
-inline constexpr int kProtocolVersion = 1;
-
 Result<RunSummary> RunExperiment(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
                                  const config::ParamRegistry& registry, int64_t environment_id,
                                  RunnerDeps deps);

@@ -29,23 +29,15 @@ struct FakeLog {
 class FakeChannel : public worker::WorkerChannel {
  public:
   FakeChannel(FakeLog* log, int launch) : log_(log), launch_(launch) {}
-  worker::CallResult Call(json req, std::chrono::milliseconds) override {
-    worker::CallResult r;
+  Result<json, worker::CallError> Call(json req, std::chrono::milliseconds) override {
     const std::string op = req["op"];
     log_->ops.push_back(op);
-    if (!alive_) {
-      r.failure = worker::CallFailure::kWorkerBroken;
-      r.error = "dead";
-      return r;
-    }
+    if (!alive_) return worker::BrokenCall(op, "dead");
     if (op == log_->fail_op && launch_ == log_->fail_on_launch) {
       alive_ = false;
-      r.failure = worker::CallFailure::kWorkerBroken;
-      r.error = "the worker died during '" + op + "': killed by SIGKILL";
-      return r;
+      return worker::BrokenCall(op, "the worker died during '" + op + "': killed by SIGKILL");
     }
-    json& o = r.response;
-    o = {{"ok", true}, {"id", 1}};
+    json o = {{"ok", true}, {"id", 1}};
     clock_ += 1'000'000;
     if (op == "hello") {
       o.update({{"protocol", 1},
@@ -98,23 +90,16 @@ class FakeChannel : public worker::WorkerChannel {
       frames_left_ = n - 1 - from;
     }
     if (op == "load_model") model_ = req["path"];
-    return r;
+    return o;
   }
   // Frames of a `score` with logits: model b's logits are model a's scaled, so its KL is > 0.
-  worker::CallResult ReadFrame(worker::LogitsFrame* f, size_t n,
-                               std::chrono::milliseconds) override {
-    worker::CallResult r;
-    if (frames_left_-- <= 0 || !alive_) {
-      r.failure = worker::CallFailure::kWorkerBroken;
-      r.error = "no frame";
-      return r;
-    }
+  Result<void, worker::CallError> ReadFrame(worker::LogitsFrame* f, size_t n,
+                                            std::chrono::milliseconds) override {
+    if (frames_left_-- <= 0 || !alive_) return worker::BrokenCall("frames", "no frame");
     log_->frames++;
     if (log_->fail_op == "frames" && launch_ == log_->fail_on_launch) {
       alive_ = false;
-      r.failure = worker::CallFailure::kWorkerBroken;
-      r.error = "the worker died during its frames: killed by SIGKILL";
-      return r;
+      return worker::BrokenCall("frames", "the worker died during its frames: killed by SIGKILL");
     }
     f->position = next_frame_++;
     f->t_ns = clock_ += 1000;
@@ -122,7 +107,7 @@ class FakeChannel : public worker::WorkerChannel {
     const double scale = model_ == "/m/b.gguf" ? 1.2 : 1.0;
     for (size_t v = 0; v < n; ++v)
       f->logits[v] = float(std::cos(double(v + size_t(f->position))) * scale);
-    return r;
+    return {};
   }
   std::string StderrTail() const override { return "fake stderr"; }
   int Pid() const override { return 1000 + launch_; }

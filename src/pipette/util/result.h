@@ -1,4 +1,7 @@
 // Result<T>: a value or an Error carrying context, in the style of ninja's explicit error returns.
+// The error type may be one derived from Error that carries more context (a worker call's
+// CallError names the op and whether the worker is still usable); it converts to a plain Error
+// where that context is no longer needed.
 #pragma once
 
 #include <string>
@@ -18,11 +21,11 @@ inline Error InputError(std::string message) { return Error{std::move(message), 
 // Something failed that is not the user's input (a runtime, the disk): exit code 1.
 inline Error RuntimeError(std::string message) { return Error{std::move(message), 1}; }
 
-template <class T>
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(E error) : v_(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() & { return std::get<0>(v_); }
@@ -32,24 +35,27 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  const Error& error() const { return std::get<1>(v_); }
+  const E& error() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
-// Result<void> equivalent.
-class [[nodiscard]] Status {
+// Success without a value, or an error.
+template <class E>
+class [[nodiscard]] Result<void, E> {
  public:
-  Status() = default;
-  Status(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
+  Result() = default;
+  Result(E error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const { return error_; }
+  const E& error() const { return error_; }
 
  private:
-  Error error_;
+  E error_;
   bool ok_ = true;
 };
+
+using Status = Result<void>;
 
 }  // namespace pipette

@@ -12,19 +12,30 @@
 
 namespace pipette::worker {
 
-// How a call ended when it did not return a successful response.
-enum class CallFailure {
-  kNone,
-  kRequestFailed,  // the worker answered ok:false; it is still usable
-  kWorkerBroken,   // crashed, hung past the timeout, or spoke garbage: it has been killed
+// Why a call did not return a successful response: the message for a person (Error's), the op,
+// the worker, and whether the worker is still usable.
+struct CallError : Error {
+  std::string op;      // the request's op ("pp"); "frames" while reading frames
+  std::string worker;  // the worker program
+  // The worker crashed, hung past the timeout or spoke garbage: it has been killed and serves
+  // no further request. Otherwise it answered ok:false (or ended its frames with an abort
+  // frame) and is still usable.
+  bool broken = false;
 };
 
-struct CallResult {
-  nlohmann::json response;  // the whole response object when ok
-  CallFailure failure = CallFailure::kNone;
-  std::string error;  // why, for a person
-  bool ok() const { return failure == CallFailure::kNone; }
-};
+// A call that failed in the worker, which is still usable; one that broke the worker.
+inline CallError FailedCall(std::string op, std::string message, std::string worker = "") {
+  CallError e;
+  e.message = std::move(message);
+  e.op = std::move(op);
+  e.worker = std::move(worker);
+  return e;
+}
+inline CallError BrokenCall(std::string op, std::string message, std::string worker = "") {
+  CallError e = FailedCall(std::move(op), std::move(message), std::move(worker));
+  e.broken = true;
+  return e;
+}
 
 // One binary frame of a response that announced `frames` (docs/protocol.md "Frames").
 struct LogitsFrame {
@@ -36,16 +47,17 @@ struct LogitsFrame {
 class WorkerChannel {
  public:
   virtual ~WorkerChannel() = default;
-  // Sends `request` (an "id" is added) and waits up to `timeout` for the matching response.
-  virtual CallResult Call(nlohmann::json request, std::chrono::milliseconds timeout) = 0;
-  // Reads the next frame of the last response, waiting up to `timeout`; `n_values` is the count
-  // the response announced (a frame of another length breaks the worker). An abort frame is a
-  // failed request (kRequestFailed, its message in `error`); the worker stays usable. The
-  // response of `CallResult` is left empty.
-  virtual CallResult ReadFrame(LogitsFrame* frame, size_t n_values,
-                               std::chrono::milliseconds timeout) {
+  // Sends `request` (an "id" is added) and waits up to `timeout` for the matching response: the
+  // whole response object when it says ok.
+  virtual Result<nlohmann::json, CallError> Call(nlohmann::json request,
+                                                 std::chrono::milliseconds timeout) = 0;
+  // Reads the next frame of the last response into `frame`, waiting up to `timeout`;
+  // `n_values` is the count the response announced (a frame of another length breaks the
+  // worker). An abort frame is a failed request (not broken, its message in the error).
+  virtual Result<void, CallError> ReadFrame(LogitsFrame* frame, size_t n_values,
+                                            std::chrono::milliseconds timeout) {
     (void)frame, (void)n_values, (void)timeout;
-    return {{}, CallFailure::kWorkerBroken, "this channel carries no frames"};
+    return BrokenCall("frames", "this channel carries no frames");
   }
   // The last few KiB the worker wrote to standard error.
   virtual std::string StderrTail() const = 0;
@@ -61,7 +73,8 @@ class WorkerLauncher {
   virtual Result<std::unique_ptr<WorkerChannel>> Launch(const std::vector<std::string>& argv) = 0;
 };
 
-// The real thing: fork/exec with pipes on stdin, stdout and stderr (Linux/POSIX).
+// The real thing: fork/exec with pipes on stdin, stdout and stderr (Linux/POSIX), the protocol
+// spoken over them (line_channel.h, pipe_transport.h).
 class ProcessLauncher : public WorkerLauncher {
  public:
   Result<std::unique_ptr<WorkerChannel>> Launch(const std::vector<std::string>& argv) override;

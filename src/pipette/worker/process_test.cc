@@ -39,11 +39,11 @@ TEST_F(ProcessTest, EchoesIdsAndReturnsResponses) {
       "i=0; while read line; do i=$((i+1)); echo \"{\\\"id\\\":$i,\\\"ok\\\":true,"
       "\\\"n\\\":$i}\"; done\n");
   auto r1 = ch->Call({{"op", "hello"}}, milliseconds(5000));
-  ASSERT_TRUE(r1.ok()) << r1.error;
-  EXPECT_EQ(r1.response["n"], 1);
+  ASSERT_TRUE(r1.ok()) << r1.error().message;
+  EXPECT_EQ((*r1)["n"], 1);
   auto r2 = ch->Call({{"op", "memory"}}, milliseconds(5000));
-  ASSERT_TRUE(r2.ok()) << r2.error;
-  EXPECT_EQ(r2.response["n"], 2);
+  ASSERT_TRUE(r2.ok()) << r2.error().message;
+  EXPECT_EQ((*r2)["n"], 2);
   EXPECT_TRUE(ch->Alive());
   ch->Shutdown(milliseconds(2000));
   EXPECT_FALSE(ch->Alive());
@@ -54,8 +54,11 @@ TEST_F(ProcessTest, RequestFailureKeepsTheWorker) {
       "read line; echo '{\"id\":1,\"ok\":false,\"error\":\"no model loaded\"}'; "
       "read line; echo '{\"id\":2,\"ok\":true}'\n");
   auto r = ch->Call({{"op", "pp"}}, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kRequestFailed);
-  EXPECT_EQ(r.error, "'pp' failed in the worker: no model loaded");
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(r.error().broken);
+  EXPECT_EQ(r.error().message, "'pp' failed in the worker: no model loaded");
+  EXPECT_EQ(r.error().op, "pp");  // the error's context: the op and the worker program
+  EXPECT_NE(r.error().worker.find("fake1.sh"), std::string::npos) << r.error().worker;
   EXPECT_TRUE(ch->Alive());
   EXPECT_TRUE(ch->Call({{"op", "pp"}}, milliseconds(5000)).ok());
 }
@@ -63,23 +66,29 @@ TEST_F(ProcessTest, RequestFailureKeepsTheWorker) {
 TEST_F(ProcessTest, GarbageKillsTheWorker) {
   auto ch = Fake("read line; echo 'Segmentation fault (not really)'; exec sleep 30\n");
   auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_NE(r.error.find("not a protocol message"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_NE(r.error().message.find("not a protocol message"), std::string::npos)
+      << r.error().message;
   EXPECT_FALSE(ch->Alive());
 }
 
 TEST_F(ProcessTest, WrongIdKillsTheWorker) {
   auto ch = Fake("read line; echo '{\"id\":7,\"ok\":true}'; exec sleep 30\n");
   auto r = ch->Call({{"op", "hello"}}, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_NE(r.error.find("with id 7 (expected 1)"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_NE(r.error().message.find("with id 7 (expected 1)"), std::string::npos)
+      << r.error().message;
 }
 
 TEST_F(ProcessTest, SilenceTimesOutAndKills) {
   auto ch = Fake("read line; exec sleep 30\n");
   auto r = ch->Call({{"op", "tg"}}, milliseconds(300));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_NE(r.error.find("no response to 'tg' within 0.3s"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_NE(r.error().message.find("no response to 'tg' within 0.3s"), std::string::npos)
+      << r.error().message;
   EXPECT_FALSE(ch->Alive());
 }
 
@@ -87,32 +96,37 @@ TEST_F(ProcessTest, WorkerThatStopsReadingCannotHangTheController) {
   auto ch = Fake("exec sleep 30\n");  // never reads its standard input
   nlohmann::json big = {{"op", "pp"}, {"text", std::string(8 << 20, 'x')}};
   auto r = ch->Call(big, milliseconds(500));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_NE(r.error.find("did not read 'pp' within 0.5s"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_NE(r.error().message.find("did not read 'pp' within 0.5s"), std::string::npos)
+      << r.error().message;
   EXPECT_FALSE(ch->Alive());
 }
 
 TEST_F(ProcessTest, CrashIsReportedWithExitStatusAndStderr) {
   auto ch = Fake("read line; echo 'fatal: out of cheese' >&2; exit 3\n");
   auto r = ch->Call({{"op", "load_model"}}, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_NE(r.error.find("died during 'load_model': exited with status 3"), std::string::npos)
-      << r.error;
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_NE(r.error().message.find("died during 'load_model': exited with status 3"),
+            std::string::npos)
+      << r.error().message;
   EXPECT_NE(ch->StderrTail().find("out of cheese"), std::string::npos);
 }
 
 TEST_F(ProcessTest, KilledBySignalIsNamed) {
   auto ch = Fake("read line; kill -9 $$\n");
   auto r = ch->Call({{"op", "tg"}}, milliseconds(5000));
-  EXPECT_NE(r.error.find("killed by SIGKILL"), std::string::npos) << r.error;
+  EXPECT_NE(r.error().message.find("killed by SIGKILL"), std::string::npos) << r.error().message;
 }
 
 TEST_F(ProcessTest, WritingToAnExitedWorkerIsAnErrorNotASignal) {
   auto ch = Fake("exit 0\n");
   std::this_thread::sleep_for(milliseconds(200));  // let it exit before anything is sent
   auto r = ch->Call({{"op", "hello"}}, milliseconds(2000));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_NE(r.error.find("exited with status 0"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_NE(r.error().message.find("exited with status 0"), std::string::npos) << r.error().message;
   ch->Shutdown(milliseconds(100));  // sends "shutdown" to nobody: must not raise SIGPIPE
 }
 
@@ -127,17 +141,18 @@ TEST_F(ProcessTest, FramesFollowTheirResponseLineAndAnAbortKeepsTheWorker) {
       "\\000\\000\\000\\000\\000\\000\\000\\000oops'; "
       "read line; echo '{\"id\":2,\"ok\":true}'\n");
   auto head = ch->Call({{"op", "score"}, {"logits", true}}, milliseconds(5000));
-  ASSERT_TRUE(head.ok()) << head.error;
-  EXPECT_EQ(head.response["frames"], 2);
+  ASSERT_TRUE(head.ok()) << head.error().message;
+  EXPECT_EQ((*head)["frames"], 2);
   LogitsFrame f;
   auto r = ch->ReadFrame(&f, 2, milliseconds(5000));
-  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(f.position, 5);
   EXPECT_EQ(f.t_ns, 7);
   EXPECT_EQ(f.logits, (std::vector<float>{1.0f, -2.0f}));
   r = ch->ReadFrame(&f, 2, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kRequestFailed);
-  EXPECT_EQ(r.error, "the worker ended its frames: oops");
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(r.error().broken);
+  EXPECT_EQ(r.error().message, "the worker ended its frames: oops");
   EXPECT_TRUE(ch->Call({{"op", "memory"}}, milliseconds(5000)).ok());
 }
 
@@ -149,21 +164,24 @@ TEST_F(ProcessTest, AFrameOfTheWrongLengthOrCutShortBreaksTheWorker) {
   ASSERT_TRUE(ch->Call({{"op", "score"}}, milliseconds(5000)).ok());
   LogitsFrame f;
   auto r = ch->ReadFrame(&f, 2, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_EQ(r.error, "the worker sent a frame of 3 values where 2 were announced");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_EQ(r.error().message, "the worker sent a frame of 3 values where 2 were announced");
   EXPECT_FALSE(ch->Alive());
 
   auto cut = Fake("read line; echo '{\"id\":1,\"ok\":true}'; printf 'PLGT\\000\\000'; exit 4\n");
   ASSERT_TRUE(cut->Call({{"op", "score"}}, milliseconds(5000)).ok());
   r = cut->ReadFrame(&f, 2, milliseconds(5000));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_EQ(r.error, "the worker died during its frames: exited with status 4");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_EQ(r.error().message, "the worker died during its frames: exited with status 4");
 
   auto silent = Fake("read line; echo '{\"id\":1,\"ok\":true}'; exec sleep 30\n");
   ASSERT_TRUE(silent->Call({{"op", "score"}}, milliseconds(5000)).ok());
   r = silent->ReadFrame(&f, 2, milliseconds(300));
-  EXPECT_EQ(r.failure, CallFailure::kWorkerBroken);
-  EXPECT_EQ(r.error, "the worker's frames did not arrive in time: it was killed");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().broken);
+  EXPECT_EQ(r.error().message, "the worker's frames did not arrive in time: it was killed");
   EXPECT_FALSE(silent->Alive());
 }
 

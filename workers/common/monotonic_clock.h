@@ -1,10 +1,11 @@
-// The worker's clock for every timestamp it reports: steady_clock (CLOCK_MONOTONIC) in ns.
+// The worker's clock for every timestamp it reports (docs/protocol.md "Framing"): steady_clock
+// (CLOCK_MONOTONIC) in nanoseconds.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 
-namespace pipette::llama_worker {
+namespace pipette::worker_common {
 
 inline int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -12,4 +13,4 @@ inline int64_t NowNs() {
       .count();
 }
 
-}  // namespace pipette::llama_worker
+}  // namespace pipette::worker_common

@@ -1,0 +1,49 @@
+// What every typed message of the protocol shares: how it names itself in errors, and the
+// fields of a response beyond the typed ones (a runtime's own, kept as they came).
+//
+// Each op has a request struct (ToJson() writes it with its "op"; FromJson() reads and checks
+// it, naming the op and the field on error) and a response struct (ToJson() writes the fields
+// that follow "id" and "ok"; FromJson() reads them, ignoring fields it does not know, so that
+// adding optional fields stays compatible). The controller writes requests and reads
+// responses; a C++ worker reads requests and writes responses; both with these structs.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pipette/protocol/fields.h"
+#include "pipette/util/result.h"
+
+namespace pipette::protocol {
+
+inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+// "pp request", "pp response": how a message names itself in its errors.
+inline std::string RequestName(const char* op) { return std::string(op) + " request"; }
+inline std::string ResponseName(const char* op) { return std::string(op) + " response"; }
+
+// The fields of `message` other than `known` and the envelope ("id", "ok", "op", "error").
+nlohmann::json OtherFields(const nlohmann::json& message, std::initializer_list<const char*> known);
+
+// `value` when `fields` read it without a problem, else the first problem.
+template <class T>
+Result<T> Checked(const FieldReader& fields, T value) {
+  if (!fields.ok()) return Error{fields.error()};
+  return value;
+}
+
+// A request with no fields (hello, memory, reset_peak_memory, shutdown).
+template <const char* kOp>
+struct BareRequest {
+  nlohmann::json ToJson() const { return {{"op", kOp}}; }
+  static Result<BareRequest> FromJson(const nlohmann::json& j) {
+    return Checked(FieldReader(j, RequestName(kOp)), BareRequest{});
+  }
+};
+
+}  // namespace pipette::protocol

@@ -1,0 +1,72 @@
+#include "pipette/protocol/session_ops.h"
+
+namespace pipette::protocol {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+ordered_json HelloResponse::ToJson() const {
+  ordered_json out;
+  out["protocol"] = protocol;
+  out["runtime"] = runtime;
+  out["runtime_version"] = runtime_version;
+  out["runtime_build"] = runtime_build;
+  out["pid"] = pid;
+  if (!ops.empty()) out["ops"] = ops;
+  return out;
+}
+
+Result<HelloResponse> HelloResponse::FromJson(const json& j) {
+  FieldReader f(j, ResponseName(op::kHello));
+  HelloResponse r;
+  r.protocol = f.Int("protocol", kInt64Min, kInt64Max);
+  r.runtime = f.String("runtime");
+  r.runtime_version = f.String("runtime_version");
+  r.runtime_build = f.OptionalObject("runtime_build");
+  r.pid = f.Int("pid", 0, kInt64Max, 0);
+  if (f.Has("ops")) {
+    const json ops = f.Array("ops");
+    for (const json& o : ops) {
+      if (!o.is_string()) {
+        f.Fail("field 'ops' must be an array of op names");
+        break;
+      }
+      r.ops.push_back(o.get<std::string>());
+    }
+  }
+  return Checked(f, std::move(r));
+}
+
+ordered_json ResetPeakMemoryResponse::ToJson() const {
+  ordered_json out;
+  out["supported"] = supported;
+  out["rss"] = rss;
+  out["hwm"] = hwm;
+  return out;
+}
+
+Result<ResetPeakMemoryResponse> ResetPeakMemoryResponse::FromJson(const json& j) {
+  FieldReader f(j, ResponseName(op::kResetPeakMemory));
+  ResetPeakMemoryResponse r;
+  r.supported = f.Bool("supported");
+  r.rss = f.Int("rss", 0, kInt64Max);
+  r.hwm = f.Int("hwm", 0, kInt64Max);
+  return Checked(f, r);
+}
+
+ordered_json MemoryResponse::ToJson() const {
+  ordered_json out;
+  out["rss"] = rss;
+  out["hwm"] = hwm;
+  return out;
+}
+
+Result<MemoryResponse> MemoryResponse::FromJson(const json& j) {
+  FieldReader f(j, ResponseName(op::kMemory));
+  MemoryResponse r;
+  r.rss = f.Int("rss", 0, kInt64Max);
+  r.hwm = f.Int("hwm", 0, kInt64Max);
+  return Checked(f, r);
+}
+
+}  // namespace pipette::protocol

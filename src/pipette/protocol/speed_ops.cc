@@ -1,0 +1,129 @@
+#include "pipette/protocol/speed_ops.h"
+
+#include <utility>
+
+namespace pipette::protocol {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+json PpRequest::ToJson() const {
+  json j = {{"op", op::kPp}, {"tokens", tokens}};
+  if (n_batch) j["n_batch"] = *n_batch;
+  return j;
+}
+
+Result<PpRequest> PpRequest::FromJson(const json& j) {
+  FieldReader f(j, RequestName(op::kPp));
+  PpRequest r;
+  r.tokens = f.Tokens("tokens");
+  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+  if (f.ok() && r.tokens.empty()) f.Fail("'tokens' is empty: nothing to process");
+  return Checked(f, std::move(r));
+}
+
+ordered_json PpResponse::ToJson() const {
+  ordered_json out;
+  out["n_tokens"] = n_tokens;
+  out["t_start_ns"] = t_start_ns;
+  out["t_end_ns"] = t_end_ns;
+  out["batch_end_ns"] = batch_end_ns;
+  out["runtime_perf"] = runtime_perf;
+  return out;
+}
+
+Result<PpResponse> PpResponse::FromJson(const json& j) {
+  FieldReader f(j, ResponseName(op::kPp));
+  PpResponse r;
+  r.n_tokens = f.Int("n_tokens", 1, kInt64Max);
+  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+  r.t_end_ns = f.Int("t_end_ns", r.t_start_ns, kInt64Max);
+  r.batch_end_ns = f.Ints("batch_end_ns");
+  r.runtime_perf = f.OptionalObject("runtime_perf");
+  return Checked(f, std::move(r));
+}
+
+json TgRequest::ToJson() const {
+  json j = {{"op", op::kTg}, {"prompt", prompt}, {"first_token", first_token}, {"n_gen", n_gen}};
+  if (n_batch) j["n_batch"] = *n_batch;
+  return j;
+}
+
+Result<TgRequest> TgRequest::FromJson(const json& j) {
+  FieldReader f(j, RequestName(op::kTg));
+  TgRequest r;
+  r.prompt = f.Tokens("prompt", {});
+  r.first_token = static_cast<int32_t>(f.Int("first_token", INT32_MIN, kInt32Max));
+  r.n_gen = f.Int("n_gen", 1, kInt32Max);
+  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+  return Checked(f, std::move(r));
+}
+
+ordered_json TgResponse::ToJson() const {
+  ordered_json out;
+  out["n_gen"] = n_gen;
+  out["t_start_ns"] = t_start_ns;
+  out["token_end_ns"] = token_end_ns;
+  out["tokens"] = tokens;
+  out["runtime_perf"] = runtime_perf;
+  return out;
+}
+
+Result<TgResponse> TgResponse::FromJson(const json& j) {
+  FieldReader f(j, ResponseName(op::kTg));
+  TgResponse r;
+  r.n_gen = f.Int("n_gen", 1, kInt64Max);
+  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+  r.token_end_ns = f.Ints("token_end_ns");
+  r.tokens = f.Tokens("tokens");
+  r.runtime_perf = f.OptionalObject("runtime_perf");
+  if (f.ok() && (static_cast<int64_t>(r.token_end_ns.size()) != r.n_gen ||
+                 static_cast<int64_t>(r.tokens.size()) != r.n_gen)) {
+    f.Fail("'token_end_ns' and 'tokens' must have one entry per generated token");
+  }
+  return Checked(f, std::move(r));
+}
+
+json TtftRequest::ToJson() const {
+  json j = {{"op", op::kTtft},
+            {"text", text},
+            {"add_special", add_special},
+            {"parse_special", parse_special}};
+  if (n_batch) j["n_batch"] = *n_batch;
+  return j;
+}
+
+Result<TtftRequest> TtftRequest::FromJson(const json& j) {
+  FieldReader f(j, RequestName(op::kTtft));
+  TtftRequest r;
+  r.text = f.String("text");
+  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+  r.add_special = f.Bool("add_special", true);
+  r.parse_special = f.Bool("parse_special", false);
+  return Checked(f, std::move(r));
+}
+
+ordered_json TtftResponse::ToJson() const {
+  ordered_json out;
+  out["n_prompt_tokens"] = n_prompt_tokens;
+  out["t_start_ns"] = t_start_ns;
+  out["t_tokenized_ns"] = t_tokenized_ns;
+  out["t_first_token_ns"] = t_first_token_ns;
+  out["token"] = token;
+  out["runtime_perf"] = runtime_perf;
+  return out;
+}
+
+Result<TtftResponse> TtftResponse::FromJson(const json& j) {
+  FieldReader f(j, ResponseName(op::kTtft));
+  TtftResponse r;
+  r.n_prompt_tokens = f.Int("n_prompt_tokens", 1, kInt64Max);
+  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+  r.t_tokenized_ns = f.Int("t_tokenized_ns", r.t_start_ns, kInt64Max);
+  r.t_first_token_ns = f.Int("t_first_token_ns", r.t_tokenized_ns, kInt64Max);
+  r.token = f.Int("token", 0, kInt32Max);
+  r.runtime_perf = f.OptionalObject("runtime_perf");
+  return Checked(f, std::move(r));
+}
+
+}  // namespace pipette::protocol

@@ -1,0 +1,64 @@
+// The worker side of the protocol (docs/protocol.md): turns one request line into one response
+// line. It parses the line, checks the envelope ("id", "op"), answers the ops every worker
+// answers alike (hello, memory, reset_peak_memory, shutdown) and hands the others to the
+// runtime's handlers, then wraps the reply with "id" and "ok". A C++ worker registers its
+// handlers and calls Serve (serve.h).
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frame_stream.h"
+#include "reply.h"
+
+namespace pipette::worker_common {
+
+// What `hello` says about the runtime.
+struct RuntimeIdentity {
+  std::string program;          // the worker program, for its messages on standard error
+  std::string runtime;          // "llama.cpp"
+  std::string runtime_version;  // "0.3.36"
+  // The free-form build facts (`runtime_build`), asked at each hello.
+  std::function<nlohmann::json()> build;
+};
+
+class Dispatcher {
+ public:
+  using Handler = std::function<Reply(const nlohmann::json& request)>;
+  // A handler whose response may be followed by frames: it writes its response line itself
+  // (`frames->Line`) when it answers with frames; `frames` is null where the channel carries
+  // none.
+  using FramesHandler = std::function<Reply(const nlohmann::json& request, FrameStream* frames)>;
+
+  explicit Dispatcher(RuntimeIdentity identity) : identity_(std::move(identity)) {}
+
+  void Handle(const std::string& op, Handler handler);
+  void HandleWithFrames(const std::string& op, FramesHandler handler);
+
+  struct Outcome {
+    std::string response;   // one JSON object, without the trailing newline
+    bool shutdown = false;  // the request was `shutdown`: answer, then exit
+    bool written = false;   // the response (line and frames) is already on `out`
+  };
+  // `frames_out` carries the frames of a handler that answers with frames.
+  Outcome Dispatch(std::string_view line, std::FILE* frames_out = nullptr);
+
+  // The ops this worker answers, in the protocol's order (hello's `ops`).
+  std::vector<std::string> Ops() const;
+
+ private:
+  Reply Answer(const std::string& op, const nlohmann::json& request, bool* shutdown,
+               FrameStream* frames);
+  Reply Hello() const;
+  Reply ResetPeak() const;
+
+  RuntimeIdentity identity_;
+  std::map<std::string, FramesHandler> handlers_;
+};
+
+}  // namespace pipette::worker_common

@@ -1,0 +1,114 @@
+#include "dispatcher.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "pipette/protocol/check.h"
+#include "pipette/protocol/frames.h"
+
+namespace pipette::worker_common {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+Dispatcher Make() {
+  Dispatcher d({"test-worker", "test-runtime", "1.0", [] { return json{{"built", "today"}}; }});
+  d.Handle("tokenize", [](const json& r) -> Reply {
+    if (!r.contains("text")) return Fail("tokenize request: missing required field 'text'");
+    return ordered_json{{"tokens", {1, 2}}};
+  });
+  return d;
+}
+
+json Answer(Dispatcher& d, const std::string& line) {
+  const Dispatcher::Outcome o = d.Dispatch(line);
+  EXPECT_FALSE(o.written);
+  return json::parse(o.response);
+}
+
+TEST(Dispatcher, HelloNamesTheRuntimeTheVersionAndTheOps) {
+  Dispatcher d = Make();
+  const json hello = Answer(d, R"({"id":1,"op":"hello"})");
+  EXPECT_EQ(hello["id"], 1);
+  EXPECT_EQ(hello["ok"], true);
+  EXPECT_EQ(hello["protocol"], 1);
+  EXPECT_EQ(hello["runtime"], "test-runtime");
+  EXPECT_EQ(hello["runtime_version"], "1.0");
+  EXPECT_EQ(hello["runtime_build"], json({{"built", "today"}}));
+  EXPECT_EQ(hello["pid"], getpid());
+  EXPECT_EQ(hello["ops"], json({"hello", "reset_peak_memory", "memory", "tokenize", "shutdown"}));
+  EXPECT_TRUE(protocol::CheckResponse("hello", hello).ok());
+}
+
+TEST(Dispatcher, EnvelopeProblemsAreAnsweredAndNamed) {
+  Dispatcher d = Make();
+  EXPECT_EQ(Answer(d, "not json"),
+            json({{"id", nullptr}, {"ok", false}, {"error", "request is not valid JSON"}}));
+  EXPECT_EQ(Answer(d, "[1]")["error"], "request is not a JSON object");
+  EXPECT_EQ(Answer(d, R"({"op":"hello"})")["error"], "request has no integer 'id'");
+  const json no_op = Answer(d, R"({"id":4})");
+  EXPECT_EQ(no_op["id"], 4);
+  EXPECT_EQ(no_op["error"], "request has no string 'op'");
+  const json unknown = Answer(d, R"({"id":5,"op":"frobnicate"})");
+  EXPECT_EQ(unknown, json({{"id", 5}, {"ok", false}, {"error", "unknown op 'frobnicate'"}}));
+}
+
+TEST(Dispatcher, HandlersAnswerAndTheirErrorsBecomeOkFalse) {
+  Dispatcher d = Make();
+  EXPECT_EQ(Answer(d, R"({"id":7,"op":"tokenize","text":"a"})"),
+            json({{"id", 7}, {"ok", true}, {"tokens", {1, 2}}}));
+  EXPECT_EQ(Answer(d, R"({"id":8,"op":"tokenize"})")["error"],
+            "tokenize request: missing required field 'text'");
+}
+
+TEST(Dispatcher, MemoryAndShutdownAreEveryWorkersOwn) {
+  Dispatcher d = Make();
+  const json memory = Answer(d, R"({"id":1,"op":"memory"})");
+  EXPECT_TRUE(protocol::CheckResponse("memory", memory).ok()) << memory.dump();
+  EXPECT_GT(memory["rss"].get<int64_t>(), 0);
+  const json reset = Answer(d, R"({"id":2,"op":"reset_peak_memory"})");
+  EXPECT_TRUE(protocol::CheckResponse("reset_peak_memory", reset).ok()) << reset.dump();
+  const Dispatcher::Outcome bye = d.Dispatch(R"({"id":3,"op":"shutdown"})");
+  EXPECT_TRUE(bye.shutdown);
+  EXPECT_EQ(json::parse(bye.response), json({{"id", 3}, {"ok", true}}));
+}
+
+TEST(Dispatcher, AFailureAfterTheFramesBeganEndsThemWithAnAbortFrame) {
+  Dispatcher d = Make();
+  d.HandleWithFrames("score", [](const json&, FrameStream* frames) -> Reply {
+    if (frames == nullptr) return Fail("this channel cannot carry frames");
+    frames->Line(ordered_json{{"frames", 2}, {"n_vocab", 1}});
+    const float one = 1.0f;
+    frames->Logits(0, 5, &one, 1);
+    return Fail("llama_decode returned 1");
+  });
+  EXPECT_EQ(Answer(d, R"({"id":1,"op":"score"})")["error"], "this channel cannot carry frames");
+
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  const Dispatcher::Outcome o = d.Dispatch(R"({"id":2,"op":"score"})", out);
+  EXPECT_TRUE(o.written);
+  std::rewind(out);
+  char line[256];
+  ASSERT_NE(std::fgets(line, sizeof line, out), nullptr);
+  EXPECT_EQ(json::parse(line), json({{"id", 2}, {"ok", true}, {"frames", 2}, {"n_vocab", 1}}));
+  unsigned char h[protocol::kFrameHeaderBytes];
+  float value = 0;
+  ASSERT_EQ(std::fread(h, 1, sizeof h, out), sizeof h);
+  EXPECT_EQ(protocol::ParseFrameHeader(h).kind, protocol::FrameKind::kLogits);
+  ASSERT_EQ(std::fread(&value, sizeof value, 1, out), 1u);
+  EXPECT_EQ(value, 1.0f);
+  ASSERT_EQ(std::fread(h, 1, sizeof h, out), sizeof h);
+  const protocol::FrameHeader abort = protocol::ParseFrameHeader(h);
+  EXPECT_EQ(abort.kind, protocol::FrameKind::kAbort);
+  std::string message(abort.count, '\0');
+  ASSERT_EQ(std::fread(message.data(), 1, message.size(), out), message.size());
+  EXPECT_EQ(message, "llama_decode returned 1");
+  std::fclose(out);
+}
+
+}  // namespace
+}  // namespace pipette::worker_common
