@@ -17,21 +17,17 @@ json Model(const WrittenModel& m) {
   return {{"path", m.ref}, {"name", *m.name}};
 }
 
-json File(const WrittenFile& f) { return f.path ? json(*f.path) : json(); }
-
-json Ppl(const WrittenPpl& p) {
-  json j = json::object();
-  if (p.corpus.path) j["corpus"] = File(p.corpus);
-  Put(j, "n_ctx", p.n_ctx);
-  Put(j, "chunks", p.chunks);
-  return j;
+// corpus:, n_ctx: and chunks: of what reads a corpus in chunks (ppl, kld, an importance matrix).
+void PutChunks(json& j, const WrittenFile& corpus, const std::optional<int>& n_ctx,
+               const std::optional<int>& chunks) {
+  Put(j, "corpus", corpus.path);
+  Put(j, "n_ctx", n_ctx);
+  Put(j, "chunks", chunks);
 }
 
 json Kld(const WrittenKld& k) {
   json j = {{"reference", k.reference}};
-  if (k.corpus.path) j["corpus"] = File(k.corpus);
-  Put(j, "n_ctx", k.n_ctx);
-  Put(j, "chunks", k.chunks);
+  PutChunks(j, k.corpus, k.n_ctx, k.chunks);
   Put(j, "top_k", k.top_k);
   if (k.mode) j["mode"] = *k.mode == KldMode::kTopK ? "topk" : "full";
   return j;
@@ -39,7 +35,7 @@ json Kld(const WrittenKld& k) {
 
 json Dataset(const WrittenDataset& d) {
   json j = json::object();
-  if (d.dataset.path) j["dataset"] = File(d.dataset);
+  Put(j, "dataset", d.dataset.path);
   Put(j, "limit", d.limit);
   Put(j, "template_options", d.template_options);
   return j;
@@ -50,9 +46,7 @@ json Quantize(const WrittenQuantize& q) {
   if (!q.types.empty()) j["types"] = q.types;
   if (q.imatrix) {
     json im = {{"types", q.imatrix->types}};
-    if (q.imatrix->corpus.path) im["corpus"] = File(q.imatrix->corpus);
-    Put(im, "n_ctx", q.imatrix->n_ctx);
-    Put(im, "chunks", q.imatrix->chunks);
+    PutChunks(im, q.imatrix->corpus, q.imatrix->n_ctx, q.imatrix->chunks);
     j["imatrix"] = im;
   }
   // Overrides apply in order (the first pattern that matches wins): a list of pairs.
@@ -74,7 +68,11 @@ json CanonicalForm(const WrittenExperiment& ex) {
   }
   for (const auto& p : ex.params) j["params"][p.name] = p.values;
   for (const auto& t : ex.tests) j["tests"].push_back(t.name);
-  if (ex.ppl) j["quality"]["ppl"] = Ppl(*ex.ppl);
+  if (ex.ppl) {
+    json ppl = json::object();
+    PutChunks(ppl, ex.ppl->corpus, ex.ppl->n_ctx, ex.ppl->chunks);
+    j["quality"]["ppl"] = ppl;
+  }
   if (ex.kld) j["quality"]["kld"] = Kld(*ex.kld);
   if (ex.mc) j["quality"]["mc"] = Dataset(*ex.mc);
   if (ex.gen) j["quality"]["gen"] = Dataset(*ex.gen);
