@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
       ->add_option("--lock-timeout", run.lock_timeout_s,
                    "seconds to wait for another Pipette measuring on this machine")
       ->capture_default_str();
+  run_cmd->footer(pipette::app::RunHelpFooter());
 
   pipette::app::ReportArgs report;
   auto* rep_cmd = app.add_subcommand("report", "Print results from the store");

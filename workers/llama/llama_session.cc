@@ -321,6 +321,7 @@ Reply LlamaSession::InitContext(const json& request) {
   const int64_t n_threads_batch = fields.Int("n_threads_batch", 1, kInt32Max, n_threads);
   const std::string type_k_name = fields.String("type_k", ggml_type_name(defaults.type_k));
   const std::string type_v_name = fields.String("type_v", ggml_type_name(defaults.type_v));
+  const bool swa_full = fields.Bool("swa_full", defaults.swa_full);
   std::string flash_attn = "auto";  // llama.cpp's default (LLAMA_FLASH_ATTN_TYPE_AUTO)
   if (fields.Has("flash_attn")) {
     // "auto" | "on" | "off"; true/false (protocol 1's form) mean on/off.
@@ -352,6 +353,7 @@ Reply LlamaSession::InitContext(const json& request) {
   params.n_threads_batch = static_cast<int32_t>(n_threads_batch);
   params.type_k = *type_k;
   params.type_v = *type_v;
+  params.swa_full = swa_full;
   params.flash_attn_type = flash_attn == "on"    ? LLAMA_FLASH_ATTN_TYPE_ENABLED
                            : flash_attn == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED
                                                  : LLAMA_FLASH_ATTN_TYPE_AUTO;
@@ -387,6 +389,13 @@ Reply LlamaSession::InitContext(const json& request) {
   out["type_v"] = type_v_name;
   out["flash_attn"] = flash_attn;
   out["flash_attn_resolved"] = FlashAttnFromLog(log, flash_attn);
+  out["swa_full"] = swa_full;
+  // The sliding-window layers' cache as llama.cpp made it (null: the model has none).
+  if (const std::optional<int64_t> cells = SwaCacheCellsFromLog(log)) {
+    out["swa_cache_cells"] = *cells;
+  } else {
+    out["swa_cache_cells"] = nullptr;
+  }
   return out;
 }
 

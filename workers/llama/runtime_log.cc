@@ -1,6 +1,7 @@
 #include "runtime_log.h"
 
 #include <array>
+#include <charconv>
 #include <utility>
 
 namespace pipette::llama_worker {
@@ -30,6 +31,19 @@ std::string FlashAttnFromLog(std::string_view log, const std::string& requested)
     }
   }
   return out;
+}
+
+std::optional<int64_t> SwaCacheCellsFromLog(std::string_view log) {
+  // The space before "SWA" keeps out "creating non-SWA KV cache, size = N cells".
+  constexpr std::string_view kKey = " SWA KV cache, size = ";
+  const size_t at = log.rfind(kKey);
+  if (at == std::string_view::npos) return std::nullopt;
+  int64_t cells = 0;
+  const char* from = log.data() + at + kKey.size();
+  const char* end = log.data() + log.size();
+  auto [ptr, ec] = std::from_chars(from, end, cells);
+  if (ec != std::errc() || ptr == from) return std::nullopt;
+  return cells;
 }
 
 std::string LoadModeFromLog(std::string_view log) {

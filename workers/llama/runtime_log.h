@@ -2,6 +2,8 @@
 // mode it used. Pure text parsing, so it is unit-tested without a model.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +15,11 @@ namespace pipette::llama_worker {
 // for ...", "flash_attn is not compatible with ... - forcing off"); `requested` ("on"/"off"/
 // "auto") when no line does. "auto" thus means unresolved.
 std::string FlashAttnFromLog(std::string_view log, const std::string& requested);
+
+// The size in cells of the sliding-window layers' KV cache, from the log of one context creation
+// (src/llama-kv-cache-iswa.cpp: "creating     SWA KV cache, size = N cells"): the context size
+// with swa_full, less without it; nullopt when the model has no sliding-window layers.
+std::optional<int64_t> SwaCacheCellsFromLog(std::string_view log);
 
 // The load mode of one model load ("mmap", "none", ...) from llama.cpp's "(load_mode = X)"
 // line; "" when there is none.

@@ -67,5 +67,26 @@ TEST(RuntimeLog, LoadMode) {
   EXPECT_EQ(LoadModeFromLog("(load_mode = mmap"), "");
 }
 
+TEST(RuntimeLog, SwaCacheCells) {
+  // As src/llama-kv-cache-iswa.cpp logs them for a model with sliding-window layers (Gemma 3):
+  // full-size with swa_full, the window plus a micro-batch, padded to 256, without.
+  const std::string base =
+      "llama_kv_cache_iswa: creating non-SWA KV cache, size = 2048 cells\n"
+      "llama_kv_cache:        CPU KV buffer size =     6.00 MiB\n";
+  EXPECT_EQ(SwaCacheCellsFromLog(base + "llama_kv_cache_iswa: creating     SWA KV cache, size = "
+                                        "1024 cells\n"),
+            1024);
+  EXPECT_EQ(
+      SwaCacheCellsFromLog("llama_kv_cache_iswa: using full-size SWA cache (ref: x)\n" + base +
+                           "llama_kv_cache_iswa: creating     SWA KV cache, size = 2048 "
+                           "cells\n"),
+      2048);
+  // A model without such layers has one cache, not this line; "non-SWA" is not it.
+  EXPECT_EQ(SwaCacheCellsFromLog(base), std::nullopt);
+  EXPECT_EQ(SwaCacheCellsFromLog("llama_kv_cache: size =   24.00 MiB (  256 cells, 30 layers)\n"),
+            std::nullopt);
+  EXPECT_EQ(SwaCacheCellsFromLog("creating     SWA KV cache, size = x cells\n"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace pipette::llama_worker

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "pipette/app/console_progress.h"
 #include "pipette/app/measuring.h"
@@ -20,6 +21,7 @@
 #include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
+#include "pipette/config/param_docs.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
 #include "pipette/metrics/vary.h"
@@ -177,10 +179,20 @@ Paths DefaultPaths(const std::string& argv0) {
   return p;
 }
 
+config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
+  config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
+                           paths.variants_dir};
+  o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return o;
+}
+
+std::string RunHelpFooter() {
+  return "\n" + config::ParamHelpText(config::ParamRegistry::Default());
+}
+
 int Run(const RunArgs& args, const Paths& paths) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
-  const config::LoadOptions load{paths.models_dir, paths.workers_dir, paths.datasets_dir,
-                                 paths.variants_dir};
+  const config::ResolveOptions load = ResolveOptionsHere(paths);
   const bool resuming = args.resume != 0;
   if (args.resume < 0) {
     return Fail(
@@ -247,7 +259,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   }
   std::optional<run::ResumePlan> resume;
   if (resuming) {
-    auto rp = PlanResumeOf(*look, *prior, *ex, *cells, args.retry_failed);
+    auto rp = PlanResumeOf(*look, *prior, *ex, registry, *cells, args.retry_failed);
     if (!rp) return Fail(rp.error());
     resume = std::move(*rp);
     look.reset();  // the read-only look ends here: nothing holds the store while this one waits
@@ -308,7 +320,7 @@ int Run(const RunArgs& args, const Paths& paths) {
     auto r = ReadRunToResume(*store, prior->run.id, processes);
     if (!r) return Fail(r.error());
     prior = std::move(*r);
-    auto rp = PlanResumeOf(*store, *prior, *ex, *cells, args.retry_failed);
+    auto rp = PlanResumeOf(*store, *prior, *ex, registry, *cells, args.retry_failed);
     if (!rp) return Fail(rp.error());
     resume = std::move(*rp);
     if (resume->to_run.empty()) return nothing_left();

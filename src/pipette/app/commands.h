@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pipette/config/resolve_options.h"
 #include "pipette/util/result.h"
 
 namespace pipette::app {
@@ -26,6 +27,8 @@ struct Paths {
 // overridable with PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR, PIPETTE_DATASETS_DIR and
 // PIPETTE_VARIANTS_DIR.
 Paths DefaultPaths(const std::string& argv0);
+// What resolving an experiment needs: these paths and the facts of this machine (its CPUs).
+config::ResolveOptions ResolveOptionsHere(const Paths& paths);
 
 // Ctrl-C and SIGTERM set the returned flag instead of ending the process: long work stops after
 // the current request and keeps what it measured.
@@ -46,6 +49,8 @@ struct RunArgs {
   double lock_timeout_s = 1800;
 };
 int Run(const RunArgs& args, const Paths& paths);
+// What `pipette run --help` shows after its options: every runtime parameter, from the registry.
+std::string RunHelpFooter();
 
 struct ReportArgs {
   std::string store = "results/pipette.db";

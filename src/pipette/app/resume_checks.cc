@@ -6,6 +6,7 @@
 #include <map>
 
 #include "pipette/build_info.h"
+#include "pipette/config/canonical.h"
 #include "pipette/quant/maker.h"
 #include "pipette/util/sha256.h"
 
@@ -45,7 +46,49 @@ Status CheckDatasetsUnchanged(const store::RunRecord& run, store::Store& store,
   return {};
 }
 
+nlohmann::json WithoutMachine(nlohmann::json resolved) {
+  if (resolved.is_object()) resolved.erase("machine");
+  return resolved;
+}
+
 }  // namespace
+
+Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment& ex,
+                           const config::ParamRegistry& registry) {
+  if (run.config_canonical.empty() || Sha256Hex(run.config_canonical) == run.config_hash) {
+    return InputError(fmt::format(
+        "cannot resume run {}: it was recorded by Pipette {} (commit {}), whose config_hash is "
+        "that of the resolved experiment; this Pipette's covers what the file writes. One run is "
+        "measured by one build: resume it with that build, or start a new run",
+        run.id, run.pipette_version, run.pipette_commit));
+  }
+  const nlohmann::json then =
+      WithoutMachine(nlohmann::json::parse(run.config_canonical, nullptr, false));
+  const nlohmann::json now = WithoutMachine(ex.Resolved());
+  if (ex.Hash() != run.config_hash) {
+    // Most changes change a resolved value too ("seed: 42 then, 7 now"); a default written out
+    // or left out changes only what the file writes.
+    std::string diff = run::DescribeDifference(then.dump(), now.dump());
+    if (auto written = config::ParseExperiment(run.config_text, run.experiment_path, registry);
+        diff.empty() && written) {
+      diff = run::DescribeDifference(config::CanonicalForm(*written).dump(), ex.Canonical().dump());
+    }
+    if (diff.empty()) diff = "its config_hash differs";
+    return InputError(
+        fmt::format("cannot resume run {}: {} is not the experiment it ran ({}). "
+                    "Start a new run instead",
+                    run.id, ex.path, diff));
+  }
+  if (then != now) {
+    std::string diff = run::DescribeDifference(then.dump(), now.dump());
+    if (diff.empty()) diff = "its resolved form differs";
+    return InputError(
+        fmt::format("cannot resume run {}: {} is the experiment it ran, but it resolves to other "
+                    "files or values here now ({}). Start a new run instead",
+                    run.id, ex.path, diff));
+  }
+  return {};
+}
 
 Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
                                     const env::ProcessTable& processes) {
@@ -62,6 +105,7 @@ Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
 
 Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
                                      const config::Experiment& ex,
+                                     const config::ParamRegistry& registry,
                                      const std::vector<plan::Cell>& cells, bool retry_failed) {
   const store::RunRecord& run = r.run;
   if (run.status == "running" || run.status == store::kRunningElsewhere) {
@@ -69,14 +113,7 @@ Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
     return InputError(fmt::format("run {} in {} is {} ({}): it cannot be resumed while it runs",
                                   run.id, store.path(), run.status, who.Describe()));
   }
-  if (ex.Hash() != run.config_hash) {
-    std::string diff = run::DescribeDifference(run.config_canonical, ex.Canonical().dump());
-    if (diff.empty()) diff = "the resolved experiment's hash differs";
-    return InputError(
-        fmt::format("cannot resume run {}: {} is not the experiment it ran ({}). "
-                    "Start a new run instead",
-                    run.id, ex.path, diff));
-  }
+  if (auto st = CheckSameExperiment(run, ex, registry); !st) return st.error();
   if (run.n_cells != static_cast<int64_t>(cells.size())) {
     return InputError(fmt::format(
         "cannot resume run {}: it planned {} cell(s), the experiment now "

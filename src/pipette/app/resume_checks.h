@@ -23,11 +23,20 @@ struct RunToResume {
 Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
                                     const env::ProcessTable& processes);
 
-// The run must not be running, the experiment must be the one it ran (its resolved hash, its
+// The experiment given now is the one the run ran: the same config_hash (what the file writes),
+// resolved to the same files and values here (the machine-derived values aside: the device is
+// checked on its own). Otherwise an input error says what differs. A run recorded before
+// config_hash covered only what the file writes (its hash is that of its resolved experiment)
+// is refused, saying so: it was measured by another build, which alone may resume it.
+Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment& ex,
+                           const config::ParamRegistry& registry);
+
+// The run must not be running, the experiment must be the one it ran (CheckSameExperiment, its
 // number of cells), the datasets the ones it measured with; then the plan and the references
 // its kept cells recorded.
 Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
                                      const config::Experiment& ex,
+                                     const config::ParamRegistry& registry,
                                      const std::vector<plan::Cell>& cells, bool retry_failed);
 
 // Once the variants exist: the model files of the cells to measure are those the run measured,

@@ -56,9 +56,8 @@ class Session {
   // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
   static Result<config::Experiment> Parse(const json& experiment, const std::string& name,
                                           const Paths& paths) {
-    return config::ParseExperiment(
-        experiment.dump(2), name, config::ParamRegistry::Default(),
-        {paths.models_dir, paths.workers_dir, paths.datasets_dir, paths.variants_dir});
+    return config::ExperimentFromText(experiment.dump(2), name, config::ParamRegistry::Default(),
+                                      ResolveOptionsHere(paths));
   }
 
   // Runs an experiment Parse() accepted.
@@ -179,10 +178,9 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
 
   // The base model, resolved the way an experiment file resolves it.
   const config::ParamRegistry registry = config::ParamRegistry::Default();
-  const config::LoadOptions lopt{paths.models_dir, paths.workers_dir, paths.datasets_dir,
-                                 paths.variants_dir};
-  auto probe = config::ParseExperiment(json({{"models", {args.model}}, {"tests", {"pp1"}}}).dump(),
-                                       "pipette sensitivity", registry, lopt);
+  auto probe =
+      config::ExperimentFromText(json({{"models", {args.model}}, {"tests", {"pp1"}}}).dump(),
+                                 "pipette sensitivity", registry, ResolveOptionsHere(paths));
   if (!probe) return Fail(probe.error());
   const config::ModelSpec base = probe->models.front();
   auto gguf = model::ReadGguf(base.path);

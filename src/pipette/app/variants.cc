@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <thread>
 
 namespace pipette::app {
 namespace fs = std::filesystem;
@@ -93,7 +92,7 @@ void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launc
   quant::MakerOptions options;
   options.worker = QuantizerWorker(ex);
   options.stop = stop;
-  options.n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.n_threads = ex.quantize_threads;  // derived from the machine when resolved
   options.timeout_s = std::max(600.0, ex.timeout_s);
   options.say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   const auto results = quant::MakeVariants(jobs, launcher, options);

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "pipette/config/params.h"
+#include "pipette/config/parse.h"
+#include "pipette/config/resolve_options.h"
+#include "pipette/config/written.h"
 #include "pipette/quant/variant.h"
 #include "pipette/util/result.h"
 
@@ -32,15 +35,6 @@ struct ModelSpec {
 struct RuntimeSpec {
   std::string name;    // "llama.cpp"
   std::string worker;  // absolute path to the worker program
-  int line = 0;
-};
-
-enum class TestKind { kPP, kTG, kTTFT };
-
-struct TestSpec {
-  TestKind kind = TestKind::kPP;
-  int n = 0;         // pp: prompt tokens; tg: generated tokens; ttft: prompt tokens
-  std::string name;  // canonical: pp512, tg128, ttft@64
   int line = 0;
 };
 
@@ -83,9 +77,7 @@ std::string McContinuation(const std::string& choice);
 // on the scored positions of ppl. `full` (the default): over the whole vocabulary, from both
 // models' logits streamed side by side (a reference worker runs beside the cell's). `topk`: the
 // reference's distribution kept as its top-k log-probabilities plus the mass of the rest, a
-// lower bound (docs/metrics.md says why and the error bound).
-enum class KldMode { kFull, kTopK };
-
+// lower bound (docs/metrics.md says why and the error bound). KldMode is in written.h.
 struct KldSpec {
   std::string reference;  // name of a model of this experiment
   std::string corpus;     // absolute path
@@ -98,12 +90,6 @@ struct KldSpec {
 
 // The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.
 inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
-
-// The most tokens one test may ask for (pp, tg, ttft).
-inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
-
-// Parses a test name ("pp512", "tg128", "ttft@64").
-Result<TestSpec> ParseTestName(std::string_view text);
 
 struct Experiment {
   std::string path;  // the file as given
@@ -129,27 +115,30 @@ struct Experiment {
   uint64_t seed = 42;
   std::string store = "results/pipette.db";
   std::string source_text;  // the file's bytes, kept with the run
+  // Machine-derived: CPU threads the quantizer uses to make variants (every logical CPU).
+  int quantize_threads = 1;
+  // What the file says, as parsed: the canonical form and config_hash come from this alone.
+  WrittenExperiment written;
 
-  // Canonical JSON of everything above that defines the measurement (not the path or comments).
+  // The canonical form of what the file writes (config/canonical.h): the keys it gives, never
+  // defaults it leaves out, resolved paths or facts of this machine.
   nlohmann::json Canonical() const;
-  // SHA-256 of Canonical().dump().
+  // config_hash: SHA-256 of Canonical().dump().
   std::string Hash() const;
+  // The experiment as it resolved here, stored beside the hash: every value that defines the
+  // measurement with defaults applied and names resolved to files (key "machine": the values
+  // derived from this machine).
+  nlohmann::json Resolved() const;
 };
 
-// Where to find things the experiment names.
-struct LoadOptions {
-  std::string models_dir;    // bundled models live here
-  std::string workers_dir;   // worker programs live here
-  std::string datasets_dir;  // the datasets Pipette ships
-  std::string variants_dir;  // quantized variants are cached here ("" = models_dir/variants)
-};
-
-// Reads, parses and validates an experiment file. Every error names file:line:column and the
-// problem, suggests the nearest known key, and carries exit code 2.
+// Reads an experiment file, then ExperimentFromText.
 Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& registry,
-                                  const LoadOptions& options);
-// Same, from text (`path` is used in messages and to resolve relative model paths).
-Result<Experiment> ParseExperiment(const std::string& text, const std::string& path,
-                                   const ParamRegistry& registry, const LoadOptions& options);
+                                  const ResolveOptions& options);
+// Parses `text` (config/parse.h: pure), resolves what it names on this machine
+// (config/resolve.h) and checks the whole (config/validate.h). Every error names file:line:column
+// and the problem, suggests the nearest known key, and carries exit code 2. `path` is used in
+// messages and to resolve relative paths.
+Result<Experiment> ExperimentFromText(const std::string& text, const std::string& path,
+                                      const ParamRegistry& registry, const ResolveOptions& options);
 
 }  // namespace pipette::config

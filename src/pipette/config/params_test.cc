@@ -56,5 +56,42 @@ TEST(Params, AnAliasIsStillNotAParameter) {
   EXPECT_EQ(r.DidYouMean("zz"), "");
 }
 
+TEST(Params, SwaFullIsOneEntry) {
+  const ParamRegistry r = ParamRegistry::Default();
+  const ParamDef* d = r.Find("swa_full");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->kind, ParamKind::kBool);
+  EXPECT_EQ(d->scope, ParamScope::kContext);
+  EXPECT_FALSE(d->HasDefault());  // unset: libllama's own (true) applies, nothing is sent
+  EXPECT_EQ(d->request_fields, std::vector<std::string>{"swa_full"});
+  EXPECT_EQ(d->applied_field, "swa_full");
+  EXPECT_EQ(*r.Parse(*d, "no"), "false");
+  EXPECT_EQ(ParamRegistry::ToJson(*d, "false"), false);
+  EXPECT_EQ(Nearest("swa-full"), "swa_full");
+}
+
+TEST(Params, EveryEntrySaysEverythingAboutItself) {
+  const ParamRegistry r = ParamRegistry::Default();
+  for (const ParamDef& d : r.defs()) {
+    EXPECT_FALSE(d.help.empty()) << d.name;
+    EXPECT_FALSE(d.default_doc.empty()) << d.name;
+    EXPECT_FALSE(d.column.empty()) << d.name;
+    // A load or context parameter reaches the worker in its stage's request; a test parameter
+    // is the runner's own.
+    EXPECT_EQ(d.request_fields.empty(), d.scope == ParamScope::kTest) << d.name;
+    EXPECT_EQ(d.kind == ParamKind::kChoice, !d.choices.empty()) << d.name;
+    if (d.kind == ParamKind::kInt) {
+      EXPECT_LT(d.min, d.max) << d.name;
+    }
+    if (d.HasDefault()) {
+      EXPECT_TRUE(r.Parse(d, d.default_value).ok()) << d.name;
+    }
+  }
+  // Report columns are what reports have always shown: the parameters' names.
+  EXPECT_EQ(r.Column("flash_attn"), "flash_attn");
+  EXPECT_EQ(r.Column("threads"), "threads");
+  EXPECT_EQ(r.Column("not_a_parameter"), "not_a_parameter");
+}
+
 }  // namespace
 }  // namespace pipette::config

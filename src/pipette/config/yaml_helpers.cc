@@ -1,10 +1,8 @@
 #include "pipette/config/yaml_helpers.h"
 
 #include <charconv>
-#include <filesystem>
 
 namespace pipette::config {
-namespace fs = std::filesystem;
 
 Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what) {
   if (!node.IsScalar()) return w.At(node, fmt::format("{} must be a single value", what));
@@ -51,28 +49,6 @@ std::vector<YAML::Node> AsList(const YAML::Node& node) {
     out.push_back(node);
   }
   return out;
-}
-
-Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
-                                    const std::string& written, const std::string& what) {
-  fs::path p(written);
-  std::vector<fs::path> tried;
-  if (p.is_absolute()) {
-    tried.push_back(p);
-  } else {
-    tried.push_back(fs::path(w.path()).parent_path() / p);
-    tried.push_back(fs::current_path() / p);
-  }
-  for (const fs::path& t : tried) {
-    std::error_code ec;
-    if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
-    if (fs::is_directory(t, ec)) {
-      return w.At(node, fmt::format("'{}' is a directory, not a {}", written, what));
-    }
-  }
-  std::string where;
-  for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
-  return w.At(node, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
 }
 
 Result<double> Number(const Where& w, const YAML::Node& node, const std::string& what, double lo,

@@ -10,18 +10,27 @@
 #include <string>
 #include <vector>
 
+#include "pipette/config/written.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
+
+// Where a node is in the file.
+inline Pos PosOf(const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  return {m.line, m.column};
+}
 
 // Builds errors of the form "file:line:col: message".
 class Where {
  public:
   explicit Where(std::string path) : path_(std::move(path)) {}
+  Error At(const Pos& pos, const std::string& message) const {
+    if (pos.line < 0) return InputError(fmt::format("{}: {}", path_, message));
+    return InputError(fmt::format("{}:{}:{}: {}", path_, pos.line + 1, pos.column + 1, message));
+  }
   Error At(const YAML::Node& node, const std::string& message) const {
-    const YAML::Mark m = node.Mark();
-    if (m.line < 0) return InputError(fmt::format("{}: {}", path_, message));
-    return InputError(fmt::format("{}:{}:{}: {}", path_, m.line + 1, m.column + 1, message));
+    return At(PosOf(node), message);
   }
   Error File(const std::string& message) const {
     return InputError(fmt::format("{}: {}", path_, message));
@@ -64,9 +73,5 @@ Result<double> Number(const Where& w, const YAML::Node& node, const std::string&
 Result<nlohmann::json> JsonScalar(const Where& w, const YAML::Node& node, const std::string& what);
 // A scalar or a list of scalars, as a list of nodes.
 std::vector<YAML::Node> AsList(const YAML::Node& node);
-// A data file named in the experiment: relative to the experiment file, then to the current
-// folder; it must be a readable regular file.
-Result<std::string> ResolveDataPath(const Where& w, const YAML::Node& node,
-                                    const std::string& written, const std::string& what);
 
 }  // namespace pipette::config

@@ -46,9 +46,9 @@ Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
 Status LoadReferences(store::Store& store, const config::Experiment& ex,
                       const std::vector<plan::Cell>& cells, ResumePlan* plan);
 
-// What differs between the resolved experiment a run recorded (Experiment::Canonical() as JSON
-// text) and the one given now: "tests: [pp16] then, [pp16, tg4] now; ..."; empty when equal or
-// when the run recorded none.
+// What differs between the experiment a run recorded (as JSON text: Experiment::Resolved() or
+// Canonical()) and the one given now: "tests: [pp16] then, [pp16, tg4] now; ..."; empty when equal
+// or when the run recorded none.
 std::string DescribeDifference(const std::string& then, const std::string& now);
 
 }  // namespace pipette::run

@@ -105,7 +105,7 @@ class Runner {
       run.experiment_path = ex_.path;
       run.config_hash = ex_.Hash();
       run.config_text = ex_.source_text;
-      run.config_canonical = ex_.Canonical().dump();
+      run.config_canonical = ex_.Resolved().dump();  // beside the hash, not in it
       run.pipette_version = kPipetteVersion;
       run.pipette_commit = kPipetteCommit;
       run.environment_id = environment_id;
@@ -364,7 +364,7 @@ class Runner {
       auto failed = Phase(cell, "load model", [&]() -> std::optional<CellError> {
         json resp;
         const auto t0 = std::chrono::steady_clock::now();
-        const json req = LoadRequest(cell);
+        const json req = LoadRequest(cell, registry_);
         if (auto e = Call(req, &resp)) return e;
         eta_.Done("load", 1, Seconds(t0));
         json raw = RawFacts(resp);
@@ -372,7 +372,7 @@ class Runner {
         raw["request"] = RequestFacts(req);
         if (auto e = Keep(rec, "load", 0, false, raw)) return e;
         model_runtime_info_ = resp.value("model", json::object());
-        load_applied_ = AppliedLoadParams(resp);
+        load_applied_ = AppliedLoadParams(resp, registry_);
         loaded_key_ = load_key;
         load_cell_id_ = rec.id;
         return std::nullopt;
@@ -385,7 +385,7 @@ class Runner {
     if (n_vocab <= 0) return CellError{"the worker did not report the vocabulary size", false};
 
     json ctx;
-    const json ctx_req = ContextRequest(cell);
+    const json ctx_req = ContextRequest(cell, registry_);
     if (auto e = Call(ctx_req, &ctx)) return e;
     json ctx_raw = RawFacts(ctx);
     ctx_raw["request"] = RequestFacts(ctx_req);
@@ -403,7 +403,7 @@ class Runner {
                          false};
       }
     }
-    rec.params = AppliedParams(rec.params, load_applied_, ctx);
+    rec.params = AppliedParams(rec.params, load_applied_, ctx, registry_);
     if (auto st = deps_.store->UpdateCell(rec); !st) return CellError{st.error().message, false};
 
     for (const TestSpec& t : ex_.tests) {
@@ -722,7 +722,7 @@ class Runner {
         return ReferenceFailed(fmt::format("it speaks protocol version {}; this pipette speaks {}",
                                            hello.value("protocol", 0), protocol::kProtocolVersion));
       }
-      if (auto e = Call(LoadRequest(*rc), &load, ref_.channel.get())) {
+      if (auto e = Call(LoadRequest(*rc, registry_), &load, ref_.channel.get())) {
         return ReferenceFailed(e->message);
       }
       const json model = load.value("model", json::object());
@@ -746,7 +746,7 @@ class Runner {
     }
     // The cell's context sizes and threads; the reference cell's cache types and flash attention
     // (the reference distribution stays one across cells), each sent only where set.
-    json ctx_req = ContextRequest(cell);
+    json ctx_req = ContextRequest(cell, registry_);
     for (const char* k : {"type_k", "type_v", "flash_attn"}) {
       ctx_req.erase(k);
       if (rc->HasParam(k)) ctx_req[k] = rc->Param(k);

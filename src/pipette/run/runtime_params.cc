@@ -1,30 +1,51 @@
 #include "pipette/run/runtime_params.h"
 
+#include <algorithm>
 #include <string>
 
 namespace pipette::run {
+namespace {
 
+using config::ParamDef;
+using config::ParamScope;
 using nlohmann::json;
 
-json LoadRequest(const plan::Cell& cell) {
+// The parameters of one stage the cell sets, each as its request fields.
+void AddStage(const plan::Cell& cell, const config::ParamRegistry& registry, ParamScope stage,
+              json* req) {
+  for (const ParamDef& def : registry.defs()) {
+    if (def.scope != stage || !cell.HasParam(def.name)) continue;
+    for (const std::string& field : def.request_fields) {
+      (*req)[field] = config::ParamRegistry::ToJson(def, cell.Param(def.name));
+    }
+  }
+}
+
+// A reply's value for `def`, or nullptr when it gave none a parameter can take (a choice
+// parameter's value must be one of its choices).
+const json* AppliedValue(const ParamDef& def, const json& reply) {
+  if (def.applied_field.empty() || !reply.is_object()) return nullptr;
+  auto it = reply.find(def.applied_field);
+  if (it == reply.end() || it->is_null()) return nullptr;
+  if (def.kind == config::ParamKind::kChoice &&
+      (!it->is_string() || std::find(def.choices.begin(), def.choices.end(),
+                                     it->get<std::string>()) == def.choices.end())) {
+    return nullptr;
+  }
+  return &*it;
+}
+
+}  // namespace
+
+json LoadRequest(const plan::Cell& cell, const config::ParamRegistry& registry) {
   json req = {{"op", "load_model"}, {"path", cell.model.path}};
-  if (cell.HasParam("use_mmap")) req["use_mmap"] = cell.Param("use_mmap") == "true";
-  if (cell.HasParam("n_gpu_layers")) req["n_gpu_layers"] = cell.IntParam("n_gpu_layers");
+  AddStage(cell, registry, ParamScope::kLoad, &req);
   return req;
 }
 
-json ContextRequest(const plan::Cell& cell) {
-  json req = {{"op", "init_context"}, {"n_ctx", cell.IntParam("n_ctx")}};
-  for (const char* k : {"n_batch", "n_ubatch"}) {
-    if (cell.HasParam(k)) req[k] = cell.IntParam(k);
-  }
-  if (cell.HasParam("threads")) {
-    req["n_threads"] = cell.IntParam("threads");
-    req["n_threads_batch"] = cell.IntParam("threads");
-  }
-  for (const char* k : {"type_k", "type_v", "flash_attn"}) {
-    if (cell.HasParam(k)) req[k] = cell.Param(k);
-  }
+json ContextRequest(const plan::Cell& cell, const config::ParamRegistry& registry) {
+  json req = {{"op", "init_context"}};
+  AddStage(cell, registry, ParamScope::kContext, &req);
   return req;
 }
 
@@ -33,33 +54,27 @@ json RequestFacts(json request) {
   return request;
 }
 
-json AppliedLoadParams(const json& load_reply) {
+json AppliedLoadParams(const json& load_reply, const config::ParamRegistry& registry) {
   json out = json::object();
-  for (const char* k : {"use_mmap", "n_gpu_layers"}) {
-    if (load_reply.contains(k)) out[k] = load_reply[k];
+  for (const ParamDef& def : registry.defs()) {
+    if (def.scope != ParamScope::kLoad) continue;
+    if (const json* v = AppliedValue(def, load_reply)) out[def.applied_field] = *v;
   }
   return out;
 }
 
-json AppliedParams(const json& planned, const json& load_applied, const json& context_reply) {
+json AppliedParams(const json& planned, const json& load_applied, const json& context_reply,
+                   const config::ParamRegistry& registry) {
   json out = planned;
-  auto fill = [&](const char* name, const json& from, const char* field) {
-    if (!out.contains(name) && from.contains(field)) out[name] = from[field];
-  };
-  fill("threads", context_reply, "n_threads");
-  fill("n_batch", context_reply, "n_batch");
-  fill("n_ubatch", context_reply, "n_ubatch");
-  fill("type_k", context_reply, "type_k");
-  fill("type_v", context_reply, "type_v");
-  fill("use_mmap", load_applied, "use_mmap");
-  fill("n_gpu_layers", load_applied, "n_gpu_layers");
-  // Flash attention as it ran: the runtime's resolution (of auto, or of an on it had to turn
-  // off); what was asked (auto when unset) where the runtime did not say.
-  const std::string resolved = context_reply.value("flash_attn_resolved", std::string());
-  if (resolved == "on" || resolved == "off") {
-    out["flash_attn"] = resolved;
-  } else if (!out.contains("flash_attn")) {
-    out["flash_attn"] = "auto";
+  for (const ParamDef& def : registry.defs()) {
+    if (def.applied_field.empty() || def.scope == ParamScope::kTest) continue;
+    const json& reply = def.scope == ParamScope::kLoad ? load_applied : context_reply;
+    const bool set = out.contains(def.name);
+    if (const json* v = AppliedValue(def, reply); v && (!set || def.runtime_resolves)) {
+      out[def.name] = *v;
+    } else if (!set && !def.unreported.empty()) {
+      out[def.name] = config::ParamRegistry::ToJson(def, def.unreported);
+    }
   }
   return out;
 }

@@ -58,8 +58,11 @@ struct RunRecord {
   // The controller process measuring it (env::ProcessIdentity as JSON); {} in stores written
   // before schema 2.
   nlohmann::json controller = nlohmann::json::object();
-  std::string config_canonical;  // the resolved experiment whose hash is config_hash
-  std::string only;              // the run's --only filter ("" for every cell)
+  // The experiment as it resolved on the machine (config::Experiment::Resolved()), kept beside
+  // config_hash, which covers only what config_text writes. Runs recorded before that change
+  // have config_hash = SHA-256 of this text.
+  std::string config_canonical;
+  std::string only;  // the run's --only filter ("" for every cell)
   // The machine-wide measuring lock: {"held": bool, "waited_s": ..} (see run/measure_lock.h).
   nlohmann::json lock = nlohmann::json::object();
   int64_t resumes = 0;  // how many times `run --resume` continued it

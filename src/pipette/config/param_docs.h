@@ -1,0 +1,23 @@
+// The parameter registry as people read it: docs/config.md's table (a unit test checks that the
+// file holds exactly this) and what `pipette params` prints. Made from the registry alone.
+#pragma once
+
+#include <string>
+
+#include "pipette/config/params.h"
+
+namespace pipette::config {
+
+// The type column: "int 1–1024", "bool", or the choices ("`auto`, `on`, `off` (`true` = `on`,
+// ...)"); backticks only when `markdown`.
+std::string ParamTypeText(const ParamDef& def, bool markdown);
+
+// docs/config.md's parameter table: a header, then one row per parameter in registry order
+// (name, type, stage, default when not set, meaning), each line ending in '\n'.
+std::string ParamTableMarkdown(const ParamRegistry& registry);
+
+// `pipette params`: each parameter with its type and stage, its help, what applies when unset
+// and the names other tools give it.
+std::string ParamHelpText(const ParamRegistry& registry);
+
+}  // namespace pipette::config

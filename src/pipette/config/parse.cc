@@ -1,0 +1,339 @@
+#include "pipette/config/parse.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <utility>
+
+#include "pipette/config/parse_workloads.h"
+#include "pipette/config/yaml_helpers.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::config {
+namespace {
+
+const std::vector<std::string> kTopKeys = {
+    "quality", "name",        "description", "models",  "runtime", "runtimes", "device",  "params",
+    "tests",   "repetitions", "warmup",      "timeout", "seed",    "store",    "quantize"};
+
+Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
+  WrittenModel m;
+  m.pos = PosOf(node);
+  if (node.IsMap()) {
+    KeySet keys;
+    for (const auto& kv : node) {
+      if (auto st = keys.Add(w, kv.first, "in a model "); !st) return st.error();
+      const std::string key = kv.first.Scalar();
+      if (key == "path") {
+        auto s = Scalar(w, kv.second, "models[].path");
+        if (!s) return s.error();
+        m.ref = *s;
+      } else if (key == "name") {
+        auto s = Scalar(w, kv.second, "models[].name");
+        if (!s) return s.error();
+        m.name = *s;
+      } else {
+        return w.At(kv.first, fmt::format("unknown key '{}' in a model{}", key,
+                                          DidYouMean(key, {"path", "name"})));
+      }
+    }
+    if (m.ref.empty()) return w.At(node, "a model needs 'path:'");
+  } else {
+    auto s = Scalar(w, node, "a model");
+    if (!s) return s.error();
+    m.ref = *s;
+  }
+  return m;
+}
+
+Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node) {
+  WrittenRuntime r;
+  r.pos = PosOf(node);
+  YAML::Node name_node = node;
+  if (node.IsMap()) {
+    KeySet keys;
+    for (const auto& kv : node) {
+      if (auto st = keys.Add(w, kv.first, "in a runtime "); !st) return st.error();
+      const std::string key = kv.first.Scalar();
+      if (key == "name") {
+        name_node.reset(kv.second);  // rebinds: `=` would overwrite `node` itself
+      } else if (key == "worker") {
+        auto s = Scalar(w, kv.second, "runtimes[].worker");
+        if (!s) return s.error();
+        r.worker = *s;
+      } else {
+        return w.At(kv.first, fmt::format("unknown key '{}' in a runtime{}", key,
+                                          DidYouMean(key, {"name", "worker"})));
+      }
+    }
+    if (name_node.IsMap()) return w.At(node, "a runtime needs 'name:'");
+  }
+  auto s = Scalar(w, name_node, "a runtime");
+  if (!s) return s.error();
+  r.name = *s;
+  r.name_pos = PosOf(name_node);
+  const auto& known = KnownRuntimes();
+  if (std::find(known.begin(), known.end(), r.name) == known.end()) {
+    return w.At(name_node, fmt::format("unknown runtime '{}'{} (known: llama.cpp)", r.name,
+                                       DidYouMean(r.name, known)));
+  }
+  return r;
+}
+
+Result<WrittenParam> ParseParam(const Where& w, const YAML::Node& key, const YAML::Node& value,
+                                const ParamRegistry& registry) {
+  WrittenParam p;
+  p.name = key.Scalar();
+  p.pos = PosOf(key);
+  const ParamDef* def = registry.Find(p.name);
+  if (!def) {
+    return w.At(key, fmt::format("unknown parameter '{}'{}", p.name, registry.DidYouMean(p.name)));
+  }
+  if (value.IsSequence() && value.size() == 0) {
+    return w.At(value, fmt::format("{}: empty list", p.name));
+  }
+  for (const YAML::Node& n : AsList(value)) {
+    auto s = Scalar(w, n, p.name);
+    if (!s) return s.error();
+    auto parsed = registry.Parse(*def, *s);
+    if (!parsed) return w.At(n, parsed.error().message);
+    if (std::find(p.values.begin(), p.values.end(), *parsed) == p.values.end()) {
+      p.values.push_back(*parsed);
+    }
+  }
+  return p;
+}
+
+Status ParseTests(const Where& w, const YAML::Node& v, std::vector<TestSpec>* tests) {
+  for (const YAML::Node& n : AsList(v)) {
+    auto s = Scalar(w, n, "a test");
+    if (!s) return s.error();
+    auto t = ParseTestName(*s);
+    if (!t) return w.At(n, t.error().message);
+    t->line = Line(n);
+    for (const auto& other : *tests) {
+      if (other.name == t->name) {
+        return w.At(n,
+                    fmt::format("test {} is listed twice (first at line {})", t->name, other.line));
+      }
+    }
+    tests->push_back(*t);
+  }
+  if (tests->empty()) return w.At(v, "tests: needs at least one test");
+  return {};
+}
+
+// An integer key of the top level, in [lo, hi].
+Result<int> SmallInteger(const Where& w, const YAML::Node& v, const std::string& what, int64_t lo,
+                         int64_t hi) {
+  auto i = Integer(w, v, what, lo, hi);
+  if (!i) return i.error();
+  return static_cast<int>(*i);
+}
+
+// The tab nearest before or on line `last` (0-based) that sits in a line's indentation, as
+// 0-based (line, column); nullopt if there is none. Only lines with something after their
+// indentation count.
+std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int last) {
+  std::optional<std::pair<int, int>> found;
+  int line = 0;
+  for (size_t begin = 0; begin <= text.size() && line <= last; ++line) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(begin, end - begin);
+    const size_t content = l.find_first_not_of(" \t\r");
+    const size_t tab = l.find('\t');
+    if (content != std::string_view::npos && tab < content) {
+      found = std::make_pair(line, static_cast<int>(tab));
+    }
+    begin = end + 1;
+  }
+  return found;
+}
+
+// One key of the top level into `ex`.
+Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, const YAML::Node& v,
+                   const ParamRegistry& registry, WrittenExperiment* ex, bool* have_models,
+                   bool* have_tests) {
+  if (key == "name" || key == "description" || key == "store" || key == "device") {
+    auto s = Scalar(w, v, key);
+    if (!s) return s.error();
+    if (key == "device" && *s != "local") {
+      return w.At(v, fmt::format("device '{}' is not supported yet: only 'local'", *s));
+    }
+    (key == "name"          ? ex->name
+     : key == "description" ? ex->description
+     : key == "store"       ? ex->store
+                            : ex->device) = *s;
+  } else if (key == "models") {
+    *have_models = true;
+    if (v.IsNull() || (v.IsSequence() && v.size() == 0)) {
+      return w.At(v.IsNull() ? k : v, "models: needs at least one model");
+    }
+    for (const YAML::Node& n : AsList(v)) {
+      auto m = ParseModel(w, n);
+      if (!m) return m.error();
+      ex->models.push_back(std::move(*m));
+    }
+  } else if (key == "runtime" || key == "runtimes") {
+    if (!ex->runtimes.empty()) return w.At(k, "give either 'runtime:' or 'runtimes:', not both");
+    for (const YAML::Node& n : AsList(v)) {
+      auto r = ParseRuntime(w, n);
+      if (!r) return r.error();
+      ex->runtimes.push_back(std::move(*r));
+    }
+  } else if (key == "params") {
+    if (!v.IsMap()) return w.At(v, "params: must be a mapping of parameter: value or [values]");
+    KeySet param_keys;
+    for (const auto& p : v) {
+      if (auto st = param_keys.Add(w, p.first, "in params "); !st) return st;
+      auto param = ParseParam(w, p.first, p.second, registry);
+      if (!param) return param.error();
+      ex->params.push_back(std::move(*param));
+    }
+  } else if (key == "quality") {
+    return ParseQuality(w, v, ex);
+  } else if (key == "quantize") {
+    if (v.IsNull()) return {};
+    auto q = ParseQuantize(w, v);
+    if (!q) return q.error();
+    ex->quantize = std::move(*q);
+  } else if (key == "tests") {
+    *have_tests = true;
+    return ParseTests(w, v, &ex->tests);
+  } else if (key == "repetitions" || key == "warmup") {
+    auto i = SmallInteger(w, v, key, key == "warmup" ? 0 : 1, 100000);
+    if (!i) return i.error();
+    (key == "warmup" ? ex->warmup : ex->repetitions) = *i;
+  } else if (key == "timeout") {
+    auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
+    if (!i) return i.error();
+    ex->timeout = *i;
+  } else if (key == "seed") {
+    auto i = Integer(w, v, "seed", 0, INT64_MAX);
+    if (!i) return i.error();
+    ex->seed = static_cast<uint64_t>(*i);
+  } else if (registry.Find(key)) {
+    return w.At(k, fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
+  } else if (const ParamDef* alias = registry.FindAlias(key)) {
+    return w.At(k, fmt::format("unknown key '{}': the runtime parameter is '{}', under 'params:'",
+                               key, alias->name));
+  } else {
+    return w.At(k, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
+  }
+  return {};
+}
+
+}  // namespace
+
+const std::vector<std::string>& KnownRuntimes() {
+  static const std::vector<std::string> kRuntimes = {"llama.cpp"};
+  return kRuntimes;
+}
+
+Result<TestSpec> ParseTestName(std::string_view text) {
+  TestSpec t;
+  std::string_view num;
+  if (text.starts_with("ttft@")) {
+    t.kind = TestKind::kTTFT;
+    num = text.substr(5);
+  } else if (text.starts_with("pp")) {
+    t.kind = TestKind::kPP;
+    num = text.substr(2);
+  } else if (text.starts_with("tg")) {
+    t.kind = TestKind::kTG;
+    num = text.substr(2);
+  } else {
+    return InputError(
+        fmt::format("unknown test '{}' (tests: pp<N>, tg<N>, ttft@<P>, e.g. "
+                    "pp512, tg128, ttft@256)",
+                    text));
+  }
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  const bool digits = !num.empty() && ptr == num.data() + num.size();
+  if (digits &&
+      (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxTestTokens))) {
+    return InputError(fmt::format("test '{}' asks for {} tokens: a test takes at most {} (2^24)",
+                                  text, num, kMaxTestTokens));
+  }
+  if (!digits || ec != std::errc()) {
+    return InputError(
+        fmt::format("test '{}' needs a whole number of tokens after '{}', e.g. pp512, tg128, "
+                    "ttft@256",
+                    text, text.substr(0, text.size() - num.size())));
+  }
+  if (v < 1) {
+    return InputError(
+        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, ttft@256", text));
+  }
+  t.n = static_cast<int>(v);
+  switch (t.kind) {
+    case TestKind::kPP:
+      t.name = fmt::format("pp{}", v);
+      break;
+    case TestKind::kTG:
+      t.name = fmt::format("tg{}", v);
+      break;
+    case TestKind::kTTFT:
+      t.name = fmt::format("ttft@{}", v);
+      break;
+  }
+  return t;
+}
+
+Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
+                                          const ParamRegistry& registry) {
+  Where w(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return w.File("the experiment file is empty (it needs at least models: and tests:)");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp's words for a tab in the indentation ("illegal map value", ...) do not say so.
+    if (auto tab = TabInIndentation(text, e.mark.line)) {
+      return InputError(fmt::format("{}:{}:{}: a tab in the indentation: YAML indents with spaces",
+                                    path, tab->first + 1, tab->second + 1));
+    }
+    return InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap()) return w.File("an experiment file must be a YAML mapping (key: value)");
+
+  WrittenExperiment ex;
+  ex.path = path;
+  ex.source_text = text;
+  bool have_models = false, have_tests = false;
+  KeySet top_keys;
+  for (const auto& kv : root) {
+    if (auto st = top_keys.Add(w, kv.first, ""); !st) return st.error();
+    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, &ex,
+                              &have_models, &have_tests);
+        !st) {
+      return st.error();
+    }
+  }
+  if (!have_models && ex.quantize.empty()) {
+    return w.File("missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
+  }
+  if (ex.divergence_reference && ex.kld && ex.kld->reference != *ex.divergence_reference) {
+    return w.File(
+        fmt::format("kld and divergence name different references ('{}', '{}'): the reference "
+                    "runs first, so they must be the same model",
+                    ex.kld->reference, *ex.divergence_reference));
+  }
+  if (ex.divergence_reference && !ex.gen) {
+    return w.File("divergence compares the outputs of gen: add 'gen:' to quality");
+  }
+  if (!have_tests && !ex.ppl && !ex.mc && !ex.gen && !ex.kld) {
+    return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
+  }
+  return ex;
+}
+
+}  // namespace pipette::config

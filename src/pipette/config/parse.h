@@ -1,0 +1,30 @@
+// Parsing an experiment: its text (and the file's name, for messages) to the experiment as
+// written (config/written.h). Pure: no file is read, nothing is hashed, nothing of this machine
+// is asked. Every error names file:line:column and the problem, suggests the nearest known key,
+// and carries exit code 2.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pipette/config/params.h"
+#include "pipette/config/written.h"
+#include "pipette/util/result.h"
+
+namespace pipette::config {
+
+// The most tokens one test may ask for (pp, tg, ttft).
+inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
+
+// The runtimes an experiment may name.
+const std::vector<std::string>& KnownRuntimes();
+
+// Parses a test name ("pp512", "tg128", "ttft@64").
+Result<TestSpec> ParseTestName(std::string_view text);
+
+// Parses an experiment file's text; `path` names it in messages.
+Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
+                                          const ParamRegistry& registry);
+
+}  // namespace pipette::config

@@ -1,0 +1,253 @@
+#include "pipette/config/parse.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::config {
+namespace {
+
+// Parsing is pure: every case here names files that do not exist, and none is looked for.
+Result<WrittenExperiment> Parse(const std::string& text) {
+  return ParseExperiment(text, "ex.yaml", ParamRegistry::Default());
+}
+
+std::string ErrorOf(const std::string& text) {
+  auto r = Parse(text);
+  EXPECT_FALSE(r.ok()) << text;
+  if (r.ok()) return "";
+  EXPECT_EQ(r.error().exit_code, 2);
+  return r.error().message;
+}
+
+const std::string kModel = "models: [smollm2-135m-instruct-q4_1]\n";
+
+TEST(Parse, WhatTheFileWritesAndNothingElse) {
+  auto ex = Parse(
+      "models: [no/such/model.gguf, {path: other.gguf, name: o}]\n"
+      "tests: [pp512, tg128, ttft@64]\n"
+      "quality:\n  ppl: {corpus: missing.txt}\n  mc:\n  kld: {reference: o, top_k: 8}\n"
+      "quantize: {base: o, types: [Q4_0]}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->path, "ex.yaml");
+  ASSERT_EQ(ex->models.size(), 2u);
+  EXPECT_EQ(ex->models[0].ref, "no/such/model.gguf");
+  EXPECT_FALSE(ex->models[0].name.has_value());
+  EXPECT_EQ(ex->models[1].name, "o");
+  EXPECT_EQ(ex->models[1].pos.Line(), 1);
+  EXPECT_TRUE(ex->runtimes.empty());  // none written
+  EXPECT_TRUE(ex->params.empty());    // n_ctx and depth have defaults, but none is written
+  ASSERT_EQ(ex->tests.size(), 3u);
+  EXPECT_EQ(ex->tests[2].name, "ttft@64");
+  EXPECT_EQ(ex->tests[2].line, 2);
+  EXPECT_EQ(ex->ppl->corpus.path, "missing.txt");
+  EXPECT_FALSE(ex->ppl->n_ctx.has_value());
+  EXPECT_FALSE(ex->mc->dataset.path.has_value());
+  EXPECT_FALSE(ex->kld->mode.has_value());  // top_k alone: topk, decided when resolved
+  EXPECT_EQ(ex->kld->top_k, 8);
+  ASSERT_EQ(ex->quantize.size(), 1u);
+  EXPECT_EQ(ex->quantize[0].base.ref, "o");
+  EXPECT_FALSE(ex->repetitions.has_value());
+  EXPECT_FALSE(ex->seed.has_value());
+  EXPECT_FALSE(ex->name.has_value());
+}
+
+TEST(Parse, ListsSweepAndScalarsAreOneValue) {
+  auto ex = Parse(kModel +
+                  "params:\n  threads: [1, 2, 2]\n  n_batch: 64\n"
+                  "  flash_attn: [on, false, auto, true]\n  swa_full: no\ntests: pp64\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->params.size(), 4u);
+  EXPECT_EQ(ex->params[0].name, "threads");
+  EXPECT_EQ(ex->params[0].values, (std::vector<std::string>{"1", "2"}));  // duplicates dropped
+  EXPECT_EQ(ex->params[0].pos.Line(), 3);
+  EXPECT_EQ(ex->params[1].values, (std::vector<std::string>{"64"}));
+  // true/false are on/off, and the canonical forms are what is kept (the second on dropped).
+  EXPECT_EQ(ex->params[2].values, (std::vector<std::string>{"on", "off", "auto"}));
+  EXPECT_EQ(ex->params[3].values, (std::vector<std::string>{"false"}));
+}
+
+TEST(Parse, ErrorsNameLineColumnAndSuggest) {
+  const std::string& m = kModel;
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nwarmpu: 2\n"),
+            "ex.yaml:3:1: unknown key 'warmpu' (did you mean 'warmup'?)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  n_bacth: 8\n"),
+            "ex.yaml:4:3: unknown parameter 'n_bacth' (did you mean 'n_batch'?)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nthreads: 2\n"),
+            "ex.yaml:3:1: 'threads' is a runtime parameter: put it under 'params:'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  threads: 0\n"),
+            "ex.yaml:4:12: threads must be between 1 and 1024, got 0");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  type_k: q9\n"),
+            "ex.yaml:4:11: type_k must be one of f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, "
+            "got 'q9'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  flash_attn: maybe\n"),
+            "ex.yaml:4:15: flash_attn must be one of auto, on, off (true = on, false = off, "
+            "enabled = on, disabled = off), got 'maybe'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  swa_full: half\n"),
+            "ex.yaml:4:13: swa_full must be true or false, got 'half'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: many\n"),
+            "ex.yaml:3:14: repetitions must be an integer, got 'many'");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp0]\n"),
+            "ex.yaml:2:9: test 'pp0' needs a positive token count, e.g. pp512, tg128, ttft@256");
+  EXPECT_EQ(ErrorOf(m + "tests: [tg100000000]\n"),
+            "ex.yaml:2:9: test 'tg100000000' asks for 100000000 tokens: a test takes at most "
+            "16777216 (2^24)");
+  EXPECT_EQ(ErrorOf(m + "tests: [tgx]\n"),
+            "ex.yaml:2:9: test 'tgx' needs a whole number of tokens after 'tg', e.g. pp512, tg128, "
+            "ttft@256");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cp\n"),
+            "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
+            "llama.cpp)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\ndevice: phone\n"),
+            "ex.yaml:3:9: device 'phone' is not supported yet: only 'local'");
+  EXPECT_EQ(ErrorOf("tests: [pp16]\n"),
+            "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
+  EXPECT_EQ(ErrorOf(m),
+            "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
+  EXPECT_EQ(ErrorOf("\n  \n"),
+            "ex.yaml: the experiment file is empty (it needs at least models: and tests:)");
+  EXPECT_EQ(ErrorOf("- just\n- a list\n"),
+            "ex.yaml: an experiment file must be a YAML mapping (key: value)");
+  EXPECT_NE(ErrorOf(m + "tests: [pp16\n").find("ex.yaml:3:1: malformed YAML"), std::string::npos);
+}
+
+TEST(Parse, ParametersByTheirLlamaCppNamesAreSuggested) {
+  const std::string m = kModel + "tests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "params: {n_thread: 2}\n"),
+            "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  ctx-size: 512\n"),
+            "ex.yaml:4:3: unknown parameter 'ctx-size' (did you mean 'n_ctx'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  fa: on\n"),
+            "ex.yaml:4:3: unknown parameter 'fa' (did you mean 'flash_attn'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  swa-full: false\n"),
+            "ex.yaml:4:3: unknown parameter 'swa-full' (did you mean 'swa_full'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  zz: 1\n"), "ex.yaml:4:3: unknown parameter 'zz'");
+  // At the top level too: it is a parameter, by another name.
+  EXPECT_EQ(ErrorOf(m + "n_threads: 2\n"),
+            "ex.yaml:3:1: unknown key 'n_threads': the runtime parameter is 'threads', under "
+            "'params:'");
+}
+
+TEST(Parse, ATabInTheIndentationIsNamed) {
+  const std::string m = kModel + "tests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "params:\n\tthreads: 2\n"),
+            "ex.yaml:4:1: a tab in the indentation: YAML indents with spaces");
+  EXPECT_EQ(ErrorOf(m + "params:\n  threads: 2\n  \tn_batch: 8\n"),
+            "ex.yaml:5:3: a tab in the indentation: YAML indents with spaces");
+  EXPECT_EQ(ErrorOf("models:\n\t- smollm2-135m-instruct-q4_1\ntests: [pp16]\n"),
+            "ex.yaml:2:1: a tab in the indentation: YAML indents with spaces");
+  // A tab YAML accepts (inside a block of text) is no error; other mistakes keep their words.
+  EXPECT_TRUE(Parse(m + "description: |\n  one\n  \ttwo\n").ok());
+  EXPECT_NE(ErrorOf(m + "params: {threads: 2\n").find("malformed YAML"), std::string::npos);
+}
+
+TEST(Parse, NothingMaySayAThingTwice) {
+  const std::string& m = kModel;
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: 2\nrepetitions: 3\n"),
+            "ex.yaml:4:1: duplicate key 'repetitions' (first at line 3)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  threads: 1\n  threads: 2\n"),
+            "ex.yaml:5:3: duplicate key 'threads' in params (first at line 4)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp64, tg16, pp064]\n"),
+            "ex.yaml:2:21: test pp64 is listed twice (first at line 2)");
+  EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cpp\nruntimes: [llama.cpp]\n"),
+            "ex.yaml:4:1: give either 'runtime:' or 'runtimes:', not both");
+}
+
+TEST(Parse, QualityOptions) {
+  const std::string m = kModel + "quality:\n";
+  auto gen = Parse(m +
+                   "  gen:\n    template_options: {enable_thinking: false, n: 3, x: 0.5, s: hello,"
+                   " q: 'true', z: ~, t: True}\n");
+  ASSERT_TRUE(gen.ok()) << gen.error().message;
+  const nlohmann::json want = {{"enable_thinking", false},
+                               {"n", 3},
+                               {"x", 0.5},
+                               {"s", "hello"},
+                               {"q", "true"},
+                               {"z", nullptr},
+                               {"t", true}};
+  EXPECT_EQ(gen->gen->template_options, want);
+  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_option: {enable_thinking: false}\n"),
+            "ex.yaml:4:5: unknown key 'template_option' in gen (did you mean "
+            "'template_options'?)");
+  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_options: [enable_thinking]\n"),
+            "ex.yaml:4:23: gen.template_options takes a mapping of option names to values "
+            "(e.g. {enable_thinking: false})");
+  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_options: {a: [1, 2]}\n"),
+            "ex.yaml:4:27: gen.template_options.a must be a single value (string, number, "
+            "boolean or null)");
+  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_options: {a: 1, a: 2}\n"),
+            "ex.yaml:4:30: duplicate key 'a' in gen.template_options (first at line 4)");
+  // mc has no template: the key is unknown there.
+  EXPECT_EQ(ErrorOf(m + "  mc:\n    template_options: {a: 1}\n"),
+            "ex.yaml:4:5: unknown key 'template_options' in mc");
+  const std::string kld = m + "  kld: ";
+  EXPECT_EQ(ErrorOf(kld + "{reference: smollm2-135m-instruct-q4_1, mode: full, top_k: 16}\n"),
+            "ex.yaml:3:67: kld.top_k applies to mode: topk only (mode: full compares every id of "
+            "the vocabulary)");
+  EXPECT_EQ(ErrorOf(kld + "{reference: smollm2-135m-instruct-q4_1, mode: top-k}\n"),
+            "ex.yaml:3:54: kld.mode must be full or topk, not 'top-k' (did you mean 'topk'?)");
+  EXPECT_EQ(ErrorOf(kld + "{reference: smollm2-135m-instruct-q4_1, mdoe: full}\n"),
+            "ex.yaml:3:48: unknown key 'mdoe' in kld (did you mean 'mode'?)");
+  EXPECT_EQ(ErrorOf(kld + "{corpus: x.txt}\n"),
+            "ex.yaml:3:8: kld: needs 'reference:' (a model of this file)");
+  EXPECT_EQ(ErrorOf(m + "  divergence: {reference: a}\n"),
+            "ex.yaml: divergence compares the outputs of gen: add 'gen:' to quality");
+  EXPECT_EQ(ErrorOf(m + "  gen:\n  kld: {reference: a}\n  divergence: {reference: b}\n"),
+            "ex.yaml: kld and divergence name different references ('a', 'b'): the reference "
+            "runs first, so they must be the same model");
+}
+
+TEST(Parse, QuantizeErrorsNameTheLine) {
+  EXPECT_EQ(ErrorOf("quantize: {base: smollm2-135m-instruct-q4_1, types: [Q4_K]}\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1:54: unknown quantization type 'Q4_K' (did you mean 'Q6_K'?) (known: F32 "
+            "F16 BF16 Q8_0 Q6_K Q5_K_M Q5_K_S Q5_1 Q5_0 Q4_K_M Q4_K_S Q4_1 Q4_0 IQ4_NL IQ4_XS "
+            "Q3_K_L Q3_K_M Q3_K_S Q2_K)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  typs: [Q8_0]\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:3:3: unknown key 'typs' in quantize (did you mean 'types'?)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16]\n"
+                    "  overrides: {'blk\\.(0': q4_0}\n  label: x\n"
+                    "tests: [pp16]\n")
+                .substr(0, 57),
+            "ex.yaml:4:15: 'blk\\.(0' is not a valid regular expression");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16]\n"
+                    "  overrides: {'blk\\.0\\..*': q4_k_m}\n  label: x\n"
+                    "tests: [pp16]\n")
+                .substr(0, 42),
+            "ex.yaml:4:29: unknown tensor type 'q4_k_m'");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16, Q8_0]\n"
+                    "  overrides: {'blk\\.0\\..*': q4_0}\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:4:14: a variant with overrides needs 'label:' (its name in reports)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q8_0]}\ntests: [pp16]\n"),
+            "ex.yaml:3:20: an importance matrix changes nothing for Q8_0: list lower-bit types "
+            "(Q4_0, Q4_K_M, ...)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n  types: [F16]\n"
+                    "  overrides: {'^blk\\.0\\.': q4_0}\n  label: x\ntests: [pp16]\n")
+                .substr(0, 62),
+            "ex.yaml:4:14: llama.cpp ignores overrides when the type is F16");
+}
+
+TEST(TestNames, ParseAndCanonicalize) {
+  auto t = ParseTestName("tg128");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->kind, TestKind::kTG);
+  EXPECT_EQ(t->n, 128);
+  EXPECT_FALSE(ParseTestName("tg").ok());
+  EXPECT_FALSE(ParseTestName("tg12x").ok());
+  EXPECT_FALSE(ParseTestName("ttft@-3").ok());
+  EXPECT_EQ(ParseTestName("ttft@256")->name, "ttft@256");
+  // The limit, and past it (also past what an int holds): "too large", not "not a number".
+  EXPECT_EQ(ParseTestName("tg16777216")->n, 16777216);
+  EXPECT_EQ(ParseTestName("tg16777217").error().message,
+            "test 'tg16777217' asks for 16777217 tokens: a test takes at most 16777216 (2^24)");
+  EXPECT_NE(ParseTestName("pp99999999999999999999").error().message.find("at most 16777216"),
+            std::string::npos);
+  EXPECT_NE(ParseTestName("tg").error().message.find("needs a whole number of tokens after 'tg'"),
+            std::string::npos);
+  EXPECT_NE(ParseTestName("ttft@-3").error().message.find("positive"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette::config

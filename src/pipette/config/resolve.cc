@@ -1,0 +1,310 @@
+#include "pipette/config/resolve.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "pipette/config/resolve_files.h"
+#include "pipette/config/yaml_helpers.h"
+#include "pipette/model/bundled.h"
+#include "pipette/quality/datasets.h"
+#include "pipette/util/sha256.h"
+
+namespace pipette::config {
+namespace fs = std::filesystem;
+namespace {
+
+// The worker program of a runtime: its own (relative to the experiment file), else the one
+// Pipette builds; it must exist.
+Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written,
+                                   const ResolveOptions& opt) {
+  RuntimeSpec r;
+  r.name = written.name;
+  r.line = written.pos.Line();
+  if (!written.worker) {
+    r.worker = (fs::path(opt.workers_dir) / "pipette-worker-llama").string();
+  } else {
+    fs::path p(*written.worker);
+    if (p.is_relative()) p = fs::path(w.path()).parent_path() / p;
+    r.worker = fs::absolute(p).lexically_normal().string();
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(r.worker, ec)) {
+    return w.At(written.name_pos, fmt::format("worker program for '{}' not found at {}: build it "
+                                              "with `make build`",
+                                              r.name, r.worker));
+  }
+  return r;
+}
+
+Result<PplSpec> ResolvePpl(const Where& w, const WrittenPpl& written, const ResolveOptions& opt) {
+  PplSpec spec;
+  spec.line = written.line;
+  spec.n_ctx = written.n_ctx.value_or(spec.n_ctx);
+  spec.chunks = written.chunks.value_or(spec.chunks);
+  auto file = CorpusFile(w, written.corpus, opt, "corpus");
+  if (!file) return file.error();
+  spec.corpus = *file;
+  if (auto st = CheckCorpusFitsAChunk(w, written.corpus.pos, spec.corpus, spec.n_ctx, "ppl corpus");
+      !st) {
+    return st.error();
+  }
+  return spec;
+}
+
+Result<KldSpec> ResolveKld(const Where& w, const WrittenKld& written, const ResolveOptions& opt) {
+  KldSpec spec;
+  spec.line = written.line;
+  spec.reference = written.reference;
+  spec.n_ctx = written.n_ctx.value_or(spec.n_ctx);
+  spec.chunks = written.chunks.value_or(spec.chunks);
+  spec.top_k = written.top_k.value_or(spec.top_k);
+  // `top_k` alone asks for the compact mode.
+  spec.mode = written.mode.value_or(written.top_k ? KldMode::kTopK : KldMode::kFull);
+  auto file = CorpusFile(w, written.corpus, opt, "corpus");
+  if (!file) return file.error();
+  spec.corpus = *file;
+  if (auto st = CheckCorpusFitsAChunk(w, written.corpus.pos, spec.corpus, spec.n_ctx, "kld corpus");
+      !st) {
+    return st.error();
+  }
+  return spec;
+}
+
+// The dataset file of mc or gen: the one written, else the shipped default.
+Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
+                                const ResolveOptions& opt, const std::string& workload,
+                                const char* default_file) {
+  if (!dataset.path || dataset.path->empty()) {
+    return (fs::path(opt.datasets_dir) / default_file).lexically_normal().string();
+  }
+  return ResolveDataPath(w, dataset.pos, *dataset.path, workload + " dataset");
+}
+
+Result<McSpec> ResolveMc(const Where& w, const WrittenDataset& written, const ResolveOptions& opt) {
+  McSpec spec;
+  spec.line = written.line;
+  spec.limit = written.limit.value_or(spec.limit);
+  auto file = DatasetFile(w, written.dataset, opt, "mc", kDefaultMcDataset);
+  if (!file) return file.error();
+  spec.dataset = *file;
+  // A malformed line is bad input: it names the dataset file and line.
+  auto ds = quality::LoadMcDataset(spec.dataset);
+  if (!ds) return ds.error();
+  spec.n_items = static_cast<int64_t>(ds->items.size());
+  for (const auto& item : ds->items) {
+    for (const auto& choice : item.choices) {
+      spec.max_bytes = std::max<int64_t>(
+          spec.max_bytes, int64_t(McPrompt(item.question).size() + McContinuation(choice).size()));
+    }
+  }
+  return spec;
+}
+
+Result<GenSpec> ResolveGen(const Where& w, const WrittenDataset& written,
+                           const ResolveOptions& opt) {
+  GenSpec spec;
+  spec.line = written.line;
+  spec.limit = written.limit.value_or(spec.limit);
+  if (written.template_options) spec.template_options = *written.template_options;
+  auto file = DatasetFile(w, written.dataset, opt, "gen", kDefaultGenDataset);
+  if (!file) return file.error();
+  spec.dataset = *file;
+  auto ds = quality::LoadGenDataset(spec.dataset);
+  if (!ds) return ds.error();
+  spec.n_items = static_cast<int64_t>(ds->items.size());
+  for (const auto& item : ds->items) {
+    // Bytes bound tokens; 64 tokens for the template's own markers.
+    spec.max_need = std::max<int64_t>(
+        spec.max_need, int64_t(item.prompt.size() + item.system.size()) + 64 + item.max_tokens);
+  }
+  return spec;
+}
+
+std::string VariantsDir(const ResolveOptions& opt) {
+  if (!opt.variants_dir.empty()) return opt.variants_dir;
+  return (fs::path(opt.models_dir) / "variants").lexically_normal().string();
+}
+
+Status AddModel(const Where& w, const Pos& pos, ModelSpec m, Experiment* ex) {
+  for (const auto& other : ex->models) {
+    if (other.name == m.name && (m.variant || other.path == m.path)) {
+      return w.At(pos,
+                  fmt::format("model '{}' is listed twice (first at line {})", m.name, other.line));
+    }
+  }
+  ex->models.push_back(std::move(m));
+  return {};
+}
+
+// One quantize: entry: its base found and hashed, its importance-matrix corpus found, checked
+// and hashed, and each variant added to the experiment's models.
+Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOptions& opt,
+                       Experiment* ex) {
+  // The base: a model of this file by name, else a bundled name or a path.
+  ModelSpec base;
+  auto same = std::find_if(ex->models.begin(), ex->models.end(),
+                           [&](const ModelSpec& m) { return m.name == q.base.ref && !m.variant; });
+  if (same != ex->models.end()) {
+    base = *same;
+  } else {
+    auto m = ResolveModel(w, q.base, opt);
+    if (!m) return m.error();
+    base = *m;
+  }
+  std::string base_sha;
+  const model::BundledModel* bundled =
+      base.source.starts_with("bundled:") ? model::FindBundled(base.source.substr(8)) : nullptr;
+  if (bundled) {
+    base_sha = bundled->sha256;  // verified when it was fetched
+  } else {
+    auto sha = Sha256File(base.path);
+    if (!sha) return w.At(q.base.pos, sha.error().message);
+    base_sha = *sha;
+  }
+  std::optional<quant::ImatrixSpec> imatrix;
+  if (q.imatrix) {
+    quant::ImatrixSpec spec;
+    spec.n_ctx = q.imatrix->n_ctx.value_or(spec.n_ctx);
+    spec.chunks = q.imatrix->chunks.value_or(spec.chunks);
+    auto file = CorpusFile(w, q.imatrix->corpus, opt, "imatrix corpus");
+    if (!file) return file.error();
+    spec.corpus = *file;
+    if (auto st = CheckCorpusFitsAChunk(w, q.imatrix->corpus.pos, spec.corpus, spec.n_ctx,
+                                        "imatrix corpus");
+        !st) {
+      return st;
+    }
+    auto sha = Sha256File(spec.corpus);
+    if (!sha) return w.At(q.imatrix->corpus.pos, sha.error().message);
+    spec.corpus_sha256 = *sha;
+    imatrix = spec;
+  }
+
+  auto add = [&](const std::string& type, bool with_imatrix) -> Status {
+    quant::VariantSpec v;
+    v.label = q.label ? *q.label : with_imatrix ? type + "+imatrix" : type;
+    v.name = base.name + ":" + v.label;
+    v.base_name = base.name;
+    v.base_path = base.path;
+    v.base_sha256 = base_sha;
+    v.base_quant = base.quant;
+    if (base.provenance.is_object() && base.provenance.value("requantized", false)) {
+      const auto& b = base.provenance.value("base", nlohmann::json::object());
+      v.base_origin = b.value("weights_from", b.value("quant", ""));
+    }
+    v.base_source = base.source;
+    v.type = type;
+    v.overrides = q.overrides;
+    if (with_imatrix) v.imatrix = imatrix;
+    ModelSpec m;
+    m.name = v.name;
+    m.path = (fs::path(VariantsDir(opt)) / v.FileName()).string();
+    m.source = "variant:" + base.source;
+    m.line = q.pos.Line();
+    m.n_ctx_train = base.n_ctx_train;
+    m.quant = v.label;
+    m.provenance = v.Provenance();
+    m.variant = std::move(v);
+    return AddModel(w, q.pos, std::move(m), ex);
+  };
+  for (const auto& t : q.types) {
+    if (auto st = add(t, false); !st) return st;
+  }
+  if (q.imatrix) {
+    for (const auto& t : q.imatrix->types) {
+      if (auto st = add(t, true); !st) return st;
+    }
+  }
+  return {};
+}
+
+Status ResolveQuality(const Where& w, const WrittenExperiment& written, const ResolveOptions& opt,
+                      Experiment* ex) {
+  if (written.ppl) {
+    auto p = ResolvePpl(w, *written.ppl, opt);
+    if (!p) return p.error();
+    ex->ppl = *p;
+  }
+  if (written.kld) {
+    auto k = ResolveKld(w, *written.kld, opt);
+    if (!k) return k.error();
+    ex->kld = *k;
+  }
+  if (written.mc) {
+    auto m = ResolveMc(w, *written.mc, opt);
+    if (!m) return m.error();
+    ex->mc = *m;
+  }
+  if (written.gen) {
+    auto g = ResolveGen(w, *written.gen, opt);
+    if (!g) return g.error();
+    ex->gen = *g;
+  }
+  ex->divergence_reference = written.divergence_reference;
+  return {};
+}
+
+// The parameters to sweep, in registry order: those the file sets, and those with a default of
+// Pipette's own (n_ctx, depth); any other is left to the runtime (not sent).
+void ResolveParams(const WrittenExperiment& written, const ParamRegistry& registry,
+                   Experiment* ex) {
+  for (const ParamDef& def : registry.defs()) {
+    auto it = std::find_if(written.params.begin(), written.params.end(),
+                           [&](const WrittenParam& p) { return p.name == def.name; });
+    if (it != written.params.end()) {
+      ex->params.emplace_back(def.name, it->values);
+      ex->param_lines[def.name] = it->pos.Line();
+    } else if (def.HasDefault()) {
+      ex->params.emplace_back(def.name, std::vector<std::string>{def.default_value});
+    }
+  }
+}
+
+}  // namespace
+
+Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry& registry,
+                           const ResolveOptions& options) {
+  const Where w(written.path);
+  Experiment ex;
+  ex.written = written;
+  ex.path = written.path;
+  ex.source_text = written.source_text;
+  ex.name = written.name.value_or(fs::path(written.path).stem().string());
+  ex.description = written.description.value_or("");
+  ex.device = written.device.value_or(ex.device);
+  ex.store = written.store.value_or(ex.store);
+  for (const WrittenModel& wm : written.models) {
+    auto m = ResolveModel(w, wm, options);
+    if (!m) return m.error();
+    if (auto st = AddModel(w, wm.pos, std::move(*m), &ex); !st) return st.error();
+  }
+  std::vector<WrittenRuntime> runtimes = written.runtimes;
+  if (runtimes.empty()) runtimes.push_back({.name = "llama.cpp"});  // no place: the file
+  for (const WrittenRuntime& wr : runtimes) {
+    auto r = ResolveRuntime(w, wr, options);
+    if (!r) return r.error();
+    for (const auto& other : ex.runtimes) {
+      if (other.name == r->name && other.worker == r->worker) {
+        return w.At(wr.pos, fmt::format("runtime '{}' is listed twice (first at line {})", r->name,
+                                        other.line));
+      }
+    }
+    ex.runtimes.push_back(*r);
+  }
+  ResolveParams(written, registry, &ex);
+  ex.tests = written.tests;
+  if (auto st = ResolveQuality(w, written, options, &ex); !st) return st.error();
+  for (const WrittenQuantize& q : written.quantize) {
+    if (auto st = ResolveQuantize(w, q, options, &ex); !st) return st.error();
+  }
+  ex.repetitions = written.repetitions.value_or(ex.repetitions);
+  ex.warmup = written.warmup.value_or(ex.warmup);
+  if (written.timeout) ex.timeout_s = static_cast<double>(*written.timeout);
+  ex.seed = written.seed.value_or(ex.seed);
+  ex.quantize_threads = std::max(1, options.machine.logical_cpus);
+  return ex;
+}
+
+}  // namespace pipette::config

@@ -1,0 +1,120 @@
+#include "pipette/config/resolve_files.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "pipette/model/bundled.h"
+#include "pipette/model/gguf.h"
+#include "pipette/util/files.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::config {
+namespace fs = std::filesystem;
+
+Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::string& written,
+                                    const std::string& what) {
+  fs::path p(written);
+  std::vector<fs::path> tried;
+  if (p.is_absolute()) {
+    tried.push_back(p);
+  } else {
+    tried.push_back(fs::path(w.path()).parent_path() / p);
+    tried.push_back(fs::current_path() / p);
+  }
+  for (const fs::path& t : tried) {
+    std::error_code ec;
+    if (fs::is_regular_file(t, ec)) return fs::absolute(t).lexically_normal().string();
+    if (fs::is_directory(t, ec)) {
+      return w.At(pos, fmt::format("'{}' is a directory, not a {}", written, what));
+    }
+  }
+  std::string where;
+  for (const fs::path& t : tried) where += fmt::format(" {}", t.lexically_normal().string());
+  return w.At(pos, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
+}
+
+Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
+                               const ResolveOptions& options) {
+  ModelSpec m;
+  m.line = written.pos.Line();
+  m.name = written.name.value_or("");
+  const std::string& ref = written.ref;
+  if (const model::BundledModel* b = model::FindBundled(ref)) {
+    fs::path file = fs::path(options.models_dir) / b->file;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) {
+      return w.At(written.pos, fmt::format("bundled model '{}' is not installed at {}: run "
+                                           "scripts/fetch-models.sh (or `make models`)",
+                                           ref, file.string()));
+    }
+    m.path = fs::absolute(file).lexically_normal().string();
+    m.source = "bundled:" + b->name;
+    if (m.name.empty()) m.name = b->name;
+  } else {
+    const bool looks_like_path = ref.find('/') != std::string::npos || ref.ends_with(".gguf");
+    if (!looks_like_path) {
+      std::vector<std::string> names;
+      for (const auto& bm : model::BundledModels()) names.push_back(bm.name);
+      std::string known;
+      for (const auto& n : names) known += " " + n;
+      return w.At(written.pos, fmt::format("unknown model '{}'{}: give a path to a .gguf file or a "
+                                           "bundled name (known:{})",
+                                           ref, DidYouMean(ref, names), known));
+    }
+    auto resolved = ResolveDataPath(w, written.pos, ref, "model file");
+    if (!resolved) return resolved.error();
+    m.path = *resolved;
+    m.source = "path";
+    if (m.name.empty()) m.name = fs::path(m.path).stem().string();
+  }
+  // A missing or corrupt model is bad input: check the file now, before anything is measured.
+  auto gguf = model::ReadGguf(m.path);
+  if (!gguf) return w.At(written.pos, gguf.error().message);
+  if (auto ft = gguf->file_type()) m.quant = model::FileTypeName(*ft).value_or("");
+  // A variant Pipette made, named by its path: it keeps its provenance (and so its origin).
+  if (auto side = ReadFileToString(m.path + ".json")) {
+    nlohmann::json p = nlohmann::json::parse(*side, nullptr, /*allow_exceptions=*/false);
+    if (p.is_object() && p.value("format", "") == "pipette-variant/1" &&
+        p.value("file", nlohmann::json::object()).value("size", uint64_t{0}) == gguf->file_size) {
+      m.provenance = std::move(p);
+    }
+  }
+  if (auto arch = gguf->architecture()) {
+    auto it = gguf->metadata.find(*arch + ".context_length");
+    if (it != gguf->metadata.end()) m.n_ctx_train = std::atoll(it->second.c_str());
+  }
+  return m;
+}
+
+Result<std::string> CorpusFile(const Where& w, const WrittenFile& corpus,
+                               const ResolveOptions& options, const std::string& what) {
+  if (corpus.path && !corpus.path->empty())
+    return ResolveDataPath(w, corpus.pos, *corpus.path, what + " file");
+  const fs::path def = fs::path(options.datasets_dir) / kDefaultPplCorpus;
+  std::error_code ec;
+  if (!fs::is_regular_file(def, ec)) {
+    return w.At(corpus.pos, fmt::format("the default corpus is missing at {}", def.string()));
+  }
+  return fs::absolute(def).lexically_normal().string();
+}
+
+Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& path, int n_ctx,
+                             const std::string& what) {
+  std::error_code ec;
+  const uintmax_t bytes = fs::file_size(path, ec);
+  if (ec) return w.At(pos, fmt::format("cannot read the {} {}: {}", what, path, ec.message()));
+  if (bytes == 0) return w.At(pos, fmt::format("the {} {} is empty", what, path));
+  const uintmax_t need = static_cast<uintmax_t>(n_ctx) - 1;
+  if (bytes < need) {
+    return w.At(pos, fmt::format("the {} {} has {} bytes, too few for one chunk of {} tokens: a "
+                                 "token covers at least one byte, so a chunk needs at least {} "
+                                 "bytes (n_ctx less the BOS token a tokenizer may add)",
+                                 what, path, bytes, n_ctx, need));
+  }
+  return {};
+}
+
+}  // namespace pipette::config

@@ -1,0 +1,38 @@
+// The files an experiment names, found and checked on this machine: models (bundled names or
+// paths, read as GGUF), corpora and datasets. Part of the resolve step (config/resolve.h).
+#pragma once
+
+#include <string>
+
+#include "pipette/config/experiment.h"
+#include "pipette/config/resolve_options.h"
+#include "pipette/config/written.h"
+#include "pipette/config/yaml_helpers.h"
+#include "pipette/util/result.h"
+
+namespace pipette::config {
+
+// A data file named in the experiment: relative to the experiment file, then to the current
+// folder; it must be a readable regular file. Errors are placed at `pos`.
+Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::string& written,
+                                    const std::string& what);
+
+// A model: a bundled name (installed under options.models_dir) or a path to a GGUF file, whose
+// header gives its quantization and trained context; a file Pipette made keeps its provenance
+// (the .json beside it).
+Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
+                               const ResolveOptions& options);
+
+// The corpus a workload names, or the shipped one when it names none; either way the file must
+// be there.
+Result<std::string> CorpusFile(const Where& w, const WrittenFile& corpus,
+                               const ResolveOptions& options, const std::string& what);
+
+// A corpus is read in chunks of n_ctx tokens, and one that cannot fill a single chunk measures
+// nothing. Its tokens are known only once a model has tokenized it, but a token covers at least
+// one byte: a file of fewer bytes than n_ctx, less the one BOS token a tokenizer may add, can
+// never fill a chunk, whatever the model.
+Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& path, int n_ctx,
+                             const std::string& what);
+
+}  // namespace pipette::config

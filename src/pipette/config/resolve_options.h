@@ -1,0 +1,24 @@
+// What resolving an experiment needs to know about this machine: where Pipette's own files are
+// installed and the facts of the machine a value is derived from. Given to the resolve step
+// (config/resolve.h) as a value, so a test can resolve one file as two machines would.
+#pragma once
+
+#include <string>
+
+namespace pipette::config {
+
+// Facts of the machine that decide values the experiment leaves out.
+struct MachineFacts {
+  int logical_cpus = 1;  // what the quantizer's threads default to
+};
+
+// Where to find things the experiment names, and the machine it runs on.
+struct ResolveOptions {
+  std::string models_dir;    // bundled models live here
+  std::string workers_dir;   // worker programs live here
+  std::string datasets_dir;  // the datasets Pipette ships
+  std::string variants_dir;  // quantized variants are cached here ("" = models_dir/variants)
+  MachineFacts machine{};
+};
+
+}  // namespace pipette::config

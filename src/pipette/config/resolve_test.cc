@@ -1,0 +1,239 @@
+#include "pipette/config/resolve.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pipette/config/experiment_testing.h"
+#include "pipette/config/parse.h"
+
+namespace pipette::config {
+namespace {
+namespace fs = std::filesystem;
+
+using ResolveTest = ExperimentTest;
+
+TEST_F(ResolveTest, MinimalFileGetsDefaults) {
+  auto written = ParseExperiment("models: [smollm2-135m-instruct-q4_1]\ntests: [pp512, tg128]\n",
+                                 File(), registry_);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  auto ex = Resolve(*written, registry_, opts_);
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->name, "ex");
+  ASSERT_EQ(ex->models.size(), 1u);
+  EXPECT_EQ(ex->models[0].source, "bundled:smollm2-135m-instruct-q4_1");
+  EXPECT_TRUE(fs::path(ex->models[0].path).is_absolute());
+  EXPECT_EQ(ex->models[0].quant, "Q4_1");  // from the GGUF header
+  EXPECT_GT(ex->models[0].n_ctx_train, 0);
+  ASSERT_EQ(ex->runtimes.size(), 1u);
+  EXPECT_EQ(ex->runtimes[0].name, "llama.cpp");
+  EXPECT_EQ(ex->runtimes[0].worker, dir_ / "pipette-worker-llama");
+  EXPECT_EQ(ex->repetitions, 5);
+  EXPECT_EQ(ex->warmup, 1);
+  EXPECT_EQ(ex->seed, 42u);
+  EXPECT_EQ(ex->store, "results/pipette.db");
+  // Only parameters with a Pipette default are present (n_ctx 0 = auto, depth 0): the others
+  // are left to the runtime, not sent.
+  ASSERT_EQ(ex->params.size(), 2u);
+  EXPECT_EQ(ex->params[0].first, "n_ctx");
+  EXPECT_EQ(ex->params[0].second, std::vector<std::string>{"0"});
+  EXPECT_EQ(ex->params[1].first, "depth");
+  for (const auto& d : registry_.defs()) {
+    if (d.name != "n_ctx" && d.name != "depth") {
+      EXPECT_FALSE(d.HasDefault()) << d.name;
+    }
+  }
+}
+
+TEST_F(ResolveTest, ValuesDerivedFromTheMachineComeFromItsFacts) {
+  const std::string text = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
+  opts_.machine.logical_cpus = 2;
+  auto two = Parse(text);
+  opts_.machine.logical_cpus = 8;
+  auto eight = Parse(text);
+  ASSERT_TRUE(two.ok() && eight.ok());
+  EXPECT_EQ(two->quantize_threads, 2);
+  EXPECT_EQ(eight->quantize_threads, 8);
+  EXPECT_EQ(two->Resolved()["machine"]["quantize_threads"], 2);
+  EXPECT_EQ(eight->Resolved()["machine"]["quantize_threads"], 8);
+  opts_.machine.logical_cpus = 0;  // a machine that could not say: one
+  EXPECT_EQ(Parse(text)->quantize_threads, 1);
+}
+
+TEST_F(ResolveTest, ModelFilesAreCheckedBeforeAnythingRuns) {
+  EXPECT_EQ(ErrorOf("models: [missing.gguf]\ntests: [pp16]\n")
+                .rfind("ex.yaml:1:10: model file not found: 'missing.gguf'", 0),
+            0u);
+  std::ofstream(dir_ / "notgguf.gguf") << "PK\x03\x04 this is a zip";
+  const std::string err = ErrorOf("models: [notgguf.gguf]\ntests: [pp16]\n");
+  EXPECT_EQ(err.rfind("ex.yaml:1:10: ", 0), 0u) << err;
+  EXPECT_NE(err.find("not a GGUF file"), std::string::npos) << err;
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4]\ntests: [pp16]\n"),
+            "ex.yaml:1:10: unknown model 'smollm2-135m-instruct-q4' (did you mean "
+            "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file or a bundled name "
+            "(known: smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)");
+  EXPECT_NE(ErrorOf("models: [" + dir_.path().string() + "]\ntests: [pp16]\n")
+                .find("is a directory, not a model file"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1, smollm2-135m-instruct-q4_1]\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1:38: model 'smollm2-135m-instruct-q4_1' is listed twice (first at line 1)");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: nosuch\n  types: [F16]\ntests: [pp16]\n").substr(0, 35),
+            "ex.yaml:2:9: unknown model 'nosuch'");
+  fs::remove(dir_ / "pipette-worker-llama");
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n"),
+            "ex.yaml: worker program for 'llama.cpp' not found at " +
+                (dir_ / "pipette-worker-llama") + ": build it with `make build`");
+}
+
+TEST_F(ResolveTest, CorporaThatCannotFillOneChunkAreRefused) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  std::ofstream(dir_ / "empty.txt") << "";
+  std::ofstream(dir_ / "ten.txt") << "ten bytes.";
+  const std::string empty = dir_ / "empty.txt", ten = dir_ / "ten.txt";
+  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: empty.txt}\n"),
+            "ex.yaml:3:17: the ppl corpus " + empty + " is empty");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
+                    "empty.txt}\n"),
+            "ex.yaml:3:56: the kld corpus " + empty + " is empty");
+  // Ten bytes are at most ten tokens, plus a BOS: enough for n_ctx 11, never for 12.
+  EXPECT_TRUE(Parse(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 11}\n").ok());
+  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 12}\n"),
+            "ex.yaml:3:17: the ppl corpus " + ten +
+                " has 10 bytes, too few for one chunk of 12 tokens: a token covers at least one "
+                "byte, so a chunk needs at least 11 bytes (n_ctx less the BOS token a tokenizer "
+                "may add)");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
+                    "ten.txt}\n")
+                .substr(0, 30 + ten.size()),
+            "ex.yaml:3:56: the kld corpus " + ten + " ");
+  EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q4_0], corpus: ten.txt, n_ctx: 32}\ntests: [pp16]\n"),
+            "ex.yaml:3:36: the imatrix corpus " + ten +
+                " has 10 bytes, too few for one chunk of 32 tokens: a token covers at least one "
+                "byte, so a chunk needs at least 31 bytes (n_ctx less the BOS token a tokenizer "
+                "may add)");
+  // The defaults are checked the same way: here the shipped corpus is missing.
+  opts_.datasets_dir = dir_.path().string();
+  EXPECT_NE(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1}\n")
+                .find("the default corpus is missing at " + dir_.path().string()),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(m + "quality:\n  ppl:\n").find("the default corpus is missing"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
+                    "  imatrix: {types: [Q4_0]}\ntests: [pp16]\n")
+                .find("the default corpus is missing"),
+            std::string::npos);
+}
+
+TEST_F(ResolveTest, DatasetsWithoutItemsAreRefused) {
+  std::ofstream(dir_ / "none.jsonl") << "\n\n";
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
+  EXPECT_EQ(ErrorOf(m + "quality:\n  mc: {dataset: none.jsonl}\n"),
+            "none.jsonl: no items (the file is empty or has only blank lines)");
+  EXPECT_EQ(ErrorOf(m + "quality:\n  gen: {dataset: none.jsonl}\n"),
+            "none.jsonl: no items (the file is empty or has only blank lines)");
+}
+
+TEST_F(ResolveTest, QuantizeAddsVariantsOfTheBase) {
+  auto ex = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "quantize:\n"
+      "  base: smollm2-135m-instruct-q4_1\n"
+      "  types: [Q8_0, Q4_0]\n"
+      "  imatrix: {corpus: " +
+      opts_.datasets_dir +
+      "/ppl/devils-dictionary.txt, types: [Q4_0], chunks: 2}\n"
+      "tests: [pp16]\n"
+      "quality:\n"
+      "  kld: {reference: 'smollm2-135m-instruct-q4_1:Q8_0'}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->models.size(), 4u);
+  // The kld reference runs first.
+  EXPECT_EQ(ex->models[0].name, "smollm2-135m-instruct-q4_1:Q8_0");
+  const ModelSpec* q4 = nullptr;
+  const ModelSpec* q4i = nullptr;
+  for (const auto& m : ex->models) {
+    if (m.name == "smollm2-135m-instruct-q4_1:Q4_0") q4 = &m;
+    if (m.name == "smollm2-135m-instruct-q4_1:Q4_0+imatrix") q4i = &m;
+  }
+  ASSERT_TRUE(q4 && q4i);
+  EXPECT_EQ(q4->quant, "Q4_0");
+  ASSERT_TRUE(q4->variant.has_value());
+  EXPECT_EQ(q4->variant->base_quant, "Q4_1");
+  EXPECT_TRUE(q4->variant->Requantized());
+  EXPECT_EQ(q4->variant->base_sha256,
+            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
+  EXPECT_EQ(fs::path(q4->path).parent_path(), fs::path(opts_.models_dir) / "variants");
+  EXPECT_TRUE(q4->provenance["requantized"].get<bool>());
+  EXPECT_GT(q4->n_ctx_train, 0);
+  ASSERT_TRUE(q4i->variant->imatrix.has_value());
+  EXPECT_EQ(q4i->variant->imatrix->chunks, 2);
+  EXPECT_EQ(q4i->variant->imatrix->n_ctx, 512);  // the default
+  EXPECT_EQ(q4i->variant->imatrix->corpus_sha256.size(), 64u);
+  EXPECT_NE(q4->path, q4i->path);  // different definitions, different cache files
+}
+
+TEST_F(ResolveTest, AVariantGivenByPathKeepsItsOrigin) {
+  // An "F16" Pipette made from the Q4_1 file: its sidecar says where its weights came from.
+  const fs::path model = fs::path(opts_.models_dir) / "SmolLM2-135M-Instruct.Q4_1.gguf";
+  fs::create_symlink(model, dir_ / "up.gguf");
+  nlohmann::json side = {{"format", "pipette-variant/1"},
+                         {"label", "F16"},
+                         {"requantized", true},
+                         {"base", {{"name", "smol"}, {"quant", "Q4_1"}}},
+                         {"file", {{"size", fs::file_size(model)}}}};
+  std::ofstream(dir_ / "up.gguf.json") << side.dump();
+  auto ex = Parse("models: [up.gguf]\nquantize: {base: up.gguf, types: [Q8_0]}\ntests: [pp16]\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->models.size(), 2u);
+  EXPECT_EQ(ex->models[0].provenance["label"], "F16");  // results on it carry the sidecar
+  ASSERT_TRUE(ex->models[1].variant.has_value());
+  EXPECT_EQ(ex->models[1].variant->base_origin, "Q4_1");
+  EXPECT_TRUE(ex->models[1].variant->Requantized());
+  // A sidecar for another file (a different size) is not believed.
+  side["file"]["size"] = 1;
+  std::ofstream(dir_ / "up.gguf.json") << side.dump();
+  auto other = Parse("models: [up.gguf]\ntests: [pp16]\n");
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->models[0].provenance.is_null());
+}
+
+TEST_F(ResolveTest, WorkloadsGetTheirFilesAndDefaults) {
+  const std::string corpus = opts_.datasets_dir + "/ppl/devils-dictionary.txt";
+  auto ex = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "runtimes: [{name: llama.cpp, worker: pipette-worker-llama}]\n"
+      "quality:\n"
+      "  ppl: {corpus: " +
+      corpus +
+      ", n_ctx: 256, chunks: 2}\n"
+      "  mc: {dataset: " +
+      opts_.datasets_dir +
+      "/mc/pipette-mc-v1.jsonl, limit: 3}\n"
+      "  kld: {corpus: " +
+      corpus + ", reference: smollm2-135m-instruct-q4_1, chunks: 1}\n  gen:\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->runtimes[0].worker, dir_ / "pipette-worker-llama");
+  EXPECT_EQ(ex->ppl->n_ctx, 256);
+  EXPECT_EQ(ex->ppl->chunks, 2);
+  EXPECT_EQ(ex->mc->limit, 3);
+  EXPECT_GT(ex->mc->n_items, 3);
+  EXPECT_GT(ex->mc->max_bytes, 0);
+  EXPECT_EQ(ex->kld->chunks, 1);
+  EXPECT_EQ(ex->kld->n_ctx, 512);
+  EXPECT_EQ(ex->kld->mode, KldMode::kFull);
+  EXPECT_EQ(ex->gen->dataset, opts_.datasets_dir + "/gen/pipette-gen-v1.jsonl");
+  EXPECT_GT(ex->gen->max_need, 0);
+  // top_k alone asks for the compact mode.
+  auto topk = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, top_k: 16}\n");
+  ASSERT_TRUE(topk.ok()) << topk.error().message;
+  EXPECT_EQ(topk->kld->mode, KldMode::kTopK);
+  EXPECT_EQ(topk->kld->top_k, 16);
+}
+
+}  // namespace
+}  // namespace pipette::config

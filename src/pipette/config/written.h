@@ -1,0 +1,121 @@
+// An experiment as its file writes it: what parsing (config/parse.h) makes of the text alone,
+// before any file is looked at. Every key the file gives is here, and only those: a value the
+// file leaves out is empty (std::nullopt), so the canonical form (config/canonical.h) can tell a
+// default written out from one left out. Positions are kept for the errors resolving names later
+// (config/resolve.h).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipette/quant/variant.h"
+
+namespace pipette::config {
+
+// A place in the experiment file, 0-based as yaml-cpp marks it; line -1: no place (the file).
+struct Pos {
+  int line = -1;
+  int column = -1;
+  int Line() const { return line + 1; }  // 1-based, as messages show it
+};
+
+enum class TestKind { kPP, kTG, kTTFT };
+
+struct TestSpec {
+  TestKind kind = TestKind::kPP;
+  int n = 0;           // pp: prompt tokens; tg: generated tokens; ttft: prompt tokens
+  std::string name{};  // canonical: pp512, tg128, ttft@64
+  int line = 0;
+};
+
+enum class KldMode { kFull, kTopK };
+
+// A model entry: a bundled name or a path, optionally with a display name ({path:, name:}).
+struct WrittenModel {
+  std::string ref{};  // as written
+  std::optional<std::string> name{};
+  Pos pos{};  // the entry
+};
+
+// A runtime entry: a name, optionally with its own worker program ({name:, worker:}).
+struct WrittenRuntime {
+  std::string name{};
+  std::optional<std::string> worker{};  // as written (relative to the experiment file)
+  Pos pos{};                            // the entry
+  Pos name_pos{};                       // its name
+};
+
+// One parameter under params:, its values in canonical text, duplicates dropped.
+struct WrittenParam {
+  std::string name{};
+  std::vector<std::string> values{};
+  Pos pos{};  // the key
+};
+
+// A data file a workload names (a corpus or a dataset), or none: the shipped default.
+struct WrittenFile {
+  std::optional<std::string> path{};  // as written
+  Pos pos{};  // the value, or the workload's node when none is written (errors about the default)
+};
+
+struct WrittenPpl {
+  WrittenFile corpus{};
+  std::optional<int> n_ctx{}, chunks{};
+  int line = 0;
+};
+
+struct WrittenKld {
+  std::string reference{};
+  WrittenFile corpus{};
+  std::optional<int> n_ctx{}, chunks{}, top_k{};
+  std::optional<KldMode> mode{};  // as written; top_k alone means topk
+  int line = 0;
+};
+
+// mc: and gen: (gen also takes template_options).
+struct WrittenDataset {
+  WrittenFile dataset{};
+  std::optional<int> limit{};
+  // Variables for the chat template (llama-server's chat_template_kwargs): name -> JSON scalar.
+  std::optional<nlohmann::json> template_options{};
+  int line = 0;
+};
+
+struct WrittenImatrix {
+  std::vector<std::string> types{};
+  WrittenFile corpus{};
+  std::optional<int> n_ctx{}, chunks{};
+};
+
+// One quantize: entry.
+struct WrittenQuantize {
+  WrittenModel base{};  // a model of this file by name, else a bundled name or a path
+  std::vector<std::string> types{};
+  std::optional<WrittenImatrix> imatrix{};
+  std::vector<quant::TensorOverride> overrides{};  // in the order written
+  std::optional<std::string> label{};
+  Pos pos{};  // the entry
+};
+
+struct WrittenExperiment {
+  std::string path{};         // the file's name, for messages and relative paths
+  std::string source_text{};  // the file's bytes
+  std::optional<std::string> name{}, description{}, device{}, store{};
+  std::vector<WrittenModel> models{};
+  std::vector<WrittenRuntime> runtimes{};  // empty: none written (llama.cpp)
+  std::vector<WrittenParam> params{};      // in the order written
+  std::vector<TestSpec> tests{};
+  std::optional<WrittenPpl> ppl{};
+  std::optional<WrittenKld> kld{};
+  std::optional<WrittenDataset> mc{}, gen{};
+  std::optional<std::string> divergence_reference{};
+  std::vector<WrittenQuantize> quantize{};
+  std::optional<int> repetitions{}, warmup{}, timeout{};
+  std::optional<uint64_t> seed{};
+};
+
+}  // namespace pipette::config
