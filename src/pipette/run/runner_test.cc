@@ -24,6 +24,7 @@ struct FakeLog {
   int frames = 0;          // frames read
   std::string fail_op;     // the first request with this op ("frames": frame) breaks the worker
   int fail_on_launch = 1;  // ...but only in this launch
+  std::vector<std::string> hello_ops;  // hello's `ops` (empty: the field is left out)
 };
 
 class FakeChannel : public worker::WorkerChannel {
@@ -44,6 +45,7 @@ class FakeChannel : public worker::WorkerChannel {
                 {"runtime", "llama.cpp"},
                 {"runtime_version", "fake"},
                 {"runtime_build", {{"system_info", "FAKE"}}}});
+      if (!log_->hello_ops.empty()) o["ops"] = log_->hello_ops;
     } else if (op == "load_model") {
       o.update({{"t_start_ns", clock_},
                 {"t_end_ns", clock_ + 5'000'000},
@@ -250,6 +252,36 @@ TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
   ASSERT_GE(log_.pp_tokens.size(), 2u);
   EXPECT_EQ(log_.pp_tokens[0], log_.pp_tokens[1]);
   for (const auto& t : log_.pp_tokens[0]) EXPECT_TRUE(t >= 0 && t < 100);
+}
+
+// A runtime whose worker does not serve a workload's op: that workload is n/a (stored with the
+// reason), the cell goes on and succeeds.
+TEST_F(RunnerTest, AWorkloadWhoseOpTheWorkerDoesNotServeIsNotApplicable) {
+  log_.hello_ops = {"hello",      "reset_peak_memory", "memory",   "shutdown",
+                    "load_model", "init_context",      "tokenize", "pp"};  // no tg
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 4);
+  EXPECT_EQ(s->cells_failed, 0);
+  EXPECT_EQ(Count("tg"), 0);
+  EXPECT_EQ(Count("pp"), 4 * (1 + 3));
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  auto samples = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  int na = 0, tg = 0, memory = 0;
+  for (const auto& x : *samples) {
+    if (x.test == "tg4") ++tg;
+    if (x.test == "memory") ++memory;
+    if (x.test != "na") continue;
+    ++na;
+    EXPECT_EQ(x.raw["phase"], "tg4");
+    EXPECT_EQ(x.raw["op"], "tg");
+    EXPECT_EQ(x.raw["reason"], "runtime 'llama.cpp' does not serve op 'tg'");
+  }
+  EXPECT_EQ(na, 1);
+  EXPECT_EQ(tg, 0);
+  EXPECT_EQ(memory, 1);  // the cell went on after the n/a workload
 }
 
 TEST_F(RunnerTest, UnsetParametersAreNotSentAndAreStoredAsTheRuntimeAppliedThem) {

@@ -1,0 +1,86 @@
+// What a workload gets from the runner for one cell: the cell's worker (requests go through
+// Call), the store (samples go through Keep), progress and time-left bookkeeping, and the facts
+// of the loaded model and its context. Implemented by the runner (src/pipette/run/runner.cc) and
+// by tests.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "pipette/config/experiment.h"
+#include "pipette/config/params.h"
+#include "pipette/plan/plan.h"
+#include "pipette/store/store.h"
+#include "pipette/util/result.h"
+#include "pipette/worker/channel.h"
+
+namespace pipette::workload {
+
+// Why a workload (so its cell) failed: the message for a person, and whether the cell's worker
+// is left in an unknown state (it then serves no further request).
+struct RunError : Error {
+  bool worker_broken = false;
+};
+using RunStatus = Result<void, RunError>;
+
+inline RunError Failed(std::string message) {
+  RunError e;
+  e.message = std::move(message);
+  return e;
+}
+inline RunError Broken(std::string message) {
+  RunError e = Failed(std::move(message));
+  e.worker_broken = true;
+  return e;
+}
+// A failed call: its message, broken when the call broke the worker.
+inline RunError FromCall(const worker::CallError& c) {
+  RunError e = Failed(c.message);
+  e.worker_broken = c.broken;
+  return e;
+}
+
+class Context {
+ public:
+  virtual ~Context() = default;
+  virtual const config::Experiment& Experiment() const = 0;
+  virtual const std::vector<plan::Cell>& Cells() const = 0;  // the run's plan
+  virtual const config::ParamRegistry& Params() const = 0;
+  virtual const plan::Cell& Cell() const = 0;
+  virtual const store::CellRecord& Record() const = 0;
+  // The loaded model as its runtime reported it (load_model's `model`), the key of that load
+  // (plan::Cell::LoadKey) and the batch size the runtime applied to the cell's context.
+  virtual const nlohmann::json& Model() const = 0;
+  virtual const std::string& LoadKey() const = 0;
+  virtual int64_t NBatch() const = 0;
+
+  // One request to the cell's worker, or to `to`; the whole response when it says ok.
+  virtual Result<nlohmann::json, RunError> Call(const nlohmann::json& request,
+                                                worker::WorkerChannel* to = nullptr) = 0;
+  virtual worker::WorkerChannel& Channel() = 0;
+  virtual worker::WorkerLauncher& Launcher() = 0;
+  virtual std::chrono::milliseconds Timeout() const = 0;
+  // Stores one raw sample of the cell.
+  virtual RunStatus Keep(const std::string& test, int rep, bool warmup, nlohmann::json raw) = 0;
+  // Ctrl-C: stop after the current request.
+  virtual bool Stopped() const = 0;
+  // Time-left bookkeeping (`kind` as planned by Workload::PlanEta) and a progress line.
+  virtual void Done(const std::string& kind, double units, double seconds) = 0;
+  virtual void Step(const std::string& what) = 0;
+};
+
+// The raw facts of a response: everything but the envelope.
+nlohmann::json RawFacts(nlohmann::json response);
+
+// Seconds since `t0`.
+double Seconds(std::chrono::steady_clock::time_point t0);
+
+// `tokenize` through the context's worker (or `to`).
+Result<std::vector<int64_t>, RunError> Tokenize(Context& ctx, const std::string& text,
+                                                bool add_special = true,
+                                                worker::WorkerChannel* to = nullptr);
+
+}  // namespace pipette::workload

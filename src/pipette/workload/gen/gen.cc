@@ -1,0 +1,119 @@
+#include "pipette/workload/gen/gen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "pipette/protocol/quality_ops.h"
+#include "pipette/quality/datasets.h"
+#include "pipette/quality/ppl.h"
+#include "pipette/util/sha256.h"
+
+namespace pipette::workload {
+namespace {
+
+using nlohmann::json;
+
+class Gen : public Workload {
+ public:
+  std::string Name() const override { return "gen"; }
+
+  std::vector<Phase> Phases(const config::Experiment& ex) const override {
+    if (!ex.gen) return {};
+    return {{"gen", {protocol::op::kChat, protocol::op::kTokenize}}};
+  }
+
+  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+    if (!ex.gen) return;
+    eta.Plan("gen", ex.gen->limit > 0 ? std::min<int64_t>(ex.gen->limit, ex.gen->n_items)
+                                      : ex.gen->n_items);
+  }
+
+  void Resume(const run::ResumePlan& r) override {
+    if (r.divergence_reference_cell_id) ref_cell_id_ = r.divergence_reference_cell_id;
+  }
+
+  RunStatus Run(Context& ctx, size_t) override {
+    const config::Experiment& ex = ctx.Experiment();
+    const config::GenSpec& spec = *ex.gen;
+    const plan::Cell& cell = ctx.Cell();
+    const store::CellRecord& rec = ctx.Record();
+    if (!gen_) {
+      auto ds = quality::LoadGenDataset(spec.dataset);
+      if (!ds) return Failed(ds.error().message);
+      gen_ = std::move(*ds);
+    }
+    const size_t n =
+        spec.limit > 0 ? std::min<size_t>(spec.limit, gen_->items.size()) : gen_->items.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      const quality::GenItem& item = gen_->items[i];
+      protocol::ChatRequest request;
+      if (!item.system.empty()) request.messages.push_back({"system", item.system});
+      request.messages.push_back({"user", item.prompt});
+      request.max_tokens = item.max_tokens;
+      request.n_batch = ctx.NBatch();
+      if (!spec.template_options.empty()) request.template_options = spec.template_options;
+      const auto t0 = std::chrono::steady_clock::now();
+      auto resp = ctx.Call(request.ToJson());
+      if (!resp) return resp.error();
+      auto chat = protocol::ChatResponse::FromJson(*resp);
+      if (!chat) return Broken(chat.error().message);
+      ctx.Done("gen", 1, Seconds(t0));
+      if (i == 0) {
+        // How every prompt of the cell was made: the template (hashed; it is the model file's),
+        // where it came from, the options it was given and the thinking switch it saw.
+        json info = {
+            {"path", gen_->path},
+            {"sha256", gen_->sha256},
+            {"n_items", n},
+            {"template_sha256", Sha256Hex(chat->template_text.value_or(""))},
+            {"template_origin", chat->template_origin.value_or("")},
+            {"template_options", spec.template_options},
+            {"enable_thinking", chat->enable_thinking ? json(*chat->enable_thinking) : json()}};
+        if (ex.divergence_reference) {
+          // The first cell of the reference model that completes gen is the one every later
+          // cell is compared with; a reference cell compares with itself.
+          const bool candidate_ref = !ref_cell_id_ && cell.model.name == *ex.divergence_reference;
+          info["divergence_reference_cell_id"] = candidate_ref ? rec.id : ref_cell_id_;
+        }
+        if (auto st = ctx.Keep("gen_dataset", 0, false, info); !st) return st;
+      }
+      json checkers = json::array();
+      for (const auto& c : item.checkers) {
+        checkers.push_back({{"type", c.type}, {"role", c.role}, {"spec", c.spec}});
+      }
+      json raw = RawFacts(std::move(*resp));
+      raw.erase("template");  // one copy, hashed, in gen_dataset
+      raw.erase("template_origin");
+      raw.erase("template_options");
+      raw.erase("enable_thinking");
+      raw["prompt_sha256"] = Sha256Hex(chat->prompt);  // the rendered prompt's
+      auto own = Tokenize(ctx, item.prompt, /*add_special=*/false);
+      if (!own) return own.error();
+      raw["text_tokens"] = own->size();
+      raw["text_chars"] = quality::CountCodePoints(item.prompt);
+      raw["item"] = {{"id", item.id},
+                     {"language", item.language},
+                     {"task_type", item.task_type},
+                     {"checkers", checkers}};
+      if (auto st = ctx.Keep("gen", static_cast<int>(i), false, raw); !st) return st;
+      ctx.Step(fmt::format("gen item {}/{}", i + 1, n));
+    }
+    if (ex.divergence_reference && !ref_cell_id_ && cell.model.name == *ex.divergence_reference) {
+      ref_cell_id_ = rec.id;
+    }
+    return {};
+  }
+
+ private:
+  std::optional<quality::GenDataset> gen_;  // read once per run
+  int64_t ref_cell_id_ = 0;                 // the divergence reference cell
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> NewGen() { return std::make_unique<Gen>(); }
+
+}  // namespace pipette::workload

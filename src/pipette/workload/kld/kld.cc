@@ -1,0 +1,327 @@
+#include "pipette/workload/kld/kld.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pipette/protocol/session_ops.h"
+#include "pipette/protocol/version.h"
+#include "pipette/run/kld_frames.h"
+#include "pipette/run/runtime_params.h"
+#include "pipette/util/files.h"
+#include "pipette/util/sha256.h"
+#include "pipette/workload/chunks.h"
+
+namespace pipette::workload {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+// Identifies a token sequence (the kld reference's tokens of its corpus).
+std::string TokensSha256(const std::vector<int64_t>& tokens) {
+  return Sha256Hex(json(tokens).dump());
+}
+
+class Kld : public Workload {
+ public:
+  std::string Name() const override { return "kld"; }
+
+  std::vector<Phase> Phases(const config::Experiment& ex) const override {
+    if (!ex.kld) return {};
+    return {{"kld", {protocol::op::kTokenize, protocol::op::kScore}}};
+  }
+
+  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+    if (ex.kld) eta.Plan("kld", double(std::max(ex.kld->chunks, 1)) * ex.kld->n_ctx);
+  }
+
+  void Resume(const run::ResumePlan& r) override {
+    if (!r.kld) return;
+    ref_ids_ = r.kld->top_ids;
+    ref_tokens_sha256_ = r.kld->tokens_sha256;
+    ref_cell_id_ = r.kld->cell_id;
+  }
+
+  void Finish() override { ResetReference(); }
+
+  RunStatus Run(Context& ctx, size_t) override {
+    const config::KldSpec& spec = *ctx.Experiment().kld;
+    if (text_.empty()) {
+      auto text = ReadFileToString(spec.corpus);
+      if (!text || text->empty()) return Failed("cannot read the corpus " + spec.corpus);
+      text_ = std::move(*text);
+      corpus_sha256_ = Sha256Hex(text_);
+    }
+    auto tokens = Tokenize(ctx, std::string(quality::CorpusText(text_)));
+    if (!tokens) return tokens.error();
+    const auto chunks =
+        quality::PplChunks(static_cast<int64_t>(tokens->size()), spec.n_ctx, spec.chunks);
+    if (chunks.empty()) return Failed("the kld corpus is shorter than one chunk");
+    if (spec.mode == config::KldMode::kFull) return RunFull(ctx, *tokens, chunks);
+    return RunTopK(ctx, *tokens, chunks);
+  }
+
+ private:
+  // Full vocabulary: the reference worker and the cell's worker score each chunk with
+  // `logits: true`; the frames are compared position by position as they arrive, and only the
+  // per-position facts are stored (one `kld` sample per chunk).
+  RunStatus RunFull(Context& ctx, const std::vector<int64_t>& tokens,
+                    const std::vector<quality::PplChunk>& chunks) {
+    const config::KldSpec& spec = *ctx.Experiment().kld;
+    if (auto st = EnsureReference(ctx); !st) return st;
+    if (TokensSha256(tokens) != ref_.tokens_sha256) {
+      return Failed(
+          fmt::format("the model's tokenizer differs from the kld reference '{}' "
+                      "on the corpus: KL divergence needs the same tokenizer",
+                      spec.reference));
+    }
+    const int64_t n_vocab = ctx.Model().value("n_vocab", int64_t{0});
+    if (n_vocab != ref_.n_vocab) {
+      return Failed(
+          fmt::format("the model's vocabulary has {} ids, the kld reference '{}' {}: "
+                      "KL divergence needs the same vocabulary",
+                      n_vocab, spec.reference, ref_.n_vocab));
+    }
+    if (auto st = ctx.Keep("kld_reference", 0, false, ref_.facts); !st) return st;
+    const int64_t bos = ChunkBos(ctx.Model());
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      const quality::PplChunk& ch = chunks[c];
+      const std::vector<int64_t> chunk_tokens = quality::ChunkTokens(tokens, ch, bos);
+      if (chunk_tokens != quality::ChunkTokens(tokens, ch, ref_.chunk_bos)) {
+        return Failed(
+            fmt::format("the model starts chunks with BOS {} and the kld reference "
+                        "'{}' with {}: the chunks would differ",
+                        bos, spec.reference, ref_.chunk_bos));
+      }
+      protocol::ScoreRequest score = ChunkScoreRequest(ctx, tokens, ch);
+      score.logits = true;
+      const json req = score.ToJson();
+      const auto t0 = std::chrono::steady_clock::now();
+      auto ref_resp = ctx.Call(req, ref_.channel.get());
+      if (!ref_resp) return ReferenceFailed(ctx, ref_resp.error().message);
+      auto resp = ctx.Call(req);
+      if (!resp) {
+        ResetReference();  // left with frames no one reads
+        return resp.error();
+      }
+      const int64_t n_frames = static_cast<int64_t>(chunk_tokens.size()) - 1 - ch.from;
+      protocol::ScoreFramesResponse ref_head, head;
+      for (auto [raw, typed] : {std::pair{&*ref_resp, &ref_head}, std::pair{&*resp, &head}}) {
+        auto h = protocol::ScoreFramesResponse::FromJson(*raw);
+        if (!h || h->frames != n_frames || h->n_vocab != n_vocab) {
+          ResetReference();
+          return Broken(
+              fmt::format("a worker announced {} frames of {} logits for {} positions "
+                          "of a {}-id vocabulary",
+                          raw->value("frames", json()).dump(), raw->value("n_vocab", json()).dump(),
+                          n_frames, n_vocab));
+        }
+        *typed = *h;
+      }
+      run::KldChunkFacts facts;
+      if (auto f = run::ReduceKldFrames(*ref_.channel, ctx.Channel(), ch.from, n_frames,
+                                        static_cast<size_t>(n_vocab), chunk_tokens,
+                                        t0 + ctx.Timeout(), &facts)) {
+        // Both workers are left mid-frames: neither serves another request.
+        if (f->reference) return ReferenceFailed(ctx, f->error.message);
+        ResetReference();
+        return Broken(f->error.message);
+      }
+      ctx.Done("kld", ch.n_ctx, Seconds(t0));
+      json raw = {{"mode", "full"},
+                  {"n_tokens", chunk_tokens.size()},
+                  {"from", ch.from},
+                  {"n_vocab", n_vocab},
+                  {"t_start_ns", head.t_start_ns},
+                  {"t_end_ns", facts.t_end_ns},
+                  {"ref_t_start_ns", ref_head.t_start_ns},
+                  {"ref_t_end_ns", facts.ref_t_end_ns},
+                  {"kl", facts.kl},
+                  {"ref_logprob", facts.ref_logprob},
+                  {"logprob", facts.logprob},
+                  {"ref_argmax", facts.ref_argmax},
+                  {"ref_max_logprob", facts.ref_max_logprob},
+                  {"argmax", facts.argmax}};
+      raw["request"] = ChunkFacts(ctx, c, ch);
+      raw["request"].update({{"reference", spec.reference},
+                             {"corpus_sha256", corpus_sha256_},
+                             {"tokens_sha256", ref_.tokens_sha256}});
+      if (auto st = ctx.Keep("kld", static_cast<int>(c), false, raw); !st) return st;
+      ChunkDone(ctx, "kld", c, chunks.size());
+    }
+    return {};
+  }
+
+  // The first cell of the reference model in the plan: whose model, load parameters and cache
+  // types the reference worker uses.
+  static const plan::Cell* ReferenceCell(Context& ctx) {
+    for (const plan::Cell& c : ctx.Cells()) {
+      if (c.model.name == ctx.Experiment().kld->reference) return &c;
+    }
+    return nullptr;
+  }
+
+  // The reference worker, started (hello, load_model, the corpus tokenized) once per run and
+  // again after a failure, with a context of this cell's n_ctx, n_batch, n_ubatch and threads
+  // (made anew when they change) and the reference cell's cache types and flash attention.
+  RunStatus EnsureReference(Context& ctx) {
+    const plan::Cell* rc = ReferenceCell(ctx);
+    if (!rc) return Failed("the kld reference is not a model of this run");
+    if (!rc->model.unavailable.empty()) {
+      return Failed(fmt::format("the kld reference '{}' is unavailable: {}", rc->model.name,
+                                rc->model.unavailable));
+    }
+    if (!ref_.channel || !ref_.channel->Alive()) {
+      ResetReference();
+      ctx.Step(fmt::format("kld: starting the reference worker ({})", rc->model.name));
+      auto ch = ctx.Launcher().Launch({rc->runtime.worker});
+      if (!ch) return ReferenceFailed(ctx, ch.error().message);
+      ref_.channel = std::move(*ch);
+      auto hello = ctx.Call(protocol::HelloRequest{}.ToJson(), ref_.channel.get());
+      if (!hello) return ReferenceFailed(ctx, hello.error().message);
+      auto typed_hello = protocol::HelloResponse::FromJson(*hello);
+      if (!typed_hello) return ReferenceFailed(ctx, typed_hello.error().message);
+      if (typed_hello->protocol != protocol::kProtocolVersion) {
+        return ReferenceFailed(ctx,
+                               fmt::format("it speaks protocol version {}; this pipette speaks {}",
+                                           typed_hello->protocol, protocol::kProtocolVersion));
+      }
+      auto load = ctx.Call(run::LoadRequest(*rc, ctx.Params()), ref_.channel.get());
+      if (!load) return ReferenceFailed(ctx, load.error().message);
+      const json model = load->value("model", json::object());
+      ref_.n_vocab = model.value("n_vocab", int64_t{0});
+      ref_.chunk_bos = ChunkBos(model);
+      auto tok = Tokenize(ctx, std::string(quality::CorpusText(text_)), true, ref_.channel.get());
+      if (!tok) return ReferenceFailed(ctx, tok.error().message);
+      ref_.tokens_sha256 = TokensSha256(*tok);
+      ref_.facts = {{"model", rc->model.name},
+                    {"path", rc->model.path},
+                    {"pid", ref_.channel->Pid()},
+                    {"runtime_version", typed_hello->runtime_version},
+                    {"load", RawFacts(*load)}};
+      ref_.facts["load"].erase("model");
+      ref_.facts["n_vocab"] = ref_.n_vocab;
+      ref_.context_key.clear();
+    }
+    // The cell's context sizes and threads; the reference cell's cache types and flash attention
+    // (the reference distribution stays one across cells), each sent only where set.
+    json ctx_req = run::ContextRequest(ctx.Cell(), ctx.Params());
+    for (const char* k : {"type_k", "type_v", "flash_attn"}) {
+      ctx_req.erase(k);
+      if (rc->HasParam(k)) ctx_req[k] = rc->Param(k);
+    }
+    if (ctx_req.dump() != ref_.context_key) {
+      auto made = ctx.Call(ctx_req, ref_.channel.get());
+      if (!made) return ReferenceFailed(ctx, made.error().message);
+      if (made->value("n_batch", int64_t{0}) != ctx.NBatch()) {
+        return ReferenceFailed(ctx, fmt::format("its runtime applied n_batch {} where the cell's "
+                                                "applied {}",
+                                                made->value("n_batch", int64_t{0}), ctx.NBatch()));
+      }
+      ref_.context_key = ctx_req.dump();
+      ref_.facts["context"] = RawFacts(*made);
+    }
+    return {};
+  }
+
+  // The reference worker failed: the kld phase (so the cell) fails saying so, with the worker's
+  // last standard error; a fresh reference worker serves the next cell.
+  RunError ReferenceFailed(Context& ctx, const std::string& why) {
+    std::string tail = ref_.channel ? ref_.channel->StderrTail() : "";
+    if (tail.size() > 1000) tail = tail.substr(tail.size() - 1000);
+    ResetReference();
+    return Broken(fmt::format("the kld reference worker ({}) failed: {}{}",
+                              ctx.Experiment().kld->reference, why,
+                              tail.empty() ? "" : "; its standard error ended with: " + tail));
+  }
+
+  void ResetReference() {
+    if (ref_.channel) ref_.channel->Shutdown(milliseconds(2000));
+    ref_ = {};
+  }
+
+  // Top-k mode: the first cell of the reference model records the reference distribution (top-k
+  // log-probabilities per scored position); every cell, that one included, then scores the same
+  // positions asking for the log-probabilities of the reference's top-k ids.
+  RunStatus RunTopK(Context& ctx, const std::vector<int64_t>& tokens,
+                    const std::vector<quality::PplChunk>& chunks) {
+    const config::KldSpec& spec = *ctx.Experiment().kld;
+    if (ref_ids_.empty() && ctx.Cell().model.name == spec.reference) {
+      // Kept only once every chunk is recorded: a reference cut short serves no one.
+      std::vector<json> ref_ids;
+      for (size_t c = 0; c < chunks.size(); ++c) {
+        const quality::PplChunk& ch = chunks[c];
+        protocol::ScoreRequest req = ChunkScoreRequest(ctx, tokens, ch);
+        req.top_k = spec.top_k;
+        auto resp = ctx.Call(req.ToJson());
+        if (!resp) return resp.error();
+        auto typed = protocol::ScoreResponse::FromJson(*resp);
+        if (!typed || !typed->top_ids) {
+          return Broken(typed ? "the score response has no top_ids" : typed.error().message);
+        }
+        ref_ids.push_back(*typed->top_ids);
+        json raw = RawFacts(std::move(*resp));
+        raw["request"] = {{"chunk", c},
+                          {"begin", ch.begin},
+                          {"n_ctx", ch.n_ctx},
+                          {"top_k", spec.top_k},
+                          {"corpus_sha256", corpus_sha256_},
+                          {"tokens_sha256", TokensSha256(tokens)}};
+        if (auto st = ctx.Keep("kld_ref", static_cast<int>(c), false, raw); !st) return st;
+      }
+      ref_ids_ = std::move(ref_ids);
+      ref_tokens_sha256_ = TokensSha256(tokens);
+      ref_cell_id_ = ctx.Record().id;
+    }
+    if (ref_ids_.empty()) {
+      return Failed(
+          fmt::format("no reference distribution: the first cell of the kld "
+                      "reference '{}' did not record one",
+                      spec.reference));
+    }
+    if (TokensSha256(tokens) != ref_tokens_sha256_) {
+      return Failed(
+          fmt::format("the model's tokenizer differs from the kld reference '{}' "
+                      "on the corpus: KL divergence needs the same tokenizer",
+                      spec.reference));
+    }
+    for (size_t c = 0; c < chunks.size() && c < ref_ids_.size(); ++c) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      const quality::PplChunk& ch = chunks[c];
+      protocol::ScoreRequest req = ChunkScoreRequest(ctx, tokens, ch);
+      req.ids = ref_ids_[c].get<std::vector<protocol::TokenIds>>();
+      const auto t0 = std::chrono::steady_clock::now();
+      auto resp = ctx.Call(req.ToJson());
+      if (!resp) return resp.error();
+      ctx.Done("kld", ch.n_ctx, Seconds(t0));
+      json raw = RawFacts(std::move(*resp));
+      raw.erase("logsumexp");
+      raw["request"] = {{"chunk", c}, {"ref_cell_id", ref_cell_id_}, {"top_k", spec.top_k}};
+      if (auto st = ctx.Keep("kld", static_cast<int>(c), false, raw); !st) return st;
+      ChunkDone(ctx, "kld", c, chunks.size());
+    }
+    return {};
+  }
+
+  std::string text_, corpus_sha256_;  // the kld corpus, read once per run
+  // The full-vocabulary mode's reference worker: the reference model, loaded once per run.
+  struct ReferenceWorker {
+    std::unique_ptr<worker::WorkerChannel> channel;
+    int64_t n_vocab = 0;
+    int64_t chunk_bos = -1;     // as ChunkBos(), for the reference model
+    std::string tokens_sha256;  // its tokens of the kld corpus
+    std::string context_key;    // the init_context request its context was made with
+    json facts;                 // stored with every cell it serves (test "kld_reference")
+  } ref_;
+  std::vector<json> ref_ids_;      // top-k: per chunk, the reference's top-k ids per position
+  std::string ref_tokens_sha256_;  // the reference's tokens of the corpus
+  int64_t ref_cell_id_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> NewKld() { return std::make_unique<Kld>(); }
+
+}  // namespace pipette::workload

@@ -1,0 +1,110 @@
+#include "pipette/workload/mc/mc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "pipette/protocol/quality_ops.h"
+#include "pipette/quality/datasets.h"
+#include "pipette/quality/ppl.h"
+
+namespace pipette::workload {
+namespace {
+
+using nlohmann::json;
+
+class Mc : public Workload {
+ public:
+  std::string Name() const override { return "mc"; }
+
+  std::vector<Phase> Phases(const config::Experiment& ex) const override {
+    if (!ex.mc) return {};
+    return {{"mc", {protocol::op::kTokenize, protocol::op::kScore}}};
+  }
+
+  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+    if (!ex.mc) return;
+    eta.Plan("mc",
+             ex.mc->limit > 0 ? std::min<int64_t>(ex.mc->limit, ex.mc->n_items) : ex.mc->n_items);
+  }
+
+  RunStatus Run(Context& ctx, size_t) override {
+    const config::McSpec& spec = *ctx.Experiment().mc;
+    if (!mc_) {
+      auto ds = quality::LoadMcDataset(spec.dataset);
+      if (!ds) return Failed(ds.error().message);
+      mc_ = std::move(*ds);
+    }
+    const size_t n =
+        spec.limit > 0 ? std::min<size_t>(spec.limit, mc_->items.size()) : mc_->items.size();
+    json info = {
+        {"path", mc_->path},
+        {"sha256", mc_->sha256},
+        {"n_items", n},
+        {"prompt_format", config::McPrompt("{question}") + config::McContinuation("{choice}")}};
+    if (auto st = ctx.Keep("mc_dataset", 0, false, info); !st) return st;
+    for (size_t i = 0; i < n; ++i) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      const quality::McItem& item = mc_->items[i];
+      const std::string prompt = config::McPrompt(item.question);
+      auto context = Tokenize(ctx, prompt);
+      if (!context) return context.error();
+      json choices = json::array();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (const std::string& choice : item.choices) {
+        // The continuation is what tokens(prompt + choice) has beyond its common prefix with
+        // tokens(prompt): a token merged across the boundary (or an end token the tokenizer
+        // appends to the prompt alone) belongs to the continuation, so it is scored, not lost.
+        auto full = Tokenize(ctx, prompt + config::McContinuation(choice));
+        if (!full) return full.error();
+        size_t common = 0;
+        while (common < context->size() && common < full->size() &&
+               (*context)[common] == (*full)[common]) {
+          ++common;
+        }
+        if (common == 0 || common >= full->size()) {
+          return Failed(
+              fmt::format("{}:{}: cannot separate choice '{}' from the prompt in "
+                          "the model's tokens",
+                          mc_->path, item.line, choice));
+        }
+        protocol::ScoreRequest req;
+        req.tokens.assign(full->begin(), full->end());
+        req.from = static_cast<int64_t>(common - 1);
+        req.n_batch = ctx.NBatch();
+        auto resp = ctx.Call(req.ToJson());
+        if (!resp) return resp.error();
+        auto scored = protocol::ScoreResponse::FromJson(*resp);
+        if (!scored) return Broken(scored.error().message);
+        choices.push_back({{"bytes", choice.size()},
+                           {"n_tokens", full->size() - common},
+                           {"logprob", scored->logprob}});
+      }
+      ctx.Done("mc", 1, Seconds(t0));
+      // Tokenizer density (tok_per_kchar) of the item's own text, without scaffolding.
+      auto own = Tokenize(ctx, item.question, /*add_special=*/false);
+      if (!own) return own.error();
+      json raw = {{"id", item.id},
+                  {"text_tokens", own->size()},
+                  {"text_chars", quality::CountCodePoints(item.question)},
+                  {"answer", item.answer},
+                  {"language", item.language},
+                  {"task_type", item.task_type},
+                  {"n_prompt_tokens", context->size()},
+                  {"choices", choices}};
+      if (auto st = ctx.Keep("mc", static_cast<int>(i), false, raw); !st) return st;
+      ctx.Step(fmt::format("mc item {}/{}", i + 1, n));
+    }
+    return {};
+  }
+
+ private:
+  std::optional<quality::McDataset> mc_;  // read once per run
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> NewMc() { return std::make_unique<Mc>(); }
+
+}  // namespace pipette::workload

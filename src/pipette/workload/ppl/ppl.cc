@@ -1,0 +1,90 @@
+#include "pipette/workload/ppl/ppl.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "pipette/util/files.h"
+#include "pipette/util/sha256.h"
+#include "pipette/workload/chunks.h"
+
+namespace pipette::workload {
+namespace {
+
+using nlohmann::json;
+
+class Ppl : public Workload {
+ public:
+  std::string Name() const override { return "ppl"; }
+
+  std::vector<Phase> Phases(const config::Experiment& ex) const override {
+    if (!ex.ppl) return {};
+    return {{"ppl", {protocol::op::kTokenize, protocol::op::kScore}}};
+  }
+
+  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+    if (!ex.ppl) return;
+    // Until the corpus is tokenized, guess 4 bytes per token.
+    std::error_code ec;
+    const double tokens = double(std::filesystem::file_size(ex.ppl->corpus, ec)) / 4.0;
+    double chunks = std::floor(tokens / ex.ppl->n_ctx);
+    if (ex.ppl->chunks > 0) chunks = std::min<double>(chunks, ex.ppl->chunks);
+    eta.Plan("ppl", chunks * ex.ppl->n_ctx);
+  }
+
+  RunStatus Run(Context& ctx, size_t) override {
+    const config::PplSpec& spec = *ctx.Experiment().ppl;
+    if (corpus_text_.empty()) {
+      auto text = ReadFileToString(spec.corpus);
+      if (!text || text->empty()) return Failed("cannot read the corpus " + spec.corpus);
+      corpus_text_ = std::move(*text);
+      corpus_sha256_ = Sha256Hex(corpus_text_);
+    }
+    auto it = corpus_tokens_.find(ctx.LoadKey());
+    if (it == corpus_tokens_.end()) {
+      auto tokens = Tokenize(ctx, std::string(quality::CorpusText(corpus_text_)));
+      if (!tokens) return tokens.error();
+      it = corpus_tokens_.emplace(ctx.LoadKey(), std::move(*tokens)).first;
+    }
+    const std::vector<int64_t>& tokens = it->second;
+    const auto chunks =
+        quality::PplChunks(static_cast<int64_t>(tokens.size()), spec.n_ctx, spec.chunks);
+    json corpus = {{"path", spec.corpus},
+                   {"sha256", corpus_sha256_},
+                   {"n_chars", quality::CountCodePoints(quality::CorpusText(corpus_text_))},
+                   {"n_tokens", tokens.size()},
+                   {"n_ctx", spec.n_ctx},
+                   {"n_chunks", chunks.size()}};
+    if (auto st = ctx.Keep("ppl_corpus", 0, false, corpus); !st) return st;
+    if (chunks.empty()) {
+      return Failed(fmt::format("the corpus {} has {} tokens, fewer than one chunk of n_ctx {}",
+                                spec.corpus, tokens.size(), spec.n_ctx));
+    }
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      const quality::PplChunk& ch = chunks[c];
+      const auto t0 = std::chrono::steady_clock::now();
+      auto resp = ctx.Call(ChunkScoreRequest(ctx, tokens, ch).ToJson());
+      if (!resp) return resp.error();
+      ctx.Done("ppl", ch.n_ctx, Seconds(t0));
+      json raw = RawFacts(std::move(*resp));
+      raw["request"] = ChunkFacts(ctx, c, ch);
+      if (auto st = ctx.Keep("ppl", static_cast<int>(c), false, raw); !st) return st;
+      ChunkDone(ctx, "ppl", c, chunks.size());
+    }
+    return {};
+  }
+
+ private:
+  std::string corpus_text_, corpus_sha256_;                    // read once per run
+  std::map<std::string, std::vector<int64_t>> corpus_tokens_;  // by model load
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> NewPpl() { return std::make_unique<Ppl>(); }
+
+}  // namespace pipette::workload

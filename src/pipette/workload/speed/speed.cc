@@ -1,0 +1,167 @@
+#include "pipette/workload/speed/speed.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <utility>
+
+#include "pipette/protocol/speed_ops.h"
+#include "pipette/run/prompt_text.h"
+#include "pipette/workload/speed/random_tokens.h"
+
+namespace pipette::workload {
+namespace {
+
+using config::TestKind;
+using config::TestSpec;
+using nlohmann::json;
+
+std::string KindName(TestKind k) {
+  switch (k) {
+    case TestKind::kPP:
+      return "pp";
+    case TestKind::kTG:
+      return "tg";
+    case TestKind::kTTFT:
+      return "ttft";
+  }
+  return "?";
+}
+
+const char* KindOp(TestKind k) {
+  switch (k) {
+    case TestKind::kPP:
+      return protocol::op::kPp;
+    case TestKind::kTG:
+      return protocol::op::kTg;
+    case TestKind::kTTFT:
+      return protocol::op::kTtft;
+  }
+  return "?";
+}
+
+protocol::TokenIds Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
+class Speed : public Workload {
+ public:
+  std::string Name() const override { return "speed"; }
+
+  std::vector<Phase> Phases(const config::Experiment& ex) const override {
+    std::vector<Phase> out;
+    for (const TestSpec& t : ex.tests) {
+      std::vector<std::string> ops = {KindOp(t.kind)};
+      if (t.kind == TestKind::kTTFT) ops.push_back(protocol::op::kTokenize);
+      out.push_back({t.name, ops});
+    }
+    return out;
+  }
+
+  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+    const int reps = ex.warmup + ex.repetitions;
+    for (const TestSpec& t : ex.tests) eta.Plan(KindName(t.kind), double(t.n) * reps);
+  }
+
+  RunStatus Run(Context& ctx, size_t phase) override {
+    const config::Experiment& ex = ctx.Experiment();
+    const TestSpec& t = ex.tests.at(phase);
+    const int64_t n_batch = ctx.NBatch();
+    const int64_t n_vocab = ctx.Model().value("n_vocab", int64_t{0});
+    const int64_t depth = ctx.Cell().IntParam("depth");
+    json req;
+    json req_facts;  // what the stored sample says was asked (token arrays left out)
+    switch (t.kind) {
+      case TestKind::kPP:
+        req =
+            protocol::PpRequest{Ids(RandomTokens(ex.seed, t.name, t.n, n_vocab)), n_batch}.ToJson();
+        req_facts = {{"n_tokens", t.n}, {"n_batch", n_batch}, {"seed", ex.seed}};
+        break;
+      case TestKind::kTG: {
+        const int64_t bos = ctx.Model().value("bos", int64_t{-1});
+        const int64_t first =
+            bos >= 0 && bos < n_vocab ? bos : RandomTokens(ex.seed, "first", 1, n_vocab)[0];
+        req =
+            protocol::TgRequest{
+                Ids(RandomTokens(ex.seed, fmt::format("depth{}", depth), depth, n_vocab)),
+                static_cast<int32_t>(first), t.n, n_batch}
+                .ToJson();
+        req_facts = {{"n_gen", t.n}, {"depth", depth}, {"first_token", first}, {"seed", ex.seed}};
+        break;
+      }
+      case TestKind::kTTFT: {
+        auto prompt = PromptOfTokens(ctx, t.n);
+        if (!prompt) return prompt.error();
+        const std::string& text = prompt->first;
+        protocol::TtftRequest r;
+        r.text = text;
+        r.n_batch = n_batch;
+        r.add_special = true;
+        req = r.ToJson();
+        req_facts = {
+            {"n_prompt_tokens_target", t.n}, {"n_batch", n_batch}, {"text_chars", text.size()}};
+        break;
+      }
+    }
+    const int total = ex.warmup + ex.repetitions;
+    for (int rep = 0; rep < total; ++rep) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      const bool warmup = rep < ex.warmup;
+      const auto t0 = std::chrono::steady_clock::now();
+      auto resp = ctx.Call(req);
+      if (!resp) return resp.error();
+      ctx.Done(KindName(t.kind), double(t.n), Seconds(t0));
+      json raw = RawFacts(std::move(*resp));
+      raw["request"] = req_facts;
+      if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
+      ctx.Step(fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
+                           warmup ? rep + 1 : rep - ex.warmup + 1,
+                           warmup ? ex.warmup : ex.repetitions));
+    }
+    return {};
+  }
+
+ private:
+  // The shortest prefix of the prose passage that the model's tokenizer turns into at least
+  // `n` tokens (special tokens included), found by bisection over word boundaries: the text
+  // and its token count.
+  Result<std::pair<std::string, int64_t>, RunError> PromptOfTokens(Context& ctx, int64_t n) {
+    const std::string key = ctx.LoadKey() + "|" + std::to_string(n);
+    if (auto it = prompts_.find(key); it != prompts_.end()) return it->second;
+    const std::string prose = run::ProseText(static_cast<size_t>(n) * 8 + 64);
+    std::vector<size_t> cuts;  // word ends
+    for (size_t i = 1; i < prose.size(); ++i) {
+      if (prose[i] == ' ') cuts.push_back(i);
+    }
+    auto count = [&](size_t cut) -> Result<int64_t, RunError> {
+      auto tokens = Tokenize(ctx, prose.substr(0, cut));
+      if (!tokens) return tokens.error();
+      return static_cast<int64_t>(tokens->size());
+    };
+    size_t lo = 0, hi = cuts.size() - 1;
+    auto c = count(cuts[hi]);
+    if (!c) return c.error();
+    if (*c < n) return Failed(fmt::format("could not build a {}-token prompt", n));
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      c = count(cuts[mid]);
+      if (!c) return c.error();
+      if (*c >= n) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    const std::string text = prose.substr(0, cuts[lo]);
+    c = count(cuts[lo]);
+    if (!c) return c.error();
+    prompts_[key] = {text, *c};
+    return prompts_[key];
+  }
+
+  std::map<std::string, std::pair<std::string, int64_t>> prompts_;  // by load key and length
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> NewSpeed() { return std::make_unique<Speed>(); }
+
+}  // namespace pipette::workload

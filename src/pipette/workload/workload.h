@@ -1,0 +1,44 @@
+// A workload: one kind of measurement a cell runs after its model is loaded and its context made
+// (the speed tests, ppl, kld, mc, gen). The runner knows none by name: it asks each registered
+// workload (registry.h) which phases the experiment gives it and which ops each needs, plans the
+// time-left estimate with it, and runs its phases in order. docs/architecture.md "Adding a
+// workload".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipette/config/experiment.h"
+#include "pipette/run/eta.h"
+#include "pipette/run/resume.h"
+#include "pipette/workload/context.h"
+
+namespace pipette::workload {
+
+// One phase of a cell: announced to the progress sink, run by Workload::Run. `ops`: the protocol
+// ops it sends; a runtime whose worker serves not all of them gets the phase recorded as n/a.
+struct Phase {
+  std::string name;
+  std::vector<std::string> ops;
+};
+
+// One instance serves one run: what it keeps between cells (a dataset read once, a reference
+// distribution) are its members.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string Name() const = 0;
+  // The phases the experiment asks of this workload, in order; none: it does not run.
+  virtual std::vector<Phase> Phases(const config::Experiment& ex) const = 0;
+  // Adds one cell's work to the time-left estimate.
+  virtual void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const = 0;
+  // A resumed run takes up the references its kept cells recorded.
+  virtual void Resume(const run::ResumePlan& plan) { (void)plan; }
+  // Runs phase `phase` (an index into Phases()) of the context's cell.
+  virtual RunStatus Run(Context& ctx, size_t phase) = 0;
+  // The run ends: any worker of its own is shut down.
+  virtual void Finish() {}
+};
+
+}  // namespace pipette::workload
