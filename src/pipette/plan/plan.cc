@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "pipette/util/strings.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::plan {
 namespace {
@@ -43,12 +44,7 @@ void SetParam(Cell& c, const std::string& name, int64_t v) {
 // stored values are the ones that run.
 Status ResolveContext(const config::Experiment& ex, Cell& c) {
   const int64_t depth = c.IntParam("depth");
-  // A byte-level tokenizer never makes more tokens than bytes (+ special tokens): for mc the
-  // longest item's bytes bound its tokens.
-  const int64_t need =
-      std::max({TokensNeeded(ex.tests, depth), int64_t{ex.ppl ? ex.ppl->n_ctx : 0},
-                ex.mc ? ex.mc->max_bytes + 8 : int64_t{0}, ex.gen ? ex.gen->max_need : int64_t{0},
-                int64_t{ex.kld ? ex.kld->n_ctx : 0}});
+  const int64_t need = workload::ContextNeed(ex, depth);  // the most any workload needs
   int64_t n_ctx = c.IntParam("n_ctx");
   if (n_ctx == 0) {
     n_ctx = need;

@@ -1,5 +1,7 @@
 #include "pipette/workload/registry.h"
 
+#include <algorithm>
+
 #include "pipette/workload/gen/gen.h"
 #include "pipette/workload/kld/kld.h"
 #include "pipette/workload/mc/mc.h"
@@ -16,6 +18,12 @@ std::vector<std::unique_ptr<Workload>> MakeWorkloads() {
   w.push_back(NewMc());
   w.push_back(NewGen());
   return w;
+}
+
+int64_t ContextNeed(const config::Experiment& ex, int64_t depth) {
+  int64_t need = 0;
+  for (const auto& w : MakeWorkloads()) need = std::max(need, w->ContextNeed(ex, depth));
+  return need;
 }
 
 }  // namespace pipette::workload

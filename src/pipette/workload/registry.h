@@ -3,6 +3,7 @@
 // registry.cc.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -12,5 +13,8 @@ namespace pipette::workload {
 
 // A fresh instance of each, for one run.
 std::vector<std::unique_ptr<Workload>> MakeWorkloads();
+
+// Tokens a cell's context must hold at `depth`: the most any workload of the experiment needs.
+int64_t ContextNeed(const config::Experiment& ex, int64_t depth);
 
 }  // namespace pipette::workload

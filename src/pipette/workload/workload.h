@@ -5,6 +5,7 @@
 // workload".
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ class Workload {
   virtual std::string Name() const = 0;
   // The phases the experiment asks of this workload, in order; none: it does not run.
   virtual std::vector<Phase> Phases(const config::Experiment& ex) const = 0;
+  // Tokens a cell's context must hold for this workload with the cell's `depth` (0: none).
+  virtual int64_t ContextNeed(const config::Experiment& ex, int64_t depth) const = 0;
   // Adds one cell's work to the time-left estimate.
   virtual void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const = 0;
   // A resumed run takes up the references its kept cells recorded.

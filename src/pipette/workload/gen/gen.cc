@@ -24,6 +24,10 @@ class Gen : public Workload {
     return {{"gen", {protocol::op::kChat, protocol::op::kTokenize}}};
   }
 
+  int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
+    return ex.gen ? ex.gen->max_need : 0;
+  }
+
   void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
     if (!ex.gen) return;
     eta.Plan("gen", ex.gen->limit > 0 ? std::min<int64_t>(ex.gen->limit, ex.gen->n_items)

@@ -32,6 +32,10 @@ class Kld : public Workload {
     return {{"kld", {protocol::op::kTokenize, protocol::op::kScore}}};
   }
 
+  int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
+    return ex.kld ? ex.kld->n_ctx : 0;
+  }
+
   void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
     if (ex.kld) eta.Plan("kld", double(std::max(ex.kld->chunks, 1)) * ex.kld->n_ctx);
   }

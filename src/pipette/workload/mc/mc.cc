@@ -23,6 +23,12 @@ class Mc : public Workload {
     return {{"mc", {protocol::op::kTokenize, protocol::op::kScore}}};
   }
 
+  // A byte-level tokenizer never makes more tokens than bytes (+ special tokens): the longest
+  // item's bytes bound its tokens.
+  int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
+    return ex.mc ? ex.mc->max_bytes + 8 : 0;
+  }
+
   void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
     if (!ex.mc) return;
     eta.Plan("mc",

@@ -25,6 +25,10 @@ class Ppl : public Workload {
     return {{"ppl", {protocol::op::kTokenize, protocol::op::kScore}}};
   }
 
+  int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
+    return ex.ppl ? ex.ppl->n_ctx : 0;
+  }
+
   void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
     if (!ex.ppl) return;
     // Until the corpus is tokenized, guess 4 bytes per token.

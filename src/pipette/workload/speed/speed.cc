@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -54,6 +55,10 @@ class Speed : public Workload {
       out.push_back({t.name, ops});
     }
     return out;
+  }
+
+  int64_t ContextNeed(const config::Experiment& ex, int64_t depth) const override {
+    return plan::TokensNeeded(ex.tests, depth);
   }
 
   void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
