@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/run/runner_testing.h"
 #include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
@@ -20,23 +21,13 @@ using nlohmann::json;
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pipette-runner-test-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    auto s = store::Store::Open((dir_ / "r.db").string());
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    auto env = store_->AddEnvironment({0, "fp", {{"cpu_model", "fake"}}});
-    ASSERT_TRUE(env.ok());
-    env_id_ = *env;
-    ex_.path = "ex.yaml";
-    ex_.name = "fake";
-    ex_.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
-    ex_.runtimes = {{"llama.cpp", "/fake/worker", 3}};
     // threads swept; the rest as a file that sets nothing else leaves them (runtime defaults).
-    ex_.params.push_back({"threads", {"1", "2"}});
-    for (const auto& d : registry_.defs()) {
-      if (d.HasDefault()) ex_.params.push_back({d.name, {d.default_value}});
-    }
+    RunnerTestBed bed;
+    ASSERT_TRUE(OpenTestBed("runner-test", registry_, {{"threads", {"1", "2"}}}, &bed).ok());
+    dir_ = bed.dir;
+    store_ = std::move(bed.store);
+    env_id_ = bed.env_id;
+    ex_ = std::move(bed.ex);
     ex_.tests = {*config::ParseTestName("pp8"), *config::ParseTestName("tg4")};
     ex_.repetitions = 3;
     ex_.warmup = 1;
@@ -266,7 +257,6 @@ class RunnerKldTest : public RunnerTest {
  protected:
   void SetUp() override {
     RunnerTest::SetUp();
-    fs::create_directories(dir_);
     std::ofstream(dir_ / "corpus.txt") << std::string(100, 'x') + "some text for the chunks";
     config::KldSpec k;
     k.reference = "a";

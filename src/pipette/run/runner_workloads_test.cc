@@ -14,6 +14,7 @@
 #include "pipette/metrics/derive.h"
 #include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
+#include "pipette/run/runner_testing.h"
 #include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
@@ -50,22 +51,12 @@ double Kl(int32_t token) {
 class RunnerWorkloadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pipette-runner-workload-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    auto s = store::Store::Open((dir_ / "r.db").string());
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    auto env = store_->AddEnvironment({0, "fp", {{"cpu_model", "fake"}}});
-    ASSERT_TRUE(env.ok());
-    env_id_ = *env;
-    ex_.path = "ex.yaml";
-    ex_.name = "workloads";
-    ex_.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
-    ex_.runtimes = {{"llama.cpp", "/fake/worker", 3}};
-    for (const auto& d : registry_.defs()) {
-      if (d.HasDefault()) ex_.params.push_back({d.name, {d.default_value}});
-    }
+    RunnerTestBed bed;
+    ASSERT_TRUE(OpenTestBed("runner-workloads", registry_, {}, &bed).ok());
+    dir_ = bed.dir;
+    store_ = std::move(bed.store);
+    env_id_ = bed.env_id;
+    ex_ = std::move(bed.ex);
     ex_.repetitions = 1;
     ex_.warmup = 0;
     NewFake();
