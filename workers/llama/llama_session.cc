@@ -11,9 +11,11 @@
 #include <thread>
 #include <utility>
 
+#include "batch_plan.h"
 #include "chat_template.h"
 #include "common/monotonic_clock.h"
 #include "common/proc_memory.h"
+#include "context_options.h"
 #include "imatrix_collector.h"
 #include "imatrix_file.h"
 #include "log_softmax.h"
@@ -37,19 +39,6 @@ namespace op = protocol::op;
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int32_t kMaxMetaValueBytes = 1024;  // longer metadata values are left out
-
-// The KV-cache types init_context accepts, by the names the protocol uses.
-std::optional<ggml_type> KvCacheType(const std::string& name) {
-  static const std::pair<const char*, ggml_type> kTypes[] = {
-      {"f32", GGML_TYPE_F32},   {"f16", GGML_TYPE_F16},   {"bf16", GGML_TYPE_BF16},
-      {"q8_0", GGML_TYPE_Q8_0}, {"q4_0", GGML_TYPE_Q4_0}, {"q4_1", GGML_TYPE_Q4_1},
-      {"q5_0", GGML_TYPE_Q5_0}, {"q5_1", GGML_TYPE_Q5_1},
-  };
-  for (const auto& [type_name, type] : kTypes) {
-    if (name == type_name) return type;
-  }
-  return std::nullopt;
-}
 
 std::optional<int64_t> RssOrNone(const Result<MemoryReading>& reading) {
   if (!reading) return std::nullopt;
@@ -150,8 +139,9 @@ void LlamaSession::ClearForRequest() {
 Status LlamaSession::DecodeInBatches(const std::vector<llama_token>& tokens, int32_t pos0,
                                      int32_t n_batch, std::vector<int64_t>* batch_end_ns) {
   const int32_t n = static_cast<int32_t>(tokens.size());
-  for (int32_t start = 0; start < n; start += n_batch) {
-    const int32_t count = std::min(n_batch, n - start);
+  for (const BatchSpan& span : BatchSpans(n, n_batch)) {
+    const int32_t start = static_cast<int32_t>(span.start);
+    const int32_t count = static_cast<int32_t>(span.count);
     batch_.n_tokens = count;
     for (int32_t i = 0; i < count; ++i) {
       batch_.token[i] = tokens[start + i];
@@ -322,25 +312,15 @@ Reply LlamaSession::InitContext(const json& request) {
   const std::string type_k_name = fields.String("type_k", ggml_type_name(defaults.type_k));
   const std::string type_v_name = fields.String("type_v", ggml_type_name(defaults.type_v));
   const bool swa_full = fields.Bool("swa_full", defaults.swa_full);
-  std::string flash_attn = "auto";  // llama.cpp's default (LLAMA_FLASH_ATTN_TYPE_AUTO)
-  if (fields.Has("flash_attn")) {
-    // "auto" | "on" | "off"; true/false (protocol 1's form) mean on/off.
-    const json& fa = request["flash_attn"];
-    if (fa.is_boolean()) {
-      flash_attn = fa.get<bool>() ? "on" : "off";
-    } else {
-      flash_attn = fields.String("flash_attn");
-      if (flash_attn != "auto" && flash_attn != "on" && flash_attn != "off") {
-        return Fail("'flash_attn' must be \"auto\", \"on\" or \"off\", got '" + flash_attn + "'");
-      }
-    }
-  }
+  auto flash_attn_setting = FlashAttnSetting(request, fields);
+  if (!flash_attn_setting) return flash_attn_setting.error();
+  const std::string flash_attn = *flash_attn_setting;
   if (!fields.ok()) return fields.status().error();
   const std::optional<ggml_type> type_k = KvCacheType(type_k_name);
   const std::optional<ggml_type> type_v = KvCacheType(type_v_name);
   if (!type_k || !type_v) {
     return Fail("unknown KV-cache type '" + (type_k ? type_v_name : type_k_name) +
-                "' (known: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1)");
+                "' (known: " + KnownKvCacheTypes() + ")");
   }
 
   FreeContext();
@@ -354,9 +334,7 @@ Reply LlamaSession::InitContext(const json& request) {
   params.type_k = *type_k;
   params.type_v = *type_v;
   params.swa_full = swa_full;
-  params.flash_attn_type = flash_attn == "on"    ? LLAMA_FLASH_ATTN_TYPE_ENABLED
-                           : flash_attn == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED
-                                                 : LLAMA_FLASH_ATTN_TYPE_AUTO;
+  params.flash_attn_type = FlashAttnType(flash_attn);
   params.no_perf = false;  // keep llama_perf_context's counters for runtime_perf
 
   std::string log;
@@ -572,8 +550,9 @@ Reply LlamaSession::Score(const json& request, FrameStream* stream) {
     const protocol::ScoreFramesResponse head{n, from, req->n_scored(), n_vocab, t_start};
     if (!stream->Line(head.ToJson())) return Fail("cannot write to the controller");
   }
-  for (int64_t start = 0; start < n; start += *n_batch) {
-    const int32_t count = static_cast<int32_t>(std::min<int64_t>(*n_batch, n - start));
+  for (const BatchSpan& span : BatchSpans(n, *n_batch)) {
+    const int64_t start = span.start;
+    const int32_t count = static_cast<int32_t>(span.count);
     batch_.n_tokens = count;
     for (int32_t i = 0; i < count; ++i) {
       const int64_t pos = start + i;
@@ -581,7 +560,7 @@ Reply LlamaSession::Score(const json& request, FrameStream* stream) {
       batch_.pos[i] = static_cast<llama_pos>(pos);
       batch_.n_seq_id[i] = 1;
       batch_.seq_id[i][0] = 0;
-      batch_.logits[i] = (pos >= from && pos <= n - 2) ? 1 : 0;
+      batch_.logits[i] = ScoredPosition(pos, from, n) ? 1 : 0;
     }
     if (const int32_t rc = llama_decode(context_.get(), batch_); rc != 0) {
       return Fail("llama_decode returned " + std::to_string(rc) + " for the batch at " +
@@ -591,7 +570,7 @@ Reply LlamaSession::Score(const json& request, FrameStream* stream) {
     // them, flushed before the next batch so the controller can reduce while it decodes).
     for (int32_t i = 0; i < count; ++i) {
       const int64_t pos = start + i;
-      if (pos < from || pos > n - 2) continue;
+      if (!ScoredPosition(pos, from, n)) continue;
       const float* logits = llama_get_logits_ith(context_.get(), i);
       if (logits == nullptr) return Fail("llama.cpp returned no logits at " + std::to_string(pos));
       if (frames) {

@@ -1,6 +1,6 @@
-// The scheduler with a FAKE worker: an in-process channel that answers the protocol with
-// made-up timestamps, so ordering, model reuse, failure handling and storage are tested without
-// a runtime. Real measurements are tested end to end in tests/e2e.
+// The scheduler with a FAKE worker (testing::FakeWorker: in memory, answering the protocol with
+// fixed data and a counter for a clock), so ordering, model reuse, failure handling and storage
+// are tested without a runtime. Real measurements are tested end to end in tests/e2e.
 #include "pipette/run/runner.h"
 
 #include <gtest/gtest.h>
@@ -10,156 +10,29 @@
 #include <fstream>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/run/runner_testing.h"
+#include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct FakeLog {
-  int launches = 0;
-  std::vector<std::string> ops;
-  std::vector<json> pp_tokens;
-  std::vector<json> init_contexts;
-  int frames = 0;          // frames read
-  std::string fail_op;     // the first request with this op ("frames": frame) breaks the worker
-  int fail_on_launch = 1;  // ...but only in this launch
-  std::vector<std::string> hello_ops;  // hello's `ops` (empty: the field is left out)
-};
-
-class FakeChannel : public worker::WorkerChannel {
- public:
-  FakeChannel(FakeLog* log, int launch) : log_(log), launch_(launch) {}
-  Result<json, worker::CallError> Call(json req, std::chrono::milliseconds) override {
-    const std::string op = req["op"];
-    log_->ops.push_back(op);
-    if (!alive_) return worker::BrokenCall(op, "dead");
-    if (op == log_->fail_op && launch_ == log_->fail_on_launch) {
-      alive_ = false;
-      return worker::BrokenCall(op, "the worker died during '" + op + "': killed by SIGKILL");
-    }
-    json o = {{"ok", true}, {"id", 1}};
-    clock_ += 1'000'000;
-    if (op == "hello") {
-      o.update({{"protocol", 1},
-                {"runtime", "llama.cpp"},
-                {"runtime_version", "fake"},
-                {"runtime_build", {{"system_info", "FAKE"}}}});
-      if (!log_->hello_ops.empty()) o["ops"] = log_->hello_ops;
-    } else if (op == "load_model") {
-      o.update({{"t_start_ns", clock_},
-                {"t_end_ns", clock_ + 5'000'000},
-                {"rss_before", 10},
-                {"rss_after", 110},
-                {"model", {{"n_vocab", 100}, {"bos", 1}}}});
-    } else if (op == "init_context") {
-      // As llama.cpp: its defaults for what the request leaves out, the batch clamped to n_ctx.
-      log_->init_contexts.push_back(req);
-      const int64_t n_ctx = req["n_ctx"];
-      const std::string fa = req.value("flash_attn", std::string("auto"));
-      o.update({{"n_ctx", n_ctx},
-                {"n_batch", std::min<int64_t>(req.value("n_batch", int64_t{2048}), n_ctx)},
-                {"n_ubatch", std::min<int64_t>(req.value("n_ubatch", int64_t{512}), n_ctx)},
-                {"n_threads", req.value("n_threads", int64_t{2})},
-                {"type_k", req.value("type_k", std::string("f16"))},
-                {"type_v", req.value("type_v", std::string("f16"))},
-                {"flash_attn", fa},
-                {"flash_attn_resolved", fa == "auto" ? "on" : fa}});
-    } else if (op == "pp") {
-      log_->pp_tokens.push_back(req["tokens"]);
-      o.update({{"n_tokens", req["tokens"].size()},
-                {"t_start_ns", clock_},
-                {"t_end_ns", clock_ + 100'000'000}});
-    } else if (op == "tg") {
-      json ends = json::array();
-      for (int i = 0; i < req["n_gen"].get<int>(); ++i)
-        ends.push_back(clock_ + (i + 1) * 10'000'000);
-      o.update({{"t_start_ns", clock_}, {"token_end_ns", ends}});
-    } else if (op == "memory" || op == "reset_peak_memory") {
-      o.update({{"rss", 500}, {"hwm", 600}});
-    } else if (op == "tokenize") {
-      std::vector<int64_t> t;  // one token per byte of text, within the vocabulary
-      for (unsigned char ch : req["text"].get<std::string>()) t.push_back(2 + ch % 90);
-      o.update({{"tokens", t}});
-    } else if (op == "score" && req.value("logits", false)) {
-      const int64_t n = int64_t(req["tokens"].size()), from = req["from"];
-      o.update({{"n_tokens", n},
-                {"from", from},
-                {"frames", n - 1 - from},
-                {"n_vocab", 100},
-                {"t_start_ns", clock_}});
-      next_frame_ = from;
-      frames_left_ = n - 1 - from;
-    }
-    if (op == "load_model") model_ = req["path"];
-    return o;
-  }
-  // Frames of a `score` with logits: model b's logits are model a's scaled, so its KL is > 0.
-  Result<void, worker::CallError> ReadFrame(worker::LogitsFrame* f, size_t n,
-                                            std::chrono::milliseconds) override {
-    if (frames_left_-- <= 0 || !alive_) return worker::BrokenCall("frames", "no frame");
-    log_->frames++;
-    if (log_->fail_op == "frames" && launch_ == log_->fail_on_launch) {
-      alive_ = false;
-      return worker::BrokenCall("frames", "the worker died during its frames: killed by SIGKILL");
-    }
-    f->position = next_frame_++;
-    f->t_ns = clock_ += 1000;
-    f->logits.resize(n);
-    const double scale = model_ == "/m/b.gguf" ? 1.2 : 1.0;
-    for (size_t v = 0; v < n; ++v)
-      f->logits[v] = float(std::cos(double(v + size_t(f->position))) * scale);
-    return {};
-  }
-  std::string StderrTail() const override { return "fake stderr"; }
-  int Pid() const override { return 1000 + launch_; }
-  bool Alive() const override { return alive_; }
-  void Shutdown(std::chrono::milliseconds) override { alive_ = false; }
-
- private:
-  FakeLog* log_;
-  int launch_;
-  bool alive_ = true;
-  int64_t clock_ = 0;
-  std::string model_;
-  int64_t next_frame_ = 0, frames_left_ = 0;
-};
-
-class FakeLauncher : public worker::WorkerLauncher {
- public:
-  explicit FakeLauncher(FakeLog* log) : log_(log) {}
-  Result<std::unique_ptr<worker::WorkerChannel>> Launch(const std::vector<std::string>&) override {
-    ++log_->launches;
-    return std::unique_ptr<worker::WorkerChannel>(new FakeChannel(log_, log_->launches));
-  }
-
- private:
-  FakeLog* log_;
-};
-
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pipette-runner-test-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    auto s = store::Store::Open((dir_ / "r.db").string());
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    auto env = store_->AddEnvironment({0, "fp", {{"cpu_model", "fake"}}});
-    ASSERT_TRUE(env.ok());
-    env_id_ = *env;
-    ex_.path = "ex.yaml";
-    ex_.name = "fake";
-    ex_.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
-    ex_.runtimes = {{"llama.cpp", "/fake/worker", 3}};
     // threads swept; the rest as a file that sets nothing else leaves them (runtime defaults).
-    ex_.params.push_back({"threads", {"1", "2"}});
-    for (const auto& d : registry_.defs()) {
-      if (d.HasDefault()) ex_.params.push_back({d.name, {d.default_value}});
-    }
+    RunnerTestBed bed;
+    ASSERT_TRUE(OpenTestBed("runner-test", registry_, {{"threads", {"1", "2"}}}, &bed).ok());
+    dir_ = bed.dir;
+    store_ = std::move(bed.store);
+    env_id_ = bed.env_id;
+    ex_ = std::move(bed.ex);
     ex_.tests = {*config::ParseTestName("pp8"), *config::ParseTestName("tg4")};
     ex_.repetitions = 3;
     ex_.warmup = 1;
+    // Model b's logits are model a's scaled, so its KL against a is > 0.
+    fake_.SetModel("/m/b.gguf", testing::FakeModel{1.2, false, "fake reply"});
   }
   void TearDown() override {
     store_.reset();
@@ -175,7 +48,7 @@ class RunnerTest : public ::testing::Test {
     deps.progress = progress;
     deps.controller = {{"pid", 1}, {"host", "fake"}};
     deps.other_pipettes = [this] { return others_; };
-    deps.launcher = &launcher_;
+    deps.launcher = &fake_;
     deps.store = store_.get();
     deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };
     deps.model_facts = [](const std::string&) {
@@ -184,15 +57,20 @@ class RunnerTest : public ::testing::Test {
     deps.stop = stop;
     return RunExperiment(ex_, cells_, registry_, env_id_, deps);
   }
-  int Count(const std::string& op) const {
-    return int(std::count(log_.ops.begin(), log_.ops.end(), op));
+  int Count(const std::string& op) const { return fake_.Count(op); }
+  // The requests of `op`, in order.
+  std::vector<json> Requests(const std::string& op) const {
+    std::vector<json> out;
+    for (const auto& c : fake_.calls()) {
+      if (c.op == op) out.push_back(c.request);
+    }
+    return out;
   }
 
   config::ParamRegistry registry_ = config::ParamRegistry::Default();
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
-  FakeLog log_;
-  FakeLauncher launcher_{&log_};
+  testing::FakeWorker fake_;
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;
@@ -224,7 +102,7 @@ TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->cells_ok, 4);
   EXPECT_EQ(s->cells_failed, 0);
-  EXPECT_EQ(log_.launches, 2);  // one worker per model: no model's pages count in another's peak
+  EXPECT_EQ(fake_.launches(), 2);  // one worker per model: no model's pages count in another's peak
   EXPECT_EQ(Count("load_model"), 2);    // a, b: not once per cell
   EXPECT_EQ(Count("init_context"), 4);  // one context per cell
   EXPECT_EQ(Count("pp"), 4 * (1 + 3));
@@ -249,16 +127,16 @@ TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
   EXPECT_EQ(warm, 1);
   EXPECT_EQ(rec, 3);
   // The same seed gives the same prompt, within the vocabulary.
-  ASSERT_GE(log_.pp_tokens.size(), 2u);
-  EXPECT_EQ(log_.pp_tokens[0], log_.pp_tokens[1]);
-  for (const auto& t : log_.pp_tokens[0]) EXPECT_TRUE(t >= 0 && t < 100);
+  const std::vector<json> pp = Requests("pp");
+  ASSERT_GE(pp.size(), 2u);
+  EXPECT_EQ(pp[0]["tokens"], pp[1]["tokens"]);
+  for (const auto& t : pp[0]["tokens"]) EXPECT_TRUE(t >= 0 && t < testing::kVocab);
 }
 
 // A runtime whose worker does not serve a workload's op: that workload is n/a (stored with the
 // reason), the cell goes on and succeeds.
 TEST_F(RunnerTest, AWorkloadWhoseOpTheWorkerDoesNotServeIsNotApplicable) {
-  log_.hello_ops = {"hello",      "reset_peak_memory", "memory",   "shutdown",
-                    "load_model", "init_context",      "tokenize", "pp"};  // no tg
+  fake_.Lack("tg");
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->cells_ok, 4);
@@ -287,8 +165,9 @@ TEST_F(RunnerTest, AWorkloadWhoseOpTheWorkerDoesNotServeIsNotApplicable) {
 TEST_F(RunnerTest, UnsetParametersAreNotSentAndAreStoredAsTheRuntimeAppliedThem) {
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
-  ASSERT_FALSE(log_.init_contexts.empty());
-  const json& req = log_.init_contexts[0];
+  const std::vector<json> contexts = Requests("init_context");
+  ASSERT_FALSE(contexts.empty());
+  const json& req = contexts[0];
   EXPECT_EQ(req["n_threads"], 1);  // set by the experiment
   EXPECT_TRUE(req.contains("n_ctx"));
   for (const char* k : {"n_batch", "n_ubatch", "type_k", "type_v", "flash_attn"}) {
@@ -318,16 +197,16 @@ TEST_F(RunnerTest, UnsetParametersAreNotSentAndAreStoredAsTheRuntimeAppliedThem)
 }
 
 TEST_F(RunnerTest, BrokenWorkerFailsItsCellAndANewWorkerServesTheNext) {
-  log_.fail_op = "tg";
+  fake_.Fail({"tg", 1, /*broken=*/true, /*launch=*/1});
   auto s = Run();
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->cells_failed, 1);
   EXPECT_EQ(s->cells_ok, 3);
-  EXPECT_EQ(log_.launches, 3);  // after the broken one; then model b's own
+  EXPECT_EQ(fake_.launches(), 3);  // after the broken one; then model b's own
   auto cells = store_->Cells(s->run_id);
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ((*cells)[0].status, "failed");
-  EXPECT_EQ((*cells)[0].error, "the worker died during 'tg': killed by SIGKILL");
+  EXPECT_EQ((*cells)[0].error, "the fake worker broke during 'tg', as told");
   EXPECT_EQ((*cells)[0].stderr_tail, "fake stderr");
   EXPECT_EQ((*cells)[0].worker_pid, 1001);
   EXPECT_EQ((*cells)[1].status, "ok");
@@ -349,7 +228,7 @@ TEST_F(RunnerTest, StopFlagEndsTheRunAsInterrupted) {
   auto run = store_->Run(s->run_id);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->status, "interrupted");
-  EXPECT_EQ(log_.launches, 0);
+  EXPECT_EQ(fake_.launches(), 0);
 }
 
 TEST_F(RunnerTest, EveryPhaseOfEveryCellIsAnnouncedAtItsStartAndEnd) {
@@ -365,7 +244,7 @@ TEST_F(RunnerTest, EveryPhaseOfEveryCellIsAnnouncedAtItsStartAndEnd) {
 }
 
 TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
-  log_.fail_op = "tg";  // cell 1 fails in the first run
+  fake_.Fail({"tg", 1, true, 1});  // cell 1 fails in the first run
   auto first = Run();
   ASSERT_TRUE(first.ok());
   auto before = store_->Cells(first->run_id);
@@ -373,7 +252,7 @@ TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
   ASSERT_TRUE(store_->FinishRun(first->run_id, "interrupted").ok());
   const size_t samples_of_failed = store_->Samples((*before)[0].id)->size();
 
-  log_ = FakeLog{};
+  const int before_resume = Count("init_context");
   ResumePlan rp;
   rp.run_id = first->run_id;
   rp.done = {{1, (*before)[1].id}, {2, (*before)[2].id}, {3, (*before)[3].id}};
@@ -385,7 +264,7 @@ TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
   EXPECT_EQ(s->run_id, first->run_id);
   EXPECT_EQ(s->cells_ok, 1);
   EXPECT_EQ(s->cells_kept, 3);
-  EXPECT_EQ(Count("init_context"), 1);  // only cell 1 measured
+  EXPECT_EQ(Count("init_context") - before_resume, 1);  // only cell 1 measured
   auto after = store_->Cells(first->run_id);
   ASSERT_EQ(after->size(), 5u);
   EXPECT_EQ((*after)[0].status, "superseded");
@@ -407,7 +286,6 @@ class RunnerKldTest : public RunnerTest {
  protected:
   void SetUp() override {
     RunnerTest::SetUp();
-    fs::create_directories(dir_);
     std::ofstream(dir_ / "corpus.txt") << std::string(100, 'x') + "some text for the chunks";
     config::KldSpec k;
     k.reference = "a";
@@ -441,10 +319,10 @@ TEST_F(RunnerKldTest, FullVocabularyAgainstAReferenceWorkerLoadedOnce) {
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->cells_ok, 4);
-  EXPECT_EQ(log_.launches, 3);             // a's and b's workers, and one reference worker
-  EXPECT_EQ(Count("load_model"), 3);       // the reference model loaded once for the run
-  EXPECT_EQ(Count("init_context"), 8);     // each cell's, and the reference's at its threads
-  EXPECT_EQ(log_.frames, 4 * 2 * 2 * 15);  // cells x chunks x workers x positions
+  EXPECT_EQ(fake_.launches(), 3);       // a's and b's workers, and one reference worker
+  EXPECT_EQ(Count("load_model"), 3);    // the reference model loaded once for the run
+  EXPECT_EQ(Count("init_context"), 8);  // each cell's, and the reference's at its threads
+  EXPECT_EQ(fake_.frames_read(), 4 * 2 * 2 * 15);  // cells x chunks x workers x positions
   auto cells = store_->Cells(s->run_id);
   auto samples = store_->Samples((*cells)[2].id);
   int chunks = 0;
@@ -471,8 +349,8 @@ TEST_F(RunnerKldTest, FullVocabularyAgainstAReferenceWorkerLoadedOnce) {
 }
 
 TEST_F(RunnerKldTest, AReferenceWorkerThatDiesFailsThatCellAndIsStartedAgain) {
-  log_.fail_op = "frames";
-  log_.fail_on_launch = 2;  // the reference worker, started by the first cell's kld phase
+  // The reference worker (launch 2, started by the first cell's kld phase) dies at its first frame.
+  fake_.Fail({"frames", 1, true, 2});
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->cells_failed, 1);
@@ -480,8 +358,8 @@ TEST_F(RunnerKldTest, AReferenceWorkerThatDiesFailsThatCellAndIsStartedAgain) {
   auto cells = store_->Cells(s->run_id);
   EXPECT_EQ((*cells)[0].status, "failed");
   EXPECT_EQ((*cells)[0].error,
-            "the kld reference worker (a) failed: the worker died during its frames: killed by "
-            "SIGKILL; its standard error ended with: fake stderr");
+            "the kld reference worker (a) failed: the fake worker broke during its frames, as "
+            "told; its standard error ended with: fake stderr");
   EXPECT_EQ((*cells)[1].status, "ok");
   EXPECT_EQ(Count("load_model"), 5);  // a's worker again after the failure, a new reference
 }

@@ -1,0 +1,52 @@
+// What the runner's tests start from (runner_test.cc, runner_workloads_test.cc): a store in a
+// fresh temporary folder with one environment, and an experiment of two models (a: /m/a.gguf,
+// b: /m/b.gguf) on one fake runtime, with `params` and then every parameter that has a default
+// at its default. For tests only.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipette/config/experiment.h"
+#include "pipette/config/params.h"
+#include "pipette/store/store.h"
+
+namespace pipette::run {
+
+struct RunnerTestBed {
+  std::filesystem::path dir;  // the caller removes it
+  std::unique_ptr<store::Store> store;
+  int64_t env_id = 0;
+  config::Experiment ex;
+};
+
+inline Status OpenTestBed(const std::string& name, const config::ParamRegistry& registry,
+                          std::vector<std::pair<std::string, std::vector<std::string>>> params,
+                          RunnerTestBed* bed) {
+  namespace fs = std::filesystem;
+  bed->dir = fs::temp_directory_path() / ("pipette-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(bed->dir);
+  fs::create_directories(bed->dir);
+  auto s = store::Store::Open((bed->dir / "r.db").string());
+  if (!s) return s.error();
+  bed->store = std::move(*s);
+  auto env = bed->store->AddEnvironment({0, "fp", {{"cpu_model", "fake"}}});
+  if (!env) return env.error();
+  bed->env_id = *env;
+  bed->ex.path = "ex.yaml";
+  bed->ex.name = name;
+  bed->ex.models = {{"a", "/m/a.gguf", "path", 1}, {"b", "/m/b.gguf", "path", 2}};
+  bed->ex.runtimes = {{"llama.cpp", "/fake/worker", 3}};
+  bed->ex.params = std::move(params);
+  for (const auto& d : registry.defs()) {
+    if (d.HasDefault()) bed->ex.params.push_back({d.name, {d.default_value}});
+  }
+  return {};
+}
+
+}  // namespace pipette::run
