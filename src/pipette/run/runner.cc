@@ -10,11 +10,12 @@
 #include <memory>
 
 #include "pipette/build_info.h"
+#include "pipette/estimate/work.h"
+#include "pipette/metrics/history.h"
 #include "pipette/protocol/ops.h"
 #include "pipette/protocol/version.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
-#include "pipette/run/eta.h"
 #include "pipette/run/kld_frames.h"
 #include "pipette/run/prompt_text.h"
 #include "pipette/run/runtime_params.h"
@@ -188,32 +189,16 @@ class Runner {
     }
   }
 
+  // The time estimator starts from what this store measured before (the plan's estimate) and
+  // learns this run's rates as it goes.
   void PlanEta() {
-    std::string last_load;
-    for (const plan::Cell& cell : cells_) {
-      if (!ToRun(cell)) continue;
-      const std::string lk = cell.LoadKey(registry_);
-      if (lk != last_load) eta_.Plan("load", 1);
-      last_load = lk;
-      const int reps = ex_.warmup + ex_.repetitions;
-      for (const TestSpec& t : ex_.tests) eta_.Plan(KindName(t.kind), double(t.n) * reps);
-      if (ex_.ppl) {
-        // Until the corpus is tokenized, guess 4 bytes per token.
-        std::error_code ec;
-        const double tokens = double(std::filesystem::file_size(ex_.ppl->corpus, ec)) / 4.0;
-        double chunks = std::floor(tokens / ex_.ppl->n_ctx);
-        if (ex_.ppl->chunks > 0) chunks = std::min<double>(chunks, ex_.ppl->chunks);
-        eta_.Plan("ppl", chunks * ex_.ppl->n_ctx);
-      }
-      if (ex_.kld) eta_.Plan("kld", double(std::max(ex_.kld->chunks, 1)) * ex_.kld->n_ctx);
-      if (ex_.gen) {
-        eta_.Plan("gen", ex_.gen->limit > 0 ? std::min<int64_t>(ex_.gen->limit, ex_.gen->n_items)
-                                            : ex_.gen->n_items);
-      }
-      if (ex_.mc) {
-        eta_.Plan("mc", ex_.mc->limit > 0 ? std::min<int64_t>(ex_.mc->limit, ex_.mc->n_items)
-                                          : ex_.mc->n_items);
-      }
+    estimate::History history;
+    if (auto recent = deps_.store->RecentSamples(estimate::kHistorySamples))
+      history = metrics::BuildHistory(*recent);
+    eta_ = estimate::Estimator(std::move(history));
+    for (const estimate::Work& w : estimate::PlannedWork(
+             ex_, cells_, registry_, [&](const plan::Cell& c) { return ToRun(c); })) {
+      eta_.Plan(w);
     }
   }
 
@@ -1056,7 +1041,7 @@ class Runner {
   const config::ParamRegistry& registry_;
   RunnerDeps deps_;
   RunSummary summary_;
-  EtaEstimator eta_;
+  estimate::Estimator eta_;
   std::unique_ptr<worker::WorkerChannel> channel_;
   std::string worker_path_;
   json hello_;
