@@ -5,13 +5,14 @@
 # plan REPS times (default 15), printing the median; then times the whole
 # `pipette run bench/plan-speed.yaml --dry-run` (reading the file, the plan, printing 10,000
 # lines) REPS times. Target: the expansion under 100 ms.
-# Usage: bench/plan-speed.sh   (REPS= to change the repetitions)
+# Usage: bench/plan-speed.sh   (REPS= to change the repetitions; PIPETTE_WORKERS_DIR= where the
+#        worker programs are, if not in build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-15}
 cmake --build build --target pipette_plan_speed >/dev/null
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-build/pipette_plan_speed bench/plan-speed.yaml models build datasets "$reps"
+build/pipette_plan_speed bench/plan-speed.yaml models "${PIPETTE_WORKERS_DIR:-build}" datasets "$reps"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 times=()

@@ -17,8 +17,8 @@
 int main(int argc, char** argv) {
   using namespace pipette;
   if (argc < 5) {
-    fmt::print(stderr,
-               "usage: {} EXPERIMENT.yaml MODELS_DIR WORKERS_DIR DATASETS_DIR [REPS]\n", argv[0]);
+    fmt::print(stderr, "usage: {} EXPERIMENT.yaml MODELS_DIR WORKERS_DIR DATASETS_DIR [REPS]\n",
+               argv[0]);
     return 2;
   }
   const int reps = argc > 5 ? std::max(1, std::atoi(argv[5])) : 15;
@@ -37,9 +37,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < reps; ++i) {
     const auto start = std::chrono::steady_clock::now();
     auto cells = plan::Expand(*ex, registry);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
     if (!cells) {
       fmt::print(stderr, "{}\n", cells.error().message);
       return 2;

@@ -8,6 +8,7 @@ namespace {
 plan::Cell MakeCell(const std::string& model, const std::string& threads) {
   plan::Cell c;
   c.model.name = model;
+  c.model.path = "/models/" + model + ".gguf";
   c.runtime.name = "llama.cpp";
   c.params = {{"threads", threads}};
   return c;
@@ -31,8 +32,8 @@ TEST(Work, SpeedTestsAndLoadsOfAPlan) {
   EXPECT_EQ(work[2].kind, "tg");
   EXPECT_EQ(work[3].cell_key, cells[1].Key());
   // Only the cells asked for (a resume).
-  const auto rest = PlannedWork(ex, cells, reg,
-                                [](const plan::Cell& c) { return c.params.at("threads") == "2"; });
+  const auto rest =
+      PlannedWork(ex, cells, reg, [](const plan::Cell& c) { return c.params.at(0).second == "2"; });
   ASSERT_EQ(rest.size(), 3u);
   EXPECT_EQ(rest[0].kind, "load");
 }
@@ -43,6 +44,7 @@ TEST(Work, PlanEstimateOfQualityWorkloads) {
   ex.kld = config::KldSpec{"ref", "/nonexistent", 256, 2, 128, 1};
   ex.gen = config::GenSpec{"/g.jsonl", 3, 10, 100, 1};
   ex.mc = config::McSpec{};
+  ex.mc->n_items = 5;
   const std::vector<plan::Cell> cells = {MakeCell("ref", "1"), MakeCell("other", "1")};
   History h;
   h.seconds_per_request[{cells[0].Key(), "ppl"}] = 2.0;  // this cell's ppl chunks took 2 s
@@ -54,7 +56,7 @@ TEST(Work, PlanEstimateOfQualityWorkloads) {
   const double ref_s = 0.25 + 2.0 * 4 + 0.001 * 256 * 2 * 2 + 1.5 * 3;  // ppl, kld_ref + kld
   const double other_s = 0.25 + 0.002 * 512 * 4 + 0.001 * 256 * 2 + 1.5 * 3;
   EXPECT_DOUBLE_EQ(e.seconds, ref_s + other_s);
-  EXPECT_EQ(e.uncovered, 2);  // mc, per cell
+  EXPECT_EQ(e.uncovered, 2);  // mc (never measured before), per cell
 }
 
 TEST(Work, GuessedChunks) {
