@@ -10,21 +10,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "## tg overhead: Pipette ms/token vs llama.cpp's llama_perf_context"
-build/pipette run bench/overhead.yaml --store "$tmp/overhead.db" --no-bandwidth >/dev/null
-build/pipette report --store "$tmp/overhead.db" --format json >"$tmp/overhead.json"
-jq -r '
-  .results as $r
-  | ["threads", "Pipette ms/token (median)", "llama_perf ms/token (median)", "ratio", "n"],
-    ["---:", "---:", "---:", "---:", "---:"],
-    ( [$r[] | select(.test == "tg128" and .metric == "ms_per_token")] | .[] as $p
-      | ($r[] | select(.cell == $p.cell and .test == "tg128"
-                       and .metric == "runtime_ms_per_token")) as $q
-      | [ ($p.params.threads | tostring), ($p.median * 1000 | round / 1000 | tostring),
-          ($q.median * 1000 | round / 1000 | tostring),
-          ($p.median / $q.median * 10000 | round / 10000 | tostring), ($p.n | tostring) ] )
-  | "| " + join(" | ") + " |"' "$tmp/overhead.json"
-
+bench/tg-overhead.sh
 echo
+
 echo "## quickstart wall time (build/pipette run examples/quickstart.yaml)"
 times=()
 for i in 1 2 3; do

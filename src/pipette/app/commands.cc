@@ -24,9 +24,10 @@
 #include "pipette/config/param_docs.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
+#include "pipette/estimate/work.h"
+#include "pipette/metrics/history.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/model/gguf.h"
-#include "pipette/plan/estimate.h"
 #include "pipette/plan/plan.h"
 #include "pipette/report/document.h"
 #include "pipette/report/formats.h"
@@ -279,11 +280,14 @@ int Run(const RunArgs& args, const Paths& paths) {
     if (fs::exists(store_path, ec)) {
       auto ro = store::Store::Open(store_path, store::OpenMode::kReadOnly);
       if (ro) {
-        auto recent = (*ro)->RecentSamples(20000);
+        auto recent = (*ro)->RecentSamples(estimate::kHistorySamples);
         if (recent) {
-          const plan::Estimate e = plan::EstimateRun(*ex, *cells, metrics::BuildHistory(*recent));
-          fmt::print("estimate: about {} (speed tests, ppl, kld and gen) from earlier runs in {}",
-                     FormatDuration(e.seconds), store_path);
+          const estimate::Estimate e =
+              estimate::EstimateRun(*ex, *cells, registry, metrics::BuildHistory(*recent));
+          fmt::print(
+              "estimate: about {} (model loads, speed tests, ppl, kld and gen) from earlier runs "
+              "in {}",
+              FormatDuration(e.seconds), store_path);
           if (e.uncovered > 0) {
             fmt::print(" ({} cell-test pair(s) never measured before are not counted)",
                        e.uncovered);

@@ -98,38 +98,6 @@ std::optional<double> RequestSeconds(const std::string& test, const json& raw) {
   return std::nullopt;
 }
 
-plan::History BuildHistory(
-    const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples) {
-  std::map<std::pair<std::string, std::string>, std::vector<double>> per_request;
-  std::map<std::string, std::vector<double>> per_token;
-  for (const auto& [key, s] : keyed_samples) {
-    const auto secs = RequestSeconds(s.test, s.raw);
-    if (!secs) continue;
-    per_request[{key, s.test}].push_back(*secs);
-    if (s.test == "gen") {
-      per_token["gen"].push_back(*secs);  // per item
-      continue;
-    }
-    if (s.test == "ppl" || s.test == "kld" || s.test == "kld_ref") {
-      // Scored chunks: per token of the chunk (its request names its length).
-      const double n = double(s.raw.value("request", json::object()).value("n_ctx", int64_t{0}));
-      const double tokens = n > 0 ? n : double(s.raw.value("n_tokens", int64_t{0}));
-      if (tokens > 0) per_token["score"].push_back(*secs / tokens);
-      continue;
-    }
-    const std::string kind = IsSpeedTest("pp", s.test)   ? "pp"
-                             : IsSpeedTest("tg", s.test) ? "tg"
-                                                         : "ttft";
-    const size_t digits = s.test.find_first_of("0123456789");
-    const double n = std::stod(s.test.substr(digits));
-    if (n > 0) per_token[kind].push_back(*secs / n);
-  }
-  plan::History h;
-  for (const auto& [k, v] : per_request) h.seconds_per_request[k] = stats::Median(v);
-  for (const auto& [k, v] : per_token) h.seconds_per_token[k] = stats::Median(v);
-  return h;
-}
-
 bool IsSpeedTest(std::string_view prefix, std::string_view test) {
   if (!test.starts_with(prefix) || test.size() == prefix.size()) return false;
   return std::all_of(test.begin() + long(prefix.size()), test.end(),

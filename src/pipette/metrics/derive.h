@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "pipette/plan/estimate.h"
 #include "pipette/stats/stats.h"
 #include "pipette/store/store.h"
 
@@ -83,11 +82,6 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
 
 // Wall seconds of one speed-test request from its raw facts (pp, tg, ttft); nullopt otherwise.
 std::optional<double> RequestSeconds(const std::string& test, const nlohmann::json& raw);
-
-// What earlier requests took, for time estimates: the median per (cell key, test) and the median
-// seconds per token per test kind.
-plan::History BuildHistory(
-    const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples);
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "pipette/build_info.h"
 
@@ -57,19 +58,21 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     }
     auto cells = store.Cells(id);
     if (!cells) return cells.error();
+    // Cells, samples and rows are moved, never copied: on a run of many samples the copies of
+    // their JSON cost as much as parsing it.
     std::vector<metrics::CellSamples> with_samples;
-    for (auto c : *cells) {
+    with_samples.reserve(cells->size());
+    for (auto& c : *cells) {
       if (run->status == "abandoned" && c.status == "running") {
         c.status = "abandoned";
         if (c.error.empty()) c.error = "its controller ended without finishing it";
       }
       auto samples = store.Samples(c.id);
       if (!samples) return samples.error();
-      with_samples.push_back({c, std::move(*samples)});
-      data.cells.push_back(std::move(c));
+      with_samples.push_back({std::move(c), std::move(*samples)});
     }
     if (const std::string w = RunWarning(*run); !w.empty()) data.warnings.push_back(w);
-    for (const auto& c : *cells) {
+    for (const auto& [c, samples] : with_samples) {
       const auto others = c.conditions.value("other_pipette", nlohmann::json::array());
       if (c.status == "superseded" || !others.is_array() || others.empty()) continue;
       std::string list;
@@ -84,8 +87,11 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     }
     auto rows = metrics::DeriveRows(*run, *env, with_samples);
     auto items = metrics::DeriveMcItems(*run, with_samples, rows);
-    data.rows.insert(data.rows.end(), rows.begin(), rows.end());
-    data.mc_items.insert(data.mc_items.end(), items.begin(), items.end());
+    for (auto& c : with_samples) data.cells.push_back(std::move(c.cell));
+    data.rows.insert(data.rows.end(), std::make_move_iterator(rows.begin()),
+                     std::make_move_iterator(rows.end()));
+    data.mc_items.insert(data.mc_items.end(), std::make_move_iterator(items.begin()),
+                         std::make_move_iterator(items.end()));
     data.runs.push_back(std::move(*run));
   }
   return data;

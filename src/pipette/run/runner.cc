@@ -9,10 +9,11 @@
 #include <set>
 
 #include "pipette/build_info.h"
+#include "pipette/estimate/work.h"
+#include "pipette/metrics/history.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
-#include "pipette/run/eta.h"
 #include "pipette/run/runtime_params.h"
 #include "pipette/workload/registry.h"
 
@@ -132,14 +133,16 @@ class Runner {
     }
   }
 
+  // The time estimator starts from what this store measured before (the plan's estimate) and
+  // learns this run's rates as it goes.
   void PlanEta() {
-    std::string last_load;
-    for (const plan::Cell& cell : cells_) {
-      if (!ToRun(cell)) continue;
-      const std::string lk = cell.LoadKey(registry_);
-      if (lk != last_load) eta_.Plan("load", 1);
-      last_load = lk;
-      for (const auto& w : workloads_) w->PlanEta(ex_, eta_);
+    estimate::History history;
+    if (auto recent = deps_.store->RecentSamples(estimate::kHistorySamples))
+      history = metrics::BuildHistory(*recent);
+    eta_ = estimate::Estimator(std::move(history));
+    for (const estimate::Work& w : estimate::PlannedWork(
+             ex_, cells_, registry_, [&](const plan::Cell& c) { return ToRun(c); })) {
+      eta_.Plan(w);
     }
   }
 
@@ -427,7 +430,7 @@ class Runner {
   const config::ParamRegistry& registry_;
   RunnerDeps deps_;
   RunSummary summary_;
-  EtaEstimator eta_;
+  estimate::Estimator eta_;
   std::unique_ptr<worker::WorkerChannel> channel_;
   std::string worker_path_;
   json hello_;

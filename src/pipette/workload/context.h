@@ -67,7 +67,7 @@ class Context {
   virtual RunStatus Keep(const std::string& test, int rep, bool warmup, nlohmann::json raw) = 0;
   // Ctrl-C: stop after the current request.
   virtual bool Stopped() const = 0;
-  // Time-left bookkeeping (`kind` as planned by Workload::PlanEta) and a progress line.
+  // Time-left bookkeeping (`kind` as planned by Workload::PlanWork) and a progress line.
   virtual void Done(const std::string& kind, double units, double seconds) = 0;
   virtual void Step(const std::string& what) = 0;
 };

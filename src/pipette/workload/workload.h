@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
-#include "pipette/run/eta.h"
+#include "pipette/estimate/estimator.h"
 #include "pipette/run/resume.h"
 #include "pipette/workload/context.h"
 
@@ -34,8 +34,10 @@ class Workload {
   virtual std::vector<Phase> Phases(const config::Experiment& ex) const = 0;
   // Tokens a cell's context must hold for this workload with the cell's `depth` (0: none).
   virtual int64_t ContextNeed(const config::Experiment& ex, int64_t depth) const = 0;
-  // Adds one cell's work to the time-left estimate.
-  virtual void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const = 0;
+  // Appends the work it plans for `cell` (estimate/estimator.h), for the one time estimator:
+  // the plan's estimate and the progress line's time left (estimate::PlannedWork).
+  virtual void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
+                        std::vector<estimate::Work>* out) const = 0;
   // A resumed run takes up the references its kept cells recorded.
   virtual void Resume(const run::ResumePlan& plan) { (void)plan; }
   // Runs phase `phase` (an index into Phases()) of the context's cell.

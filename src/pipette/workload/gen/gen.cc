@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "pipette/estimate/work.h"
 #include "pipette/protocol/quality_ops.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
@@ -28,10 +29,11 @@ class Gen : public Workload {
     return ex.gen ? ex.gen->max_need : 0;
   }
 
-  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+  void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
+                std::vector<estimate::Work>* out) const override {
     if (!ex.gen) return;
-    eta.Plan("gen", ex.gen->limit > 0 ? std::min<int64_t>(ex.gen->limit, ex.gen->n_items)
-                                      : ex.gen->n_items);
+    out->push_back(
+        {cell.Key(), "gen", "gen", double(estimate::Items(ex.gen->limit, ex.gen->n_items))});
   }
 
   void Resume(const run::ResumePlan& r) override {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pipette/estimate/work.h"
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
 #include "pipette/run/kld_frames.h"
@@ -36,8 +37,16 @@ class Kld : public Workload {
     return ex.kld ? ex.kld->n_ctx : 0;
   }
 
-  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
-    if (ex.kld) eta.Plan("kld", double(std::max(ex.kld->chunks, 1)) * ex.kld->n_ctx);
+  void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
+                std::vector<estimate::Work>* out) const override {
+    if (!ex.kld) return;
+    const double chunks =
+        double(estimate::CorpusChunks(ex.kld->corpus, ex.kld->n_ctx, ex.kld->chunks));
+    // The reference's cell scores its chunks twice: as the reference, and as a model.
+    if (cell.model.name == ex.kld->reference) {
+      out->push_back({cell.Key(), "kld_ref", "kld", chunks, double(ex.kld->n_ctx)});
+    }
+    out->push_back({cell.Key(), "kld", "kld", chunks, double(ex.kld->n_ctx)});
   }
 
   void Resume(const run::ResumePlan& r) override {

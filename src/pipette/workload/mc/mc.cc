@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "pipette/estimate/work.h"
 #include "pipette/protocol/quality_ops.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
@@ -29,10 +30,10 @@ class Mc : public Workload {
     return ex.mc ? ex.mc->max_bytes + 8 : 0;
   }
 
-  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+  void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
+                std::vector<estimate::Work>* out) const override {
     if (!ex.mc) return;
-    eta.Plan("mc",
-             ex.mc->limit > 0 ? std::min<int64_t>(ex.mc->limit, ex.mc->n_items) : ex.mc->n_items);
+    out->push_back({cell.Key(), "mc", "mc", double(estimate::Items(ex.mc->limit, ex.mc->n_items))});
   }
 
   RunStatus Run(Context& ctx, size_t) override {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "pipette/estimate/work.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/workload/chunks.h"
@@ -29,14 +30,12 @@ class Ppl : public Workload {
     return ex.ppl ? ex.ppl->n_ctx : 0;
   }
 
-  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
+  void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
+                std::vector<estimate::Work>* out) const override {
     if (!ex.ppl) return;
-    // Until the corpus is tokenized, guess 4 bytes per token.
-    std::error_code ec;
-    const double tokens = double(std::filesystem::file_size(ex.ppl->corpus, ec)) / 4.0;
-    double chunks = std::floor(tokens / ex.ppl->n_ctx);
-    if (ex.ppl->chunks > 0) chunks = std::min<double>(chunks, ex.ppl->chunks);
-    eta.Plan("ppl", chunks * ex.ppl->n_ctx);
+    const double chunks =
+        double(estimate::CorpusChunks(ex.ppl->corpus, ex.ppl->n_ctx, ex.ppl->chunks));
+    out->push_back({cell.Key(), "ppl", "ppl", chunks, double(ex.ppl->n_ctx)});
   }
 
   RunStatus Run(Context& ctx, size_t) override {

@@ -61,9 +61,12 @@ class Speed : public Workload {
     return plan::TokensNeeded(ex.tests, depth);
   }
 
-  void PlanEta(const config::Experiment& ex, run::EtaEstimator& eta) const override {
-    const int reps = ex.warmup + ex.repetitions;
-    for (const TestSpec& t : ex.tests) eta.Plan(KindName(t.kind), double(t.n) * reps);
+  void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
+                std::vector<estimate::Work>* out) const override {
+    const double requests = ex.warmup + ex.repetitions;
+    for (const TestSpec& t : ex.tests) {
+      out->push_back({cell.Key(), t.name, KindName(t.kind), requests, double(t.n)});
+    }
   }
 
   RunStatus Run(Context& ctx, size_t phase) override {

@@ -1,0 +1,67 @@
+#include "pipette/estimate/estimator.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::estimate {
+namespace {
+
+TEST(Estimator, UnknownUntilSomethingRanWithoutHistory) {
+  Estimator e;
+  e.Plan({"c", "tg100", "tg", 1, 100});
+  EXPECT_LT(e.SecondsLeft(), 0);
+  EXPECT_DOUBLE_EQ(e.FractionDone(), 0);
+  EXPECT_EQ(e.FromHistory().uncovered, 1);
+  EXPECT_EQ(e.FromHistory().covered, 0);
+}
+
+TEST(Estimator, UsesPerKindRatesAndFallsBackToOverall) {
+  Estimator e;
+  e.Plan({"c", "tg100", "tg", 1, 100});
+  e.Plan({"c", "pp1000", "pp", 1, 1000});
+  e.Done("tg", 10, 1.0);  // 0.1 s per generated token
+  // tg: 90 left at 0.1 s; pp unmeasured: overall rate 0.1 s per unit -> 100 s.
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 9.0 + 100.0);
+  e.Done("pp", 500, 0.5);  // 0.001 s per prompt token
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 9.0 + 0.5);
+  // 1.5 s spent, 9.5 s left.
+  EXPECT_NEAR(e.FractionDone(), 1.5 / 11.0, 1e-12);
+}
+
+TEST(Estimator, HistoryExactRequestFirstThenPerUnitRate) {
+  History h;
+  h.seconds_per_request[{"a", "pp100"}] = 0.5;  // measured for this very cell
+  h.seconds_per_unit["tg"] = 0.01;              // any tg measured before
+  Estimator e(h);
+  e.Plan({"a", "pp100", "pp", 4, 100});
+  e.Plan({"a", "tg10", "tg", 4, 10});
+  e.Plan({"a", "ttft@8", "ttft", 4, 8});  // never measured
+  EXPECT_DOUBLE_EQ(e.FromHistory().seconds, 0.5 * 4 + 0.01 * 10 * 4);
+  EXPECT_EQ(e.FromHistory().covered, 2);
+  EXPECT_EQ(e.FromHistory().uncovered, 1);
+  // Before anything ran, the time left is unknown while a kind left has no rate at all.
+  EXPECT_LT(e.SecondsLeft(), 0);
+}
+
+TEST(Estimator, TimeLeftFromHistoryBeforeAnythingRan) {
+  History h;
+  h.seconds_per_request[{"a", "pp100"}] = 0.5;
+  h.seconds_per_unit["tg"] = 0.01;
+  Estimator e(h);
+  e.Plan({"a", "pp100", "pp", 4, 100});
+  e.Plan({"a", "tg10", "tg", 4, 10});
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), e.FromHistory().seconds);
+  EXPECT_DOUBLE_EQ(e.FractionDone(), 0);
+  // This run's own rate replaces history's for its kind: pp at 0.002 s per token here.
+  e.Done("pp", 100, 0.2);
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 300 * 0.002 + 0.01 * 40);
+  EXPECT_NEAR(e.FractionDone(), 0.2 / (0.2 + 0.6 + 0.4), 1e-12);
+}
+
+TEST(Estimator, NothingPlannedIsNoRequest) {
+  Estimator e;
+  e.Plan({"a", "ppl", "ppl", 0, 512});  // a corpus of no chunk
+  EXPECT_EQ(e.FromHistory().covered + e.FromHistory().uncovered, 0);
+}
+
+}  // namespace
+}  // namespace pipette::estimate

@@ -1,0 +1,23 @@
+// What earlier requests took: the history of measured phases that time estimates start from.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+
+namespace pipette::estimate {
+
+// Kinds of work, each measured in its own unit: "load" (per load), "pp", "tg", "ttft" (per token
+// of the test), "ppl", "kld" (per token of a scored chunk), "gen", "mc" (per item).
+//
+// Per (cell key, test) the median seconds of one request; per kind the median seconds per unit,
+// the fallback for a cell never measured before. metrics::BuildHistory makes it from the store.
+struct History {
+  std::map<std::pair<std::string, std::string>, double> seconds_per_request;
+  std::map<std::string, double> seconds_per_unit;
+};
+
+// How many of the store's most recent samples a history is made from.
+inline constexpr int kHistorySamples = 20000;
+
+}  // namespace pipette::estimate

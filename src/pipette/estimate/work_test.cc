@@ -1,0 +1,70 @@
+#include "pipette/estimate/work.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::estimate {
+namespace {
+
+plan::Cell MakeCell(const std::string& model, const std::string& threads) {
+  plan::Cell c;
+  c.model.name = model;
+  c.model.path = "/models/" + model + ".gguf";
+  c.runtime.name = "llama.cpp";
+  c.params = {{"threads", threads}};
+  return c;
+}
+
+TEST(Work, SpeedTestsAndLoadsOfAPlan) {
+  config::Experiment ex;
+  ex.tests = {*config::ParseTestName("pp100"), *config::ParseTestName("tg10")};
+  ex.warmup = 1;
+  ex.repetitions = 3;
+  const auto reg = config::ParamRegistry::Default();
+  // threads is a context parameter: both cells share one load.
+  const std::vector<plan::Cell> cells = {MakeCell("m", "1"), MakeCell("m", "2")};
+  const auto work = PlannedWork(ex, cells, reg);
+  ASSERT_EQ(work.size(), 5u);
+  EXPECT_EQ(work[0].kind, "load");
+  EXPECT_EQ(work[1].test, "pp100");
+  EXPECT_EQ(work[1].kind, "pp");
+  EXPECT_DOUBLE_EQ(work[1].requests, 4);
+  EXPECT_DOUBLE_EQ(work[1].units, 100);
+  EXPECT_EQ(work[2].kind, "tg");
+  EXPECT_EQ(work[3].cell_key, cells[1].Key());
+  // Only the cells asked for (a resume).
+  const auto rest =
+      PlannedWork(ex, cells, reg, [](const plan::Cell& c) { return c.params.at(0).second == "2"; });
+  ASSERT_EQ(rest.size(), 3u);
+  EXPECT_EQ(rest[0].kind, "load");
+}
+
+TEST(Work, PlanEstimateOfQualityWorkloads) {
+  config::Experiment ex;
+  ex.ppl = config::PplSpec{"/nonexistent", 512, 4, 1};
+  ex.kld = config::KldSpec{"ref", "/nonexistent", 256, 2, 128, 1};
+  ex.gen = config::GenSpec{"/g.jsonl", 3, 10, 100, 1};
+  ex.mc = config::McSpec{};
+  ex.mc->n_items = 5;
+  const std::vector<plan::Cell> cells = {MakeCell("ref", "1"), MakeCell("other", "1")};
+  History h;
+  h.seconds_per_request[{cells[0].Key(), "ppl"}] = 2.0;  // this cell's ppl chunks took 2 s
+  h.seconds_per_unit["ppl"] = 0.002;                     // any ppl token elsewhere
+  h.seconds_per_unit["kld"] = 0.001;                     // any kld token
+  h.seconds_per_unit["gen"] = 1.5;                       // any generation item
+  h.seconds_per_unit["load"] = 0.25;
+  const Estimate e = EstimateRun(ex, cells, config::ParamRegistry::Default(), h);
+  const double ref_s = 0.25 + 2.0 * 4 + 0.001 * 256 * 2 * 2 + 1.5 * 3;  // ppl, kld_ref + kld
+  const double other_s = 0.25 + 0.002 * 512 * 4 + 0.001 * 256 * 2 + 1.5 * 3;
+  EXPECT_DOUBLE_EQ(e.seconds, ref_s + other_s);
+  EXPECT_EQ(e.uncovered, 2);  // mc (never measured before), per cell
+}
+
+TEST(Work, GuessedChunks) {
+  EXPECT_EQ(GuessChunks(4 * 512 * 10 + 7, 512, 0), 10);  // all: 4 bytes per token
+  EXPECT_EQ(GuessChunks(4 * 512 * 10, 512, 3), 3);
+  EXPECT_EQ(GuessChunks(100, 512, 3), 1);  // a short corpus: at least one
+  EXPECT_EQ(GuessChunks(0, 512, 3), 3);    // size unknown: what was asked
+}
+
+}  // namespace
+}  // namespace pipette::estimate

@@ -1,0 +1,20 @@
+// The history of measured phases that time estimates start from (estimate/history.h), derived
+// from earlier runs' raw samples.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipette/estimate/history.h"
+#include "pipette/store/store.h"
+
+namespace pipette::metrics {
+
+// What earlier requests took, from samples keyed by their cell's key: the median seconds per
+// (cell key, test) and the median seconds per unit per kind of work. Samples of no timed request
+// (memory, context, mc) are left out.
+estimate::History BuildHistory(
+    const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples);
+
+}  // namespace pipette::metrics
