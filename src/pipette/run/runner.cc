@@ -18,6 +18,7 @@
 #include "pipette/run/kld_frames.h"
 #include "pipette/run/prompt_text.h"
 #include "pipette/run/runtime_params.h"
+#include "pipette/runtime/ops.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 
@@ -323,7 +324,7 @@ class Runner {
     if (channel_) channel_->Shutdown(milliseconds(2000));
     channel_.reset();
     loaded_key_.clear();
-    auto ch = deps_.launcher->Launch({cell.runtime.worker});
+    auto ch = deps_.device->StartWorker({cell.runtime.worker});
     if (!ch) return CellError{ch.error().message, true};
     channel_ = std::move(*ch);
     worker_path_ = cell.runtime.worker;
@@ -336,6 +337,9 @@ class Runner {
                        true};
     }
     hello_ = RawFacts(hello);
+    // The ops it serves, kept while it runs: a workload whose op it lacks is n/a, not failed.
+    auto typed = protocol::HelloResponse::FromJson(hello);
+    ops_ = typed ? runtime::SupportedOps::FromHello(*typed) : runtime::SupportedOps();
     return std::nullopt;
   }
 
@@ -711,7 +715,7 @@ class Runner {
                              fmt::format("kld: starting the reference worker ({})", rc->model.name),
                              eta_.FractionDone(), eta_.SecondsLeft());
       }
-      auto ch = deps_.launcher->Launch({rc->runtime.worker});
+      auto ch = deps_.device->StartWorker({rc->runtime.worker});
       if (!ch) return ReferenceFailed(ch.error().message);
       ref_.channel = std::move(*ch);
       json hello, load, tok;
@@ -1060,6 +1064,7 @@ class Runner {
   std::unique_ptr<worker::WorkerChannel> channel_;
   std::string worker_path_;
   json hello_;
+  runtime::SupportedOps ops_;  // what the cell's worker serves (its hello)
   std::string loaded_key_;
   int64_t load_cell_id_ = 0;
   json model_runtime_info_;

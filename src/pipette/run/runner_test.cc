@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pipette/device/local_device.h"
 #include "pipette/metrics/derive.h"
 
 namespace pipette::run {
@@ -173,7 +174,7 @@ class RunnerTest : public ::testing::Test {
     deps.progress = progress;
     deps.controller = {{"pid", 1}, {"host", "fake"}};
     deps.other_pipettes = [this] { return others_; };
-    deps.launcher = &launcher_;
+    deps.device = &device_;
     deps.store = store_.get();
     deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };
     deps.model_facts = [](const std::string&) {
@@ -191,6 +192,7 @@ class RunnerTest : public ::testing::Test {
   std::vector<plan::Cell> cells_;
   FakeLog log_;
   FakeLauncher launcher_{&log_};
+  device::LocalDevice device_{&launcher_};  // this machine, its workers the fakes above
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;
