@@ -22,6 +22,7 @@
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/config/param_docs.h"
+#include "pipette/device/local_device.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
 #include "pipette/estimate/work.h"
@@ -338,7 +339,8 @@ int Run(const RunArgs& args, const Paths& paths) {
     fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
-  const nlohmann::json facts = env::CollectFingerprint(fo);
+  device::LocalDevice machine;  // where the workers run
+  const nlohmann::json facts = machine.Fingerprint(fo);
   if (resume) {
     auto then = store->Environment(prior->run.environment_id);
     if (then && then->fingerprint_id != env::FingerprintId(facts)) {
@@ -368,7 +370,7 @@ int Run(const RunArgs& args, const Paths& paths) {
   if (!env_id) return Fail(env_id.error());
 
   ExportingProgress progress(store.get(), args, &processes);
-  run::RunnerDeps deps = LocalRunnerDeps(&launcher, store.get(), &progress, stop, &processes);
+  run::RunnerDeps deps = LocalRunnerDeps(&machine, store.get(), &progress, stop, &processes);
   deps.lock = (*lock)->Record();
   int64_t run_id = 0;
   deps.run_started = [&](int64_t id) {

@@ -32,14 +32,14 @@ Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
   return f;
 }
 
-run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* store,
+run::RunnerDeps LocalRunnerDeps(device::Device* device, store::Store* store,
                                 run::ProgressSink* progress, const std::atomic<bool>* stop,
                                 const env::ProcessTable* processes) {
   run::RunnerDeps deps;
-  deps.launcher = launcher;
+  deps.device = device;
   deps.store = store;
   deps.progress = progress;
-  deps.conditions = [] { return env::ToJson(env::ReadConditions()); };
+  deps.conditions = [device] { return device->Conditions(); };
   deps.model_facts = ModelFactsOf;
   deps.stop = stop;
   const env::ProcessIdentity self = processes->Self();

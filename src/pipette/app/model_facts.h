@@ -15,7 +15,7 @@ Result<run::ModelFacts> ModelFactsOf(const std::string& path);
 // What the runner needs to run cells on this machine: real workers, the store, conditions read
 // at the start of each cell, ModelFactsOf, the stop flag, this controller's identity and a look
 // for other Pipette workers measuring at the same time.
-run::RunnerDeps LocalRunnerDeps(worker::WorkerLauncher* launcher, store::Store* store,
+run::RunnerDeps LocalRunnerDeps(device::Device* device, store::Store* store,
                                 run::ProgressSink* progress, const std::atomic<bool>* stop,
                                 const env::ProcessTable* processes);
 

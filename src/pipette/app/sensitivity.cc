@@ -14,6 +14,7 @@
 #include "pipette/app/model_facts.h"
 #include "pipette/app/variants.h"
 #include "pipette/config/experiment.h"
+#include "pipette/device/local_device.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
 #include "pipette/plan/plan.h"
@@ -67,7 +68,7 @@ class Session {
     if (!cells) return cells.error();
     MakeVariantsFor(ex, launcher_, &*cells, stop_);
     ConsoleProgress progress(stderr);
-    run::RunnerDeps deps = LocalRunnerDeps(&launcher_, store_, &progress, stop_, processes_);
+    run::RunnerDeps deps = LocalRunnerDeps(&machine_, store_, &progress, stop_, processes_);
     deps.lock = lock_->Record();
     deps.run_started = [this](int64_t id) { lock_->Describe({{"run_id", id}}); };
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
@@ -96,7 +97,8 @@ class Session {
   const std::atomic<bool>* stop_;
   const env::ProcessTable* processes_;
   run::MeasureLock* lock_;
-  worker::ProcessLauncher launcher_;
+  worker::ProcessLauncher launcher_;  // the quantizer's
+  device::LocalDevice machine_;       // the cells' workers
 };
 
 std::string Label(const std::string& high, const std::string& group, const std::string& low) {
@@ -244,7 +246,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   if (!store) return Fail(store.error());
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
-  const json facts = env::CollectFingerprint(fo);
+  const json facts = device::LocalDevice().Fingerprint(fo);
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
   Session session(store->get(), *env_id, stop, &processes, lock->get());

@@ -6,15 +6,19 @@
 #include <map>
 #include <set>
 
+#include "pipette/runtime/registry.h"
+
 namespace pipette::app {
 namespace fs = std::filesystem;
 
 namespace {
 
-// llama.cpp's quantizer, whichever runtimes the cells use.
+// The worker of the first runtime that makes variants (llama.cpp's quantizer), whichever
+// runtimes the cells use.
 std::string QuantizerWorker(const config::Experiment& ex) {
   for (const auto& r : ex.runtimes) {
-    if (r.name == "llama.cpp") return r.worker;
+    const runtime::Runtime* entry = runtime::Registry().Find(r.name);
+    if (entry && entry->makes_variants) return r.worker;
   }
   return "";
 }

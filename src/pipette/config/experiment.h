@@ -30,6 +30,8 @@ struct ModelSpec {
   nlohmann::json provenance{};
   // Non-empty: the model could not be made or found, and this says why; its cells fail.
   std::string unavailable{};
+  // The file's format ("gguf"); each runtime says which it loads (runtime/registry.h).
+  std::string format{};
 };
 
 struct RuntimeSpec {

@@ -1,6 +1,7 @@
-// The parameter registry: every runtime parameter Pipette can sweep is one entry here (name,
-// type, default, request field, reply field, report column, help). Adding a parameter is adding
-// one entry, plus the worker's read of its request field (docs/architecture.md).
+// The parameter registry type: every runtime parameter Pipette can sweep is one ParamDef (name,
+// type, default, request field, reply field, report column, help). Each runtime owns its own
+// (runtime/runtime.h; llama.cpp's are in runtime/llama.cc). Adding a parameter is adding one
+// entry there, plus the worker's read of its request field (docs/architecture.md).
 //
 // A runtime parameter an experiment does not set has no Pipette default: it is not sent, the
 // runtime applies its own default, and the worker reports what it applied (docs/config.md).
@@ -67,7 +68,8 @@ const char* StageName(ParamScope scope);
 
 class ParamRegistry {
  public:
-  // The registry: runtime parameters unset unless an experiment sets them.
+  // The parameters an experiment may set: those of every registered runtime
+  // (runtime::Registry().Params()), unset unless an experiment sets them.
   static ParamRegistry Default();
   explicit ParamRegistry(std::vector<ParamDef> defs) : defs_(std::move(defs)) {}
 

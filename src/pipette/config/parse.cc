@@ -10,6 +10,7 @@
 
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::config {
@@ -75,10 +76,8 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node) {
   if (!s) return s.error();
   r.name = *s;
   r.name_pos = PosOf(name_node);
-  const auto& known = KnownRuntimes();
-  if (std::find(known.begin(), known.end(), r.name) == known.end()) {
-    return w.At(name_node, fmt::format("unknown runtime '{}'{} (known: llama.cpp)", r.name,
-                                       DidYouMean(r.name, known)));
+  if (auto rt = runtime::Registry().Lookup(r.name); !rt) {
+    return w.At(name_node, rt.error().message);
   }
   return r;
 }
@@ -228,11 +227,6 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
 }
 
 }  // namespace
-
-const std::vector<std::string>& KnownRuntimes() {
-  static const std::vector<std::string> kRuntimes = {"llama.cpp"};
-  return kRuntimes;
-}
 
 Result<TestSpec> ParseTestName(std::string_view text) {
   TestSpec t;

@@ -17,9 +17,6 @@ namespace pipette::config {
 // The most tokens one test may ask for (pp, tg, ttft).
 inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
 
-// The runtimes an experiment may name.
-const std::vector<std::string>& KnownRuntimes();
-
 // Parses a test name ("pp512", "tg128", "ttft@64").
 Result<TestSpec> ParseTestName(std::string_view text);
 

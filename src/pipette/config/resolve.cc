@@ -1,6 +1,7 @@
 #include "pipette/config/resolve.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/model/bundled.h"
 #include "pipette/quality/datasets.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::config {
@@ -16,14 +18,23 @@ namespace fs = std::filesystem;
 namespace {
 
 // The worker program of a runtime: its own (relative to the experiment file), else the one
-// Pipette builds; it must exist.
+// Pipette builds for it (its registry entry); it must exist.
 Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written,
                                    const ResolveOptions& opt) {
   RuntimeSpec r;
   r.name = written.name;
   r.line = written.pos.Line();
+  auto entry = runtime::Registry().Lookup(r.name);
+  if (!entry) return w.At(written.name_pos, entry.error().message);
   if (!written.worker) {
-    r.worker = (fs::path(opt.workers_dir) / "pipette-worker-llama").string();
+    const runtime::WorkerProgram* program = (*entry)->Worker();
+    if (!program) {
+      return w.At(written.name_pos,
+                  fmt::format("runtime '{}' is not reached through a worker program, and this "
+                              "pipette reaches runtimes only so",
+                              r.name));
+    }
+    r.worker = (fs::path(opt.workers_dir) / program->program).string();
   } else {
     fs::path p(*written.worker);
     if (p.is_relative()) p = fs::path(w.path()).parent_path() / p;
@@ -36,6 +47,21 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
                                               r.name, r.worker));
   }
   return r;
+}
+
+// Every model must be in a format every runtime of the file loads (llama.cpp: GGUF).
+Status CheckModelFormats(const Where& w, const Experiment& ex) {
+  for (const RuntimeSpec& r : ex.runtimes) {
+    const runtime::Runtime* entry = runtime::Registry().Find(r.name);
+    if (!entry) continue;  // refused by ResolveRuntime already
+    for (const ModelSpec& m : ex.models) {
+      if (entry->Accepts(m.format)) continue;
+      return InputError(fmt::format(
+          "{}:{}: model '{}' is a {} file; runtime '{}' loads only {}", w.path(), m.line, m.name,
+          m.format.empty() ? "unknown" : m.format, r.name, fmt::join(entry->model_formats, ", ")));
+    }
+  }
+  return {};
 }
 
 Result<PplSpec> ResolvePpl(const Where& w, const WrittenPpl& written, const ResolveOptions& opt) {
@@ -205,6 +231,7 @@ Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOp
     m.line = q.pos.Line();
     m.n_ctx_train = base.n_ctx_train;
     m.quant = v.label;
+    m.format = base.format;  // the quantizer writes the base's format
     m.provenance = v.Provenance();
     m.variant = std::move(v);
     return AddModel(w, q.pos, std::move(m), ex);
@@ -281,7 +308,8 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
     if (auto st = AddModel(w, wm.pos, std::move(*m), &ex); !st) return st.error();
   }
   std::vector<WrittenRuntime> runtimes = written.runtimes;
-  if (runtimes.empty()) runtimes.push_back({.name = "llama.cpp"});  // no place: the file
+  // None written: the registry's first (llama.cpp); no place: the file.
+  if (runtimes.empty()) runtimes.push_back({.name = runtime::Registry().runtimes().front().name});
   for (const WrittenRuntime& wr : runtimes) {
     auto r = ResolveRuntime(w, wr, options);
     if (!r) return r.error();
@@ -293,6 +321,7 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
     }
     ex.runtimes.push_back(*r);
   }
+  if (auto st = CheckModelFormats(w, ex); !st) return st.error();
   ResolveParams(written, registry, &ex);
   ex.tests = written.tests;
   if (auto st = ResolveQuality(w, written, options, &ex); !st) return st.error();

@@ -73,6 +73,7 @@ Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
   // A missing or corrupt model is bad input: check the file now, before anything is measured.
   auto gguf = model::ReadGguf(m.path);
   if (!gguf) return w.At(written.pos, gguf.error().message);
+  m.format = "gguf";  // whether the runtimes load it is theirs to say (runtime/registry.h)
   if (auto ft = gguf->file_type()) m.quant = model::FileTypeName(*ft).value_or("");
   // A variant Pipette made, named by its path: it keeps its provenance (and so its origin).
   if (auto side = ReadFileToString(m.path + ".json")) {

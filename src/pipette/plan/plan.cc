@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 #include "pipette/workload/registry.h"
 
@@ -39,9 +40,9 @@ void SetParam(Cell& c, const std::string& name, int64_t v) {
   }
 }
 
-// n_ctx: 0 means just enough for the cell's tests; any n_ctx is rounded up to a multiple of 256
-// (llama.cpp pads it so). A batch cannot exceed the context, nor a micro-batch the batch: the
-// stored values are the ones that run.
+// n_ctx: 0 means just enough for the cell's tests; then the runtime's rule resolves the cell
+// (runtime/runtime.h: llama.cpp rounds n_ctx up to a multiple of 256 and clamps the batches
+// to it), so the stored values are the ones that run.
 Status ResolveContext(const config::Experiment& ex, Cell& c) {
   const int64_t depth = c.IntParam("depth");
   const int64_t need = workload::ContextNeed(ex, depth);  // the most any workload needs
@@ -60,13 +61,10 @@ Status ResolveContext(const config::Experiment& ex, Cell& c) {
         "smaller tests or a model with a longer context",
         WhereParam(ex, "n_ctx"), c.model.name, c.model.n_ctx_train, n_ctx));
   }
-  n_ctx = std::max<int64_t>(256, (n_ctx + 255) / 256 * 256);
   SetParam(c, "n_ctx", n_ctx);
-  if (c.HasParam("n_batch")) {
-    const int64_t n_batch = std::min(c.IntParam("n_batch"), n_ctx);
-    SetParam(c, "n_batch", n_batch);
-    if (c.HasParam("n_ubatch")) SetParam(c, "n_ubatch", std::min(c.IntParam("n_ubatch"), n_batch));
-  }
+  // The runtime's own rule makes the values the ones that run (llama.cpp pads n_ctx).
+  const runtime::Runtime* rt = runtime::Registry().Find(c.runtime.name);
+  if (rt && rt->resolve_cell) rt->resolve_cell(c.params);
   return {};
 }
 

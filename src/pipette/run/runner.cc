@@ -253,7 +253,7 @@ class Runner {
     if (channel_) channel_->Shutdown(milliseconds(2000));
     channel_.reset();
     loaded_key_.clear();
-    auto ch = deps_.launcher->Launch({cell.runtime.worker});
+    auto ch = deps_.device->StartWorker({cell.runtime.worker});
     if (!ch) return Broken(ch.error().message);
     channel_ = std::move(*ch);
     worker_path_ = cell.runtime.worker;
@@ -404,7 +404,7 @@ class Runner {
       return r_.Call(request, to);
     }
     worker::WorkerChannel& Channel() override { return *r_.channel_; }
-    worker::WorkerLauncher& Launcher() override { return *r_.deps_.launcher; }
+    device::Device& Device() override { return *r_.deps_.device; }
     milliseconds Timeout() const override { return r_.Timeout(); }
     RunStatus Keep(const std::string& test, int rep, bool warmup, json raw) override {
       return r_.Keep(rec_, test, rep, warmup, std::move(raw));

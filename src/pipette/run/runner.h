@@ -11,6 +11,7 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
+#include "pipette/device/device.h"
 #include "pipette/plan/plan.h"
 #include "pipette/run/resume.h"
 #include "pipette/store/store.h"
@@ -44,7 +45,8 @@ struct ModelFacts {
 };
 
 struct RunnerDeps {
-  worker::WorkerLauncher* launcher = nullptr;
+  // Where the workers run: the runner starts every worker through it (device/device.h).
+  device::Device* device = nullptr;
   store::Store* store = nullptr;
   ProgressSink* progress = nullptr;
   // Readings at the start of each cell (load average, free memory).

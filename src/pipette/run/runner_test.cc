@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pipette/device/local_device.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/run/runner_testing.h"
 #include "pipette/testing/fake_worker.h"
@@ -48,7 +49,7 @@ class RunnerTest : public ::testing::Test {
     deps.progress = progress;
     deps.controller = {{"pid", 1}, {"host", "fake"}};
     deps.other_pipettes = [this] { return others_; };
-    deps.launcher = &fake_;
+    deps.device = &device_;
     deps.store = store_.get();
     deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };
     deps.model_facts = [](const std::string&) {
@@ -71,6 +72,7 @@ class RunnerTest : public ::testing::Test {
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;
+  device::LocalDevice device_{&fake_};  // this machine, its workers the fake's
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;

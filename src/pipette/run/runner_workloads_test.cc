@@ -11,6 +11,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "pipette/device/local_device.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
@@ -81,7 +82,8 @@ class RunnerWorkloadTest : public ::testing::Test {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
-    deps.launcher = fake_.get();
+    device::LocalDevice device(fake_.get());  // this machine, its workers the fake's
+    deps.device = &device;
     deps.store = store_.get();
     deps.resume = resume;
     deps.model_facts = [](const std::string&) {

@@ -12,6 +12,7 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
+#include "pipette/device/device.h"
 #include "pipette/plan/plan.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
@@ -61,7 +62,8 @@ class Context {
   virtual Result<nlohmann::json, RunError> Call(const nlohmann::json& request,
                                                 worker::WorkerChannel* to = nullptr) = 0;
   virtual worker::WorkerChannel& Channel() = 0;
-  virtual worker::WorkerLauncher& Launcher() = 0;
+  // Where the cell runs: a workload starts a worker of its own (the kld reference) through it.
+  virtual device::Device& Device() = 0;
   virtual std::chrono::milliseconds Timeout() const = 0;
   // Stores one raw sample of the cell.
   virtual RunStatus Keep(const std::string& test, int rep, bool warmup, nlohmann::json raw) = 0;

@@ -189,7 +189,7 @@ class Kld : public Workload {
     if (!ref_.channel || !ref_.channel->Alive()) {
       ResetReference();
       ctx.Step(fmt::format("kld: starting the reference worker ({})", rc->model.name));
-      auto ch = ctx.Launcher().Launch({rc->runtime.worker});
+      auto ch = ctx.Device().StartWorker({rc->runtime.worker});
       if (!ch) return ReferenceFailed(ctx, ch.error().message);
       ref_.channel = std::move(*ch);
       auto hello = ctx.Call(protocol::HelloRequest{}.ToJson(), ref_.channel.get());

@@ -43,7 +43,7 @@ class FakeContext : public Context {
                 {"logprob", std::vector<double>(size_t(n - 1 - from), -1.0)}};
   }
   worker::WorkerChannel& Channel() override { std::abort(); }
-  worker::WorkerLauncher& Launcher() override { std::abort(); }
+  device::Device& Device() override { std::abort(); }
   std::chrono::milliseconds Timeout() const override { return std::chrono::milliseconds(1000); }
   RunStatus Keep(const std::string& test, int rep, bool warmup, json raw) override {
     samples.push_back({0, rec.id, test, rep, warmup, std::move(raw)});

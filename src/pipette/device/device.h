@@ -1,0 +1,50 @@
+// The device a run measures on (the experiment's `device:`): where workers run, where the files
+// they load must be, what the machine is and how it is doing. The runner starts its workers
+// through a Device and speaks the protocol over the channel it returns; LocalDevice
+// (local_device.h) is this machine. docs/architecture.md "Devices" has the design of remote
+// devices (ssh, adb), which copy the worker and the model over and stream the protocol.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipette/env/fingerprint.h"
+#include "pipette/util/result.h"
+#include "pipette/worker/channel.h"
+
+namespace pipette::device {
+
+// A worker process's memory as the device's kernel reports it (Linux: /proc/<pid>/status).
+struct ProcessMemory {
+  int64_t rss_bytes = -1;  // resident now (VmRSS); -1: not reported
+  int64_t hwm_bytes = -1;  // peak resident (VmHWM); -1: not reported
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // "local", or the remote device's address.
+  virtual std::string Name() const = 0;
+  // Starts the worker program `argv[0]` (a path on the controller's machine) with its
+  // arguments on the device and returns the channel the protocol is spoken over (a
+  // worker::LineChannel over a protocol::Transport).
+  virtual Result<std::unique_ptr<worker::WorkerChannel>> StartWorker(
+      const std::vector<std::string>& argv) = 0;
+  // Makes the file `path` of the controller's machine available on the device and returns the
+  // path a worker there opens it by (local: the path itself).
+  virtual Result<std::string> Stage(const std::string& path) = 0;
+  // The facts of the machine every result carries (env::CollectFingerprint's keys).
+  virtual nlohmann::json Fingerprint(const env::FingerprintOptions& options) = 0;
+  // Readings now: load average, free memory, CPU temperature where readable, frequency
+  // (env::Conditions' keys; unreadable ones null).
+  virtual nlohmann::json Conditions() = 0;
+  // The memory of the worker process `pid` on the device; nullopt when it cannot be read (the
+  // process is gone).
+  virtual std::optional<ProcessMemory> WorkerMemory(int pid) const = 0;
+};
+
+}  // namespace pipette::device

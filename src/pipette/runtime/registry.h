@@ -1,0 +1,37 @@
+// The runtime registry: every runtime an experiment may name is one entry (runtime/runtime.h).
+// Registering a runtime is one line in Registry() (registry.cc), its entry's file, its worker
+// and the worker's build line (docs/architecture.md "Adding a runtime").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipette/runtime/runtime.h"
+#include "pipette/util/result.h"
+
+namespace pipette::runtime {
+
+class RuntimeRegistry {
+ public:
+  explicit RuntimeRegistry(std::vector<Runtime> runtimes);
+
+  const std::vector<Runtime>& runtimes() const { return runtimes_; }
+  std::vector<std::string> Names() const;
+  const Runtime* Find(std::string_view name) const;
+  // The runtime `name`, or bad input (exit code 2, without location: the caller adds file:line)
+  // "unknown runtime 'x' (did you mean 'llama.cpp'?) (known: llama.cpp)".
+  Result<const Runtime*> Lookup(std::string_view name) const;
+  // The parameters an experiment may set: every runtime's, each name once (a name two runtimes
+  // share is the first one's definition).
+  const config::ParamRegistry& Params() const { return params_; }
+
+ private:
+  std::vector<Runtime> runtimes_;
+  config::ParamRegistry params_{{}};
+};
+
+// The runtimes Pipette ships, built once (immutable).
+const RuntimeRegistry& Registry();
+
+}  // namespace pipette::runtime

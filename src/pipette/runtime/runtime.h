@@ -1,0 +1,52 @@
+// One runtime, everything the controller knows about it: its name, how it is reached, the model
+// formats it loads, its parameters and its rule for resolving a cell. The registry
+// (runtime/registry.h) holds one entry per runtime; docs/architecture.md "Runtimes: the
+// registry" says how to add one.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "pipette/config/params.h"
+
+namespace pipette::runtime {
+
+// Reached through a worker program Pipette builds beside itself (docs/protocol.md): the
+// controller starts it on the device and speaks the protocol over its standard streams.
+struct WorkerProgram {
+  std::string program;  // file name in the workers folder ("pipette-worker-llama")
+};
+
+// Reached at an endpoint the controller talks to itself (a server already running). No runtime
+// is reached so yet: an experiment naming one is refused when it is resolved.
+struct Endpoint {
+  std::string url;  // the default address ("http://127.0.0.1:8080")
+};
+
+using Reach = std::variant<WorkerProgram, Endpoint>;
+
+// A cell's parameters as the plan holds them: name -> canonical text, in registry order.
+using CellParams = std::vector<std::pair<std::string, std::string>>;
+
+struct Runtime {
+  std::string name{};  // as an experiment names it ("llama.cpp")
+  Reach reach{};
+  // The model formats it loads ("gguf"); a model of another format is refused at resolve.
+  std::vector<std::string> model_formats{};
+  // Its parameters: what an experiment may set and sweep for it (config/params.h).
+  config::ParamRegistry params{{}};
+  // Makes a cell's values the ones that run, once n_ctx holds what the tests need (after the
+  // plan's checks): llama.cpp pads the context and clamps the batches to it. Empty: none.
+  std::function<void(CellParams&)> resolve_cell{};
+  // Its worker serves `quantize` and `imatrix`: it makes the variants of `quantize:`.
+  bool makes_variants = false;
+
+  bool Accepts(const std::string& format) const;
+  // The worker program's file name, or nullptr when it is reached otherwise.
+  const WorkerProgram* Worker() const { return std::get_if<WorkerProgram>(&reach); }
+};
+
+}  // namespace pipette::runtime
