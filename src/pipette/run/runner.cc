@@ -15,6 +15,7 @@
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
 #include "pipette/run/runtime_params.h"
+#include "pipette/runtime/ops.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::run {
@@ -266,16 +267,15 @@ class Runner {
                                 cell.runtime.worker, typed->protocol, protocol::kProtocolVersion));
     }
     hello_ = RawFacts(*hello);
-    served_ops_ = typed->ops;
+    served_ops_ = runtime::SupportedOps::FromHello(*typed);
     return {};
   }
 
   // The op of `ops` the cell's worker does not serve (hello's `ops`; a worker that lists none
   // serves every op), or null.
   const std::string* Unserved(const std::vector<std::string>& ops) const {
-    if (served_ops_.empty()) return nullptr;
     for (const std::string& op : ops) {
-      if (std::find(served_ops_.begin(), served_ops_.end(), op) == served_ops_.end()) return &op;
+      if (!served_ops_.Has(op)) return &op;
     }
     return nullptr;
   }
@@ -441,9 +441,9 @@ class Runner {
   int64_t applied_n_batch_ = 0;
   std::map<std::string, ModelFacts> facts_;
   int64_t environment_id_ = 0;
-  json others_ = json::array();          // other Pipette workers seen during the current cell
-  std::vector<std::string> served_ops_;  // hello's `ops` of the cell's worker
-  int na_count_ = 0;                     // `na` samples of the current cell
+  json others_ = json::array();       // other Pipette workers seen during the current cell
+  runtime::SupportedOps served_ops_;  // hello's `ops` of the cell's worker
+  int na_count_ = 0;                  // `na` samples of the current cell
   std::vector<std::unique_ptr<workload::Workload>> workloads_;  // registry.h, in order
 };
 
