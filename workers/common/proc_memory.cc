@@ -9,29 +9,12 @@
 #include <optional>
 #include <sstream>
 
+#include "pipette/protocol/proc_status.h"
+
 namespace pipette::worker_common {
-namespace {
-
-// Parses the value of a "Name:   1234 kB" line of /proc/self/status into bytes.
-std::optional<int64_t> ParseKbLine(const std::string& line) {
-  std::istringstream in(line.substr(line.find(':') + 1));
-  int64_t value = 0;
-  std::string unit;
-  if (!(in >> value >> unit) || unit != "kB") return std::nullopt;
-  return value * 1024;
-}
-
-}  // namespace
-
 Result<MemoryReading> ParseProcStatus(const std::string& status) {
-  std::istringstream in(status);
-  std::optional<int64_t> rss;
-  std::optional<int64_t> hwm;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) rss = ParseKbLine(line);
-    if (line.rfind("VmHWM:", 0) == 0) hwm = ParseKbLine(line);
-  }
+  const std::optional<int64_t> rss = protocol::ProcStatusBytes(status, "VmRSS");
+  const std::optional<int64_t> hwm = protocol::ProcStatusBytes(status, "VmHWM");
   if (!rss || !hwm) return Error{"cannot read VmRSS/VmHWM from /proc/self/status"};
   return MemoryReading{*rss, *hwm};
 }

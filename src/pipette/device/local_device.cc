@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "pipette/env/fingerprint.h"
+#include "pipette/protocol/proc_status.h"
 
 namespace pipette::device {
 namespace fs = std::filesystem;
@@ -38,23 +39,8 @@ std::optional<ProcessMemory> LocalDevice::WorkerMemory(int pid) const {
 
 ProcessMemory ParseProcStatusMemory(std::string_view status) {
   ProcessMemory m;
-  auto kib = [&](std::string_view key) -> int64_t {
-    size_t at = 0;
-    while (at < status.size()) {
-      size_t end = status.find('\n', at);
-      if (end == std::string_view::npos) end = status.size();
-      std::string_view line = status.substr(at, end - at);
-      at = end + 1;
-      if (!line.starts_with(key) || line.size() <= key.size() || line[key.size()] != ':') continue;
-      line.remove_prefix(key.size() + 1);
-      if (line.ends_with(" kB")) line.remove_suffix(3);
-      if (auto v = env::ParseInt(line)) return *v * 1024;
-      return -1;
-    }
-    return -1;
-  };
-  m.rss_bytes = kib("VmRSS");
-  m.hwm_bytes = kib("VmHWM");
+  m.rss_bytes = protocol::ProcStatusBytes(status, "VmRSS").value_or(-1);
+  m.hwm_bytes = protocol::ProcStatusBytes(status, "VmHWM").value_or(-1);
   return m;
 }
 
