@@ -16,6 +16,7 @@
 #include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
 #include "pipette/run/runner_testing.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
@@ -78,7 +79,7 @@ class RunnerWorkloadTest : public ::testing::Test {
     return (dir_ / name).string();
   }
   Result<RunSummary> Run(const ResumePlan* resume = nullptr) {
-    auto cells = plan::Expand(ex_, registry_);
+    auto cells = plan::Expand(ex_, runtime::Registry());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
