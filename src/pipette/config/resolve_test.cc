@@ -263,7 +263,7 @@ TEST_F(TwoRuntimesTest, AParameterNoRuntimeOfTheExperimentHasIsBadInput) {
             "(other) has it (did you mean 'ubatch'?)");
   EXPECT_EQ(ErrorOf(m + "params:\n  ubatch: 8\n"),  // the default runtime: llama.cpp
             "ex.yaml:4: parameter 'ubatch' is other's; no runtime of this experiment (llama.cpp) "
-            "has it");
+            "has it (did you mean 'n_ubatch'?)");  // llama.cpp's, which other tools call ubatch
   // One that only some of the runtimes have is fine: it goes to theirs.
   auto both = Parse(m + "runtimes: [llama.cpp, other]\nparams:\n  ubatch: 8\n  n_ubatch: 8\n");
   ASSERT_TRUE(both.ok()) << both.error().message;

@@ -73,7 +73,7 @@ class RunnerTest : public ::testing::Test {
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;
-  device::LocalDevice device_{&fake_};  // this machine, its workers the fake's
+  FakeModelsDevice device_{&fake_};  // this machine, its workers the fake's
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;

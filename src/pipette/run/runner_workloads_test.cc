@@ -83,7 +83,7 @@ class RunnerWorkloadTest : public ::testing::Test {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
-    device::LocalDevice device(fake_.get());  // this machine, its workers the fake's
+    FakeModelsDevice device(fake_.get());  // this machine, its workers the fake's
     deps.device = &device;
     deps.store = store_.get();
     deps.resume = resume;
