@@ -12,6 +12,7 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/plan/plan.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/stats/stats.h"
 
 int main(int argc, char** argv) {
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
   size_t n_cells = 0;
   for (int i = 0; i < reps; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    auto cells = plan::Expand(*ex, registry);
+    auto cells = plan::Expand(*ex, runtime::Registry());
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
     if (!cells) {

@@ -37,6 +37,7 @@
 #include "pipette/report/vary_view.h"
 #include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
@@ -248,7 +249,7 @@ int Run(const RunArgs& args, const Paths& paths) {
       ex = std::move(*loaded);
     }
   }
-  auto cells = plan::Expand(*ex, registry);
+  auto cells = plan::Expand(*ex, runtime::Registry());
   if (!cells) return Fail(cells.error());
   const std::string only = resuming ? prior->run.only : args.only;
   if (!only.empty()) {

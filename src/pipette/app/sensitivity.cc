@@ -21,6 +21,7 @@
 #include "pipette/quant/types.h"
 #include "pipette/report/load.h"
 #include "pipette/run/runner.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/sensitivity/groups.h"
 #include "pipette/sensitivity/recipe.h"
 #include "pipette/store/store.h"
@@ -64,7 +65,7 @@ class Session {
   // Runs an experiment Parse() accepted.
   Result<std::map<std::string, Measured>> Execute(const config::Experiment& ex, int64_t* run_id) {
     const config::ParamRegistry registry = config::ParamRegistry::Default();
-    auto cells = plan::Expand(ex, registry);
+    auto cells = plan::Expand(ex, runtime::Registry());
     if (!cells) return cells.error();
     MakeVariantsFor(ex, launcher_, &*cells, stop_);
     ConsoleProgress progress(stderr);

@@ -63,7 +63,7 @@ nlohmann::json Experiment::Resolved() const {
 Result<Experiment> ExperimentFromText(const std::string& text, const std::string& path,
                                       const ParamRegistry& registry,
                                       const ResolveOptions& options) {
-  auto written = ParseExperiment(text, path, registry);
+  auto written = ParseExperiment(text, path, registry, RuntimesOf(options));
   if (!written) return written.error();
   auto ex = Resolve(*written, registry, options);
   if (!ex) return ex.error();

@@ -35,6 +35,13 @@ std::string Wrapped(const std::string& text, size_t indent, size_t width) {
 
 }  // namespace
 
+std::string ParamRuntimesText(const ParamDef& def) {
+  if (def.runtimes.empty()) return "every (Pipette's)";
+  std::string out;
+  for (const auto& r : def.runtimes) out += (out.empty() ? "" : ", ") + r;
+  return out;
+}
+
 std::string ParamTypeText(const ParamDef& def, bool markdown) {
   switch (def.kind) {
     case ParamKind::kInt:
@@ -57,12 +64,12 @@ std::string ParamTypeText(const ParamDef& def, bool markdown) {
 
 std::string ParamTableMarkdown(const ParamRegistry& registry) {
   std::string out =
-      "| parameter | type | stage | default (when not set) | meaning |\n"
-      "| --- | --- | --- | --- | --- |\n";
+      "| parameter | runtimes | type | stage | default (when not set) | meaning |\n"
+      "| --- | --- | --- | --- | --- | --- |\n";
   for (const ParamDef& d : registry.defs()) {
-    out +=
-        fmt::format("| `{}` | {} | {} | {} | {} |\n", d.name, MarkdownCell(ParamTypeText(d, true)),
-                    StageName(d.scope), MarkdownCell(d.default_doc), MarkdownCell(d.help));
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", d.name,
+                       MarkdownCell(ParamRuntimesText(d)), MarkdownCell(ParamTypeText(d, true)),
+                       StageName(d.scope), MarkdownCell(d.default_doc), MarkdownCell(d.help));
   }
   return out;
 }
@@ -70,10 +77,12 @@ std::string ParamTableMarkdown(const ParamRegistry& registry) {
 std::string ParamHelpText(const ParamRegistry& registry) {
   std::string out =
       "Parameters an experiment sets under params: (a list sweeps them). One left unset is not "
-      "sent:\nthe runtime's own default applies, and the cell records what it applied.\n";
+      "sent:\nthe runtime's own default applies, and the cell records what it applied. A "
+      "parameter reaches\nonly the cells of the runtimes it belongs to.\n";
   for (const ParamDef& d : registry.defs()) {
     out +=
         fmt::format("\n{} ({}; {} stage)\n", d.name, ParamTypeText(d, false), StageName(d.scope));
+    out += Wrapped("runtimes: " + ParamRuntimesText(d), 2, 100);
     out += Wrapped(d.help, 2, 100);
     out += Wrapped("unset: " + WithoutBackticks(d.default_doc), 2, 100);
     if (!d.aliases.empty()) {

@@ -12,12 +12,15 @@ namespace pipette::config {
 // ...)"); backticks only when `markdown`.
 std::string ParamTypeText(const ParamDef& def, bool markdown);
 
+// The runtimes a parameter belongs to: "llama.cpp", or "every (Pipette's)" for Pipette's own.
+std::string ParamRuntimesText(const ParamDef& def);
+
 // docs/config.md's parameter table: a header, then one row per parameter in registry order
-// (name, type, stage, default when not set, meaning), each line ending in '\n'.
+// (name, runtimes, type, stage, default when not set, meaning), each line ending in '\n'.
 std::string ParamTableMarkdown(const ParamRegistry& registry);
 
-// `pipette params`: each parameter with its type and stage, its help, what applies when unset
-// and the names other tools give it.
+// `pipette params`: each parameter with its type and stage, the runtimes it belongs to, its
+// help, what applies when unset and the names other tools give it.
 std::string ParamHelpText(const ParamRegistry& registry);
 
 }  // namespace pipette::config

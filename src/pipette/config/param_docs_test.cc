@@ -42,8 +42,10 @@ TEST(ParamDocs, TypesAndRows) {
   EXPECT_EQ(ParamTypeText(*r.Find("flash_attn"), true).substr(0, 21), "`auto`, `on`, `off` (");
   const std::string table = ParamTableMarkdown(r);
   EXPECT_EQ(table.substr(0, table.find('\n')),
-            "| parameter | type | stage | default (when not set) | meaning |");
-  EXPECT_NE(table.find("| `swa_full` | bool | context | libllama's: `true`"), std::string::npos);
+            "| parameter | runtimes | type | stage | default (when not set) | meaning |");
+  EXPECT_NE(table.find("| `swa_full` | llama.cpp | bool | context | libllama's: `true`"),
+            std::string::npos);
+  EXPECT_NE(table.find("| `n_ctx` | every (Pipette's) | int 0–16777216 |"), std::string::npos);
   // One row per parameter, after the header and its delimiter.
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), int(r.defs().size()) + 2);
 }
@@ -54,7 +56,11 @@ TEST(ParamDocs, HelpSaysEveryParameterAndItsOtherNames) {
   for (const ParamDef& d : r.defs()) {
     EXPECT_NE(help.find("\n" + d.name + " ("), std::string::npos) << d.name;
   }
-  EXPECT_NE(help.find("swa_full (bool; context stage)"), std::string::npos) << help;
+  EXPECT_NE(help.find("swa_full (bool; context stage)\n  runtimes: llama.cpp\n"), std::string::npos)
+      << help;
+  EXPECT_NE(help.find("depth (int 0–16777216; test stage)\n  runtimes: every (Pipette's)\n"),
+            std::string::npos)
+      << help;
   EXPECT_NE(help.find("other tools' names: n_threads, n_thread, t,"), std::string::npos) << help;
   EXPECT_EQ(help.find('`'), std::string::npos) << "no Markdown in a terminal";
   for (size_t start = 0, end; start < help.size(); start = end + 1) {

@@ -26,6 +26,25 @@ const char* StageName(ParamScope scope) {
   return "?";
 }
 
+bool ParamDef::BelongsTo(std::string_view runtime) const {
+  return runtimes.empty() || std::find(runtimes.begin(), runtimes.end(), runtime) != runtimes.end();
+}
+
+bool ParamDef::LeftToRuntime(const std::string* asked) const {
+  return runtime_resolves && !unreported.empty() && (!asked || *asked == unreported);
+}
+
+ParamRegistry ParamRegistry::Of(const std::vector<std::string>& runtimes) const {
+  std::vector<ParamDef> out;
+  for (const ParamDef& d : defs_) {
+    if (std::any_of(runtimes.begin(), runtimes.end(),
+                    [&](const std::string& r) { return d.BelongsTo(r); })) {
+      out.push_back(d);
+    }
+  }
+  return ParamRegistry(std::move(out));
+}
+
 const ParamDef* ParamRegistry::Find(std::string_view name) const {
   for (const ParamDef& d : defs_) {
     if (d.name == name) return &d;
@@ -137,8 +156,12 @@ Result<std::string> ParamRegistry::Parse(const ParamDef& def, std::string_view t
 
 nlohmann::json ParamRegistry::ToJson(const ParamDef& def, const std::string& canonical) {
   switch (def.kind) {
-    case ParamKind::kInt:
-      return std::stoll(canonical);
+    case ParamKind::kInt: {
+      int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(canonical.data(), canonical.data() + canonical.size(), v);
+      if (ec != std::errc() || ptr != canonical.data() + canonical.size()) return canonical;
+      return v;
+    }
     case ParamKind::kBool:
       return canonical == "true";
     case ParamKind::kChoice:

@@ -1,11 +1,12 @@
-// The parameter registry type: every runtime parameter Pipette can sweep is one ParamDef (name,
-// type, default, request field, reply field, report column, help). Each runtime owns its own
-// (runtime/runtime.h; llama.cpp's are in runtime/llama.cc). Adding a parameter is adding one
-// entry there, plus the worker's read of its request field (docs/architecture.md).
+// The parameter registry type: every parameter Pipette can sweep is one ParamDef (name, type,
+// default, request field, reply field, report column, help). Each runtime owns its own
+// (runtime/runtime.h; llama.cpp's are in runtime/llama.cc); Pipette's own, which every runtime
+// has, are in runtime/pipette_params.cc. Adding a parameter is adding one entry there, plus the
+// worker's read of its request field (docs/architecture.md).
 //
 // A runtime parameter an experiment does not set has no Pipette default: it is not sent, the
 // runtime applies its own default, and the worker reports what it applied (docs/config.md).
-// Only parameters whose meaning is Pipette's own (n_ctx 0 = just enough, depth) have one.
+// Only Pipette's own parameters (n_ctx 0 = just enough, depth) have one.
 #pragma once
 
 #include <cstdint>
@@ -55,12 +56,31 @@ struct ParamDef {
   // The applied value is recorded even when the experiment sets it (flash_attn: the runtime
   // resolves auto, and turns off what it cannot do).
   bool runtime_resolves = false;
-  // Recorded when unset and the runtime did not report it ("" for nothing).
+  // Recorded when unset and the runtime did not report it ("" for nothing). With
+  // runtime_resolves, also how reports show a value left to the runtime: "on (auto)", where it
+  // resolved one, "auto (unresolved)" where it did not say.
   std::string unreported{};
+  // Set by the experiment, the runtime must apply it as planned: its stage's reply reporting
+  // another value (in `applied_field`, else the field named as the parameter) fails the cell,
+  // so the stored value is the one that ran (n_ctx, n_batch, n_ubatch: the plan resolved them).
+  bool must_apply_as_planned = false;
   // What applies when the experiment leaves it unset, for docs/config.md (Markdown).
   std::string default_doc{};
+  // Reports show its column even where every cell has the same value (threads, flash_attn).
+  bool always_column = false;
+  // Its place in cell keys, labels and report columns (smaller first; equal: registry order).
+  // Cell keys are stored, so an existing parameter's place never changes.
+  int order = 0;
+  // The runtimes that define it, set by the runtime registry (runtime/registry.h); empty:
+  // Pipette's own, which every runtime has (n_ctx, depth).
+  std::vector<std::string> runtimes{};
 
   bool HasDefault() const { return !default_value.empty(); }
+  // A cell of `runtime` holds it (and its worker is sent it).
+  bool BelongsTo(std::string_view runtime) const;
+  // The runtime resolved a value the experiment left to it: runtime_resolves, with an
+  // `unreported` value, and `asked` (what the cell set; nullptr: nothing) absent or that value.
+  bool LeftToRuntime(const std::string* asked) const;
 };
 
 // "load", "context" or "test": the stage a scope names in help and docs.
@@ -68,12 +88,14 @@ const char* StageName(ParamScope scope);
 
 class ParamRegistry {
  public:
-  // The parameters an experiment may set: those of every registered runtime
+  // The parameters an experiment may set: Pipette's own and those of every registered runtime
   // (runtime::Registry().Params()), unset unless an experiment sets them.
   static ParamRegistry Default();
   explicit ParamRegistry(std::vector<ParamDef> defs) : defs_(std::move(defs)) {}
 
   const std::vector<ParamDef>& defs() const { return defs_; }
+  // The parameters that belong to at least one of `runtimes` (ParamDef::BelongsTo), in order.
+  ParamRegistry Of(const std::vector<std::string>& runtimes) const;
   const ParamDef* Find(std::string_view name) const;
   // The report column of parameter `name`: its `column`, or `name` itself when it has none or
   // is not a registry parameter.

@@ -50,7 +50,8 @@ Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   return m;
 }
 
-Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node) {
+Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
+                                    const runtime::RuntimeRegistry& runtimes) {
   WrittenRuntime r;
   r.pos = PosOf(node);
   YAML::Node name_node = node;
@@ -76,7 +77,7 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node) {
   if (!s) return s.error();
   r.name = *s;
   r.name_pos = PosOf(name_node);
-  if (auto rt = runtime::Registry().Lookup(r.name); !rt) {
+  if (auto rt = runtimes.Lookup(r.name); !rt) {
     return w.At(name_node, rt.error().message);
   }
   return r;
@@ -155,8 +156,8 @@ std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int l
 
 // One key of the top level into `ex`.
 Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, const YAML::Node& v,
-                   const ParamRegistry& registry, WrittenExperiment* ex, bool* have_models,
-                   bool* have_tests) {
+                   const ParamRegistry& registry, const runtime::RuntimeRegistry& runtimes,
+                   WrittenExperiment* ex, bool* have_models, bool* have_tests) {
   if (key == "name" || key == "description" || key == "store" || key == "device") {
     auto s = Scalar(w, v, key);
     if (!s) return s.error();
@@ -180,7 +181,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
   } else if (key == "runtime" || key == "runtimes") {
     if (!ex->runtimes.empty()) return w.At(k, "give either 'runtime:' or 'runtimes:', not both");
     for (const YAML::Node& n : AsList(v)) {
-      auto r = ParseRuntime(w, n);
+      auto r = ParseRuntime(w, n, runtimes);
       if (!r) return r.error();
       ex->runtimes.push_back(std::move(*r));
     }
@@ -280,7 +281,8 @@ Result<TestSpec> ParseTestName(std::string_view text) {
 }
 
 Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
-                                          const ParamRegistry& registry) {
+                                          const ParamRegistry& registry,
+                                          const runtime::RuntimeRegistry& runtimes) {
   Where w(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return w.File("the experiment file is empty (it needs at least models: and tests:)");
@@ -306,7 +308,7 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   KeySet top_keys;
   for (const auto& kv : root) {
     if (auto st = top_keys.Add(w, kv.first, ""); !st) return st.error();
-    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, &ex,
+    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, runtimes, &ex,
                               &have_models, &have_tests);
         !st) {
       return st.error();

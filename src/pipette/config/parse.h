@@ -10,6 +10,7 @@
 
 #include "pipette/config/params.h"
 #include "pipette/config/written.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
@@ -20,8 +21,10 @@ inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
 // Parses a test name ("pp512", "tg128", "ttft@64").
 Result<TestSpec> ParseTestName(std::string_view text);
 
-// Parses an experiment file's text; `path` names it in messages.
-Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
-                                          const ParamRegistry& registry);
+// Parses an experiment file's text; `path` names it in messages. `registry` holds the parameters
+// it may set (runtimes.Params() outside tests), `runtimes` the runtimes it may name.
+Result<WrittenExperiment> ParseExperiment(
+    const std::string& text, const std::string& path, const ParamRegistry& registry,
+    const runtime::RuntimeRegistry& runtimes = runtime::Registry());
 
 }  // namespace pipette::config

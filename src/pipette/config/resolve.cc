@@ -24,7 +24,7 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
   RuntimeSpec r;
   r.name = written.name;
   r.line = written.pos.Line();
-  auto entry = runtime::Registry().Lookup(r.name);
+  auto entry = RuntimesOf(opt).Lookup(r.name);
   if (!entry) return w.At(written.name_pos, entry.error().message);
   if (!written.worker) {
     const runtime::WorkerProgram* program = (*entry)->Worker();
@@ -50,9 +50,10 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
 }
 
 // Every model must be in a format every runtime of the file loads (llama.cpp: GGUF).
-Status CheckModelFormats(const Where& w, const Experiment& ex) {
+Status CheckModelFormats(const Where& w, const Experiment& ex,
+                         const runtime::RuntimeRegistry& runtimes) {
   for (const RuntimeSpec& r : ex.runtimes) {
-    const runtime::Runtime* entry = runtime::Registry().Find(r.name);
+    const runtime::Runtime* entry = runtimes.Find(r.name);
     if (!entry) continue;  // refused by ResolveRuntime already
     for (const ModelSpec& m : ex.models) {
       if (entry->Accepts(m.format)) continue;
@@ -273,6 +274,24 @@ Status ResolveQuality(const Where& w, const WrittenExperiment& written, const Re
   return {};
 }
 
+// Every parameter the file sets belongs to at least one of its runtimes; one that only some
+// have multiplies only their cells (plan/plan.h).
+Status CheckParamsHaveARuntime(const Where& w, const WrittenExperiment& written,
+                               const ParamRegistry& registry, const Experiment& ex) {
+  std::vector<std::string> names;
+  for (const RuntimeSpec& r : ex.runtimes) names.push_back(r.name);
+  const ParamRegistry theirs = registry.Of(names);
+  for (const WrittenParam& p : written.params) {
+    const ParamDef* def = registry.Find(p.name);
+    if (!def || theirs.Find(p.name)) continue;
+    return InputError(
+        fmt::format("{}:{}: parameter '{}' is {}'s; no runtime of this experiment ({}) has it{}",
+                    w.path(), p.pos.Line(), p.name, fmt::join(def->runtimes, ", "),
+                    fmt::join(names, ", "), theirs.DidYouMean(p.name)));
+  }
+  return {};
+}
+
 // The parameters to sweep, in registry order: those the file sets, and those with a default of
 // Pipette's own (n_ctx, depth); any other is left to the runtime (not sent).
 void ResolveParams(const WrittenExperiment& written, const ParamRegistry& registry,
@@ -290,6 +309,10 @@ void ResolveParams(const WrittenExperiment& written, const ParamRegistry& regist
 }
 
 }  // namespace
+
+const runtime::RuntimeRegistry& RuntimesOf(const ResolveOptions& options) {
+  return options.runtimes ? *options.runtimes : runtime::Registry();
+}
 
 Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry& registry,
                            const ResolveOptions& options) {
@@ -309,7 +332,7 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
   }
   std::vector<WrittenRuntime> runtimes = written.runtimes;
   // None written: the registry's first (llama.cpp); no place: the file.
-  if (runtimes.empty()) runtimes.push_back({.name = runtime::Registry().runtimes().front().name});
+  if (runtimes.empty()) runtimes.push_back({.name = RuntimesOf(options).runtimes().front().name});
   for (const WrittenRuntime& wr : runtimes) {
     auto r = ResolveRuntime(w, wr, options);
     if (!r) return r.error();
@@ -321,7 +344,8 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
     }
     ex.runtimes.push_back(*r);
   }
-  if (auto st = CheckModelFormats(w, ex); !st) return st.error();
+  if (auto st = CheckModelFormats(w, ex, RuntimesOf(options)); !st) return st.error();
+  if (auto st = CheckParamsHaveARuntime(w, written, registry, ex); !st) return st.error();
   ResolveParams(written, registry, &ex);
   ex.tests = written.tests;
   if (auto st = ResolveQuality(w, written, options, &ex); !st) return st.error();

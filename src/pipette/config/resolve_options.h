@@ -5,6 +5,10 @@
 
 #include <string>
 
+namespace pipette::runtime {
+class RuntimeRegistry;
+}  // namespace pipette::runtime
+
 namespace pipette::config {
 
 // Facts of the machine that decide values the experiment leaves out.
@@ -19,6 +23,11 @@ struct ResolveOptions {
   std::string datasets_dir;  // the datasets Pipette ships
   std::string variants_dir;  // quantized variants are cached here ("" = models_dir/variants)
   MachineFacts machine{};
+  // The runtimes an experiment may name; nullptr: those Pipette ships (runtime::Registry()).
+  const runtime::RuntimeRegistry* runtimes = nullptr;
 };
+
+// options.runtimes, or runtime::Registry() where it is unset.
+const runtime::RuntimeRegistry& RuntimesOf(const ResolveOptions& options);
 
 }  // namespace pipette::config

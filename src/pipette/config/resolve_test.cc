@@ -7,6 +7,8 @@
 
 #include "pipette/config/experiment_testing.h"
 #include "pipette/config/parse.h"
+#include "pipette/runtime/llama.h"
+#include "pipette/runtime/registry.h"
 
 namespace pipette::config {
 namespace {
@@ -233,6 +235,40 @@ TEST_F(ResolveTest, WorkloadsGetTheirFilesAndDefaults) {
   ASSERT_TRUE(topk.ok()) << topk.error().message;
   EXPECT_EQ(topk->kld->mode, KldMode::kTopK);
   EXPECT_EQ(topk->kld->top_k, 16);
+}
+
+// Beside llama.cpp, a made-up runtime "other" with one parameter of its own, `ubatch`.
+class TwoRuntimesTest : public ExperimentTest {
+ protected:
+  void SetUp() override {
+    ExperimentTest::SetUp();
+    std::ofstream(dir_ / "pipette-worker-other") << "";
+    opts_.runtimes = &runtimes_;
+    registry_ = runtimes_.Params();
+  }
+  static runtime::RuntimeRegistry Runtimes() {
+    runtime::Runtime other{.name = "other",
+                           .reach = runtime::WorkerProgram{"pipette-worker-other"},
+                           .model_formats = {"gguf"}};
+    other.params = ParamRegistry({{.name = "ubatch", .min = 1, .max = 64}});
+    return runtime::RuntimeRegistry({runtime::LlamaCpp(), other});
+  }
+  runtime::RuntimeRegistry runtimes_ = Runtimes();
+};
+
+TEST_F(TwoRuntimesTest, AParameterNoRuntimeOfTheExperimentHasIsBadInput) {
+  const std::string m = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
+  EXPECT_EQ(ErrorOf(m + "runtime: other\nparams:\n  n_ubatch: 8\n"),
+            "ex.yaml:5: parameter 'n_ubatch' is llama.cpp's; no runtime of this experiment "
+            "(other) has it (did you mean 'ubatch'?)");
+  EXPECT_EQ(ErrorOf(m + "params:\n  ubatch: 8\n"),  // the default runtime: llama.cpp
+            "ex.yaml:4: parameter 'ubatch' is other's; no runtime of this experiment (llama.cpp) "
+            "has it (did you mean 'n_ubatch'?)");  // llama.cpp's, which other tools call ubatch
+  // One that only some of the runtimes have is fine: it goes to theirs.
+  auto both = Parse(m + "runtimes: [llama.cpp, other]\nparams:\n  ubatch: 8\n  n_ubatch: 8\n");
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_EQ(both->runtimes.size(), 2u);
+  EXPECT_EQ(both->runtimes[1].worker, dir_ / "pipette-worker-other");
 }
 
 }  // namespace

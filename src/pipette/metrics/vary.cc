@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::metrics {
@@ -29,6 +30,14 @@ std::string ColumnOf(const ResultRow& r) {
 
 }  // namespace
 
+bool LeftToRuntime(const ResultRow& r, const config::ParamDef& def) {
+  auto asked = r.params_set.find(def.name);
+  if (asked == r.params_set.end()) return def.LeftToRuntime(nullptr);
+  if (!asked->is_string()) return false;
+  const std::string text = asked->get<std::string>();
+  return def.LeftToRuntime(&text);
+}
+
 std::string DimensionKey(const ResultRow& r, const std::string& dim) {
   if (dim == "model") return r.model;
   // A variant re-quantized from a quantized file is another thing than one of the same type.
@@ -37,11 +46,10 @@ std::string DimensionKey(const ResultRow& r, const std::string& dim) {
   if (dim == "device") return r.device;
   auto it = r.params.find(dim);
   if (it == r.params.end()) return "";
-  // flash_attn left to the runtime differs from the same value asked for.
-  if (dim == "flash_attn" && it->is_string() &&
-      r.params_set.value(dim, std::string("auto")) == "auto") {
-    return it->dump() + "\x1f" + "auto";
-  }
+  // A value left to the runtime (flash_attn auto) differs from the same value asked for.
+  const config::ParamDef* def = runtime::Registry().Params().Find(dim);
+  if (def && it->is_string() && LeftToRuntime(r, *def))
+    return it->dump() + "\x1f" + def->unreported;
   return it->dump();
 }
 

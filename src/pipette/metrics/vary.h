@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/config/params.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/util/result.h"
 
@@ -44,6 +45,10 @@ struct VaryTable {
 
 // Dimensions one can vary: model, quant, runtime, device, or any parameter present in the rows.
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows);
+
+// The row's cell left parameter `def` to its runtime, which resolved it (ParamDef::LeftToRuntime:
+// flash_attn unset or "auto", stored as "on"): shown and told apart as such.
+bool LeftToRuntime(const ResultRow& row, const config::ParamDef& def);
 
 // What tells one value of a dimension from another in a row (not for display): rows with equal
 // keys show the same value.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 
 #include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
@@ -34,18 +33,29 @@ std::string WhereParam(const config::Experiment& ex, const std::string& name) {
   return fmt::format("{}:{}", ex.path, it->second);
 }
 
-void SetParam(Cell& c, const std::string& name, int64_t v) {
-  for (auto& [k, val] : c.params) {
-    if (k == name) val = std::to_string(v);
+// Tokens the workloads need at each depth, computed once per depth (not per cell).
+class ContextNeeds {
+ public:
+  explicit ContextNeeds(const config::Experiment& ex) : ex_(ex) {}
+  int64_t At(int64_t depth) {
+    auto [it, fresh] = need_.emplace(depth, 0);
+    if (fresh) it->second = workload::ContextNeed(ex_, depth);  // the most any workload needs
+    return it->second;
   }
-}
+
+ private:
+  const config::Experiment& ex_;
+  std::map<int64_t, int64_t> need_;
+};
 
 // n_ctx: 0 means just enough for the cell's tests; then the runtime's rule resolves the cell
 // (runtime/runtime.h: llama.cpp rounds n_ctx up to a multiple of 256 and clamps the batches
-// to it), so the stored values are the ones that run.
-Status ResolveContext(const config::Experiment& ex, Cell& c) {
+// to it), so the stored values are the ones that run. `changed` gets the parameters the rule
+// changed.
+Status ResolveContext(const config::Experiment& ex, const runtime::Runtime* rt, ContextNeeds& needs,
+                      Cell& c, std::vector<std::string>* changed) {
   const int64_t depth = c.IntParam("depth");
-  const int64_t need = workload::ContextNeed(ex, depth);  // the most any workload needs
+  const int64_t need = needs.At(depth);
   int64_t n_ctx = c.IntParam("n_ctx");
   if (n_ctx == 0) {
     n_ctx = need;
@@ -61,30 +71,32 @@ Status ResolveContext(const config::Experiment& ex, Cell& c) {
         "smaller tests or a model with a longer context",
         WhereParam(ex, "n_ctx"), c.model.name, c.model.n_ctx_train, n_ctx));
   }
-  SetParam(c, "n_ctx", n_ctx);
+  if (std::string* v = runtime::FindParam(c.params, "n_ctx")) *v = std::to_string(n_ctx);
   // The runtime's own rule makes the values the ones that run (llama.cpp pads n_ctx).
-  const runtime::Runtime* rt = runtime::Registry().Find(c.runtime.name);
-  if (rt && rt->resolve_cell) rt->resolve_cell(c.params);
+  if (!rt || !rt->resolve_cell) return {};
+  const runtime::CellParams before = c.params;
+  rt->resolve_cell(c.params);
+  for (size_t i = 0; i < c.params.size() && i < before.size(); ++i) {
+    if (c.params[i].second != before[i].second) changed->push_back(c.params[i].first);
+  }
   return {};
 }
 
 }  // namespace
 
 const std::string& Cell::Param(const std::string& name) const {
-  for (const auto& [k, v] : params) {
-    if (k == name) return v;
-  }
-  throw std::out_of_range("no parameter " + name);
+  static const std::string kNone;
+  const std::string* v = runtime::FindParam(params, name);
+  return v ? *v : kNone;
 }
 
 bool Cell::HasParam(const std::string& name) const {
-  for (const auto& [k, v] : params) {
-    if (k == name) return true;
-  }
-  return false;
+  return runtime::FindParam(params, name) != nullptr;
 }
 
-int64_t Cell::IntParam(const std::string& name) const { return std::stoll(Param(name)); }
+int64_t Cell::IntParam(const std::string& name) const {
+  return runtime::IntParam(params, name).value_or(0);
+}
 
 std::string Cell::ParamOr(const std::string& name, const std::string& fallback) const {
   return HasParam(name) ? Param(name) : fallback;
@@ -125,56 +137,82 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) 
 }
 
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
-                                 const config::ParamRegistry& registry) {
+                                 const runtime::RuntimeRegistry& runtimes) {
+  const config::ParamRegistry& registry = runtimes.Params();
   // Dimension order, slowest first: load-scope parameters, then the rest in registry order.
-  std::vector<const Dim*> dims;
-  for (const auto& p : ex.params) dims.push_back(&p);
-  std::stable_sort(dims.begin(), dims.end(), [&](auto* a, auto* b) {
+  std::vector<const Dim*> ordered;
+  for (const auto& p : ex.params) ordered.push_back(&p);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](auto* a, auto* b) {
     auto scope = [&](auto* d) {
       const config::ParamDef* def = registry.Find(d->first);
       return def ? static_cast<int>(def->scope) : 99;
     };
     return scope(a) < scope(b);
   });
+  auto belongs = [&](const Dim* d, const std::string& rt) {
+    const config::ParamDef* def = registry.Find(d->first);
+    return def && def->BelongsTo(rt);
+  };
 
   std::vector<Cell> cells;
   for (const auto& model : ex.models) {
     for (const auto& runtime : ex.runtimes) {
+      // Only this runtime's parameters multiply its cells.
+      std::vector<const Dim*> dims;
+      for (const Dim* d : ordered) {
+        if (belongs(d, runtime.name)) dims.push_back(d);
+      }
       std::vector<size_t> idx(dims.size(), 0);
       do {
         Cell c;
         c.model = model;
         c.runtime = runtime;
         for (const auto& p : ex.params) {  // registry order for display
-          size_t d = 0;
-          while (dims[d] != &p) ++d;
-          c.params.emplace_back(p.first, p.second[idx[d]]);
+          auto d = std::find(dims.begin(), dims.end(), &p);
+          if (d == dims.end()) continue;
+          c.params.emplace_back(p.first, p.second[idx[static_cast<size_t>(d - dims.begin())]]);
         }
         cells.push_back(std::move(c));
       } while (Advance(idx, dims));
     }
   }
 
+  ContextNeeds needs(ex);
+  std::vector<std::vector<std::string>> changed(cells.size());
   for (size_t i = 0; i < cells.size(); ++i) {
     Cell& c = cells[i];
     c.index = static_cast<int>(i);
     c.label = c.model.name;
     if (ex.runtimes.size() > 1) c.label += " " + c.runtime.name;
     for (const auto& p : ex.params) {
-      if (p.second.size() > 1) c.label += fmt::format(" {}={}", p.first, c.Param(p.first));
+      if (p.second.size() > 1 && c.HasParam(p.first)) {
+        c.label += fmt::format(" {}={}", p.first, c.Param(p.first));
+      }
     }
-    if (auto st = ResolveContext(ex, c); !st) return st.error();
+    const runtime::Runtime* rt = runtimes.Find(c.runtime.name);
+    if (auto st = ResolveContext(ex, rt, needs, c, &changed[i]); !st) return st.error();
   }
-  // Resolution can make two cells the same: measuring one twice would be a silent waste.
+  // The runtime's rule can make two cells the same: measuring one twice would be a silent waste.
   std::map<std::string, int> seen;
   for (const Cell& c : cells) {
     auto [it, fresh] = seen.emplace(c.Key(), c.index);
-    if (!fresh) {
-      return InputError(fmt::format(
-          "{}: cells {} and {} are the same after n_ctx, n_batch and n_ubatch are resolved ({}): "
-          "a batch cannot exceed the context, so remove the values that collapse, or raise n_ctx",
-          WhereParam(ex, "n_batch"), it->second + 1, c.index + 1, c.label));
+    if (fresh) continue;
+    std::vector<std::string> names = changed[static_cast<size_t>(it->second)];
+    for (const std::string& n : changed[static_cast<size_t>(c.index)]) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     }
+    // Point at the first changed parameter the file sweeps (else the first changed).
+    std::string where = ex.path;
+    for (const std::string& n : names) {
+      if (ex.param_lines.count(n)) {
+        where = WhereParam(ex, n);
+        break;
+      }
+    }
+    return InputError(fmt::format(
+        "{}: cells {} and {} are the same after runtime '{}' resolves {} ({}): remove the values "
+        "that collapse, or raise n_ctx",
+        where, it->second + 1, c.index + 1, c.runtime.name, fmt::join(names, ", "), c.label));
   }
   return cells;
 }

@@ -8,6 +8,7 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/result.h"
 
 namespace pipette::plan {
@@ -16,13 +17,17 @@ struct Cell {
   int index = 0;  // position in run order, from 0
   config::ModelSpec model;
   config::RuntimeSpec runtime;
-  // The parameters the experiment sets (and n_ctx, depth) with their resolved canonical value,
-  // in registry order. One not here is left to the runtime: not sent, not in Key().
-  std::vector<std::pair<std::string, std::string>> params;
+  // The parameters of its runtime the experiment sets (and Pipette's own: n_ctx, depth) with
+  // their resolved canonical value, in registry order. One not here is left to the runtime (or
+  // is another runtime's): not sent, not in Key().
+  runtime::CellParams params;
   // Short name for people: the model plus only the dimensions that vary in this plan.
   std::string label;
 
+  // The value of `name`, "" when the cell does not hold it.
   const std::string& Param(const std::string& name) const;
+  // Param(name) as an integer; 0 when the cell does not hold it (every cell holds Pipette's own
+  // n_ctx and depth).
   int64_t IntParam(const std::string& name) const;
   // Param(name), or `fallback` when the experiment leaves it to the runtime.
   std::string ParamOr(const std::string& name, const std::string& fallback) const;
@@ -36,11 +41,14 @@ struct Cell {
 // Tokens a cell's tests need in the context (pp N; tg depth + N + 1; ttft P + 16).
 int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth);
 
-// Expands the experiment. Parameters of load scope vary slowest, so consecutive cells share a
-// loaded model; the last registry parameter varies fastest. Resolves n_ctx = 0 (auto) and checks
-// that every test fits the context, naming the experiment file on error.
+// Expands the experiment. A cell holds only its runtime's parameters (and Pipette's own), so a
+// parameter multiplies only the cells of the runtimes that define it. Parameters of load scope
+// vary slowest, so consecutive cells share a loaded model; the last registry parameter varies
+// fastest. Resolves n_ctx = 0 (auto), checks that every test fits the context and applies each
+// runtime's cell rule (runtime/runtime.h), naming the experiment file on error. `runtimes` gives
+// the parameters (its Params()) and the rules: runtime::Registry() outside tests.
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
-                                 const config::ParamRegistry& registry);
+                                 const runtime::RuntimeRegistry& runtimes);
 
 // Narrows a plan to the cells matching every `key=value` of `only` (comma-separated; keys:
 // model, runtime, quant or any parameter), renumbering them. An unknown key or a value no cell

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/runtime/llama.h"
+
 namespace pipette::plan {
 namespace {
 
@@ -20,6 +22,14 @@ ParamRegistry TestRegistry() {
   });
 }
 
+// One runtime named llama.cpp with TestRegistry() as its parameters and llama.cpp's cell rule.
+runtime::RuntimeRegistry TestRuntimes() {
+  return runtime::RuntimeRegistry({runtime::Runtime{.name = "llama.cpp",
+                                                    .params = TestRegistry(),
+                                                    .resolve_cell = runtime::LlamaResolveCell}},
+                                  ParamRegistry({}));
+}
+
 Experiment TwoModels() {
   Experiment ex;
   ex.path = "ex.yaml";
@@ -35,7 +45,7 @@ Experiment TwoModels() {
 
 TEST(Plan, CrossProductOrderedForFewestModelLoads) {
   const ParamRegistry reg = TestRegistry();
-  auto cells = Expand(TwoModels(), reg);
+  auto cells = Expand(TwoModels(), TestRuntimes());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 2u * 3u * 2u);
   // Model outermost, then the load-scope parameter, then threads fastest.
@@ -61,7 +71,7 @@ TEST(Plan, AutoContextFitsTheLargestTest) {
   EXPECT_EQ(TokensNeeded(TwoModels().tests, 1000), 1129);
   Experiment ex = TwoModels();
   ex.params[2].second = {"1000"};
-  auto cells = Expand(ex, TestRegistry());
+  auto cells = Expand(ex, TestRuntimes());
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ((*cells)[0].Param("n_ctx"), "1280");  // rounded up to a multiple of 256
 }
@@ -69,7 +79,7 @@ TEST(Plan, AutoContextFitsTheLargestTest) {
 TEST(Plan, TooSmallContextIsAnInputError) {
   Experiment ex = TwoModels();
   ex.params[1].second = {"256"};
-  auto cells = Expand(ex, TestRegistry());
+  auto cells = Expand(ex, TestRuntimes());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_NE(cells.error().message.find("n_ctx 256 is too small"), std::string::npos);
@@ -81,7 +91,7 @@ TEST(Plan, ThousandsOfCellsExpandQuickly) {
   for (int i = 1; i <= 64; ++i) many.push_back(std::to_string(i));
   ex.params[0].second = many;
   ex.params[2].second = {"0", "1", "2", "3", "4", "5", "6", "7"};
-  auto cells = Expand(ex, TestRegistry());
+  auto cells = Expand(ex, TestRuntimes());
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ(cells->size(), 2u * 64u * 8u * 2u);
 }
@@ -111,12 +121,12 @@ Experiment WithBatches(std::vector<std::string> n_batch, std::string n_ctx) {
 }
 
 TEST(Plan, StoredBatchIsTheBatchThatRuns) {
-  auto cells = Expand(WithBatches({"2048"}, "0"), ParamRegistry::Default());
+  auto cells = Expand(WithBatches({"2048"}, "0"), runtime::Registry());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   EXPECT_EQ((*cells)[0].Param("n_ctx"), "256");  // 64 tokens, rounded up to 256
   EXPECT_EQ((*cells)[0].Param("n_batch"), "256");
   EXPECT_EQ((*cells)[0].Param("n_ubatch"), "256");
-  auto padded = Expand(WithBatches({"128"}, "300"), ParamRegistry::Default());
+  auto padded = Expand(WithBatches({"128"}, "300"), runtime::Registry());
   ASSERT_TRUE(padded.ok());
   EXPECT_EQ((*padded)[0].Param("n_ctx"), "512");
   EXPECT_EQ((*padded)[0].Param("n_batch"), "128");
@@ -127,7 +137,7 @@ TEST(Plan, ContextBeyondTheModelsTrainingIsAnInputError) {
   Experiment ex = WithBatches({"128"}, "0");
   ex.models[0].n_ctx_train = 8192;
   ex.tests = {*config::ParseTestName("pp16000")};
-  auto cells = Expand(ex, ParamRegistry::Default());
+  auto cells = Expand(ex, runtime::Registry());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_NE(cells.error().message.find("trained for a context of 8192 tokens"), std::string::npos)
@@ -135,12 +145,12 @@ TEST(Plan, ContextBeyondTheModelsTrainingIsAnInputError) {
 }
 
 TEST(Plan, ValuesThatCollapseIntoOneCellAreAnInputError) {
-  auto cells = Expand(WithBatches({"512", "1024"}, "0"), ParamRegistry::Default());
+  auto cells = Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_EQ(cells.error().message.rfind("ex.yaml:7: cells 1 and 2 are the same", 0), 0u)
       << cells.error().message;
-  EXPECT_TRUE(Expand(WithBatches({"128", "256"}, "0"), ParamRegistry::Default()).ok());
+  EXPECT_TRUE(Expand(WithBatches({"128", "256"}, "0"), runtime::Registry()).ok());
 }
 
 }  // namespace
@@ -151,7 +161,7 @@ namespace {
 
 TEST(Plan, NarrowKeepsMatchingCellsAndSaysWhatExists) {
   const ParamRegistry reg = TestRegistry();
-  auto cells = Expand(TwoModels(), reg);
+  auto cells = Expand(TwoModels(), TestRuntimes());
   ASSERT_TRUE(cells.ok());
   auto two = Narrow(*cells, "threads=2,model=b", reg);
   ASSERT_TRUE(two.ok()) << two.error().message;
@@ -171,7 +181,7 @@ TEST(Plan, NarrowKeepsMatchingCellsAndSaysWhatExists) {
 
 TEST(Plan, NarrowKeepsTheReferenceTheOthersAreComparedWith) {
   const ParamRegistry reg = TestRegistry();
-  auto cells = Expand(TwoModels(), reg);
+  auto cells = Expand(TwoModels(), TestRuntimes());
   ASSERT_TRUE(cells.ok());
   auto b = Narrow(*cells, "model=b,threads=2,use_mmap=true", reg, "a");
   ASSERT_TRUE(b.ok()) << b.error().message;
@@ -196,13 +206,13 @@ namespace {
 TEST(Plan, AParameterLeftToTheRuntimeIsNotInTheKeyAndOnlyCallsItDefault) {
   const ParamRegistry reg = ParamRegistry::Default();
   Experiment ex = WithBatches({"64"}, "0");
-  auto unset = Expand(ex, reg);
+  auto unset = Expand(ex, runtime::Registry());
   ASSERT_TRUE(unset.ok()) << unset.error().message;
   EXPECT_FALSE((*unset)[0].HasParam("flash_attn"));
   EXPECT_EQ((*unset)[0].Key().find("flash_attn"), std::string::npos) << (*unset)[0].Key();
   EXPECT_EQ((*unset)[0].ParamOr("flash_attn", "x"), "x");
   ex.params.push_back({"flash_attn", {"on"}});
-  auto set = Expand(ex, reg);
+  auto set = Expand(ex, runtime::Registry());
   ASSERT_TRUE(set.ok());
   EXPECT_NE((*set)[0].Key(), (*unset)[0].Key());  // unset (auto) and on are two cells
   EXPECT_TRUE(Narrow(*unset, "flash_attn=default", reg).ok());
@@ -210,6 +220,66 @@ TEST(Plan, AParameterLeftToTheRuntimeIsNotInTheKeyAndOnlyCallsItDefault) {
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("values: default"), std::string::npos)
       << none.error().message;
+}
+
+}  // namespace
+}  // namespace pipette::plan
+
+namespace pipette::plan {
+namespace {
+
+// llama.cpp and a made-up runtime that has only `poll` of its own (and Pipette's n_ctx, depth).
+runtime::RuntimeRegistry LlamaAndOther() {
+  runtime::Runtime other{.name = "other", .reach = runtime::WorkerProgram{"w"}};
+  other.params = ParamRegistry({{.name = "poll",
+                                 .kind = config::ParamKind::kInt,
+                                 .scope = config::ParamScope::kContext,
+                                 .min = 0,
+                                 .max = 100,
+                                 .request_fields = {"cpu_poll"}}});
+  return runtime::RuntimeRegistry({runtime::LlamaCpp(), other});
+}
+
+TEST(Plan, AParameterMultipliesOnlyTheCellsOfTheRuntimesThatHaveIt) {
+  Experiment ex;
+  ex.path = "ex.yaml";
+  ex.models = {{"a", "/m/a.gguf", "path", 1}};
+  ex.runtimes = {{"llama.cpp", "/w/llama", 2}, {"other", "/w/other", 3}};
+  // Registry order: poll (other's, order 0), n_ctx (Pipette's), flash_attn (llama.cpp's),
+  // depth (Pipette's).
+  ex.params = {
+      {"poll", {"1", "2", "3"}}, {"n_ctx", {"0"}}, {"flash_attn", {"on", "off"}}, {"depth", {"0"}}};
+  ex.tests = {*config::ParseTestName("pp64")};
+  auto cells = Expand(ex, LlamaAndOther());
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  ASSERT_EQ(cells->size(), 2u + 3u);  // not 2 x 3 for each runtime
+  for (size_t i = 0; i < 2; ++i) {
+    const Cell& c = (*cells)[i];
+    EXPECT_EQ(c.runtime.name, "llama.cpp");
+    EXPECT_FALSE(c.HasParam("poll"));
+    EXPECT_EQ(c.Param("n_ctx"), "256");  // llama.cpp's rule pads it
+  }
+  EXPECT_EQ((*cells)[0].Key(), "model=a,runtime=llama.cpp,n_ctx=256,flash_attn=on,depth=0");
+  EXPECT_EQ((*cells)[1].label, "a llama.cpp flash_attn=off");
+  for (size_t i = 2; i < 5; ++i) {
+    const Cell& c = (*cells)[i];
+    EXPECT_EQ(c.runtime.name, "other");
+    EXPECT_FALSE(c.HasParam("flash_attn"));
+    EXPECT_EQ(c.Param("n_ctx"), "64");  // no rule of its own: just enough
+  }
+  EXPECT_EQ((*cells)[2].Key(), "model=a,runtime=other,poll=1,n_ctx=64,depth=0");
+  EXPECT_EQ((*cells)[4].label, "a other poll=3");
+  EXPECT_EQ((*cells)[4].Param("flash_attn"), "");  // not its parameter: no value, no throw
+  EXPECT_EQ((*cells)[4].IntParam("flash_attn"), 0);
+}
+
+TEST(Plan, TheCollapseErrorNamesWhatTheRuntimesRuleChanged) {
+  auto cells = Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry());
+  ASSERT_FALSE(cells.ok());
+  EXPECT_NE(cells.error().message.find(
+                "after runtime 'llama.cpp' resolves n_batch, n_ubatch, n_ctx (a n_batch=1024)"),
+            std::string::npos)
+      << cells.error().message;
 }
 
 }  // namespace

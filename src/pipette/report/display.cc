@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "pipette/metrics/vary.h"
+#include "pipette/runtime/registry.h"
+
 namespace pipette::report {
 
 std::string QuantDisplay(const metrics::ResultRow& row) {
@@ -12,10 +15,10 @@ std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name)
   auto it = row.params.find(name);
   if (it == row.params.end()) return "";
   const std::string v = it->is_string() ? it->get<std::string>() : it->dump();
-  if (name != "flash_attn" || !it->is_string()) return v;
-  const std::string asked = row.params_set.value(name, std::string("auto"));
-  if (asked != "auto") return v;
-  return v == "auto" ? "auto (unresolved)" : v + " (auto)";
+  // A value the runtime resolved from its `unreported` one: "on (auto)", "auto (unresolved)".
+  const config::ParamDef* def = runtime::Registry().Params().Find(name);
+  if (!def || !it->is_string() || !metrics::LeftToRuntime(row, *def)) return v;
+  return v == def->unreported ? v + " (unresolved)" : fmt::format("{} ({})", v, def->unreported);
 }
 
 std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "pipette/report/display.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::report {
@@ -28,9 +29,11 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
       values[k].insert(ParamDisplay(r, k));
     }
   }
+  const config::ParamRegistry& params = runtime::Registry().Params();
   std::vector<std::string> param_cols;
   for (const auto& k : order) {
-    if (k == "threads" || k == "flash_attn" || values[k].size() > 1) param_cols.push_back(k);
+    const config::ParamDef* def = params.Find(k);
+    if ((def && def->always_column) || values[k].size() > 1) param_cols.push_back(k);
   }
   std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
   std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen, kld;
@@ -51,7 +54,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
   t.columns.push_back(TextColumn("params", Align::kRight));
   t.columns.push_back(TextColumn("quant", Align::kLeft));
   t.columns.push_back(TextColumn("runtime", Align::kLeft));
-  for (const auto& p : param_cols) t.columns.push_back(TextColumn(p, Align::kRight));
+  for (const auto& p : param_cols) t.columns.push_back(TextColumn(params.Column(p), Align::kRight));
   t.columns.push_back(TextColumn("test", Align::kRight));
   t.columns.push_back(TextColumn("result", Align::kRight));
   if (!ppl.empty()) t.columns.push_back(TextColumn("ppl", Align::kRight));

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pipette/report/display.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::report {
@@ -32,7 +33,8 @@ VaryView BuildVaryView(const metrics::VaryTable& table,
     Table t;
     t.name = "vary";
     t.title = fmt::format("varying {}; fixed: {}", table.dimension, fixed);
-    t.columns.push_back({table.dimension, ColumnType::kText, "", Align::kLeft});
+    t.columns.push_back({runtime::Registry().Params().Column(table.dimension), ColumnType::kText,
+                         "", Align::kLeft});
     for (const auto& c : table.columns) {
       t.columns.push_back({c.name, ColumnType::kText, c.unit, Align::kRight});
     }

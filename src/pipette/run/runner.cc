@@ -304,16 +304,21 @@ class Runner {
     if (load_key != loaded_key_) {
       auto loaded = Phase(cell, "load model", [&]() -> RunStatus {
         const auto t0 = std::chrono::steady_clock::now();
-        const json req = LoadRequest(cell, registry_);
+        // The model as the device sees it (the local device: its own path).
+        auto staged = deps_.device->Stage(cell.model.path);
+        if (!staged) return Failed(staged.error().message);
+        const json req = LoadRequest(cell, registry_, *staged);
         auto resp = Call(req);
         if (!resp) return resp.error();
+        auto typed = protocol::LoadModelResponse::FromJson(*resp);
+        if (!typed) return Broken(typed.error().message);
         eta_.Done("load", 1, Seconds(t0));
         json raw = RawFacts(*resp);
         raw["cold"] = false;  // the page cache is not dropped (needs root, disturbs the machine)
         raw["request"] = RequestFacts(req);
         if (auto st = Keep(rec, "load", 0, false, raw); !st) return st;
-        model_runtime_info_ = resp->value("model", json::object());
-        load_applied_ = AppliedLoadParams(*resp, registry_);
+        model_runtime_info_ = (*resp)["model"];  // as the worker wrote it (typed: an object)
+        load_applied_ = AppliedLoadParams(typed->applied, registry_, cell.runtime.name);
         loaded_key_ = load_key;
         load_cell_id_ = rec.id;
         return {};
@@ -322,29 +327,25 @@ class Runner {
     }
     rec.load_cell_id = load_cell_id_;
     rec.model_info["runtime"] = model_runtime_info_;
-    const int64_t n_vocab = model_runtime_info_.value("n_vocab", int64_t{0});
-    if (n_vocab <= 0) return Failed("the worker did not report the vocabulary size");
-
     const json ctx_req = ContextRequest(cell, registry_);
     auto made = Call(ctx_req);
     if (!made) return made.error();
     const json& ctx = *made;
+    auto typed_ctx = protocol::InitContextResponse::FromJson(ctx);
+    if (!typed_ctx) return Broken(typed_ctx.error().message);
     json ctx_raw = RawFacts(ctx);
     ctx_raw["request"] = RequestFacts(ctx_req);
     ctx_raw["params_set"] = rec.params;  // what the experiment set; the rest is the runtime's
     if (auto st = Keep(rec, "context", 0, false, ctx_raw); !st) return st;
     // The runtime may clamp the batch to the context; tests use what it applied.
-    applied_n_batch_ = ctx.value("n_batch", int64_t{0});
-    if (applied_n_batch_ <= 0) return Failed("the worker did not report n_batch");
+    applied_n_batch_ = typed_ctx->n_batch;
     // The stored parameters must be the ones that ran: a planned value the runtime changed fails
     // the cell; one the experiment left to the runtime is stored as the runtime applied it.
-    for (const char* k : {"n_ctx", "n_batch", "n_ubatch"}) {
-      if (cell.HasParam(k) && ctx.contains(k) && ctx[k] != cell.IntParam(k)) {
-        return Failed(fmt::format("the runtime applied {} {} instead of the planned {}", k,
-                                  ctx[k].dump(), cell.IntParam(k)));
-      }
+    if (const std::string changed = NotAppliedAsPlanned(cell, load_applied_, ctx, registry_);
+        !changed.empty()) {
+      return Failed(changed);
     }
-    rec.params = AppliedParams(rec.params, load_applied_, ctx, registry_);
+    rec.params = AppliedParams(rec.params, load_applied_, ctx, registry_, cell.runtime.name);
     if (auto st = deps_.store->UpdateCell(rec); !st) return Failed(st.error().message);
 
     CellContext wctx(*this, cell, rec);

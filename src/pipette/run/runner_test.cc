@@ -12,6 +12,7 @@
 #include "pipette/device/local_device.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/run/runner_testing.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
@@ -41,7 +42,7 @@ class RunnerTest : public ::testing::Test {
   }
   Result<RunSummary> Run(const std::atomic<bool>* stop = nullptr,
                          const ResumePlan* resume = nullptr, ProgressSink* progress = nullptr) {
-    auto cells = plan::Expand(ex_, registry_);
+    auto cells = plan::Expand(ex_, runtime::Registry());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
@@ -72,7 +73,7 @@ class RunnerTest : public ::testing::Test {
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;
-  device::LocalDevice device_{&fake_};  // this machine, its workers the fake's
+  FakeModelsDevice device_{&fake_};  // this machine, its workers the fake's
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;
@@ -133,6 +134,33 @@ TEST_F(RunnerTest, LoadsEachModelOnceAndStoresEverySample) {
   ASSERT_GE(pp.size(), 2u);
   EXPECT_EQ(pp[0]["tokens"], pp[1]["tokens"]);
   for (const auto& t : pp[0]["tokens"]) EXPECT_TRUE(t >= 0 && t < testing::kVocab);
+}
+
+// The model setup is read typed (protocol::LoadModelResponse, InitContextResponse): a reply
+// without a field the protocol requires fails the cell as broken protocol, naming op and field.
+TEST_F(RunnerTest, AMalformedSetupReplyFailsTheCellNamingOpAndField) {
+  auto first_error = [this](const Result<RunSummary>& s) -> std::string {
+    EXPECT_TRUE(s.ok());
+    if (!s.ok()) return "";
+    EXPECT_EQ(s->cells_ok, 0);
+    auto cells = store_->Cells(s->run_id);
+    EXPECT_TRUE(cells.ok() && !cells->empty());
+    if (!cells.ok() || cells->empty()) return "";
+    EXPECT_EQ((*cells)[0].status, "failed");
+    return (*cells)[0].error;
+  };
+  fake_.Drop("init_context", "n_batch");
+  const std::string context = first_error(Run());
+  EXPECT_NE(context.find("init_context"), std::string::npos) << context;
+  EXPECT_NE(context.find("n_batch"), std::string::npos) << context;
+  EXPECT_EQ(Count("pp"), 0);  // nothing ran on a context the runner could not read
+
+  fake_.Drop("load_model", "model");
+  const int contexts = Count("init_context");
+  const std::string load = first_error(Run());
+  EXPECT_NE(load.find("load_model"), std::string::npos) << load;
+  EXPECT_NE(load.find("'model'"), std::string::npos) << load;
+  EXPECT_EQ(Count("init_context"), contexts);  // no context after a load it could not read
 }
 
 // A runtime whose worker does not serve a workload's op: that workload is n/a (stored with the

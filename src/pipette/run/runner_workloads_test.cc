@@ -16,6 +16,7 @@
 #include "pipette/run/resume.h"
 #include "pipette/run/runner.h"
 #include "pipette/run/runner_testing.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
@@ -78,11 +79,11 @@ class RunnerWorkloadTest : public ::testing::Test {
     return (dir_ / name).string();
   }
   Result<RunSummary> Run(const ResumePlan* resume = nullptr) {
-    auto cells = plan::Expand(ex_, registry_);
+    auto cells = plan::Expand(ex_, runtime::Registry());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
-    device::LocalDevice device(fake_.get());  // this machine, its workers the fake's
+    FakeModelsDevice device(fake_.get());  // this machine, its workers the fake's
     deps.device = &device;
     deps.store = store_.get();
     deps.resume = resume;

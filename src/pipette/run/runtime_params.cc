@@ -1,7 +1,12 @@
 #include "pipette/run/runtime_params.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
+
+#include "pipette/protocol/model_ops.h"
+#include "pipette/runtime/runtime.h"
 
 namespace pipette::run {
 namespace {
@@ -14,9 +19,10 @@ using nlohmann::json;
 void AddStage(const plan::Cell& cell, const config::ParamRegistry& registry, ParamScope stage,
               json* req) {
   for (const ParamDef& def : registry.defs()) {
-    if (def.scope != stage || !cell.HasParam(def.name)) continue;
+    const std::string* value = runtime::FindParam(cell.params, def.name);
+    if (def.scope != stage || !value || !def.BelongsTo(cell.runtime.name)) continue;
     for (const std::string& field : def.request_fields) {
-      (*req)[field] = config::ParamRegistry::ToJson(def, cell.Param(def.name));
+      (*req)[field] = config::ParamRegistry::ToJson(def, *value);
     }
   }
 }
@@ -38,15 +44,26 @@ const json* AppliedValue(const ParamDef& def, const json& reply) {
 }  // namespace
 
 json LoadRequest(const plan::Cell& cell, const config::ParamRegistry& registry) {
-  json req = {{"op", "load_model"}, {"path", cell.model.path}};
-  AddStage(cell, registry, ParamScope::kLoad, &req);
-  return req;
+  return LoadRequest(cell, registry, cell.model.path);
+}
+
+json LoadRequest(const plan::Cell& cell, const config::ParamRegistry& registry,
+                 const std::string& path) {
+  protocol::LoadModelRequest req{.path = path};
+  AddStage(cell, registry, ParamScope::kLoad, &req.options);
+  req.options.erase("path");
+  return req.ToJson();
 }
 
 json ContextRequest(const plan::Cell& cell, const config::ParamRegistry& registry) {
-  json req = {{"op", "init_context"}};
-  AddStage(cell, registry, ParamScope::kContext, &req);
-  return req;
+  protocol::InitContextRequest req;
+  AddStage(cell, registry, ParamScope::kContext, &req.options);
+  // n_ctx is a field of the request itself (Pipette's own parameter: every cell holds it).
+  if (auto n_ctx = req.options.find("n_ctx"); n_ctx != req.options.end()) {
+    if (n_ctx->is_number_integer()) req.n_ctx = n_ctx->get<int64_t>();
+    req.options.erase(n_ctx);
+  }
+  return req.ToJson();
 }
 
 json RequestFacts(json request) {
@@ -54,20 +71,23 @@ json RequestFacts(json request) {
   return request;
 }
 
-json AppliedLoadParams(const json& load_reply, const config::ParamRegistry& registry) {
+json AppliedLoadParams(const json& load_reply, const config::ParamRegistry& registry,
+                       std::string_view runtime) {
   json out = json::object();
   for (const ParamDef& def : registry.defs()) {
-    if (def.scope != ParamScope::kLoad) continue;
+    if (def.scope != ParamScope::kLoad || !def.BelongsTo(runtime)) continue;
     if (const json* v = AppliedValue(def, load_reply)) out[def.applied_field] = *v;
   }
   return out;
 }
 
 json AppliedParams(const json& planned, const json& load_applied, const json& context_reply,
-                   const config::ParamRegistry& registry) {
+                   const config::ParamRegistry& registry, std::string_view runtime) {
   json out = planned;
   for (const ParamDef& def : registry.defs()) {
-    if (def.applied_field.empty() || def.scope == ParamScope::kTest) continue;
+    if (def.applied_field.empty() || def.scope == ParamScope::kTest || !def.BelongsTo(runtime)) {
+      continue;
+    }
     const json& reply = def.scope == ParamScope::kLoad ? load_applied : context_reply;
     const bool set = out.contains(def.name);
     if (const json* v = AppliedValue(def, reply); v && (!set || def.runtime_resolves)) {
@@ -77,6 +97,24 @@ json AppliedParams(const json& planned, const json& load_applied, const json& co
     }
   }
   return out;
+}
+
+std::string NotAppliedAsPlanned(const plan::Cell& cell, const json& load_reply,
+                                const json& context_reply, const config::ParamRegistry& registry) {
+  for (const ParamDef& def : registry.defs()) {
+    if (!def.must_apply_as_planned || def.scope == ParamScope::kTest) continue;
+    const std::string* planned = runtime::FindParam(cell.params, def.name);
+    if (!planned) continue;
+    const json& reply = def.scope == ParamScope::kLoad ? load_reply : context_reply;
+    const std::string field = def.applied_field.empty() ? def.name : def.applied_field;
+    if (!reply.is_object() || !reply.contains(field)) continue;
+    const json want = config::ParamRegistry::ToJson(def, *planned);
+    if (reply[field] != want) {
+      return fmt::format("the runtime applied {} {} instead of the planned {}", def.name,
+                         reply[field].dump(), *planned);
+    }
+  }
+  return "";
 }
 
 }  // namespace pipette::run

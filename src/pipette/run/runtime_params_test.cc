@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/runtime/llama.h"
+#include "pipette/runtime/registry.h"
+
 namespace pipette::run {
 namespace {
 
@@ -12,6 +15,7 @@ const config::ParamRegistry kRegistry = config::ParamRegistry::Default();
 plan::Cell CellWith(std::vector<std::pair<std::string, std::string>> params) {
   plan::Cell c;
   c.model.path = "/m/a.gguf";
+  c.runtime.name = "llama.cpp";
   c.params = std::move(params);
   return c;
 }
@@ -48,20 +52,29 @@ TEST(RuntimeParams, OnlyWhatTheExperimentSetsIsSent) {
   EXPECT_EQ(RequestFacts(ctx).count("op"), 0u);
 }
 
+// One made-up context parameter, `poll`, sent as cpu_poll and applied as cpu_poll_applied.
+config::ParamRegistry PollParams() {
+  return config::ParamRegistry({{.name = "poll",
+                                 .kind = config::ParamKind::kInt,
+                                 .scope = config::ParamScope::kContext,
+                                 .min = 0,
+                                 .max = 100,
+                                 .request_fields = {"cpu_poll"},
+                                 .applied_field = "cpu_poll_applied"}});
+}
+
 TEST(RuntimeParams, ANewRegistryEntryIsSentWithoutCodeHere) {
   // A registry of one made-up context parameter: the request and what ran follow its entry.
-  const config::ParamRegistry r({{.name = "poll",
-                                  .kind = config::ParamKind::kInt,
-                                  .scope = config::ParamScope::kContext,
-                                  .min = 0,
-                                  .max = 100,
-                                  .request_fields = {"cpu_poll"},
-                                  .applied_field = "cpu_poll_applied"}});
+  const config::ParamRegistry r = PollParams();
+  // n_ctx is a field of the request itself (protocol::InitContextRequest): 0 for a cell without
+  // it (a cell of a plan always holds Pipette's n_ctx).
   EXPECT_EQ(ContextRequest(CellWith({{"poll", "50"}}), r),
-            (json{{"op", "init_context"}, {"cpu_poll", 50}}));
-  EXPECT_EQ(ContextRequest(CellWith({}), r), (json{{"op", "init_context"}}));
-  EXPECT_EQ(AppliedParams(json::object(), {}, {{"cpu_poll_applied", 0}}, r), (json{{"poll", 0}}));
-  EXPECT_EQ(AppliedParams({{"poll", 50}}, {}, {{"cpu_poll_applied", 0}}, r), (json{{"poll", 50}}));
+            (json{{"op", "init_context"}, {"n_ctx", 0}, {"cpu_poll", 50}}));
+  EXPECT_EQ(ContextRequest(CellWith({}), r), (json{{"op", "init_context"}, {"n_ctx", 0}}));
+  EXPECT_EQ(AppliedParams(json::object(), {}, {{"cpu_poll_applied", 0}}, r, "llama.cpp"),
+            (json{{"poll", 0}}));
+  EXPECT_EQ(AppliedParams({{"poll", 50}}, {}, {{"cpu_poll_applied", 0}}, r, "llama.cpp"),
+            (json{{"poll", 50}}));
 }
 
 TEST(RuntimeParams, WhatRanIsTheSetValuesCompletedByTheRuntimes) {
@@ -70,10 +83,11 @@ TEST(RuntimeParams, WhatRanIsTheSetValuesCompletedByTheRuntimes) {
                       {"type_k", "f16"},      {"type_v", "f16"},
                       {"flash_attn", "auto"}, {"flash_attn_resolved", "on"},
                       {"swa_full", true},     {"swa_cache_cells", 256}};
-  const json load =
-      AppliedLoadParams({{"use_mmap", true}, {"n_gpu_layers", -1}, {"x", 1}}, kRegistry);
+  const json load = AppliedLoadParams({{"use_mmap", true}, {"n_gpu_layers", -1}, {"x", 1}},
+                                      kRegistry, "llama.cpp");
   EXPECT_EQ(load, (json{{"use_mmap", true}, {"n_gpu_layers", -1}}));
-  const json ran = AppliedParams({{"n_ctx", 256}, {"threads", 1}}, load, reply, kRegistry);
+  const json ran =
+      AppliedParams({{"n_ctx", 256}, {"threads", 1}}, load, reply, kRegistry, "llama.cpp");
   EXPECT_EQ(ran["threads"], 1);  // set: kept as planned
   EXPECT_EQ(ran["n_batch"], 256);
   EXPECT_EQ(ran["type_v"], "f16");
@@ -83,21 +97,63 @@ TEST(RuntimeParams, WhatRanIsTheSetValuesCompletedByTheRuntimes) {
   EXPECT_EQ(ran["n_gpu_layers"], -1);
   EXPECT_FALSE(ran.contains("depth"));
   EXPECT_FALSE(ran.contains("swa_cache_cells"));  // a fact of the reply, no parameter
-  EXPECT_EQ(AppliedParams({{"swa_full", false}}, {}, reply, kRegistry)["swa_full"], false);
+  EXPECT_EQ(AppliedParams({{"swa_full", false}}, {}, reply, kRegistry, "llama.cpp")["swa_full"],
+            false);
 
   // Asked auto explicitly: what it resolved to; a runtime that did not say leaves "auto".
-  EXPECT_EQ(AppliedParams({{"flash_attn", "auto"}}, {}, reply, kRegistry)["flash_attn"], "on");
+  EXPECT_EQ(
+      AppliedParams({{"flash_attn", "auto"}}, {}, reply, kRegistry, "llama.cpp")["flash_attn"],
+      "on");
   json silent = reply;
   silent.erase("flash_attn_resolved");
-  EXPECT_EQ(AppliedParams(json::object(), {}, silent, kRegistry)["flash_attn"], "auto");
+  EXPECT_EQ(AppliedParams(json::object(), {}, silent, kRegistry, "llama.cpp")["flash_attn"],
+            "auto");
   // Set on: on, unless the runtime says it turned it off.
-  EXPECT_EQ(AppliedParams({{"flash_attn", "on"}}, {}, silent, kRegistry)["flash_attn"], "on");
+  EXPECT_EQ(AppliedParams({{"flash_attn", "on"}}, {}, silent, kRegistry, "llama.cpp")["flash_attn"],
+            "on");
   json forced = reply;
   forced["flash_attn_resolved"] = "off";
-  EXPECT_EQ(AppliedParams({{"flash_attn", "on"}}, {}, forced, kRegistry)["flash_attn"], "off");
+  EXPECT_EQ(AppliedParams({{"flash_attn", "on"}}, {}, forced, kRegistry, "llama.cpp")["flash_attn"],
+            "off");
   // A value that is none of the choices is not believed.
   forced["flash_attn_resolved"] = "maybe";
-  EXPECT_EQ(AppliedParams({{"flash_attn", "on"}}, {}, forced, kRegistry)["flash_attn"], "on");
+  EXPECT_EQ(AppliedParams({{"flash_attn", "on"}}, {}, forced, kRegistry, "llama.cpp")["flash_attn"],
+            "on");
+}
+
+// Two runtimes: llama.cpp and a made-up one with only its own `poll` (and Pipette's own).
+runtime::RuntimeRegistry TwoRuntimes() {
+  runtime::Runtime other{.name = "other", .reach = runtime::WorkerProgram{"w"}};
+  other.params = PollParams();
+  return runtime::RuntimeRegistry({runtime::LlamaCpp(), other});
+}
+
+TEST(RuntimeParams, AWorkerIsSentOnlyItsRuntimesParameters) {
+  const runtime::RuntimeRegistry runtimes = TwoRuntimes();
+  const config::ParamRegistry& r = runtimes.Params();
+  plan::Cell c = CellWith({{"n_ctx", "256"}, {"flash_attn", "on"}, {"poll", "5"}});
+  EXPECT_EQ(ContextRequest(c, r),
+            (json{{"op", "init_context"}, {"n_ctx", 256}, {"flash_attn", "on"}}));
+  c.runtime.name = "other";
+  EXPECT_EQ(ContextRequest(c, r), (json{{"op", "init_context"}, {"n_ctx", 256}, {"cpu_poll", 5}}));
+  // What ran: another runtime's parameter is never added (llama.cpp's flash_attn "auto").
+  const json reply = {{"flash_attn_resolved", "on"}, {"cpu_poll_applied", 7}};
+  EXPECT_EQ(AppliedParams({{"n_ctx", 256}}, {}, reply, r, "other"),
+            (json{{"n_ctx", 256}, {"poll", 7}}));
+  EXPECT_EQ(AppliedParams({{"n_ctx", 256}}, {}, reply, r, "llama.cpp"),
+            (json{{"n_ctx", 256}, {"flash_attn", "on"}}));
+  EXPECT_EQ(AppliedLoadParams({{"use_mmap", true}}, r, "other"), json::object());
+}
+
+TEST(RuntimeParams, AParameterToApplyAsPlannedMustBeApplied) {
+  const plan::Cell c = CellWith({{"n_batch", "256"}, {"n_ctx", "512"}, {"threads", "2"}});
+  EXPECT_EQ(
+      NotAppliedAsPlanned(c, {}, {{"n_ctx", 512}, {"n_batch", 256}, {"n_threads", 4}}, kRegistry),
+      "");  // threads need not be applied as planned; an unreported one is not checked
+  EXPECT_EQ(NotAppliedAsPlanned(c, {}, {{"n_ctx", 512}, {"n_batch", 128}}, kRegistry),
+            "the runtime applied n_batch 128 instead of the planned 256");
+  EXPECT_EQ(NotAppliedAsPlanned(c, {}, {{"n_ctx", 768}}, kRegistry),
+            "the runtime applied n_ctx 768 instead of the planned 512");
 }
 
 }  // namespace

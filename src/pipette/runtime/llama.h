@@ -11,7 +11,7 @@ namespace pipette::runtime {
 
 Runtime LlamaCpp();
 
-// llama.cpp's parameters (docs/config.md's table is made from these).
+// llama.cpp's own parameters (docs/config.md's table is made from these and Pipette's own).
 config::ParamRegistry LlamaParams();
 
 // The context llama.cpp runs for a requested n_ctx: rounded up to a multiple of 256, at least

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "pipette/runtime/llama.h"
 #include "pipette/util/strings.h"
@@ -14,15 +15,48 @@ bool Runtime::Accepts(const std::string& format) const {
   return std::find(model_formats.begin(), model_formats.end(), format) != model_formats.end();
 }
 
-RuntimeRegistry::RuntimeRegistry(std::vector<Runtime> runtimes) : runtimes_(std::move(runtimes)) {
-  std::vector<config::ParamDef> defs;
+const std::string* FindParam(const CellParams& params, std::string_view name) {
+  for (const auto& [k, v] : params) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+std::string* FindParam(CellParams& params, std::string_view name) {
+  for (auto& [k, v] : params) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> IntParam(const CellParams& params, std::string_view name) {
+  const std::string* text = FindParam(params, name);
+  if (!text) return std::nullopt;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || ptr != text->data() + text->size()) return std::nullopt;
+  return v;
+}
+
+RuntimeRegistry::RuntimeRegistry(std::vector<Runtime> runtimes, const config::ParamRegistry& own)
+    : runtimes_(std::move(runtimes)) {
+  std::vector<config::ParamDef> defs = own.defs();
+  for (config::ParamDef& d : defs) d.runtimes.clear();
   for (const Runtime& r : runtimes_) {
     for (const config::ParamDef& d : r.params.defs()) {
-      const bool known = std::any_of(defs.begin(), defs.end(),
-                                     [&](const config::ParamDef& k) { return k.name == d.name; });
-      if (!known) defs.push_back(d);
+      auto known = std::find_if(defs.begin(), defs.end(),
+                                [&](const config::ParamDef& k) { return k.name == d.name; });
+      if (known == defs.end()) {
+        defs.push_back(d);
+        defs.back().runtimes = {r.name};
+      } else if (!known->runtimes.empty()) {
+        known->runtimes.push_back(r.name);
+      }
     }
   }
+  std::stable_sort(
+      defs.begin(), defs.end(),
+      [](const config::ParamDef& a, const config::ParamDef& b) { return a.order < b.order; });
   params_ = config::ParamRegistry(std::move(defs));
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pipette/runtime/pipette_params.h"
 #include "pipette/runtime/runtime.h"
 #include "pipette/util/result.h"
 
@@ -14,7 +15,9 @@ namespace pipette::runtime {
 
 class RuntimeRegistry {
  public:
-  explicit RuntimeRegistry(std::vector<Runtime> runtimes);
+  // `own`: the parameters every runtime has besides its own (Pipette's, pipette_params.h).
+  explicit RuntimeRegistry(std::vector<Runtime> runtimes,
+                           const config::ParamRegistry& own = PipetteParams());
 
   const std::vector<Runtime>& runtimes() const { return runtimes_; }
   std::vector<std::string> Names() const;
@@ -22,8 +25,10 @@ class RuntimeRegistry {
   // The runtime `name`, or bad input (exit code 2, without location: the caller adds file:line)
   // "unknown runtime 'x' (did you mean 'llama.cpp'?) (known: llama.cpp)".
   Result<const Runtime*> Lookup(std::string_view name) const;
-  // The parameters an experiment may set: every runtime's, each name once (a name two runtimes
-  // share is the first one's definition).
+  // The parameters an experiment may set, in ParamDef::order: Pipette's own (every runtime's)
+  // and every runtime's, each name once, each saying the runtimes that define it
+  // (ParamDef::runtimes). A name two runtimes share is the first one's definition; a runtime's
+  // parameter named as one of Pipette's own is Pipette's.
   const config::ParamRegistry& Params() const { return params_; }
 
  private:

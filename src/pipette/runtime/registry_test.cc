@@ -45,7 +45,7 @@ TEST(RuntimeRegistry, EndpointRuntimeHasNoWorkerProgram) {
   EXPECT_EQ(served.Worker(), nullptr);
 }
 
-TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnce) {
+TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnceWithItsRuntimes) {
   using config::ParamDef;
   Runtime a{.name = "a", .reach = WorkerProgram{"wa"}};
   a.params = config::ParamRegistry(
@@ -53,18 +53,56 @@ TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnce) {
   Runtime b{.name = "b", .reach = WorkerProgram{"wb"}};
   b.params = config::ParamRegistry(
       {ParamDef{.name = "threads", .help = "b's"}, ParamDef{.name = "only_b"}});
-  const RuntimeRegistry reg({a, b});
+  const RuntimeRegistry reg({a, b}, config::ParamRegistry({}));
   EXPECT_EQ(reg.Params().Names(), (std::vector<std::string>{"threads", "only_a", "only_b"}));
   EXPECT_EQ(reg.Params().Find("threads")->help, "a's");
   EXPECT_EQ(reg.Find("b")->params.Find("threads")->help, "b's");
+  EXPECT_EQ(reg.Params().Find("threads")->runtimes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(reg.Params().Find("only_b")->runtimes, (std::vector<std::string>{"b"}));
+  EXPECT_FALSE(reg.Params().Find("only_b")->BelongsTo("a"));
+  EXPECT_EQ(reg.Params().Of({"a"}).Names(), (std::vector<std::string>{"threads", "only_a"}));
 }
 
-TEST(RuntimeRegistry, TheExperimentParametersAreTheRuntimes) {
+TEST(RuntimeRegistry, PipettesOwnParametersBelongToEveryRuntimeInTheirOrder) {
+  using config::ParamDef;
+  Runtime a{.name = "a", .reach = WorkerProgram{"wa"}};
+  a.params = config::ParamRegistry({ParamDef{.name = "first", .order = 10},
+                                    ParamDef{.name = "n_ctx", .help = "a's", .order = 20},
+                                    ParamDef{.name = "last", .order = 30}});
+  const RuntimeRegistry reg(
+      {a}, config::ParamRegistry({ParamDef{.name = "n_ctx", .help = "ours", .order = 15}}));
+  EXPECT_EQ(reg.Params().Names(), (std::vector<std::string>{"first", "n_ctx", "last"}));
+  EXPECT_EQ(reg.Params().Find("n_ctx")->help, "ours");  // a runtime cannot redefine it
+  EXPECT_TRUE(reg.Params().Find("n_ctx")->runtimes.empty());
+  EXPECT_TRUE(reg.Params().Find("n_ctx")->BelongsTo("any runtime"));
+}
+
+TEST(RuntimeRegistry, TheExperimentParametersArePipettesAndTheRuntimes) {
   // ParamRegistry::Default() (what `pipette run --help`, docs/config.md and every experiment
-  // use) is the registry's parameters: llama.cpp's.
+  // use) is the registry's parameters: Pipette's own and llama.cpp's, in the order cell keys
+  // have always had (they are stored).
   EXPECT_EQ(config::ParamRegistry::Default().Names(), Registry().Params().Names());
-  EXPECT_EQ(Registry().Find("llama.cpp")->params.Names(), Registry().Params().Names());
-  EXPECT_NE(Registry().Params().Find("n_ctx"), nullptr);
+  EXPECT_EQ(
+      Registry().Params().Names(),
+      (std::vector<std::string>{"threads", "n_batch", "n_ubatch", "n_ctx", "type_k", "type_v",
+                                "flash_attn", "swa_full", "depth", "n_gpu_layers", "use_mmap"}));
+  EXPECT_EQ(Registry().Find("llama.cpp")->params.Find("n_ctx"), nullptr);  // Pipette's own
+  EXPECT_TRUE(Registry().Params().Find("n_ctx")->runtimes.empty());
+  EXPECT_TRUE(Registry().Params().Find("depth")->runtimes.empty());
+  EXPECT_EQ(Registry().Params().Find("flash_attn")->runtimes,
+            (std::vector<std::string>{"llama.cpp"}));
+}
+
+TEST(RuntimeRegistry, CellParamsLookup) {
+  CellParams p = {{"n_ctx", "512"}, {"flash_attn", "on"}};
+  ASSERT_NE(FindParam(p, "flash_attn"), nullptr);
+  EXPECT_EQ(*FindParam(p, "flash_attn"), "on");
+  EXPECT_EQ(FindParam(p, "threads"), nullptr);
+  EXPECT_EQ(IntParam(p, "n_ctx"), 512);
+  EXPECT_EQ(IntParam(p, "flash_attn"), std::nullopt);  // not a number
+  EXPECT_EQ(IntParam(p, "threads"), std::nullopt);
+  *FindParam(p, "n_ctx") = "1024";
+  EXPECT_EQ(IntParam(p, "n_ctx"), 1024);
 }
 
 }  // namespace

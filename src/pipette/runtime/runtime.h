@@ -4,8 +4,11 @@
 // registry" says how to add one.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -30,6 +33,12 @@ using Reach = std::variant<WorkerProgram, Endpoint>;
 
 // A cell's parameters as the plan holds them: name -> canonical text, in registry order.
 using CellParams = std::vector<std::pair<std::string, std::string>>;
+
+// The value of `name` in `params`, or nullptr when the cell does not hold it.
+const std::string* FindParam(const CellParams& params, std::string_view name);
+std::string* FindParam(CellParams& params, std::string_view name);
+// The value of `name` as an integer, or nullopt when the cell does not hold it or it is not one.
+std::optional<int64_t> IntParam(const CellParams& params, std::string_view name);
 
 struct Runtime {
   std::string name{};  // as an experiment names it ("llama.cpp")

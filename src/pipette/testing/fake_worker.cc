@@ -99,6 +99,9 @@ class FakeChannel : public worker::WorkerChannel {
       Result<json> body = Answer(op, req);
       if (!body) return Bad(op, body.error().message, false);
       json out = std::move(*body);
+      for (const auto& [o, field] : fake_->dropped_) {
+        if (o == op) out.erase(field);
+      }
       out["id"] = ++id_;
       out["ok"] = true;
       if (op == protocol::op::kShutdown) alive_ = false;

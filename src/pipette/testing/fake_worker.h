@@ -82,6 +82,8 @@ class FakeWorker : public worker::WorkerLauncher {
   void Fail(FailRule rule) { rules_.push_back(std::move(rule)); }
   // Ops the fake does not serve: left out of hello's list, answered ok:false.
   void Lack(const std::string& op) { lacking_.push_back(op); }
+  // Drops field `field` from every reply of `op` (a worker breaking the protocol).
+  void Drop(const std::string& op, const std::string& field) { dropped_.emplace_back(op, field); }
 
   Result<std::unique_ptr<worker::WorkerChannel>> Launch(
       const std::vector<std::string>& argv) override;
@@ -106,8 +108,9 @@ class FakeWorker : public worker::WorkerLauncher {
   std::map<std::string, FakeModel> models_;
   std::vector<FailRule> rules_;
   std::vector<std::string> lacking_;
-  std::map<std::string, int> seen_;                     // op -> requests so far, every launch
-  std::map<std::pair<int, std::string>, int> seen_in_;  // (launch, op) -> requests so far
+  std::vector<std::pair<std::string, std::string>> dropped_;  // (op, field)
+  std::map<std::string, int> seen_;                           // op -> requests so far, every launch
+  std::map<std::pair<int, std::string>, int> seen_in_;        // (launch, op) -> requests so far
   int launches_ = 0;
   int frames_read_ = 0;
   std::vector<FakeCall> calls_;
