@@ -105,7 +105,9 @@ echo "store: $total samples in $runs runs, $(du -m "$db" | cut -f1) MiB; load av
 # A pipette that cannot read this store's schema (a build from before the derived-results cache,
 # schema 3) reads a copy of it without the cache, at schema 2: the same runs, cells and samples.
 store_for() {
-  if ! "$1" report --store "$db" --run 0 2>&1 | grep -q "newer than this Pipette"; then
+  local said
+  said=$("$1" report --store "$db" --run 0 2>&1 || true)
+  if [[ "$said" != *"newer than this Pipette"* ]]; then
     echo "$db"
     return
   fi
