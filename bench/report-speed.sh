@@ -113,7 +113,7 @@ store_for() {
   fi
   if [ ! -f "$db.v2" ]; then
     cp "$db" "$db.v2"
-    sqlite3 "$db.v2" "DROP TABLE derived; UPDATE meta SET value = '2' WHERE key = 'schema_version'; VACUUM;"
+    sqlite3 "$db.v2" "DROP TABLE derived; UPDATE meta SET value = '2' WHERE key = 'schema_version';"
   fi
   echo "$db.v2"
 }
