@@ -480,7 +480,8 @@ TEST_F(States, AStoreOfTheLastReleaseIsReportedAsItIsThenMigratedByTheNextRun) {
                          std::to_string(pipette::store::kSchemaVersion)),
             std::string::npos)
       << run.err;
-  EXPECT_EQ(Sql(v1, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(Sql(v1, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::to_string(pipette::store::kSchemaVersion));
   EXPECT_EQ(Sql(v1, "SELECT id, status FROM runs ORDER BY id"), "1|done\n2|abandoned\n3|done");
   EXPECT_EQ(Sql(v1, "PRAGMA integrity_check"), "ok");
   Output after = Pipette({"report", "--store", v1, "--run", "1", "--format", "json"});
