@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
                       "one table per combination of the other dimensions, varying this one "
                       "(model, quant, runtime, device or a parameter), with ratios to the first "
                       "row");
+  // Hidden (no group): for tests and benchmarks, derive every row from the raw samples.
+  rep_cmd->add_flag("--no-cache", report.no_cache, "ignore the derived-results cache")->group("");
 
   pipette::app::SensitivityArgs sens;
   auto* sens_cmd = app.add_subcommand(

@@ -437,7 +437,7 @@ int Report(const ReportArgs& args) {
     if (!*latest) return Fail(InputError(fmt::format("the store {} has no runs yet", args.store)));
     ids.push_back(**latest);
   }
-  auto data = report::LoadReportData(**store, ids, &processes);
+  auto data = report::LoadReportData(**store, ids, &processes, {.derived_cache = !args.no_cache});
   if (!data) return Fail(data.error());
   if (!args.vary.empty()) {
     if (args.format != "md") {

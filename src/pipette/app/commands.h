@@ -57,8 +57,9 @@ struct ReportArgs {
   std::vector<int64_t> runs;  // empty: the latest run
   bool all = false;
   std::string format = "md";
-  std::string output;  // empty: standard output
-  std::string vary;    // a dimension: one table per combination of the others
+  std::string output;     // empty: standard output
+  std::string vary;       // a dimension: one table per combination of the others
+  bool no_cache = false;  // hidden: derive every row from the raw samples, ignoring the cache
 };
 int Report(const ReportArgs& args);
 

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "pipette/build_info.h"
+#include "pipette/metrics/row_cache.h"
 
 namespace pipette::report {
 namespace {
@@ -37,10 +41,90 @@ std::string RunWarning(const store::RunRecord& run) {
   return "";
 }
 
+// The rows of a run's cells, in cell order: a finished cell's cached rows where they are current
+// (metrics::CachedRows), every other cell's derived live from its samples, exactly as
+// metrics::DeriveRows derives them from the whole run. A cell derived live may read other cells'
+// samples (its load cell's load sample; a kld or divergence reference): those are read too.
+// The multiple-choice items (never cached) are appended to `mc_items`.
+Result<std::vector<metrics::ResultRow>> DeriveRunRows(store::Store& store,
+                                                      const store::RunRecord& run,
+                                                      const store::EnvironmentRecord& env,
+                                                      std::vector<store::CellRecord>& cells,
+                                                      const LoadOptions& options,
+                                                      std::vector<metrics::McItemRow>* mc_items) {
+  std::map<int64_t, store::DerivedRecord> derived;
+  std::map<int64_t, store::SampleCount> counts;
+  if (options.derived_cache) {
+    auto d = store.DerivedOfRun(run.id);
+    if (!d) return d.error();
+    derived = std::move(*d);
+    if (!derived.empty()) {
+      auto n = store.SampleCountsOfRun(run.id);
+      if (!n) return n.error();
+      counts = std::move(*n);
+    }
+  }
+  const size_t n = cells.size();
+  std::vector<std::optional<std::vector<metrics::ResultRow>>> cached(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (cells[i].status == "superseded") continue;
+    if (auto it = derived.find(cells[i].id); it != derived.end()) {
+      cached[i] = metrics::CachedRows(it->second, counts, run, env, cells[i]);
+    }
+  }
+  // The samples of every cell derived live, then of the cells those read.
+  std::vector<std::optional<std::vector<store::SampleRecord>>> samples(n);
+  bool read_every_cell = false;
+  std::set<int64_t> read_also;
+  for (size_t i = 0; i < n; ++i) {
+    if (cached[i] || cells[i].status == "superseded") continue;
+    auto s = store.Samples(cells[i].id);
+    if (!s) return s.error();
+    samples[i] = std::move(*s);
+    if (cells[i].load_cell_id) read_also.insert(*cells[i].load_cell_id);
+    read_every_cell = read_every_cell || metrics::ReadsOtherCells(*samples[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (samples[i] || !(read_every_cell || read_also.contains(cells[i].id))) continue;
+    auto s = store.Samples(cells[i].id);
+    if (!s) return s.error();
+    samples[i] = std::move(*s);
+  }
+  // Cells and samples are moved, never copied: on a run of many samples the copies of their
+  // JSON cost as much as parsing it.
+  std::vector<metrics::CellSamples> live;
+  std::vector<size_t> live_index;
+  for (size_t i = 0; i < n; ++i) {
+    if (!samples[i]) continue;
+    live.push_back({std::move(cells[i]), std::move(*samples[i])});
+    live_index.push_back(i);
+  }
+  std::vector<metrics::ResultRow> live_rows = metrics::DeriveRows(run, env, live);
+  std::vector<metrics::McItemRow> items = metrics::DeriveMcItems(run, live, live_rows);
+  mc_items->insert(mc_items->end(), std::make_move_iterator(items.begin()),
+                   std::make_move_iterator(items.end()));
+  for (size_t k = 0; k < live.size(); ++k) cells[live_index[k]] = std::move(live[k].cell);
+  std::map<int64_t, std::vector<metrics::ResultRow>> live_of_cell;
+  for (auto& r : live_rows) live_of_cell[r.cell_id].push_back(std::move(r));
+  std::vector<metrics::ResultRow> rows;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<metrics::ResultRow>* from = nullptr;
+    if (cached[i]) {
+      from = &*cached[i];
+    } else if (auto it = live_of_cell.find(cells[i].id); it != live_of_cell.end()) {
+      from = &it->second;
+    }
+    if (!from) continue;
+    rows.insert(rows.end(), std::make_move_iterator(from->begin()),
+                std::make_move_iterator(from->end()));
+  }
+  return rows;
+}
+
 }  // namespace
 
 Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t>& run_ids,
-                                  const env::ProcessTable* processes) {
+                                  const env::ProcessTable* processes, LoadOptions options) {
   ReportData data;
   data.store_path = store.path();
   data.generated_at = store::NowIso8601();
@@ -58,21 +142,16 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     }
     auto cells = store.Cells(id);
     if (!cells) return cells.error();
-    // Cells, samples and rows are moved, never copied: on a run of many samples the copies of
-    // their JSON cost as much as parsing it.
-    std::vector<metrics::CellSamples> with_samples;
-    with_samples.reserve(cells->size());
     for (auto& c : *cells) {
       if (run->status == "abandoned" && c.status == "running") {
         c.status = "abandoned";
         if (c.error.empty()) c.error = "its controller ended without finishing it";
       }
-      auto samples = store.Samples(c.id);
-      if (!samples) return samples.error();
-      with_samples.push_back({std::move(c), std::move(*samples)});
     }
+    auto rows = DeriveRunRows(store, *run, *env, *cells, options, &data.mc_items);
+    if (!rows) return rows.error();
     if (const std::string w = RunWarning(*run); !w.empty()) data.warnings.push_back(w);
-    for (const auto& [c, samples] : with_samples) {
+    for (const auto& c : *cells) {
       const auto others = c.conditions.value("other_pipette", nlohmann::json::array());
       if (c.status == "superseded" || !others.is_array() || others.empty()) continue;
       std::string list;
@@ -85,13 +164,10 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
           "its speed and memory figures are not to be trusted",
           run->id, c.index + 1, list));
     }
-    auto rows = metrics::DeriveRows(*run, *env, with_samples);
-    auto items = metrics::DeriveMcItems(*run, with_samples, rows);
-    for (auto& c : with_samples) data.cells.push_back(std::move(c.cell));
-    data.rows.insert(data.rows.end(), std::make_move_iterator(rows.begin()),
-                     std::make_move_iterator(rows.end()));
-    data.mc_items.insert(data.mc_items.end(), std::make_move_iterator(items.begin()),
-                         std::make_move_iterator(items.end()));
+    data.cells.insert(data.cells.end(), std::make_move_iterator(cells->begin()),
+                      std::make_move_iterator(cells->end()));
+    data.rows.insert(data.rows.end(), std::make_move_iterator(rows->begin()),
+                     std::make_move_iterator(rows->end()));
     data.runs.push_back(std::move(*run));
   }
   return data;

@@ -11,6 +11,7 @@
 #include "pipette/build_info.h"
 #include "pipette/estimate/work.h"
 #include "pipette/metrics/history.h"
+#include "pipette/metrics/row_cache.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
@@ -219,6 +220,8 @@ class Runner {
     if (!others_.empty()) rec.conditions["other_pipette"] = others_;
     rec.finished_at = store::NowIso8601();
     if (auto st = deps_.store->UpdateCell(rec); !st) return st;
+    // Its figures, derived once now for every later report (metrics/row_cache.h).
+    if (auto st = metrics::StoreDerivedRows(*deps_.store, rec); !st) return st;
     if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
     return {};
   }

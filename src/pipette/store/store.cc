@@ -184,6 +184,14 @@ ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE cells ADD COLUMN environment_id INTEGER REFERENCES environments(id);
 ALTER TABLE cells ADD COLUMN superseded_by INTEGER REFERENCES cells(id);
 )sql"},
+      // 3: the derived-results cache: each finished cell's derived rows, and what they were
+      // derived from (metrics/row_cache.h); a report derives the cells it lacks, as before.
+      {3, R"sql(
+CREATE TABLE derived (
+  cell_id INTEGER PRIMARY KEY REFERENCES cells(id), version INTEGER NOT NULL,
+  n_samples INTEGER NOT NULL, max_sample_id INTEGER NOT NULL, load_cell_id INTEGER,
+  load_n_samples INTEGER NOT NULL, load_max_sample_id INTEGER NOT NULL, rows TEXT NOT NULL);
+)sql"},
   };
   return kMigrations;
 }
@@ -555,6 +563,21 @@ Result<int64_t> Store::AddSample(const SampleRecord& r) {
   return sqlite3_last_insert_rowid(db_);
 }
 
+Status Store::PutDerived(const DerivedRecord& d) {
+  Stmt s(db_,
+         "INSERT OR REPLACE INTO derived(cell_id, version, n_samples, max_sample_id, "
+         "load_cell_id, load_n_samples, load_max_sample_id, rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  s.Bind(d.cell_id).Bind(d.version).Bind(d.n_samples).Bind(d.max_sample_id);
+  if (d.load_cell_id) {
+    s.Bind(*d.load_cell_id);
+  } else {
+    s.BindNull();
+  }
+  s.Bind(d.load_n_samples).Bind(d.load_max_sample_id).Bind(d.rows);
+  if (s.Step() != SQLITE_DONE) return DbError(db_, "storing a cell's derived rows");
+  return {};
+}
+
 Result<std::vector<int64_t>> Store::MarkAbandonedRuns(const env::ProcessTable& processes) {
   std::vector<int64_t> candidates;
   {
@@ -673,6 +696,40 @@ Result<std::vector<SampleRecord>> Store::Samples(int64_t cell_id) {
     out.push_back(SampleRecord{s.Int(0), s.Int(1), s.Text(2), static_cast<int>(s.Int(3)),
                                s.Int(4) != 0, s.Json(5)});
   }
+  return out;
+}
+
+Result<std::map<int64_t, DerivedRecord>> Store::DerivedOfRun(int64_t run_id) {
+  Stmt s(db_,
+         "SELECT d.cell_id, d.version, d.n_samples, d.max_sample_id, d.load_cell_id, "
+         "d.load_n_samples, d.load_max_sample_id, d.rows FROM derived d JOIN cells c ON c.id = "
+         "d.cell_id WHERE c.run_id = ?");
+  if (!s.prepared()) return DbError(db_, "reading derived rows");
+  s.Bind(run_id);
+  std::map<int64_t, DerivedRecord> out;
+  while (s.Step() == SQLITE_ROW) {
+    DerivedRecord d;
+    d.cell_id = s.Int(0);
+    d.version = s.Int(1);
+    d.n_samples = s.Int(2);
+    d.max_sample_id = s.Int(3);
+    if (!s.IsNull(4)) d.load_cell_id = s.Int(4);
+    d.load_n_samples = s.Int(5);
+    d.load_max_sample_id = s.Int(6);
+    d.rows = s.Text(7);
+    out.emplace(d.cell_id, std::move(d));
+  }
+  return out;
+}
+
+Result<std::map<int64_t, SampleCount>> Store::SampleCountsOfRun(int64_t run_id) {
+  Stmt s(db_,
+         "SELECT s.cell_id, count(*), max(s.id) FROM cells c JOIN samples s ON s.cell_id = c.id "
+         "WHERE c.run_id = ? GROUP BY s.cell_id");
+  if (!s.prepared()) return DbError(db_, "counting samples");
+  s.Bind(run_id);
+  std::map<int64_t, SampleCount> out;
+  while (s.Step() == SQLITE_ROW) out[s.Int(0)] = SampleCount{s.Int(1), s.Int(2)};
   return out;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -23,7 +24,7 @@ struct sqlite3;
 
 namespace pipette::store {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // One step of the schema: SQL that takes a store from version `to - 1` to `to`.
 struct Migration {
@@ -105,6 +106,24 @@ struct SampleRecord {
   nlohmann::json raw;  // the worker's response: raw facts only
 };
 
+// A cell's derived rows as `pipette run` stored them when the cell finished (the derived-results
+// cache, schema 3): `rows` is metrics/row_cache.h's compact text, which the store never reads.
+// The counts say what the rows were derived from, so that a reader can tell they still hold.
+struct DerivedRecord {
+  int64_t cell_id = 0;
+  int64_t version = 0;                                 // metrics::kDerivationVersion of the writer
+  int64_t n_samples = 0, max_sample_id = 0;            // the cell's samples then
+  std::optional<int64_t> load_cell_id;                 // the cell whose load sample served it, then
+  int64_t load_n_samples = 0, load_max_sample_id = 0;  // that cell's samples then
+  std::string rows;
+};
+
+// How many samples a cell has, and the largest id among them (0 and 0 for none).
+struct SampleCount {
+  int64_t n = 0, max_id = 0;
+  bool operator==(const SampleCount&) const = default;
+};
+
 struct EnvironmentRecord {
   int64_t id = 0;
   std::string fingerprint_id;
@@ -145,6 +164,8 @@ class Store {
   // Updates everything but the id and run of a cell (status, error, runtime facts...).
   Status UpdateCell(const CellRecord& cell);
   Result<int64_t> AddSample(const SampleRecord& sample);
+  // Stores (or replaces) a cell's derived rows.
+  Status PutDerived(const DerivedRecord& derived);
   // Runs stored as running whose controller is gone from this host become `abandoned`, with
   // their running cells; their finish time is their last sample's. Returns their ids.
   Result<std::vector<int64_t>> MarkAbandonedRuns(const env::ProcessTable& processes);
@@ -158,6 +179,10 @@ class Store {
   // Every cell of the run, superseded ones included, by index then id.
   Result<std::vector<CellRecord>> Cells(int64_t run_id);
   Result<std::vector<SampleRecord>> Samples(int64_t cell_id);
+  // The derived rows stored for the cells of a run, by cell id (none in a store before schema 3).
+  Result<std::map<int64_t, DerivedRecord>> DerivedOfRun(int64_t run_id);
+  // Each cell of the run that has samples: how many, and their largest id (from the index only).
+  Result<std::map<int64_t, SampleCount>> SampleCountsOfRun(int64_t run_id);
   // The samples of the given tests in every cell of a run, in the order they were stored.
   Result<std::vector<SampleRecord>> SamplesOfRun(int64_t run_id,
                                                  const std::vector<std::string>& tests);

@@ -1,0 +1,61 @@
+// The derived-results cache: each finished cell's rows (DeriveRows' output for the cell), stored
+// by `pipette run` when the cell finishes, so that `pipette report` need not parse the cell's raw
+// samples again. The raw samples stay in the store; the cache is only ever a shortcut to what
+// DeriveRows gives from them, and a report derives live every cell whose cache is missing, stale
+// or unreadable (docs/architecture.md, "The derived-results cache").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipette/metrics/derive.h"
+#include "pipette/store/store.h"
+#include "pipette/util/result.h"
+
+namespace pipette::metrics {
+
+// The version of derivation the cached rows were made by. Bump it in every change that can
+// change a row DeriveRows gives from stored samples (derive.cc, a workload's rows, stats/,
+// quality/, the facts a row takes from its cell) or the compact form below: rows cached under
+// another version are never used, every report derives those cells live again.
+inline constexpr int64_t kDerivationVersion = 1;
+
+// Whether a cell's rows depend on its own samples only (and on the load sample of the cell whose
+// model load served it). kld and divergence cells read a reference cell's samples: they are
+// never cached, and a report that derives one live reads the samples of every cell of the run.
+bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples);
+// Whether a cell's rows are cached when it finishes: it reads no other cell and has no
+// multiple-choice items (the report's per-item results come from the samples themselves).
+bool Cacheable(const CellSamples& cell);
+
+// The compact text of one cell's rows (all rows of one cell): each row's figures, once the
+// params_set they share, none of the facts the row takes from its cell.
+std::string EncodeCellRows(const std::vector<ResultRow>& rows);
+// Those rows back, each with the cell facts of `facts` (CellFacts); nullopt when the text is not
+// what EncodeCellRows writes (a corrupt or hand-edited row).
+std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text, ResultRow facts);
+
+// The facts DeriveRows gives every row of `cell` (run, model, runtime, device, params; test,
+// metric and figures left empty), taken from DeriveRows itself so that a cached row and a live
+// one never carry different facts. `cell` is borrowed and given back unchanged.
+std::optional<ResultRow> CellFacts(const store::RunRecord& run, const store::EnvironmentRecord& env,
+                                   store::CellRecord& cell, const nlohmann::json& params_set);
+
+// Derives a finished cell's rows from its stored samples and stores them with what they came
+// from (the runner calls it when a cell ends: ok, failed or interrupted). Stores nothing for a
+// cell that is not Cacheable. Errors are the store's.
+Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell);
+
+// A cell's cached rows, when they are current: the same kDerivationVersion, the cell's samples
+// and its load cell's (which must be of the same run) as they were when stored (`counts`: the
+// run's store::Store::SampleCountsOfRun), and readable. nullopt: derive the cell live.
+std::optional<std::vector<ResultRow>> CachedRows(
+    const store::DerivedRecord& cached, const std::map<int64_t, store::SampleCount>& counts,
+    const store::RunRecord& run, const store::EnvironmentRecord& env, store::CellRecord& cell);
+
+}  // namespace pipette::metrics
