@@ -33,9 +33,6 @@ struct Cell {
   std::string LoadKey(const config::ParamRegistry& registry) const;
 };
 
-// Tokens a cell's tests need in the context (pp N; tg depth + N + 1; ttft P + 16).
-int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth);
-
 // Expands the experiment. Parameters of load scope vary slowest, so consecutive cells share a
 // loaded model; the last registry parameter varies fastest. Resolves n_ctx = 0 (auto) and checks
 // that every test fits the context, naming the experiment file on error.
