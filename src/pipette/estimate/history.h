@@ -17,6 +17,14 @@ struct History {
   std::map<std::string, double> seconds_per_unit;
 };
 
+// One stored sample as a measured request (workload::Workload::Timed): its kind of work, the
+// units of that kind it did, and the seconds it took.
+struct Measured {
+  std::string kind;
+  double units = 0;
+  double seconds = 0;
+};
+
 // How many of the store's most recent samples a history is made from.
 inline constexpr int kHistorySamples = 20000;
 

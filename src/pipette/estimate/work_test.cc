@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/metrics/history.h"
+
 namespace pipette::estimate {
 namespace {
 
@@ -57,6 +59,24 @@ TEST(Work, PlanEstimateOfQualityWorkloads) {
   const double other_s = 0.25 + 0.002 * 512 * 4 + 0.001 * 256 * 2 + 1.5 * 3;
   EXPECT_DOUBLE_EQ(e.seconds, ref_s + other_s);
   EXPECT_EQ(e.uncovered, 2);  // mc (never measured before), per cell
+}
+
+// A store that measured mc (its samples carry timestamps) covers mc in the estimate.
+TEST(Work, AStoreThatMeasuredMcCoversIt) {
+  config::Experiment ex;
+  ex.mc = config::McSpec{};
+  ex.mc->n_items = 5;
+  const std::vector<plan::Cell> cells = {MakeCell("m", "1")};
+  store::SampleRecord mc;
+  mc.test = "mc";
+  mc.raw = {{"t_start_ns", 0}, {"t_end_ns", 400000000}};  // 0.4 s for one item
+  store::SampleRecord load;
+  load.test = "load";
+  load.raw = {{"t_start_ns", 0}, {"t_end_ns", 250000000}};
+  const History h = metrics::BuildHistory({{"elsewhere", mc}, {"elsewhere", load}});
+  const Estimate e = EstimateRun(ex, cells, config::ParamRegistry::Default(), h);
+  EXPECT_EQ(e.uncovered, 0);
+  EXPECT_DOUBLE_EQ(e.seconds, 0.25 + 0.4 * 5);
 }
 
 TEST(Work, GuessedChunks) {

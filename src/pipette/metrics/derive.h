@@ -1,8 +1,11 @@
 // Every figure Pipette reports is derived here, once, from the raw facts workers returned
-// (docs/metrics.md). The report (src/pipette/report/) formats these rows and computes nothing.
+// (docs/metrics.md): the speed tests', the load's and the memory's here, each other workload's by
+// its folder (workload::Workload::Derive). The report (src/pipette/report/) formats these rows
+// and computes nothing.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -61,7 +64,6 @@ struct ResultRow {
 };
 
 // Per-sample figures (one repetition's raw facts in, one number out).
-double Seconds(int64_t t0_ns, int64_t t1_ns);
 std::optional<double> PpTokensPerSecond(const nlohmann::json& raw);
 std::optional<double> TgTokensPerSecond(const nlohmann::json& raw);
 // Latency of each generated token in ms: the first from t_start_ns, the rest between tokens.
@@ -75,13 +77,13 @@ struct CellSamples {
   std::vector<store::SampleRecord> samples;
 };
 
+// Every cell of a run by its id: what a figure measured against a reference cell looks up.
+using CellsById = std::map<int64_t, const CellSamples*>;
+
 // All rows for a run's cells, in cell order then test order. `load_samples` resolves each cell's
 // load_cell_id (a model loaded once serves consecutive cells).
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells);
-
-// Wall seconds of one speed-test request from its raw facts (pp, tg, ttft); nullopt otherwise.
-std::optional<double> RequestSeconds(const std::string& test, const nlohmann::json& raw);
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);

@@ -101,5 +101,35 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_EQ(na->summary.n, 0u);
 }
 
+// A phase the runtime did not serve (an `na` sample) is one n/a row; a workload whose stored
+// samples cannot be read is its own n/a row, and the other workloads' figures stay.
+TEST(Derive, NotServedPhasesAndUnreadableSamplesAreNaRowsOfTheirWorkload) {
+  CellSamples c;
+  c.cell.id = 10;
+  c.cell.status = "ok";
+  c.cell.model_info = json::object();
+  c.samples = {
+      {1, 10, "na", 0, false, {{"phase", "gen"}, {"op", "chat"}, {"reason", "no chat here"}}},
+      {2, 10, "ppl_corpus", 0, false, {{"n_tokens", 4}, {"n_chars", 16}}},
+      {3, 10, "ppl", 0, false, {{"logprob", {-1.0, -1.0}}}},
+      {4, 10, "mc_dataset", 0, false, json::object()},
+      {5, 10, "mc", 0, false, {{"answer", "not a number"}}}};
+  const auto rows = DeriveRows({}, {1, "fp", json::object()}, {c});
+  auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
+    for (const auto& r : rows) {
+      if (r.test == test && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  const ResultRow* gen = find("gen", "all");
+  ASSERT_NE(gen, nullptr);
+  EXPECT_EQ(gen->na_reason, "no chat here");
+  const ResultRow* mc = find("mc", "all");
+  ASSERT_NE(mc, nullptr);
+  EXPECT_NE(mc->na_reason.find("stored mc data could not be read"), std::string::npos);
+  ASSERT_NE(find("ppl", "ppl"), nullptr);  // ppl's samples are fine: its figure stays
+  EXPECT_TRUE(find("ppl", "ppl")->na_reason.empty());
+}
+
 }  // namespace
 }  // namespace pipette::metrics

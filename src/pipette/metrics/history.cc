@@ -4,15 +4,15 @@
 
 #include "pipette/metrics/derive.h"
 #include "pipette/stats/stats.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::metrics {
-
-using nlohmann::json;
 
 estimate::History BuildHistory(
     const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> per_request;
   std::map<std::string, std::vector<double>> per_unit;
+  const auto workloads = workload::MakeWorkloads();
   for (const auto& [key, s] : keyed_samples) {
     if (s.test == "load") {
       if (auto ms = LoadMs(s.raw)) {
@@ -21,26 +21,14 @@ estimate::History BuildHistory(
       }
       continue;
     }
-    const auto secs = RequestSeconds(s.test, s.raw);
-    if (!secs) continue;
-    per_request[{key, s.test}].push_back(*secs);
-    if (s.test == "gen") {
-      per_unit["gen"].push_back(*secs);  // per item
-      continue;
+    // Each workload knows its samples' kind, units and seconds.
+    for (const auto& w : workloads) {
+      const auto m = w->Timed(s);
+      if (!m) continue;
+      per_request[{key, s.test}].push_back(m->seconds);
+      if (m->units > 0) per_unit[m->kind].push_back(m->seconds / m->units);
+      break;
     }
-    if (s.test == "ppl" || s.test == "kld" || s.test == "kld_ref") {
-      // Scored chunks: per token of the chunk (its request names its length).
-      const double n = double(s.raw.value("request", json::object()).value("n_ctx", int64_t{0}));
-      const double tokens = n > 0 ? n : double(s.raw.value("n_tokens", int64_t{0}));
-      if (tokens > 0) per_unit[s.test == "ppl" ? "ppl" : "kld"].push_back(*secs / tokens);
-      continue;
-    }
-    const std::string kind = IsSpeedTest("pp", s.test)   ? "pp"
-                             : IsSpeedTest("tg", s.test) ? "tg"
-                                                         : "ttft";
-    const size_t digits = s.test.find_first_of("0123456789");
-    const double n = std::stod(s.test.substr(digits));
-    if (n > 0) per_unit[kind].push_back(*secs / n);
   }
   estimate::History h;
   for (const auto& [k, v] : per_request) h.seconds_per_request[k] = stats::Median(v);

@@ -12,8 +12,9 @@
 namespace pipette::metrics {
 
 // What earlier requests took, from samples keyed by their cell's key: the median seconds per
-// (cell key, test) and the median seconds per unit per kind of work. Samples of no timed request
-// (memory, context, mc) are left out.
+// (cell key, test) and the median seconds per unit per kind of work. Each sample is read by the
+// workload it belongs to (workload::Workload::Timed); the load by the history itself. Samples of
+// no timed request (memory, context) are left out.
 estimate::History BuildHistory(
     const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples);
 

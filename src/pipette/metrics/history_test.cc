@@ -26,6 +26,8 @@ TEST(History, MediansPerRequestAndPerUnitOfEachKind) {
        Sample("ppl", {{"t_start_ns", 0}, {"t_end_ns", 512 * ms}, {"request", {{"n_ctx", 512}}}})},
       {"b", Sample("kld_ref", {{"t_start_ns", 0}, {"t_end_ns", 256 * ms}, {"n_tokens", 128}})},
       {"b", Sample("gen", {{"t_start_ns", 0}, {"t_end_ns", 1500 * ms}})},
+      {"b", Sample("mc", {{"t_start_ns", 0}, {"t_end_ns", 30 * ms}})},
+      {"b", Sample("mc", {{"answer", 1}})},         // stored before mc samples had timestamps
       {"b", Sample("memory", {{"rss_bytes", 1}})},  // no timed request
   };
   const estimate::History h = BuildHistory(samples);
@@ -38,7 +40,8 @@ TEST(History, MediansPerRequestAndPerUnitOfEachKind) {
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("kld"), 0.002);  // the reference's chunks count as kld
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("gen"), 1.5);
   EXPECT_EQ(h.seconds_per_request.count({"b", "memory"}), 0u);
-  EXPECT_EQ(h.seconds_per_unit.size(), 6u);
+  EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("mc"), 0.03);  // per item
+  EXPECT_EQ(h.seconds_per_unit.size(), 7u);
 }
 
 }  // namespace

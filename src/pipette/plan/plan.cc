@@ -117,25 +117,6 @@ std::string Cell::LoadKey(const config::ParamRegistry& registry) const {
   return key;
 }
 
-int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) {
-  int64_t need = 0;
-  for (const auto& t : tests) {
-    switch (t.kind) {
-      case config::TestKind::kPP:
-        need = std::max<int64_t>(need, t.n);
-        break;
-      case config::TestKind::kTG:
-        need = std::max<int64_t>(need, depth + t.n + 1);
-        break;
-      case config::TestKind::kTTFT:
-        // A text of P tokens can tokenize to a few more at a word boundary: keep a margin.
-        need = std::max<int64_t>(need, t.n + 16);
-        break;
-    }
-  }
-  return need;
-}
-
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
                                  const runtime::RuntimeRegistry& runtimes) {
   const config::ParamRegistry& registry = runtimes.Params();

@@ -38,9 +38,6 @@ struct Cell {
   std::string LoadKey(const config::ParamRegistry& registry) const;
 };
 
-// Tokens a cell's tests need in the context (pp N; tg depth + N + 1; ttft P + 16).
-int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth);
-
 // Expands the experiment. A cell holds only its runtime's parameters (and Pipette's own), so a
 // parameter multiplies only the cells of the runtimes that define it. Parameters of load scope
 // vary slowest, so consecutive cells share a loaded model; the last registry parameter varies

@@ -18,6 +18,7 @@
 #include "pipette/quality/ppl.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
+#include "pipette/util/seconds.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
 
@@ -86,10 +87,6 @@ Status MakeDirs(const fs::path& dir) {
 QuantizerIdentity IdentityOf(const json& hello) {
   return {hello.value("runtime_version", ""),
           hello.value("runtime_build", json::object()).value("llama_cpp_commit", "")};
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // One worker for all the jobs of a run, started on first use.

@@ -112,6 +112,10 @@ ReportData Sample() {
   mc.summary = {};
   mc.summary.n = 4;
   d.rows.insert(d.rows.begin() + 5, mc);
+  // A phase the runtime does not serve: n/a with the reason (metrics/derive.cc).
+  metrics::ResultRow na = row(0, 11, "ok", 1, "gen", "all", "", {});
+  na.na_reason = "runtime 'llama.cpp' does not serve op 'chat'";
+  d.rows.insert(d.rows.begin() + 6, na);
   metrics::McItemRow item;
   item.run_id = 1;
   item.cell_id = 11;
@@ -196,7 +200,7 @@ TEST(Markdown, EscapesWhatWouldBreakATable) {
     EXPECT_EQ(Separators(line), header_separators) << line;
     ++table_lines;
   }
-  EXPECT_EQ(table_lines, 2 + 4);  // header, delimiter, the four rows: no row broke in two
+  EXPECT_EQ(table_lines, 2 + 5);  // header, delimiter, the five rows: no row broke in two
   EXPECT_NE(md.find("| a\\|b "), std::string::npos) << md;
   // The failure note stays one line, and its key one more.
   EXPECT_NE(md.find("cell 2 FAILED: the worker died: --- \\| stderr \\| tail \\|\n"

@@ -41,8 +41,9 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
     if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
     if (r.metric == "ppl") ppl[r.cell_id] = &r;
     if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell_id] = &r;
-    if (r.test == "gen" && r.subset.empty()) gen[r.cell_id][r.metric] = &r;
-    if (r.test == "kld") kld[r.cell_id][r.metric] = &r;
+    const bool all_na = r.metric == "all";  // a phase not served: its own line, no column
+    if (r.test == "gen" && r.subset.empty() && !all_na) gen[r.cell_id][r.metric] = &r;
+    if (r.test == "kld" && !all_na) kld[r.cell_id][r.metric] = &r;
   }
   std::set<int64_t> runs;
   for (const auto& r : rows) runs.insert(r.run_id);
@@ -75,7 +76,9 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
         (r.metric == "ppl" || ((r.test == "mc" || r.test == "gen") && r.subset.empty()) ||
          r.metric == "kld_mean");
     if (quality_only) quality_line.insert(r.cell_id);
-    if (!metrics::IsHeadline(r) && !quality_only) continue;
+    // A phase the runtime does not serve: its own line, n/a with the reason.
+    const bool na_line = r.metric == "all" && !r.na_reason.empty();
+    if (!metrics::IsHeadline(r) && !quality_only && !na_line) continue;
     std::vector<Value> row;
     if (show_run) row.push_back(Text(std::to_string(r.run_id)));
     row.push_back(Text(r.model));
@@ -86,7 +89,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
     for (const auto& p : param_cols) row.push_back(Text(ParamDisplay(r, p)));
     const std::string test = quality_only ? "quality" : r.test;
     row.push_back(Text(r.cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell_status)));
-    row.push_back(Text(quality_only ? "" : FigureDisplay(r)));
+    row.push_back(Text(quality_only ? "" : na_line ? "n/a: " + r.na_reason : FigureDisplay(r)));
     if (!ppl.empty()) {
       auto q = ppl.find(r.cell_id);
       row.push_back(Text(q == ppl.end() ? ""
@@ -130,7 +133,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
     row.push_back(Text(it == peak.end() || !it->second->na_reason.empty()
                            ? "n/a"
                            : FormatBytes(it->second->summary.median)));
-    t.Add(std::move(row), !quality_only && r.summary.noisy);
+    t.Add(std::move(row), !quality_only && !na_line && r.summary.noisy);
   }
   std::set<std::string> notes;
   for (const auto& r : rows) {

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::run {
 
 Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
@@ -49,54 +51,12 @@ Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
 
 Status LoadReferences(store::Store& store, const config::Experiment& ex,
                       const std::vector<plan::Cell>& cells, ResumePlan* plan) {
-  using nlohmann::json;
-  if (plan->to_run.empty() || (!ex.kld && !ex.divergence_reference)) return {};
-  auto samples = store.SamplesOfRun(plan->run_id, {"kld", "kld_ref", "gen_dataset"});
-  if (!samples) return samples.error();
-  std::set<int64_t> kept;
-  for (const auto& [index, id] : plan->done) kept.insert(id);
-  // What the kept cells were compared with.
-  int64_t kld_ref = 0, gen_ref = 0;
-  std::map<int64_t, ResumePlan::KldReference> recorded;  // cell id -> its kld reference
-  for (const store::SampleRecord& s : *samples) {
-    const json request = s.raw.value("request", json::object());
-    if (s.test == "kld" && kept.count(s.cell_id) && !kld_ref) {
-      kld_ref = request.value("ref_cell_id", int64_t{0});
-    } else if (s.test == "gen_dataset" && kept.count(s.cell_id) && !gen_ref) {
-      gen_ref = s.raw.value("divergence_reference_cell_id", int64_t{0});
-    } else if (s.test == "kld_ref") {
-      auto& r = recorded[s.cell_id];
-      r.cell_id = s.cell_id;
-      r.top_ids.push_back(s.raw.value("top_ids", json()));
-      r.tokens_sha256 = request.value("tokens_sha256", "");
-    }
-  }
-  // Else the first complete cell of the reference model, as a run from the start would take.
-  auto first_kept_of = [&](const std::string& model) -> int64_t {
-    for (const plan::Cell& c : cells) {
-      auto it = plan->done.find(c.index);
-      if (it != plan->done.end() && c.model.name == model) return it->second;
-    }
-    return 0;
-  };
-  // The full-vocabulary mode keeps no reference in the store: its reference worker starts anew.
-  if (ex.kld && ex.kld->mode == config::KldMode::kTopK) {
-    if (!kld_ref) kld_ref = first_kept_of(ex.kld->reference);
-    auto it = recorded.find(kld_ref);
-    if (it != recorded.end() && kept.count(kld_ref)) {
-      if (it->second.tokens_sha256.empty()) {
-        return InputError(fmt::format(
-            "run {}'s kld reference (cell id {}) was recorded by a Pipette before store schema 2, "
-            "without the hash of its tokens that the cells measured now are checked against: "
-            "measure the experiment in a new run",
-            plan->run_id, kld_ref));
-      }
-      plan->kld = it->second;
-    }
-  }
-  if (ex.divergence_reference) {
-    if (!gen_ref) gen_ref = first_kept_of(*ex.divergence_reference);
-    if (kept.count(gen_ref)) plan->divergence_reference_cell_id = gen_ref;
+  if (plan->to_run.empty()) return {};
+  workload::ResumeInput in{plan->run_id, &cells, plan->done};
+  for (const auto& w : workload::MakeWorkloads()) {
+    auto state = w->ResumeState(store, ex, in);
+    if (!state) return state.error();
+    if (!state->is_null()) plan->workload_state[w->Name()] = std::move(*state);
   }
   return {};
 }

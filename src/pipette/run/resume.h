@@ -23,14 +23,9 @@ struct ResumePlan {
   std::vector<int> to_run;           // cell indexes measured now, in plan order
   int failed_kept = 0;               // failed cells left as they are (no --retry-failed)
 
-  // References a kept cell recorded, which the cells measured now compare with.
-  struct KldReference {
-    int64_t cell_id = 0;
-    std::vector<nlohmann::json> top_ids;  // per chunk: the reference's top-k ids per position
-    std::string tokens_sha256;            // of the reference's tokens of the corpus
-  };
-  std::optional<KldReference> kld;
-  int64_t divergence_reference_cell_id = 0;
+  // What each workload takes up from the kept cells (the references they recorded, which the
+  // cells measured now compare with), by workload name (workload::Workload::ResumeState).
+  std::map<std::string, nlohmann::json> workload_state;
 };
 
 // Cells with no complete result are measured: those never started, and those cut short
@@ -39,10 +34,11 @@ struct ResumePlan {
 Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
                               const std::vector<store::CellRecord>& stored, bool retry_failed);
 
-// Takes from the store the references the kept cells recorded (the kld reference distribution,
-// the divergence reference cell): the one the kept cells were compared with, else the first
-// complete cell of the reference model. An input error when the cells to measure need a kept
-// reference that cannot be reused (written before store schema 2, without its token hash).
+// Takes from the store what each workload needs of the kept cells (the kld reference
+// distribution, the divergence reference cell: the one the kept cells were compared with, else
+// the first complete cell of the reference model), through each workload's ResumeState. An input
+// error when the cells to measure need a kept reference that cannot be reused (a kld reference
+// written before store schema 2, without its token hash).
 Status LoadReferences(store::Store& store, const config::Experiment& ex,
                       const std::vector<plan::Cell>& cells, ResumePlan* plan);
 

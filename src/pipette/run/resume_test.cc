@@ -111,11 +111,13 @@ TEST_F(ResumeReferences, TheKeptReferenceIsTakenFromTheStore) {
   plan.done = {{0, ref}};
   plan.to_run = {1};
   ASSERT_TRUE(LoadReferences(*store_, ex_, plan_, &plan).ok());
-  ASSERT_TRUE(plan.kld.has_value());
-  EXPECT_EQ(plan.kld->cell_id, ref);
-  EXPECT_EQ(plan.kld->tokens_sha256, "abc");
-  ASSERT_EQ(plan.kld->top_ids.size(), 1u);
-  EXPECT_EQ(plan.kld->top_ids[0], raw["top_ids"]);
+  ASSERT_TRUE(plan.workload_state.count("kld"));
+  const nlohmann::json& kld = plan.workload_state["kld"];
+  EXPECT_EQ(kld["cell_id"], ref);
+  EXPECT_EQ(kld["tokens_sha256"], "abc");
+  ASSERT_EQ(kld["top_ids"].size(), 1u);
+  EXPECT_EQ(kld["top_ids"][0], raw["top_ids"]);
+  EXPECT_FALSE(plan.workload_state.count("gen"));  // no divergence reference asked
 }
 
 TEST_F(ResumeReferences, AReferenceWithoutItsTokenHashIsRefusedUpFront) {

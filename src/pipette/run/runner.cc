@@ -30,7 +30,6 @@ using workload::FromCall;
 using workload::RawFacts;
 using workload::RunError;
 using workload::RunStatus;
-using workload::Seconds;
 
 class Runner {
  public:
@@ -52,7 +51,10 @@ class Runner {
         return st.error();
       }
       summary_.cells_kept = static_cast<int>(deps_.resume->done.size());
-      for (auto& w : workloads_) w->Resume(*deps_.resume);
+      for (auto& w : workloads_) {
+        auto it = deps_.resume->workload_state.find(w->Name());
+        if (it != deps_.resume->workload_state.end()) w->Resume(it->second);
+      }
     } else {
       store::RunRecord run;
       run.name = ex_.name;
@@ -120,7 +122,7 @@ class Runner {
     RunStatus e = body();
     NoteOtherPipettes();
     if (e && deps_.progress) {
-      deps_.progress->PhaseFinished(cell, int(cells_.size()), name, Seconds(t0),
+      deps_.progress->PhaseFinished(cell, int(cells_.size()), name, SecondsSince(t0),
                                     eta_.FractionDone(), eta_.SecondsLeft());
     }
     return e;
@@ -315,7 +317,7 @@ class Runner {
         if (!resp) return resp.error();
         auto typed = protocol::LoadModelResponse::FromJson(*resp);
         if (!typed) return Broken(typed.error().message);
-        eta_.Done("load", 1, Seconds(t0));
+        eta_.Done("load", 1, SecondsSince(t0));
         json raw = RawFacts(*resp);
         raw["cold"] = false;  // the page cache is not dropped (needs root, disturbs the machine)
         raw["request"] = RequestFacts(req);
@@ -404,6 +406,14 @@ class Runner {
     const json& Model() const override { return r_.model_runtime_info_; }
     const std::string& LoadKey() const override { return r_.loaded_key_; }
     int64_t NBatch() const override { return r_.applied_n_batch_; }
+    Result<json> LoadRequest(const plan::Cell& cell) const override {
+      auto staged = r_.deps_.device->Stage(cell.model.path);
+      if (!staged) return staged.error();
+      return run::LoadRequest(cell, r_.registry_, *staged);
+    }
+    json ContextRequest(const plan::Cell& cell) const override {
+      return run::ContextRequest(cell, r_.registry_);
+    }
     Result<json, RunError> Call(const json& request, worker::WorkerChannel* to) override {
       return r_.Call(request, to);
     }

@@ -421,6 +421,8 @@ TEST_F(RunnerMcTest, ScoresEachChoiceAfterItsQuestionAndStoresTheSums) {
   EXPECT_EQ(lp.size(), 6u);
   EXPECT_NEAR(std::accumulate(lp.begin(), lp.end(), 0.0), ChoiceLp(kScaleB, "Two?", "three"), 1e-9);
   EXPECT_EQ(mc[1].raw["choices"][2]["n_tokens"], 6);  // " three"
+  // Timed on the worker's clock, from the first choice scored to the last (the estimate's mc).
+  EXPECT_GT(mc[1].raw["t_end_ns"].get<int64_t>(), mc[1].raw["t_start_ns"].get<int64_t>());
   const auto rows = Rows(s->run_id);
   for (int c = 0; c < 2; ++c) {
     const auto [acc, norm] = ExpectedAcc(c == 0 ? kScaleA : kScaleB);

@@ -12,10 +12,6 @@ json RawFacts(json response) {
   return response;
 }
 
-double Seconds(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 Result<std::vector<int64_t>, RunError> Tokenize(Context& ctx, const std::string& text,
                                                 bool add_special, worker::WorkerChannel* to) {
   auto resp = ctx.Call(protocol::TokenizeRequest{text, add_special, false}.ToJson(), to);

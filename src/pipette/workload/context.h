@@ -16,6 +16,7 @@
 #include "pipette/plan/plan.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
+#include "pipette/util/seconds.h"
 #include "pipette/worker/channel.h"
 
 namespace pipette::workload {
@@ -57,6 +58,11 @@ class Context {
   virtual const nlohmann::json& Model() const = 0;
   virtual const std::string& LoadKey() const = 0;
   virtual int64_t NBatch() const = 0;
+  // The load_model and init_context requests of `cell`'s parameters, as the runner sends them:
+  // for a worker a workload starts of its own (the kld reference). The load request names the
+  // model as the device has staged it; staging can fail.
+  virtual Result<nlohmann::json> LoadRequest(const plan::Cell& cell) const = 0;
+  virtual nlohmann::json ContextRequest(const plan::Cell& cell) const = 0;
 
   // One request to the cell's worker, or to `to`; the whole response when it says ok.
   virtual Result<nlohmann::json, RunError> Call(const nlohmann::json& request,
@@ -76,9 +82,6 @@ class Context {
 
 // The raw facts of a response: everything but the envelope.
 nlohmann::json RawFacts(nlohmann::json response);
-
-// Seconds since `t0`.
-double Seconds(std::chrono::steady_clock::time_point t0);
 
 // `tokenize` through the context's worker (or `to`).
 Result<std::vector<int64_t>, RunError> Tokenize(Context& ctx, const std::string& text,

@@ -7,13 +7,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pipette/config/experiment.h"
 #include "pipette/estimate/estimator.h"
-#include "pipette/run/resume.h"
+#include "pipette/estimate/history.h"
+#include "pipette/metrics/derive.h"
+#include "pipette/store/store.h"
+#include "pipette/util/result.h"
 #include "pipette/workload/context.h"
+#include "pipette/workload/resume.h"
 
 namespace pipette::workload {
 
@@ -38,8 +43,33 @@ class Workload {
   // the plan's estimate and the progress line's time left (estimate::PlannedWork).
   virtual void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                         std::vector<estimate::Work>* out) const = 0;
-  // A resumed run takes up the references its kept cells recorded.
-  virtual void Resume(const run::ResumePlan& plan) { (void)plan; }
+  // One of its stored samples as a measured request, for the history time estimates start from
+  // (metrics/history.h): kind, units and seconds as PlanWork plans them; nullopt for a sample of
+  // another workload or of no timed request.
+  virtual std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const {
+    (void)s;
+    return std::nullopt;
+  }
+  // Its figures of one cell from the cell's stored samples (docs/metrics.md), appended to `rows`,
+  // each starting from `base` (the cell's identity). `by_id`: every cell of the run, for figures
+  // measured against a reference cell. An error when a stored sample cannot be read: the report
+  // then shows this workload's figures of the cell as n/a with it.
+  virtual Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
+                        const metrics::CellsById& by_id,
+                        std::vector<metrics::ResultRow>* rows) const {
+    (void)base, (void)cell, (void)by_id, (void)rows;
+    return {};
+  }
+  // Resuming a stored run: what this workload takes up from the cells kept (the references they
+  // recorded), read from the store; null when nothing. An input error when the cells to measure
+  // need a kept reference that cannot be reused.
+  virtual Result<nlohmann::json> ResumeState(store::Store& store, const config::Experiment& ex,
+                                             const ResumeInput& in) const {
+    (void)store, (void)ex, (void)in;
+    return nlohmann::json();
+  }
+  // A resumed run hands it what its ResumeState read (never null).
+  virtual void Resume(const nlohmann::json& state) { (void)state; }
   // Runs phase `phase` (an index into Phases()) of the context's cell.
   virtual RunStatus Run(Context& ctx, size_t phase) = 0;
   // The run ends: any worker of its own is shut down.

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "pipette/estimate/work.h"
 #include "pipette/protocol/quality_ops.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/util/sha256.h"
+#include "pipette/workload/gen/derive.h"
+#include "pipette/workload/timing.h"
 
 namespace pipette::workload {
 namespace {
@@ -36,8 +39,40 @@ class Gen : public Workload {
         {cell.Key(), "gen", "gen", double(estimate::Items(ex.gen->limit, ex.gen->n_items))});
   }
 
-  void Resume(const run::ResumePlan& r) override {
-    if (r.divergence_reference_cell_id) ref_cell_id_ = r.divergence_reference_cell_id;
+  // The divergence reference: the cell the kept cells were compared with, else the first kept
+  // cell of the reference model; {cell_id}.
+  Result<json> ResumeState(store::Store& store, const config::Experiment& ex,
+                           const ResumeInput& in) const override {
+    if (!ex.divergence_reference) return json();
+    auto samples = store.SamplesOfRun(in.run_id, {"gen_dataset"});
+    if (!samples) return samples.error();
+    std::set<int64_t> kept;
+    for (const auto& [index, id] : in.kept) kept.insert(id);
+    int64_t ref = 0;
+    for (const store::SampleRecord& s : *samples) {
+      if (kept.count(s.cell_id) && !ref) {
+        ref = s.raw.value("divergence_reference_cell_id", int64_t{0});
+      }
+    }
+    if (!ref) ref = FirstKeptCellOf(in, *ex.divergence_reference);
+    if (!kept.count(ref)) return json();
+    return json{{"cell_id", ref}};
+  }
+
+  void Resume(const json& state) override {
+    if (const int64_t id = state.value("cell_id", int64_t{0})) ref_cell_id_ = id;
+  }
+
+  // Per item.
+  std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const override {
+    if (s.test != "gen") return std::nullopt;
+    return ItemTimed(s.raw, "gen");
+  }
+
+  Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
+                const metrics::CellsById& by_id,
+                std::vector<metrics::ResultRow>* rows) const override {
+    return DeriveGen(base, cell, by_id, rows);
   }
 
   RunStatus Run(Context& ctx, size_t) override {
@@ -66,7 +101,7 @@ class Gen : public Workload {
       if (!resp) return resp.error();
       auto chat = protocol::ChatResponse::FromJson(*resp);
       if (!chat) return Broken(chat.error().message);
-      ctx.Done("gen", 1, Seconds(t0));
+      ctx.Done("gen", 1, SecondsSince(t0));
       if (i == 0) {
         // How every prompt of the cell was made: the template (hashed; it is the model file's),
         // where it came from, the options it was given and the thinking switch it saw.

@@ -3,15 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "pipette/estimate/work.h"
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
-#include "pipette/run/kld_frames.h"
-#include "pipette/run/runtime_params.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/workload/chunks.h"
+#include "pipette/workload/kld/derive.h"
+#include "pipette/workload/kld/kld_frames.h"
+#include "pipette/workload/timing.h"
 
 namespace pipette::workload {
 namespace {
@@ -49,14 +52,62 @@ class Kld : public Workload {
     out->push_back({cell.Key(), "kld", "kld", chunks, double(ex.kld->n_ctx)});
   }
 
-  void Resume(const run::ResumePlan& r) override {
-    if (!r.kld) return;
-    ref_ids_ = r.kld->top_ids;
-    ref_tokens_sha256_ = r.kld->tokens_sha256;
-    ref_cell_id_ = r.kld->cell_id;
+  // The top-k reference distribution a kept cell was compared with (else the first kept cell of
+  // the reference model): {cell_id, top_ids (per chunk), tokens_sha256}. The full-vocabulary mode
+  // keeps no reference in the store: its reference worker starts anew.
+  Result<json> ResumeState(store::Store& store, const config::Experiment& ex,
+                           const ResumeInput& in) const override {
+    if (!ex.kld || ex.kld->mode != config::KldMode::kTopK) return json();
+    auto samples = store.SamplesOfRun(in.run_id, {"kld", "kld_ref"});
+    if (!samples) return samples.error();
+    std::set<int64_t> kept;
+    for (const auto& [index, id] : in.kept) kept.insert(id);
+    int64_t ref = 0;
+    std::map<int64_t, json> recorded;  // cell id -> its reference
+    for (const store::SampleRecord& s : *samples) {
+      const json request = s.raw.value("request", json::object());
+      if (s.test == "kld" && kept.count(s.cell_id) && !ref) {
+        ref = request.value("ref_cell_id", int64_t{0});
+      } else if (s.test == "kld_ref") {
+        json& r = recorded[s.cell_id];
+        r["cell_id"] = s.cell_id;
+        r["top_ids"].push_back(s.raw.value("top_ids", json()));
+        r["tokens_sha256"] = request.value("tokens_sha256", "");
+      }
+    }
+    if (!ref) ref = FirstKeptCellOf(in, ex.kld->reference);
+    auto it = recorded.find(ref);
+    if (it == recorded.end() || !kept.count(ref)) return json();
+    if (it->second["tokens_sha256"].get<std::string>().empty()) {
+      return InputError(fmt::format(
+          "run {}'s kld reference (cell id {}) was recorded by a Pipette before store schema 2, "
+          "without the hash of its tokens that the cells measured now are checked against: "
+          "measure the experiment in a new run",
+          in.run_id, ref));
+    }
+    return it->second;
+  }
+
+  void Resume(const json& state) override {
+    ref_ids_ = state.value("top_ids", json::array()).get<std::vector<json>>();
+    ref_tokens_sha256_ = state.value("tokens_sha256", "");
+    ref_cell_id_ = state.value("cell_id", int64_t{0});
   }
 
   void Finish() override { ResetReference(); }
+
+  // A scored chunk, the reference's (kld_ref) included: per token of the chunk (its request names
+  // its length).
+  std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const override {
+    if (s.test != "kld" && s.test != "kld_ref") return std::nullopt;
+    return ChunkTimed(s.raw, "kld");
+  }
+
+  Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
+                const metrics::CellsById& by_id,
+                std::vector<metrics::ResultRow>* rows) const override {
+    return DeriveKld(base, cell.samples, by_id, rows);
+  }
 
   RunStatus Run(Context& ctx, size_t) override {
     const config::KldSpec& spec = *ctx.Experiment().kld;
@@ -133,16 +184,17 @@ class Kld : public Workload {
         }
         *typed = *h;
       }
-      run::KldChunkFacts facts;
-      if (auto f = run::ReduceKldFrames(*ref_.channel, ctx.Channel(), ch.from, n_frames,
-                                        static_cast<size_t>(n_vocab), chunk_tokens,
-                                        t0 + ctx.Timeout(), &facts)) {
+      auto reduced =
+          ReduceKldFrames(*ref_.channel, ctx.Channel(), ch.from, n_frames,
+                          static_cast<size_t>(n_vocab), chunk_tokens, t0 + ctx.Timeout());
+      if (!reduced) {
         // Both workers are left mid-frames: neither serves another request.
-        if (f->reference) return ReferenceFailed(ctx, f->error.message);
+        if (reduced.error().reference) return ReferenceFailed(ctx, reduced.error().error.message);
         ResetReference();
-        return Broken(f->error.message);
+        return Broken(reduced.error().error.message);
       }
-      ctx.Done("kld", ch.n_ctx, Seconds(t0));
+      const KldChunkFacts& facts = *reduced;
+      ctx.Done("kld", ch.n_ctx, SecondsSince(t0));
       json raw = {{"mode", "full"},
                   {"n_tokens", chunk_tokens.size()},
                   {"from", ch.from},
@@ -201,7 +253,9 @@ class Kld : public Workload {
                                fmt::format("it speaks protocol version {}; this pipette speaks {}",
                                            typed_hello->protocol, protocol::kProtocolVersion));
       }
-      auto load = ctx.Call(run::LoadRequest(*rc, ctx.Params()), ref_.channel.get());
+      auto load_req = ctx.LoadRequest(*rc);
+      if (!load_req) return ReferenceFailed(ctx, load_req.error().message);
+      auto load = ctx.Call(*load_req, ref_.channel.get());
       if (!load) return ReferenceFailed(ctx, load.error().message);
       const json model = load->value("model", json::object());
       ref_.n_vocab = model.value("n_vocab", int64_t{0});
@@ -220,7 +274,7 @@ class Kld : public Workload {
     }
     // The cell's context sizes and threads; the reference cell's cache types and flash attention
     // (the reference distribution stays one across cells), each sent only where set.
-    json ctx_req = run::ContextRequest(ctx.Cell(), ctx.Params());
+    json ctx_req = ctx.ContextRequest(ctx.Cell());
     for (const char* k : {"type_k", "type_v", "flash_attn"}) {
       ctx_req.erase(k);
       if (rc->HasParam(k)) ctx_req[k] = rc->Param(k);
@@ -308,7 +362,7 @@ class Kld : public Workload {
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req.ToJson());
       if (!resp) return resp.error();
-      ctx.Done("kld", ch.n_ctx, Seconds(t0));
+      ctx.Done("kld", ch.n_ctx, SecondsSince(t0));
       json raw = RawFacts(std::move(*resp));
       raw.erase("logsumexp");
       raw["request"] = {{"chunk", c}, {"ref_cell_id", ref_cell_id_}, {"top_k", spec.top_k}};

@@ -9,6 +9,8 @@
 #include "pipette/protocol/quality_ops.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
+#include "pipette/workload/mc/derive.h"
+#include "pipette/workload/timing.h"
 
 namespace pipette::workload {
 namespace {
@@ -36,6 +38,19 @@ class Mc : public Workload {
     out->push_back({cell.Key(), "mc", "mc", double(estimate::Items(ex.mc->limit, ex.mc->n_items))});
   }
 
+  // Per item.
+  std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const override {
+    if (s.test != "mc") return std::nullopt;
+    return ItemTimed(s.raw, "mc");
+  }
+
+  Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
+                const metrics::CellsById& by_id,
+                std::vector<metrics::ResultRow>* rows) const override {
+    (void)by_id;
+    return DeriveMc(base, cell.samples, rows);
+  }
+
   RunStatus Run(Context& ctx, size_t) override {
     const config::McSpec& spec = *ctx.Experiment().mc;
     if (!mc_) {
@@ -58,6 +73,7 @@ class Mc : public Workload {
       auto context = Tokenize(ctx, prompt);
       if (!context) return context.error();
       json choices = json::array();
+      int64_t t_start_ns = 0, t_end_ns = 0;  // the worker's clock: first and last choice scored
       const auto t0 = std::chrono::steady_clock::now();
       for (const std::string& choice : item.choices) {
         // The continuation is what tokens(prompt + choice) has beyond its common prefix with
@@ -84,11 +100,13 @@ class Mc : public Workload {
         if (!resp) return resp.error();
         auto scored = protocol::ScoreResponse::FromJson(*resp);
         if (!scored) return Broken(scored.error().message);
+        if (choices.empty()) t_start_ns = scored->t_start_ns;
+        t_end_ns = scored->t_end_ns;
         choices.push_back({{"bytes", choice.size()},
                            {"n_tokens", full->size() - common},
                            {"logprob", scored->logprob}});
       }
-      ctx.Done("mc", 1, Seconds(t0));
+      ctx.Done("mc", 1, SecondsSince(t0));
       // Tokenizer density (tok_per_kchar) of the item's own text, without scaffolding.
       auto own = Tokenize(ctx, item.question, /*add_special=*/false);
       if (!own) return own.error();
@@ -99,6 +117,8 @@ class Mc : public Workload {
                   {"language", item.language},
                   {"task_type", item.task_type},
                   {"n_prompt_tokens", context->size()},
+                  {"t_start_ns", t_start_ns},
+                  {"t_end_ns", t_end_ns},
                   {"choices", choices}};
       if (auto st = ctx.Keep("mc", static_cast<int>(i), false, raw); !st) return st;
       ctx.Step(fmt::format("mc item {}/{}", i + 1, n));

@@ -11,6 +11,8 @@
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/workload/chunks.h"
+#include "pipette/workload/ppl/derive.h"
+#include "pipette/workload/timing.h"
 
 namespace pipette::workload {
 namespace {
@@ -36,6 +38,19 @@ class Ppl : public Workload {
     const double chunks =
         double(estimate::CorpusChunks(ex.ppl->corpus, ex.ppl->n_ctx, ex.ppl->chunks));
     out->push_back({cell.Key(), "ppl", "ppl", chunks, double(ex.ppl->n_ctx)});
+  }
+
+  // A scored chunk: per token of the chunk (its request names its length).
+  std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const override {
+    if (s.test != "ppl") return std::nullopt;
+    return ChunkTimed(s.raw, "ppl");
+  }
+
+  Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
+                const metrics::CellsById& by_id,
+                std::vector<metrics::ResultRow>* rows) const override {
+    (void)by_id;
+    return DerivePpl(base, cell.samples, rows);
   }
 
   RunStatus Run(Context& ctx, size_t) override {
@@ -72,7 +87,7 @@ class Ppl : public Workload {
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(ChunkScoreRequest(ctx, tokens, ch).ToJson());
       if (!resp) return resp.error();
-      ctx.Done("ppl", ch.n_ctx, Seconds(t0));
+      ctx.Done("ppl", ch.n_ctx, SecondsSince(t0));
       json raw = RawFacts(std::move(*resp));
       raw["request"] = ChunkFacts(ctx, c, ch);
       if (auto st = ctx.Keep("ppl", static_cast<int>(c), false, raw); !st) return st;

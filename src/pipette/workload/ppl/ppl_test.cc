@@ -24,6 +24,8 @@ class FakeContext : public Context {
   const json& Model() const override { return model; }
   const std::string& LoadKey() const override { return load_key; }
   int64_t NBatch() const override { return 8; }
+  Result<json> LoadRequest(const plan::Cell&) const override { return json::object(); }
+  json ContextRequest(const plan::Cell&) const override { return json::object(); }
   Result<json, RunError> Call(const json& request, worker::WorkerChannel*) override {
     requests.push_back(request);
     const std::string op = request["op"];

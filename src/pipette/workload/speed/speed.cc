@@ -6,9 +6,11 @@
 #include <map>
 #include <utility>
 
+#include "pipette/config/parse.h"
 #include "pipette/protocol/speed_ops.h"
-#include "pipette/run/prompt_text.h"
+#include "pipette/workload/speed/prompt_text.h"
 #include "pipette/workload/speed/random_tokens.h"
+#include "pipette/workload/timing.h"
 
 namespace pipette::workload {
 namespace {
@@ -58,7 +60,7 @@ class Speed : public Workload {
   }
 
   int64_t ContextNeed(const config::Experiment& ex, int64_t depth) const override {
-    return plan::TokensNeeded(ex.tests, depth);
+    return TokensNeeded(ex.tests, depth);
   }
 
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
@@ -67,6 +69,33 @@ class Speed : public Workload {
     for (const TestSpec& t : ex.tests) {
       out->push_back({cell.Key(), t.name, KindName(t.kind), requests, double(t.n)});
     }
+  }
+
+  // pp: the whole request; tg: from its start to its last token; ttft: to its first token. Per
+  // token the test names.
+  std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const override {
+    auto t = config::ParseTestName(s.test);
+    if (!t || t->n <= 0 || !s.raw.is_object()) return std::nullopt;
+    std::optional<double> secs;
+    const auto t0 = s.raw.find("t_start_ns");
+    if (t0 == s.raw.end() || !t0->is_number()) return std::nullopt;
+    const int64_t start = t0->get<int64_t>();
+    if (t->kind == TestKind::kPP) {
+      secs = SpanSeconds(s.raw);
+    } else if (t->kind == TestKind::kTG) {
+      const auto ends = s.raw.find("token_end_ns");
+      if (ends != s.raw.end() && ends->is_array() && !ends->empty() && ends->back().is_number() &&
+          ends->back().get<int64_t>() > start) {
+        secs = SecondsBetween(start, ends->back().get<int64_t>());
+      }
+    } else {
+      const auto first = s.raw.find("t_first_token_ns");
+      if (first != s.raw.end() && first->is_number() && first->get<int64_t>() >= start) {
+        secs = SecondsBetween(start, first->get<int64_t>());
+      }
+    }
+    if (!secs) return std::nullopt;
+    return estimate::Measured{KindName(t->kind), double(t->n), *secs};
   }
 
   RunStatus Run(Context& ctx, size_t phase) override {
@@ -116,7 +145,7 @@ class Speed : public Workload {
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req);
       if (!resp) return resp.error();
-      ctx.Done(KindName(t.kind), double(t.n), Seconds(t0));
+      ctx.Done(KindName(t.kind), double(t.n), SecondsSince(t0));
       json raw = RawFacts(std::move(*resp));
       raw["request"] = req_facts;
       if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
@@ -134,7 +163,7 @@ class Speed : public Workload {
   Result<std::pair<std::string, int64_t>, RunError> PromptOfTokens(Context& ctx, int64_t n) {
     const std::string key = ctx.LoadKey() + "|" + std::to_string(n);
     if (auto it = prompts_.find(key); it != prompts_.end()) return it->second;
-    const std::string prose = run::ProseText(static_cast<size_t>(n) * 8 + 64);
+    const std::string prose = ProseText(static_cast<size_t>(n) * 8 + 64);
     std::vector<size_t> cuts;  // word ends
     for (size_t i = 1; i < prose.size(); ++i) {
       if (prose[i] == ' ') cuts.push_back(i);
@@ -169,6 +198,25 @@ class Speed : public Workload {
 };
 
 }  // namespace
+
+int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) {
+  int64_t need = 0;
+  for (const auto& t : tests) {
+    switch (t.kind) {
+      case config::TestKind::kPP:
+        need = std::max<int64_t>(need, t.n);
+        break;
+      case config::TestKind::kTG:
+        need = std::max<int64_t>(need, depth + t.n + 1);
+        break;
+      case config::TestKind::kTTFT:
+        // A text of P tokens can tokenize to a few more at a word boundary: keep a margin.
+        need = std::max<int64_t>(need, t.n + 16);
+        break;
+    }
+  }
+  return need;
+}
 
 std::unique_ptr<Workload> NewSpeed() { return std::make_unique<Speed>(); }
 

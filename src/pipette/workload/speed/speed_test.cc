@@ -25,6 +25,12 @@ TEST(Speed, OnePhasePerTestWithItsOps) {
   EXPECT_TRUE(speed->Phases(config::Experiment{}).empty());
 }
 
+TEST(Speed, ItsContextNeedFitsTheLargestTest) {
+  const auto tests = WithTests({"pp512", "tg128", "ttft@64"}).tests;
+  EXPECT_EQ(TokensNeeded(tests, 0), 512);
+  EXPECT_EQ(TokensNeeded(tests, 1000), 1129);
+}
+
 // The context need of an experiment is the most any registered workload needs.
 TEST(Speed, TheRegistrysContextNeedIsTheLargestWorkloads) {
   config::Experiment ex = WithTests({"pp64"});

@@ -5,13 +5,13 @@
 
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "pipette/util/result.h"
 #include "pipette/worker/channel.h"
 
-namespace pipette::run {
+namespace pipette::workload {
 
 // Per scored position, aligned with p = from, from + 1, ...: the raw facts a `kld` sample keeps.
 struct KldChunkFacts {
@@ -29,12 +29,11 @@ struct FramesFailure {
 // Reads `n_frames` frames from `ref` and from `test` in turn (each must have answered a `score`
 // with `logits: true` that announced them), checks that frame k is position `from + k` with
 // `n_vocab` values, and compares them (quality::CompareLogits) with `tokens[p + 1]` as the
-// actual next token. Every frame must arrive before `deadline`.
-std::optional<FramesFailure> ReduceKldFrames(worker::WorkerChannel& ref,
-                                             worker::WorkerChannel& test, int64_t from,
-                                             int64_t n_frames, size_t n_vocab,
-                                             const std::vector<int64_t>& tokens,
-                                             std::chrono::steady_clock::time_point deadline,
-                                             KldChunkFacts* out);
+// actual next token. Every frame must arrive before `deadline`. The chunk's facts, or which
+// worker's frames failed and how.
+Result<KldChunkFacts, FramesFailure> ReduceKldFrames(
+    worker::WorkerChannel& ref, worker::WorkerChannel& test, int64_t from, int64_t n_frames,
+    size_t n_vocab, const std::vector<int64_t>& tokens,
+    std::chrono::steady_clock::time_point deadline);
 
-}  // namespace pipette::run
+}  // namespace pipette::workload

@@ -1,6 +1,6 @@
-#include "pipette/run/prompt_text.h"
+#include "pipette/workload/speed/prompt_text.h"
 
-namespace pipette::run {
+namespace pipette::workload {
 namespace {
 
 constexpr const char* kPassage =
@@ -29,4 +29,4 @@ std::string ProseText(size_t min_chars) {
   return out;
 }
 
-}  // namespace pipette::run
+}  // namespace pipette::workload

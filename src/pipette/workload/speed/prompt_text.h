@@ -3,9 +3,9 @@
 
 #include <string>
 
-namespace pipette::run {
+namespace pipette::workload {
 
 // At least `min_chars` characters: the passage, repeated as often as needed, cut at a word end.
 std::string ProseText(size_t min_chars);
 
-}  // namespace pipette::run
+}  // namespace pipette::workload

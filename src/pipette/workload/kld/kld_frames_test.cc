@@ -1,6 +1,6 @@
 // The full-vocabulary KL reducer with FAKE channels that produce frames on the fly, so the
 // controller's memory can be checked against a stream far larger than it may hold.
-#include "pipette/run/kld_frames.h"
+#include "pipette/workload/kld/kld_frames.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "pipette/quality/kld.h"
 
-namespace pipette::run {
+namespace pipette::workload {
 namespace {
 using std::chrono::milliseconds;
 
@@ -77,10 +77,10 @@ TEST(KldFramesTest, ReducesPositionByPositionAgainstADirectComputation) {
   const size_t n_vocab = 50;
   FrameFake ref(3, 1.0), test(3, 1.3);
   const auto tokens = Tokens(10, n_vocab);
-  KldChunkFacts facts;
   auto f = ReduceKldFrames(ref, test, 3, 6, n_vocab, tokens,
-                           std::chrono::steady_clock::now() + milliseconds(5000), &facts);
-  ASSERT_FALSE(f.has_value()) << f->error.message;
+                           std::chrono::steady_clock::now() + milliseconds(5000));
+  ASSERT_TRUE(f.ok()) << f.error().error.message;
+  const KldChunkFacts& facts = *f;
   ASSERT_EQ(facts.kl.size(), 6u);
   for (int k = 0; k < 6; ++k) {
     const int p = 3 + k;
@@ -110,9 +110,10 @@ TEST(KldFramesTest, ReducesPositionByPositionAgainstADirectComputation) {
 
 TEST(KldFramesTest, IdenticalLogitsGiveExactlyZero) {
   FrameFake ref(0, 1.0), test(0, 1.0);
-  KldChunkFacts facts;
-  ASSERT_FALSE(ReduceKldFrames(ref, test, 0, 4, 1000, Tokens(5, 1000),
-                               std::chrono::steady_clock::now() + milliseconds(5000), &facts));
+  auto f = ReduceKldFrames(ref, test, 0, 4, 1000, Tokens(5, 1000),
+                           std::chrono::steady_clock::now() + milliseconds(5000));
+  ASSERT_TRUE(f.ok());
+  const KldChunkFacts& facts = *f;
   for (double kl : facts.kl) EXPECT_EQ(kl, 0.0);
   EXPECT_EQ(facts.ref_logprob, facts.logprob);
 }
@@ -120,22 +121,21 @@ TEST(KldFramesTest, IdenticalLogitsGiveExactlyZero) {
 TEST(KldFramesTest, AnAbortOrAFrameOutOfStepSaysWhichWorker) {
   FrameFake ref(0, 1.0), test(0, 1.1);
   test.abort_after = 2;
-  KldChunkFacts facts;
   auto f = ReduceKldFrames(ref, test, 0, 4, 20, Tokens(5, 20),
-                           std::chrono::steady_clock::now() + milliseconds(5000), &facts);
-  ASSERT_TRUE(f.has_value());
-  EXPECT_FALSE(f->reference);
-  EXPECT_FALSE(f->error.broken);
-  EXPECT_NE(f->error.message.find("llama_decode returned 1"), std::string::npos);
+                           std::chrono::steady_clock::now() + milliseconds(5000));
+  ASSERT_FALSE(f.ok());
+  EXPECT_FALSE(f.error().reference);
+  EXPECT_FALSE(f.error().error.broken);
+  EXPECT_NE(f.error().error.message.find("llama_decode returned 1"), std::string::npos);
 
   FrameFake ref2(0, 1.0), test2(0, 1.1);
   ref2.skip_at = 2;
   auto g = ReduceKldFrames(ref2, test2, 0, 4, 20, Tokens(5, 20),
-                           std::chrono::steady_clock::now() + milliseconds(5000), &facts);
-  ASSERT_TRUE(g.has_value());
-  EXPECT_TRUE(g->reference);
-  EXPECT_TRUE(g->error.broken);
-  EXPECT_EQ(g->error.message, "the worker sent the frame of position 2 where 1 was due");
+                           std::chrono::steady_clock::now() + milliseconds(5000));
+  ASSERT_FALSE(g.ok());
+  EXPECT_TRUE(g.error().reference);
+  EXPECT_TRUE(g.error().error.broken);
+  EXPECT_EQ(g.error().error.message, "the worker sent the frame of position 2 where 1 was due");
 }
 
 // The bound docs/metrics.md states: two frames of n_vocab floats, plus five numbers per
@@ -144,12 +144,12 @@ TEST(KldFramesTest, MemoryStaysTwoFramesWhateverTheStream) {
   const size_t n_vocab = 262144;
   const int64_t n = 600;
   FrameFake ref(0, 1.0), test(0, 1.01);
-  KldChunkFacts facts;
   const int64_t before = PeakRss();
-  ASSERT_FALSE(ReduceKldFrames(ref, test, 0, n, n_vocab, Tokens(size_t(n) + 1, n_vocab),
-                               std::chrono::steady_clock::now() + milliseconds(600000), &facts));
+  auto f = ReduceKldFrames(ref, test, 0, n, n_vocab, Tokens(size_t(n) + 1, n_vocab),
+                           std::chrono::steady_clock::now() + milliseconds(600000));
   const int64_t after = PeakRss();
-  EXPECT_EQ(facts.kl.size(), size_t(n));
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->kl.size(), size_t(n));
   if (before > 0) {
     // 2 MiB of frames and 60 KiB of facts; 32 MiB leaves room for the allocator.
     EXPECT_LT(after - before, int64_t(32) << 20) << "the reducer held more than a frame each";
@@ -157,4 +157,4 @@ TEST(KldFramesTest, MemoryStaysTwoFramesWhateverTheStream) {
 }
 
 }  // namespace
-}  // namespace pipette::run
+}  // namespace pipette::workload

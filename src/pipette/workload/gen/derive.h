@@ -1,0 +1,19 @@
+// Derivation of the gen workload (and its divergence figures).
+#pragma once
+
+#include <vector>
+
+#include "pipette/metrics/derive.h"
+#include "pipette/util/result.h"
+
+namespace pipette::workload {
+
+// The gen workload's figures from its stored samples (docs/metrics.md "gen", "divergence"): every
+// item's output judged by its checkers (format_ok, task_acc, with Wilson intervals), the
+// dataset's tok_per_kchar, and, when the experiment names a divergence reference, this cell's
+// greedy outputs against the reference cell's (`by_id`). An error when a stored sample cannot be
+// read.
+Status DeriveGen(const metrics::ResultRow& base, const metrics::CellSamples& cell,
+                 const metrics::CellsById& by_id, std::vector<metrics::ResultRow>* rows);
+
+}  // namespace pipette::workload

@@ -1,0 +1,17 @@
+// Derivation of the mc workload.
+#pragma once
+
+#include <vector>
+
+#include "pipette/metrics/derive.h"
+#include "pipette/util/result.h"
+
+namespace pipette::workload {
+
+// The mc workload's figures from its stored samples (docs/metrics.md "mc"): acc and acc_norm over
+// the whole set, per language, per task type and per both, with Wilson intervals, and the
+// dataset's tok_per_kchar. An error when a stored sample cannot be read.
+Status DeriveMc(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                std::vector<metrics::ResultRow>* rows);
+
+}  // namespace pipette::workload

@@ -1,0 +1,56 @@
+#include "pipette/workload/ppl/derive.h"
+
+#include "pipette/quality/ppl.h"
+#include "pipette/workload/stored.h"
+
+namespace pipette::workload {
+namespace {
+
+using nlohmann::json;
+
+// ppl over every scored token of the corpus; the per-chunk figures become the samples.
+void AddPplRows(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                std::vector<metrics::ResultRow>* rows) {
+  const json* corpus = nullptr;
+  std::vector<double> all, per_chunk;
+  for (const auto& s : samples) {
+    if (s.test == "ppl_corpus") corpus = &s.raw;
+    if (s.test != "ppl") continue;
+    const auto lp = s.raw.value("logprob", std::vector<double>{});
+    all.insert(all.end(), lp.begin(), lp.end());
+    per_chunk.push_back(quality::PplFromLogprobs(lp).ppl);
+  }
+  if (!corpus) return;
+  metrics::ResultRow r = base;
+  r.test = "ppl";
+  r.dataset = corpus->value("path", "");
+  r.dataset_sha256 = corpus->value("sha256", "");
+  if (!all.empty()) {
+    const quality::PplFigure f = quality::PplFromLogprobs(all);
+    metrics::ResultRow p = r;
+    p.metric = "ppl";
+    p.samples = per_chunk;
+    p.summary = stats::Summarize(per_chunk);
+    p.value = f.ppl;
+    p.std_error = f.std_error;
+    p.summary.noisy = false;  // chunks differ in content: their spread is not measurement noise
+    rows->push_back(std::move(p));
+  }
+  metrics::ResultRow t = r;
+  t.metric = "tok_per_kchar";
+  t.unit = "tokens/kchar";
+  t.value = quality::TokensPerKchar(corpus->value("n_tokens", int64_t{0}),
+                                    corpus->value("n_chars", int64_t{0}));
+  t.samples = {t.value};
+  t.summary = stats::Summarize(t.samples);
+  rows->push_back(std::move(t));
+}
+
+}  // namespace
+
+Status DerivePpl(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                 std::vector<metrics::ResultRow>* rows) {
+  return ReadStored("ppl", [&] { AddPplRows(base, samples, rows); });
+}
+
+}  // namespace pipette::workload

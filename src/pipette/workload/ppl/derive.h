@@ -1,0 +1,17 @@
+// Derivation of the ppl workload.
+#pragma once
+
+#include <vector>
+
+#include "pipette/metrics/derive.h"
+#include "pipette/util/result.h"
+
+namespace pipette::workload {
+
+// The ppl workload's figures from its stored samples (docs/metrics.md "ppl"): ppl over every
+// scored token of the corpus, the per-chunk figures as its samples, and the corpus's tok_per_kchar.
+// An error when a stored sample cannot be read.
+Status DerivePpl(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
+                 std::vector<metrics::ResultRow>* rows);
+
+}  // namespace pipette::workload

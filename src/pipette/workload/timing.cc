@@ -1,0 +1,37 @@
+#include "pipette/workload/timing.h"
+
+#include "pipette/util/seconds.h"
+
+namespace pipette::workload {
+
+std::optional<double> SpanSeconds(const nlohmann::json& raw) {
+  if (!raw.is_object()) return std::nullopt;
+  auto t0 = raw.find("t_start_ns"), t1 = raw.find("t_end_ns");
+  if (t0 == raw.end() || t1 == raw.end() || !t0->is_number() || !t1->is_number()) {
+    return std::nullopt;
+  }
+  if (t1->get<int64_t>() <= t0->get<int64_t>()) return std::nullopt;
+  return SecondsBetween(t0->get<int64_t>(), t1->get<int64_t>());
+}
+
+std::optional<estimate::Measured> ChunkTimed(const nlohmann::json& raw, const std::string& kind) {
+  const auto secs = SpanSeconds(raw);
+  if (!secs) return std::nullopt;
+  auto number = [](const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  auto request = raw.find("request");
+  const double n = request != raw.end() && request->is_object() ? number(*request, "n_ctx") : 0;
+  const double tokens = n > 0 ? n : number(raw, "n_tokens");
+  if (tokens <= 0) return std::nullopt;
+  return estimate::Measured{kind, tokens, *secs};
+}
+
+std::optional<estimate::Measured> ItemTimed(const nlohmann::json& raw, const std::string& kind) {
+  const auto secs = SpanSeconds(raw);
+  if (!secs) return std::nullopt;
+  return estimate::Measured{kind, 1, *secs};
+}
+
+}  // namespace pipette::workload
