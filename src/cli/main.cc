@@ -8,6 +8,7 @@
 #include "pipette/app/commands.h"
 #include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
+#include "pipette/device/local_device.h"
 #include "pipette/report/formats.h"
 
 int main(int argc, char** argv) {
@@ -111,10 +112,10 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
       commands.push_back(sub->get_name());
     }
-    if (auto e = pipette::app::CheckCommand(argv[1], commands)) {
+    if (const pipette::Status known = pipette::app::CheckCommand(argv[1], commands); !known) {
       std::fprintf(stderr, "error: %s\nRun with --help for more information.\n",
-                   e->message.c_str());
-      return e->exit_code;
+                   known.error().message.c_str());
+      return known.error().exit_code;
     }
   }
   try {
@@ -124,9 +125,11 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   const auto paths = pipette::app::DefaultPaths(argv[0]);
-  if (*run_cmd) return pipette::app::Run(run, paths);
+  // The device every worker starts on (this machine), and whose fingerprint results carry.
+  pipette::device::LocalDevice device;
+  if (*run_cmd) return pipette::app::Run(run, paths, device);
   if (*rep_cmd) return pipette::app::Report(report);
-  if (*env_cmd) return pipette::app::Env(env);
-  if (*sens_cmd) return pipette::app::Sensitivity(sens, paths);
+  if (*env_cmd) return pipette::app::Env(env, device);
+  if (*sens_cmd) return pipette::app::Sensitivity(sens, paths, device);
   return 2;
 }

@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <exception>
 #include <optional>
+#include <stdexcept>
 
 #include "monotonic_clock.h"
 #include "pipette/protocol/ops.h"
 #include "pipette/protocol/session_ops.h"
+#include "pipette/protocol/test_ops.h"
 #include "proc_memory.h"
 
 namespace pipette::worker_common {
@@ -42,6 +46,16 @@ Reply Memory() {
 }
 
 }  // namespace
+
+Dispatcher::Dispatcher(RuntimeIdentity identity) : identity_(std::move(identity)) {
+  const char* test_ops = std::getenv(protocol::kTestOpsEnv);
+  if (test_ops != nullptr && std::string_view(test_ops) == "1") {
+    Handle(protocol::kTestThrowOp, [](const json&) -> Reply {
+      throw std::runtime_error("thrown on purpose by the test op " +
+                               std::string(protocol::kTestThrowOp));
+    });
+  }
+}
 
 void Dispatcher::Handle(const std::string& name, Handler handler) {
   handlers_[name] = [handler = std::move(handler)](const json& request, FrameStream*) {
@@ -92,7 +106,18 @@ Reply Dispatcher::Answer(const std::string& name, const json& request, bool* shu
   }
   const auto it = handlers_.find(name);
   if (it == handlers_.end()) return Fail("unknown op '" + name + "'");
-  return it->second(request, frames);
+  // A handler that throws is a bug in the worker: the request is refused naming the op, and the
+  // worker stays usable (as the Python loop does).
+  try {
+    return it->second(request, frames);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s: uncaught exception: %s\n", identity_.program.c_str(),
+                 name.c_str(), e.what());
+    return Fail(name + " failed in the worker: " + e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: %s: uncaught exception\n", identity_.program.c_str(), name.c_str());
+    return Fail(name + " failed in the worker: an exception that is not a std::exception");
+  }
 }
 
 Dispatcher::Outcome Dispatcher::Dispatch(std::string_view line, std::FILE* frames_out) {

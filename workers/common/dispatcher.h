@@ -35,10 +35,12 @@ class Dispatcher {
   // none.
   using FramesHandler = std::function<Reply(const nlohmann::json& request, FrameStream* frames)>;
 
-  explicit Dispatcher(RuntimeIdentity identity) : identity_(std::move(identity)) {}
+  // With protocol::kTestOpsEnv set to 1, it also serves the test op (protocol/test_ops.h).
+  explicit Dispatcher(RuntimeIdentity identity);
 
   void Handle(const std::string& op, Handler handler);
   void HandleWithFrames(const std::string& op, FramesHandler handler);
+  // A handler that throws answers ok:false, "<op> failed in the worker: <what>".
 
   struct Outcome {
     std::string response;   // one JSON object, without the trailing newline

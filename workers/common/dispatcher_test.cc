@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "pipette/protocol/check.h"
 #include "pipette/protocol/frames.h"
+#include "pipette/protocol/ops.h"
+#include "pipette/protocol/test_ops.h"
 
 namespace pipette::worker_common {
 namespace {
@@ -62,6 +65,30 @@ TEST(Dispatcher, HandlersAnswerAndTheirErrorsBecomeOkFalse) {
             json({{"id", 7}, {"ok", true}, {"tokens", {1, 2}}}));
   EXPECT_EQ(Answer(d, R"({"id":8,"op":"tokenize"})")["error"],
             "tokenize request: missing required field 'text'");
+}
+
+TEST(Dispatcher, AHandlerThatThrowsIsRefusedNamingTheOpAndTheWorkerStaysUsable) {
+  Dispatcher d = Make();
+  d.Handle("detokenize", [](const json& r) -> Reply { return ordered_json{{"n", r.at("n")}}; });
+  const json thrown = Answer(d, R"({"id":9,"op":"detokenize"})");
+  EXPECT_EQ(thrown["id"], 9);
+  EXPECT_EQ(thrown["ok"], false);
+  const std::string message = thrown["error"];
+  EXPECT_EQ(message.rfind("detokenize failed in the worker: ", 0), 0u) << message;
+  EXPECT_EQ(Answer(d, R"({"id":10,"op":"tokenize","text":"a"})")["ok"], true);
+}
+
+TEST(Dispatcher, TheTestOpIsServedOnlyWithItsVariableAndHelloNeverListsIt) {
+  ASSERT_EQ(unsetenv(protocol::kTestOpsEnv), 0);
+  Dispatcher plain = Make();
+  EXPECT_EQ(Answer(plain, R"({"id":1,"op":"test_throw"})")["error"], "unknown op 'test_throw'");
+  ASSERT_EQ(setenv(protocol::kTestOpsEnv, "1", 1), 0);
+  Dispatcher testing = Make();
+  ASSERT_EQ(unsetenv(protocol::kTestOpsEnv), 0);
+  const std::string message = Answer(testing, R"({"id":2,"op":"test_throw"})")["error"];
+  EXPECT_EQ(message.rfind("test_throw failed in the worker: ", 0), 0u) << message;
+  EXPECT_EQ(Answer(testing, R"({"id":3,"op":"hello"})")["ops"],
+            Answer(plain, R"({"id":3,"op":"hello"})")["ops"]);
 }
 
 TEST(Dispatcher, MemoryAndShutdownAreEveryWorkersOwn) {

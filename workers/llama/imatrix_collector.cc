@@ -38,7 +38,11 @@ class Collector {
     return file;
   }
 
-  const std::string& error() const { return error_; }
+  // Ok, or the first problem the callback met (it cannot return one itself).
+  Status status() const {
+    if (error_.empty()) return {};
+    return Error{error_};
+  }
 
  private:
   // The weight's name, without the "<backend>#...#<n>" decoration the scheduler gives copies.
@@ -127,13 +131,13 @@ Result<ImatrixFile> CollectImatrix(llama_model* model,
                  "; its reason is on standard error)"};
   }
   llama_batch batch = llama_batch_init(n_batch, 0, 1);
-  std::string error;
+  Status failed;
   int64_t n_tokens = 0;
-  for (size_t c = 0; c < chunks.size() && error.empty(); ++c) {
+  for (size_t c = 0; c < chunks.size() && failed.ok(); ++c) {
     const auto& chunk = chunks[c];
     llama_memory_clear(llama_get_memory(context.get()), /*data=*/true);
     const int32_t n = static_cast<int32_t>(chunk.size());
-    for (int32_t start = 0; start < n && error.empty(); start += n_batch) {
+    for (int32_t start = 0; start < n && failed.ok(); start += n_batch) {
       const int32_t count = std::min(n_batch, n - start);
       batch.n_tokens = count;
       for (int32_t i = 0; i < count; ++i) {
@@ -146,17 +150,17 @@ Result<ImatrixFile> CollectImatrix(llama_model* model,
         batch.logits[i] = 1;
       }
       if (const int32_t rc = llama_decode(context.get(), batch); rc != 0) {
-        error = "llama_decode returned " + std::to_string(rc) + " in chunk " + std::to_string(c) +
-                " at position " + std::to_string(start);
+        failed = Error{"llama_decode returned " + std::to_string(rc) + " in chunk " +
+                       std::to_string(c) + " at position " + std::to_string(start)};
       }
       llama_synchronize(context.get());
-      if (error.empty() && !collector.error().empty()) error = collector.error();
+      if (failed.ok()) failed = collector.status();
     }
     n_tokens += n;
   }
   llama_batch_free(batch);
   context.reset();
-  if (!error.empty()) return Error{error};
+  if (!failed) return failed.error();
 
   ImatrixFile result = collector.Take();
   result.n_chunks = static_cast<int64_t>(chunks.size());

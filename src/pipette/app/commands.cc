@@ -22,7 +22,6 @@
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/config/param_docs.h"
-#include "pipette/device/local_device.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
 #include "pipette/estimate/work.h"
@@ -143,11 +142,10 @@ void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) 
 
 }  // namespace
 
-std::optional<Error> CheckCommand(std::string_view first,
-                                  const std::vector<std::string>& commands) {
+Status CheckCommand(std::string_view first, const std::vector<std::string>& commands) {
   if (first.starts_with('-') ||
       std::find(commands.begin(), commands.end(), first) != commands.end()) {
-    return std::nullopt;
+    return {};
   }
   std::string list;
   for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
@@ -193,7 +191,7 @@ std::string RunHelpFooter() {
   return "\n" + config::ParamHelpText(config::ParamRegistry::Default());
 }
 
-int Run(const RunArgs& args, const Paths& paths) {
+int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   const config::ParamRegistry registry = config::ParamRegistry::Default();
   const config::ResolveOptions load = ResolveOptionsHere(paths);
   const bool resuming = args.resume != 0;
@@ -274,8 +272,7 @@ int Run(const RunArgs& args, const Paths& paths) {
       return 0;
     }
     PrintPlan(*ex, *cells, registry);
-    worker::ProcessLauncher quantizer;
-    PrintVariantPlan(*ex, *cells, quantizer);
+    PrintVariantPlan(*ex, *cells, device);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
     std::error_code ec;
@@ -340,8 +337,7 @@ int Run(const RunArgs& args, const Paths& paths) {
     fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
-  device::LocalDevice machine;  // where the workers run
-  const nlohmann::json facts = machine.Fingerprint(fo);
+  const nlohmann::json facts = device.Fingerprint(fo);
   if (resume) {
     auto then = store->Environment(prior->run.environment_id);
     if (then && then->fingerprint_id != env::FingerprintId(facts)) {
@@ -353,25 +349,24 @@ int Run(const RunArgs& args, const Paths& paths) {
     }
   }
 
-  worker::ProcessLauncher launcher;
   if (resume) {
     // Only the variants of the cells measured now are made; the files and the build must be
     // those the run measured with.
     std::vector<plan::Cell> todo;
     for (int i : resume->to_run) todo.push_back((*cells)[static_cast<size_t>(i)]);
-    MakeVariantsFor(*ex, launcher, &todo, stop);
+    MakeVariantsFor(*ex, device, &todo, stop);
     for (const plan::Cell& c : todo) (*cells)[static_cast<size_t>(c.index)] = c;
-    if (auto st = CheckSameFilesAndBuild(*prior, *cells, *resume, launcher); !st) {
+    if (auto st = CheckSameFilesAndBuild(*prior, *cells, *resume, device); !st) {
       return Fail(st.error());
     }
   } else {
-    MakeVariantsFor(*ex, launcher, &*cells, stop);
+    MakeVariantsFor(*ex, device, &*cells, stop);
   }
   auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
 
   ExportingProgress progress(store.get(), args, &processes);
-  run::RunnerDeps deps = LocalRunnerDeps(&machine, store.get(), &progress, stop, &processes);
+  run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
   deps.lock = (*lock)->Record();
   int64_t run_id = 0;
   deps.run_started = [&](int64_t id) {
@@ -466,7 +461,7 @@ int Report(const ReportArgs& args) {
   return 0;
 }
 
-int Env(const EnvArgs& args) {
+int Env(const EnvArgs& args, device::Device& device) {
   env::LinuxProcessTable processes;
   std::unique_ptr<run::MeasureLock> lock;
   if (!args.no_bandwidth) {
@@ -477,11 +472,11 @@ int Env(const EnvArgs& args) {
   }
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
-  nlohmann::json facts = env::CollectFingerprint(fo);
+  nlohmann::json facts = device.Fingerprint(fo);
   facts["fingerprint_id"] = env::FingerprintId(facts);
   facts["pipette_version"] = kPipetteVersion;
   facts["pipette_commit"] = kPipetteCommit;
-  facts["conditions"] = env::ToJson(env::ReadConditions());
+  facts["conditions"] = device.Conditions();
   if (args.json) {
     fmt::print("{}\n", facts.dump(2));
     return 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipette/config/resolve_options.h"
+#include "pipette/device/device.h"
 #include "pipette/util/result.h"
 
 namespace pipette::app {
@@ -15,7 +16,7 @@ namespace pipette::app {
 // The command line's first argument must be an option or one of `commands`; for anything else
 // the error (exit code 2) names it, suggests the nearest command and lists them all:
 // "unknown command 'rnu' (did you mean 'run'?) (commands: run, report, sensitivity, env)".
-std::optional<Error> CheckCommand(std::string_view first, const std::vector<std::string>& commands);
+Status CheckCommand(std::string_view first, const std::vector<std::string>& commands);
 
 struct Paths {
   std::string models_dir;    // bundled models
@@ -48,7 +49,9 @@ struct RunArgs {
   bool no_wait = false;       // refuse at once when another Pipette is measuring
   double lock_timeout_s = 1800;
 };
-int Run(const RunArgs& args, const Paths& paths);
+// Every worker (the quantizer's, the cells') starts on `device`, which also gives the
+// fingerprint the run records.
+int Run(const RunArgs& args, const Paths& paths, device::Device& device);
 // What `pipette run --help` shows after its options: every runtime parameter, from the registry.
 std::string RunHelpFooter();
 
@@ -70,6 +73,7 @@ struct EnvArgs {
   bool no_wait = false;
   double lock_timeout_s = 1800;
 };
-int Env(const EnvArgs& args);
+// The fingerprint and conditions of `device`.
+int Env(const EnvArgs& args, device::Device& device);
 
 }  // namespace pipette::app

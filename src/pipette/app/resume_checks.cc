@@ -132,7 +132,7 @@ Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
 }
 
 Status CheckSameFilesAndBuild(const RunToResume& r, const std::vector<plan::Cell>& cells,
-                              const run::ResumePlan& plan, worker::WorkerLauncher& launcher) {
+                              const run::ResumePlan& plan, device::Device& device) {
   const store::RunRecord& run = r.run;
   if (run.pipette_commit != kPipetteCommit) {
     return InputError(fmt::format(
@@ -175,7 +175,7 @@ Status CheckSameFilesAndBuild(const RunToResume& r, const std::vector<plan::Cell
   if (!kept) return {};
   const std::string commit = kept->runtime_build.value("llama_cpp_commit", "");
   for (const std::string& w : workers) {
-    auto now = quant::AskQuantizer(launcher, w);
+    auto now = quant::AskQuantizer(device, w);
     if (!now) {
       return InputError(
           fmt::format("cannot resume run {}: cannot ask the worker {} which build "

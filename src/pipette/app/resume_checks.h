@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
+#include "pipette/device/device.h"
 #include "pipette/env/process.h"
 #include "pipette/plan/plan.h"
 #include "pipette/run/resume.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
-#include "pipette/worker/channel.h"
 
 namespace pipette::app {
 
@@ -42,7 +42,7 @@ Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
 // Once the variants exist: the model files of the cells to measure are those the run measured,
 // and the runtime build (asked of the worker) and Pipette's own build are those of its kept cells.
 Status CheckSameFilesAndBuild(const RunToResume& r, const std::vector<plan::Cell>& cells,
-                              const run::ResumePlan& plan, worker::WorkerLauncher& launcher);
+                              const run::ResumePlan& plan, device::Device& device);
 
 // For --dry-run: which cells are kept and which are measured again.
 void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>& cells,

@@ -14,7 +14,6 @@
 #include "pipette/app/model_facts.h"
 #include "pipette/app/variants.h"
 #include "pipette/config/experiment.h"
-#include "pipette/device/local_device.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
 #include "pipette/plan/plan.h"
@@ -50,9 +49,14 @@ struct Measured {
 // Runs an experiment given as JSON text (JSON is YAML) and returns what each model measured.
 class Session {
  public:
-  Session(store::Store* store, int64_t env_id, const std::atomic<bool>* stop,
-          const env::ProcessTable* processes, run::MeasureLock* lock)
-      : store_(store), env_id_(env_id), stop_(stop), processes_(processes), lock_(lock) {}
+  Session(device::Device* device, store::Store* store, int64_t env_id,
+          const std::atomic<bool>* stop, const env::ProcessTable* processes, run::MeasureLock* lock)
+      : device_(device),
+        store_(store),
+        env_id_(env_id),
+        stop_(stop),
+        processes_(processes),
+        lock_(lock) {}
   bool Stopped() const { return stop_ && stop_->load(); }
 
   // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
@@ -67,9 +71,9 @@ class Session {
     const config::ParamRegistry registry = config::ParamRegistry::Default();
     auto cells = plan::Expand(ex, runtime::Registry());
     if (!cells) return cells.error();
-    MakeVariantsFor(ex, launcher_, &*cells, stop_);
+    MakeVariantsFor(ex, *device_, &*cells, stop_);
     ConsoleProgress progress(stderr);
-    run::RunnerDeps deps = LocalRunnerDeps(&machine_, store_, &progress, stop_, processes_);
+    run::RunnerDeps deps = LocalRunnerDeps(device_, store_, &progress, stop_, processes_);
     deps.lock = lock_->Record();
     deps.run_started = [this](int64_t id) { lock_->Describe({{"run_id", id}}); };
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
@@ -93,13 +97,12 @@ class Session {
   }
 
  private:
+  device::Device* device_;  // where the quantizer and the cells' workers run
   store::Store* store_;
   int64_t env_id_;
   const std::atomic<bool>* stop_;
   const env::ProcessTable* processes_;
   run::MeasureLock* lock_;
-  worker::ProcessLauncher launcher_;  // the quantizer's
-  device::LocalDevice machine_;       // the cells' workers
 };
 
 std::string Label(const std::string& high, const std::string& group, const std::string& low) {
@@ -123,7 +126,7 @@ std::optional<int64_t> ParseSize(const std::string& text) {
   return static_cast<int64_t>(std::llround(v * it->second));
 }
 
-int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
+int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device& device) {
   // Check the arguments before anything runs.
   if (!quant::IsFileType(args.high)) {
     return Fail(InputError(fmt::format("--high: unknown file type '{}'{}", args.high,
@@ -247,10 +250,10 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths) {
   if (!store) return Fail(store.error());
   env::FingerprintOptions fo;
   fo.measure_bandwidth = !args.no_bandwidth;
-  const json facts = device::LocalDevice().Fingerprint(fo);
+  const json facts = device.Fingerprint(fo);
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
-  Session session(store->get(), *env_id, stop, &processes, lock->get());
+  Session session(&device, store->get(), *env_id, stop, &processes, lock->get());
 
   fmt::print(stderr,
              "sensitivity of {}: {} group(s) to {} one at a time, the rest {}; KLD on {} chunk(s) "

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pipette/app/commands.h"
+#include "pipette/device/device.h"
 
 namespace pipette::app {
 
@@ -30,7 +31,8 @@ struct SensitivityArgs {
   double lock_timeout_s = 1800;
 };
 
-int Sensitivity(const SensitivityArgs& args, const Paths& paths);
+// Every worker (the quantizer and the cells') starts on `device`, which also gives the fingerprint.
+int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device& device);
 
 // "120MiB", "1.5GB", "90000000" -> bytes; nullopt when it does not parse.
 std::optional<int64_t> ParseSize(const std::string& text);

@@ -66,10 +66,10 @@ void WarnRequantized(const config::Experiment& ex) {
 }
 
 void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                      worker::WorkerLauncher& launcher) {
+                      device::Device& device) {
   const auto jobs = VariantJobs(ex);
   if (jobs.empty()) return;
-  auto identity = quant::AskQuantizer(launcher, QuantizerWorker(ex));
+  auto identity = quant::AskQuantizer(device, QuantizerWorker(ex));
   if (!identity) {
     fmt::print("variants: cannot ask the quantizer which build it is: {}\n",
                identity.error().message);
@@ -86,7 +86,7 @@ void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell
   if (to_make > 0) fmt::print("variants to make before the cells: {}\n", to_make);
 }
 
-void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launcher,
+void MakeVariantsFor(const config::Experiment& ex, device::Device& device,
                      std::vector<plan::Cell>* cells, const std::atomic<bool>* stop) {
   std::vector<quant::MakeJob> jobs;
   for (auto& job : VariantJobs(ex)) {
@@ -99,12 +99,12 @@ void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launc
   options.n_threads = ex.quantize_threads;  // derived from the machine when resolved
   options.timeout_s = std::max(600.0, ex.timeout_s);
   options.say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-  const auto results = quant::MakeVariants(jobs, launcher, options);
-  std::map<std::string, const quant::MakeResult*> by_name;
+  const auto results = quant::MakeVariants(jobs, device, options);
+  std::map<std::string, const Result<quant::MadeVariant>*> by_name;
   int cached = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     by_name[jobs[i].spec.name] = &results[i];
-    cached += results[i].cached;
+    cached += results[i].ok() && results[i]->cached;
   }
   if (cached > 0) {
     fmt::print(stderr, "{} variant(s) from the cache in {}\n", cached,
@@ -113,10 +113,10 @@ void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launc
   for (auto& c : *cells) {
     auto it = by_name.find(c.model.name);
     if (it == by_name.end()) continue;
-    if (it->second->ok) {
-      c.model.provenance = it->second->provenance;
+    if (it->second->ok()) {
+      c.model.provenance = (*it->second)->provenance;
     } else {
-      c.model.unavailable = it->second->error;
+      c.model.unavailable = it->second->error().message;
     }
   }
 }

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
+#include "pipette/device/device.h"
 #include "pipette/plan/plan.h"
 #include "pipette/quant/maker.h"
-#include "pipette/worker/channel.h"
 
 namespace pipette::app {
 
@@ -20,11 +20,11 @@ void WarnRequantized(const config::Experiment& ex);
 // For --dry-run: which variants the cells use are cached and which will be made (asks the
 // quantizer's worker who it is; nothing else runs).
 void PrintVariantPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                      worker::WorkerLauncher& launcher);
+                      device::Device& device);
 
 // Makes the variants the cells use that are not cached; gives each cell's model its provenance,
 // or the reason it could not be made (its cells then fail with it; the others run).
-void MakeVariantsFor(const config::Experiment& ex, worker::WorkerLauncher& launcher,
+void MakeVariantsFor(const config::Experiment& ex, device::Device& device,
                      std::vector<plan::Cell>* cells, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace pipette::app

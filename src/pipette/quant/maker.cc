@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "pipette/estimate/estimator.h"
 #include "pipette/model/gguf.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/quant_ops.h"
@@ -92,8 +93,8 @@ QuantizerIdentity IdentityOf(const json& hello) {
 // One worker for all the jobs of a run, started on first use.
 class Quantizer {
  public:
-  Quantizer(worker::WorkerLauncher& launcher, const MakerOptions& options)
-      : launcher_(launcher), options_(options) {}
+  Quantizer(device::Device& device, const MakerOptions& options)
+      : device_(device), options_(options) {}
   ~Quantizer() {
     if (channel_) channel_->Shutdown(milliseconds(2000));
   }
@@ -101,7 +102,7 @@ class Quantizer {
   // Starts the worker if it is not running; its `hello`.
   Result<json> Start() {
     if (channel_ && channel_->Alive()) return hello_;
-    auto ch = launcher_.Launch({options_.worker});
+    auto ch = device_.StartWorker({options_.worker});
     if (!ch) return ch.error();
     channel_ = std::move(*ch);
     auto hello = Send(protocol::HelloRequest{}.ToJson());
@@ -131,7 +132,7 @@ class Quantizer {
     return std::move(*r);
   }
 
-  worker::WorkerLauncher& launcher_;
+  device::Device& device_;
   const MakerOptions& options_;
   std::unique_ptr<worker::WorkerChannel> channel_;
   json hello_;
@@ -238,12 +239,11 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
 
 }  // namespace
 
-Result<QuantizerIdentity> AskQuantizer(worker::WorkerLauncher& launcher,
-                                       const std::string& worker) {
+Result<QuantizerIdentity> AskQuantizer(device::Device& device, const std::string& worker) {
   MakerOptions options;
   options.worker = worker;
   options.timeout_s = 30;
-  Quantizer q(launcher, options);
+  Quantizer q(device, options);
   auto hello = q.Start();
   if (!hello) return hello.error();
   return IdentityOf(*hello);
@@ -303,10 +303,9 @@ std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
   return removed;
 }
 
-std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
-                                     worker::WorkerLauncher& launcher,
-                                     const MakerOptions& options) {
-  std::vector<MakeResult> results(jobs.size());
+std::vector<Result<MadeVariant>> MakeVariants(const std::vector<MakeJob>& jobs,
+                                              device::Device& device, const MakerOptions& options) {
+  std::vector<Result<MadeVariant>> results(jobs.size(), RuntimeError("not made"));
   {
     // What a killed maker left: removed before anything is made.
     env::LinuxProcessTable local;
@@ -322,10 +321,11 @@ std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
       }
     }
   }
-  Quantizer q(launcher, options);
+  Quantizer q(device, options);
   auto hello = q.Start();
   if (!hello) {
-    for (auto& r : results) r.error = "cannot start the quantizer: " + hello.error().message;
+    for (auto& r : results)
+      r = RuntimeError("cannot start the quantizer: " + hello.error().message);
     return results;
   }
   const QuantizerIdentity identity = IdentityOf(*hello);
@@ -333,44 +333,46 @@ std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
   std::map<std::string, size_t> first_of;  // output -> job that makes it
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (auto p = CachedProvenance(jobs[i], identity)) {
-      results[i] = {true, true, "", *p};
+      results[i] = MadeVariant{true, *p};
     } else if (first_of.emplace(jobs[i].output, i).second) {
       todo.push_back(i);
     }
   }
-  double seconds_done = 0;
+  // The time left, from the one estimator: each variant is one unit of kind "quantize", at the
+  // rate this run has measured so far (no history: a variant is made once and then cached).
+  estimate::Estimator estimator;
+  for (size_t i : todo) estimator.Plan({jobs[i].output, "quantize", "quantize", 1, 1});
   for (size_t n = 0; n < todo.size(); ++n) {
     const MakeJob& job = jobs[todo[n]];
     if (options.stop && options.stop->load()) {
-      results[todo[n]].error = fmt::format("interrupted before {} was made", job.spec.name);
+      results[todo[n]] = RuntimeError(fmt::format("interrupted before {} was made", job.spec.name));
       continue;
     }
     if (options.say) {
-      std::string eta = n == 0 ? ""
-                               : fmt::format(", about {} left",
-                                             FormatDuration(seconds_done / n * (todo.size() - n)));
+      const double left = estimator.SecondsLeft();
+      const std::string eta = left < 0 ? "" : fmt::format(", about {} left", FormatDuration(left));
       options.say(fmt::format("[quantize {}/{}] {} ({} from {}){}", n + 1, todo.size(),
                               job.spec.name, job.spec.label, job.spec.base_quant, eta));
     }
     const auto t0 = std::chrono::steady_clock::now();
     auto made = Make(q, job, options);
-    seconds_done += SecondsSince(t0);
-    MakeResult& r = results[todo[n]];
+    estimator.Done("quantize", 1, SecondsSince(t0));
     if (made) {
-      r = {true, false, "", *made};
+      results[todo[n]] = MadeVariant{false, *made};
     } else {
-      r.error = fmt::format("could not make {} ({} of {}): {}", job.spec.name, job.spec.type,
-                            job.spec.base_path, made.error().message);
-      if (options.say) options.say("  failed: " + r.error);
+      results[todo[n]] =
+          RuntimeError(fmt::format("could not make {} ({} of {}): {}", job.spec.name, job.spec.type,
+                                   job.spec.base_path, made.error().message));
+      if (options.say) options.say("  failed: " + results[todo[n]].error().message);
     }
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
     const size_t src = first_of.count(jobs[i].output) ? first_of[jobs[i].output] : i;
-    if (src != i && !results[i].ok) {
+    if (src != i && !results[i].ok()) {
       results[i] = results[src];
-      if (results[i].ok) {
+      if (results[i].ok()) {
         const json fresh = jobs[i].spec.Provenance();
-        for (const char* k : {"name", "label", "base"}) results[i].provenance[k] = fresh[k];
+        for (const char* k : {"name", "label", "base"}) results[i]->provenance[k] = fresh[k];
       }
     }
   }

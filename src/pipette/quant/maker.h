@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "pipette/device/device.h"
 #include "pipette/env/process.h"
 #include "pipette/quant/variant.h"
-#include "pipette/worker/channel.h"
+#include "pipette/util/result.h"
 
 namespace pipette::quant {
 
@@ -21,10 +22,9 @@ struct MakeJob {
   std::string imatrix;  // where its importance matrix lives (when spec.imatrix)
 };
 
-struct MakeResult {
-  bool ok = false;
-  bool cached = false;  // found in the cache, not made now
-  std::string error;
+// A variant that is there: made now or found in the cache.
+struct MadeVariant {
+  bool cached = false;        // found in the cache, not made now
   nlohmann::json provenance;  // VariantSpec::Provenance() plus how and when it was made
 };
 
@@ -56,15 +56,16 @@ struct QuantizerIdentity {
   std::string runtime_version;
   std::string commit;
 };
-// Starts the worker and asks `hello`.
-Result<QuantizerIdentity> AskQuantizer(worker::WorkerLauncher& launcher, const std::string& worker);
+// Starts the worker on `device` and asks `hello`.
+Result<QuantizerIdentity> AskQuantizer(device::Device& device, const std::string& worker);
 
 // The provenance recorded next to a cached variant (`<output>.json`), when the file is there
 // and was made for this very definition by this quantizer; nullopt otherwise.
 std::optional<nlohmann::json> CachedProvenance(const MakeJob& job, const QuantizerIdentity& by);
 
-// One result per job, in order. Jobs with the same output are made once.
-std::vector<MakeResult> MakeVariants(const std::vector<MakeJob>& jobs,
-                                     worker::WorkerLauncher& launcher, const MakerOptions& options);
+// One result per job, in order: the variant, or why it could not be made. Jobs with the same
+// output are made once, by the quantizer's worker started on `device`.
+std::vector<Result<MadeVariant>> MakeVariants(const std::vector<MakeJob>& jobs,
+                                              device::Device& device, const MakerOptions& options);
 
 }  // namespace pipette::quant

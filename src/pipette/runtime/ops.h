@@ -19,7 +19,6 @@ class SupportedOps {
   static SupportedOps FromHello(const protocol::HelloResponse& hello);
 
   bool Has(std::string_view op) const { return ops_.count(std::string(op)) > 0; }
-  const std::set<std::string>& ops() const { return ops_; }
 
  private:
   std::set<std::string> ops_;

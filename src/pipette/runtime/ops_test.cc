@@ -15,12 +15,11 @@ TEST(SupportedOps, AreTheOpsHelloNames) {
   EXPECT_TRUE(ops.Has(protocol::op::kLoadModel));
   EXPECT_FALSE(ops.Has("tg"));
   EXPECT_FALSE(ops.Has(protocol::op::kScore));
-  EXPECT_EQ(ops.ops().size(), 4u);
+  for (const char* named : {"hello", "load_model", "pp", "shutdown"}) EXPECT_TRUE(ops.Has(named));
 }
 
 TEST(SupportedOps, AHelloWithoutOpsClaimsEveryOpOfTheProtocol) {
   const SupportedOps ops = SupportedOps::FromHello(protocol::HelloResponse{});
-  EXPECT_EQ(ops.ops().size(), protocol::Ops().size());
   for (std::string_view op : protocol::Ops()) EXPECT_TRUE(ops.Has(op)) << op;
   EXPECT_FALSE(ops.Has("frobnicate"));
 }

@@ -13,6 +13,17 @@ from .protocol import OPS, PROTOCOL_VERSION
 
 _BUILTIN = ("hello", "reset_peak_memory", "memory", "shutdown")
 
+# With PIPETTE_WORKER_TEST_OPS=1 in its environment, a worker also answers the test op
+# `test_throw`, whose handler raises: the conformance suite checks with it that a handler's
+# exception is answered ok:false naming the op, and the worker stays usable (as the C++ loop,
+# workers/common/dispatcher.h). It is not a protocol op: hello does not list it.
+TEST_OPS_ENV = "PIPETTE_WORKER_TEST_OPS"
+TEST_THROW_OP = "test_throw"
+
+
+def _test_throw(request):
+    raise RuntimeError("thrown on purpose by the test op " + TEST_THROW_OP)
+
 
 def _error_line(request_id, message):
     return frames_mod.dump_line({"id": request_id, "ok": False, "error": message})
@@ -44,6 +55,8 @@ class Worker:
         self._runtime_build = runtime_build or {}
         self.program = program
         self._handlers = {}
+        if os.environ.get(TEST_OPS_ENV) == "1":
+            self._handlers[TEST_THROW_OP] = (_test_throw, False)
 
     def handler(self, op, frames=False):
         """Decorator: registers a handler for `op` (with `frames=True`, a frames handler)."""

@@ -2,7 +2,9 @@
 
 import io
 import json
+import os
 import unittest
+from unittest import mock
 
 from pipette_worker import RequestError, Worker
 
@@ -68,6 +70,19 @@ class ServeTest(unittest.TestCase):
                          "pp failed in the worker: ValueError: a bug")
         memory = answer(w, '{"id":10,"op":"memory"}')
         self.assertGreater(memory["rss"], 0)
+
+    def test_the_test_op_is_served_only_with_its_variable_and_never_listed(self):
+        with mock.patch.dict(os.environ, {"PIPETTE_WORKER_TEST_OPS": ""}):
+            plain = make()
+        self.assertEqual(answer(plain, '{"id":1,"op":"test_throw"}')["error"],
+                         "unknown op 'test_throw'")
+        with mock.patch.dict(os.environ, {"PIPETTE_WORKER_TEST_OPS": "1"}):
+            testing = make()
+        thrown = answer(testing, '{"id":2,"op":"test_throw"}')
+        self.assertFalse(thrown["ok"])
+        self.assertTrue(thrown["error"].startswith("test_throw failed in the worker: "))
+        self.assertEqual(answer(testing, '{"id":3,"op":"hello"}')["ops"],
+                         answer(plain, '{"id":3,"op":"hello"}')["ops"])
 
     def test_a_failure_after_the_frames_began_is_an_abort_frame(self):
         w = make()
