@@ -28,7 +28,7 @@ TEST(KvCacheType, OtherNamesAreNotAccepted) {
 Result<std::string> Setting(const json& request) {
   protocol::FieldReader fields(request, "init_context request");
   auto s = FlashAttnSetting(request, fields);
-  if (s && !fields.ok()) return Error{fields.error()};
+  if (Status st = fields.status(); s && !st) return st.error();
   return s;
 }
 

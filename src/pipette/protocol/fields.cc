@@ -46,7 +46,7 @@ void FieldReader::FieldFail(const char* name, const std::string& problem) {
 }
 
 void FieldReader::Take(const FieldReader& nested) {
-  if (error_.empty() && !nested.ok()) error_ = nested.error();
+  if (error_.empty() && !nested.ok()) error_ = nested.error_;
 }
 
 Status FieldReader::status() const {

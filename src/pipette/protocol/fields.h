@@ -56,8 +56,7 @@ class FieldReader {
   // Records a problem found beyond a field's type ("'from' leaves no position to score").
   void Fail(const std::string& message);
   bool ok() const { return error_.empty(); }
-  // "pp request: field 'tokens' ...", or "" while ok.
-  const std::string& error() const { return error_; }
+  // Success, or the first problem ("pp request: field 'tokens' ...").
   Status status() const;
 
  private:

@@ -20,7 +20,7 @@ TEST(FieldReader, ReadsTypedFieldsAndFallbacks) {
   EXPECT_EQ(f.Tokens("t"), (TokenIds{1, 2, 3}));
   EXPECT_EQ(f.Object("o"), json({{"k", 1}}));
   EXPECT_EQ(f.OptionalObject("missing"), json::object());
-  EXPECT_TRUE(f.ok()) << f.error();
+  EXPECT_TRUE(f.ok()) << f.status().error().message;
   EXPECT_TRUE(f.status().ok());
 }
 
@@ -28,12 +28,11 @@ TEST(FieldReader, AProblemNamesTheMessageAndTheField) {
   const json j = {{"tokens", "abc"}};
   FieldReader f(j, "pp request");
   (void)f.Tokens("tokens");
-  EXPECT_EQ(f.error(), "pp request: field 'tokens' must be an array of token ids");
-  EXPECT_EQ(f.status().error().message, f.error());
+  EXPECT_EQ(f.status().error().message, "pp request: field 'tokens' must be an array of token ids");
 
   FieldReader missing(json::object(), "tokenize request");
   (void)missing.String("text");
-  EXPECT_EQ(missing.error(), "tokenize request: missing required field 'text'");
+  EXPECT_EQ(missing.status().error().message, "tokenize request: missing required field 'text'");
 }
 
 TEST(FieldReader, TheFirstProblemIsKept) {
@@ -41,23 +40,24 @@ TEST(FieldReader, TheFirstProblemIsKept) {
   FieldReader f(j, "tg request");
   (void)f.Int("a", 0, 1);
   (void)f.Int("b", 0, 1);
-  EXPECT_EQ(f.error(), "tg request: field 'a' must be an integer");
+  EXPECT_EQ(f.status().error().message, "tg request: field 'a' must be an integer");
 }
 
 TEST(FieldReader, RangesAndTokenWidthsAreChecked) {
   const json j = {{"n", 0}, {"big", 1}, {"t", {1, 4294967296}}, {"u", 18446744073709551615u}};
   FieldReader f(j, "tg request");
   (void)f.Int("n", 1, 10);
-  EXPECT_EQ(f.error(), "tg request: field 'n' must be between 1 and 10, got 0");
+  EXPECT_EQ(f.status().error().message, "tg request: field 'n' must be between 1 and 10, got 0");
   FieldReader g(j, "tg request");
   (void)g.Int("n", 1, FieldReader::kNoMax);
-  EXPECT_EQ(g.error(), "tg request: field 'n' must be at least 1, got 0");
+  EXPECT_EQ(g.status().error().message, "tg request: field 'n' must be at least 1, got 0");
   FieldReader h(j, "pp request");
   (void)h.Tokens("t");
-  EXPECT_EQ(h.error(), "pp request: field 't' holds 4294967296, which is not a 32-bit token id");
+  EXPECT_EQ(h.status().error().message,
+            "pp request: field 't' holds 4294967296, which is not a 32-bit token id");
   FieldReader u(j, "pp request");
   (void)u.Int("u", 0, FieldReader::kNoMax);
-  EXPECT_EQ(u.error(), "pp request: field 'u' is out of range");
+  EXPECT_EQ(u.status().error().message, "pp request: field 'u' is out of range");
 }
 
 TEST(FieldReader, ArraysOfNumbersAreCheckedItemByItem) {
@@ -65,12 +65,12 @@ TEST(FieldReader, ArraysOfNumbersAreCheckedItemByItem) {
   FieldReader f(j, "tg response");
   EXPECT_EQ(f.Ints("ends"), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(f.Numbers("lp"), (std::vector<double>{-0.5, 1.0}));
-  EXPECT_TRUE(f.ok()) << f.error();
+  EXPECT_TRUE(f.ok()) << f.status().error().message;
   (void)f.Ints("bad");
-  EXPECT_EQ(f.error(), "tg response: field 'bad' must hold only integers");
+  EXPECT_EQ(f.status().error().message, "tg response: field 'bad' must hold only integers");
   FieldReader g(j, "score response");
   (void)g.Numbers("word");
-  EXPECT_EQ(g.error(), "score response: field 'word' must be an array of numbers");
+  EXPECT_EQ(g.status().error().message, "score response: field 'word' must be an array of numbers");
 }
 
 TEST(FieldReader, NullIsAbsent) {
@@ -79,7 +79,7 @@ TEST(FieldReader, NullIsAbsent) {
   EXPECT_FALSE(f.Has("n"));
   EXPECT_EQ(f.Int("n", 0, 10, 3), 3);
   (void)f.Int("n", 0, 10);
-  EXPECT_EQ(f.error(), "pp request: missing required field 'n'");
+  EXPECT_EQ(f.status().error().message, "pp request: missing required field 'n'");
 }
 
 TEST(FieldReader, NestedObjectsNameTheirPath) {
@@ -90,17 +90,18 @@ TEST(FieldReader, NestedObjectsNameTheirPath) {
   EXPECT_EQ(m.String("role"), "user");
   (void)m.String("content");
   f.Take(m);
-  EXPECT_EQ(f.error(), "chat request: field 'messages[0].content' must be a string");
+  EXPECT_EQ(f.status().error().message,
+            "chat request: field 'messages[0].content' must be a string");
 
   FieldReader g(j, "chat request");
   FieldReader not_object = g.Nested(json(3), "messages[1]");
   g.Take(not_object);
-  EXPECT_EQ(g.error(), "chat request: field 'messages[1]' must be an object");
+  EXPECT_EQ(g.status().error().message, "chat request: field 'messages[1]' must be an object");
 }
 
 TEST(FieldReader, AMessageThatIsNotAnObjectFailsAtOnce) {
   FieldReader f(json::array(), "hello response");
-  EXPECT_EQ(f.error(), "hello response is not a JSON object");
+  EXPECT_EQ(f.status().error().message, "hello response is not a JSON object");
   EXPECT_FALSE(f.Has("x"));
 }
 

@@ -33,7 +33,7 @@ nlohmann::json OtherFields(const nlohmann::json& message, std::initializer_list<
 // `value` when `fields` read it without a problem, else the first problem.
 template <class T>
 Result<T> Checked(const FieldReader& fields, T value) {
-  if (!fields.ok()) return Error{fields.error()};
+  if (Status st = fields.status(); !st) return st.error();
   return value;
 }
 

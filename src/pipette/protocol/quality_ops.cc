@@ -56,7 +56,7 @@ Result<ScoreRequest> ScoreRequest::FromJson(const json& j) {
   r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
   r.top_k = f.Int("top_k", 0, 1000, 0);
   r.logits = f.Bool("logits", false);
-  if (!f.ok()) return Error{f.error()};
+  if (Status st = f.status(); !st) return st.error();
   if (r.logits && (r.top_k > 0 || f.Has("ids"))) {
     f.Fail("'logits' sends every logit: it does not combine with 'top_k' or 'ids'");
   }
@@ -181,7 +181,7 @@ Result<ChatRequest> ChatRequest::FromJson(const json& j) {
   r.max_tokens = f.Int("max_tokens", 1, kInt32Max);
   r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
   if (f.Has("template_options")) r.template_options = f.Object("template_options");
-  if (!f.ok()) return Error{f.error()};
+  if (Status st = f.status(); !st) return st.error();
   if (has_messages == has_prompt_tokens) {
     f.Fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'");
   } else if (has_messages) {
