@@ -68,6 +68,9 @@ struct ParamDef {
   std::string default_doc{};
   // Reports show its column even where every cell has the same value (threads, flash_attn).
   bool always_column = false;
+  // It changes the model's output distribution, not only its speed (KV-cache types, flash
+  // attention): a reference a cell is compared with (kld) keeps the reference cell's value.
+  bool changes_distribution = false;
   // Its place in cell keys, labels and report columns (smaller first; equal: registry order).
   // Cell keys are stored, so an existing parameter's place never changes.
   int order = 0;

@@ -42,7 +42,7 @@ ordered_json ModelInfo::ToJson() const {
   out["desc"] = desc;
   PutOptional(out, "n_params", n_params);
   PutOptional(out, "size_bytes", size_bytes);
-  out["n_vocab"] = n_vocab;
+  PutOptional(out, "n_vocab", n_vocab);
   PutOptional(out, "n_ctx_train", n_ctx_train);
   PutOptional(out, "n_layer", n_layer);
   PutOptional(out, "n_embd", n_embd);
@@ -76,7 +76,7 @@ Result<LoadModelResponse> LoadModelResponse::FromJson(const json& j) {
   r.model.desc = m.String("desc", "");
   r.model.n_params = m.OptionalInt("n_params", 0, kInt64Max);
   r.model.size_bytes = m.OptionalInt("size_bytes", 0, kInt64Max);
-  r.model.n_vocab = m.Int("n_vocab", 1, kInt32Max);
+  r.model.n_vocab = m.OptionalInt("n_vocab", 1, kInt32Max);
   r.model.n_ctx_train = m.OptionalInt("n_ctx_train", 0, kInt64Max);
   r.model.n_layer = m.OptionalInt("n_layer", 0, kInt64Max);
   r.model.n_embd = m.OptionalInt("n_embd", 0, kInt64Max);
@@ -109,7 +109,7 @@ ordered_json InitContextResponse::ToJson() const {
   out["t_start_ns"] = t_start_ns;
   out["t_end_ns"] = t_end_ns;
   out["n_ctx"] = n_ctx;
-  out["n_batch"] = n_batch;
+  PutOptional(out, "n_batch", n_batch);
   Append(out, applied);
   return out;
 }
@@ -120,7 +120,7 @@ Result<InitContextResponse> InitContextResponse::FromJson(const json& j) {
   r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
   r.t_end_ns = f.Int("t_end_ns", r.t_start_ns, kInt64Max);
   r.n_ctx = f.Int("n_ctx", 0, kInt32Max);
-  r.n_batch = f.Int("n_batch", 1, kInt32Max);
+  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
   r.applied = OtherFields(j, {"t_start_ns", "t_end_ns", "n_ctx", "n_batch"});
   return Checked(f, std::move(r));
 }

@@ -26,7 +26,9 @@ struct LoadModelRequest {
 struct ModelInfo {
   std::string desc;  // "llama 135M Q4_1"
   std::optional<int64_t> n_params, size_bytes, n_ctx_train, n_layer, n_embd;
-  int64_t n_vocab = 0;
+  // The vocabulary size; absent when the runtime does not say (an HTTP endpoint). The speed
+  // tests draw random token ids below it and kld compares it: they need it.
+  std::optional<int64_t> n_vocab;
   int64_t bos = -1;  // -1: none
   bool add_bos = false;
   int64_t eos = -1;
@@ -55,8 +57,10 @@ struct InitContextRequest {
 
 struct InitContextResponse {
   int64_t t_start_ns = 0, t_end_ns = 0;
-  int64_t n_ctx = 0;                                  // as applied (llama.cpp pads it)
-  int64_t n_batch = 0;                                // as applied: the tests of the cell use it
+  int64_t n_ctx = 0;  // as applied (llama.cpp pads it)
+  // As applied: the tests of the cell use it; absent when the runtime has no such setting (the
+  // requests then leave it to the context).
+  std::optional<int64_t> n_batch;
   nlohmann::json applied = nlohmann::json::object();  // the other parameters as applied
 
   nlohmann::ordered_json ToJson() const;

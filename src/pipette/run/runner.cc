@@ -188,17 +188,7 @@ class Runner {
     if (!id) return id.error();
     rec.id = *id;
 
-    RunStatus measured;
-    if (!facts) {
-      measured = Failed(facts.error().message);
-    } else {
-      try {
-        measured = Measure(cell, rec);
-      } catch (const nlohmann::json::exception& e) {
-        // A response with a missing or mistyped field: the worker broke the protocol.
-        measured = Broken(fmt::format("a worker response could not be read: {}", e.what()));
-      }
-    }
+    const RunStatus measured = facts ? Measure(cell, rec) : Failed(facts.error().message);
     if (!measured) {
       // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed".
       rec.status = Stopped() ? "interrupted" : "failed";
@@ -271,7 +261,7 @@ class Runner {
       return Broken(fmt::format("worker {} speaks protocol version {}; this pipette speaks {}",
                                 cell.runtime.worker, typed->protocol, protocol::kProtocolVersion));
     }
-    hello_ = RawFacts(*hello);
+    hello_ = *typed;
     served_ops_ = runtime::SupportedOps::FromHello(*typed);
     return {};
   }
@@ -295,8 +285,8 @@ class Runner {
     }
     if (auto st = EnsureWorker(cell); !st) return st;
     rec.worker_pid = channel_->Pid();
-    rec.runtime_version = hello_.value("runtime_version", "");
-    rec.runtime_build = hello_.value("runtime_build", json::object());
+    rec.runtime_version = hello_.runtime_version;
+    rec.runtime_build = hello_.runtime_build;
     if (deps_.progress) deps_.progress->CellStarted(cell, int(cells_.size()), rec.worker_pid);
     // Record the worker now, so a crash mid-cell still leaves the pid and runtime in the store.
     if (auto st = deps_.store->UpdateCell(rec); !st) return Failed(st.error().message);
@@ -322,7 +312,8 @@ class Runner {
         raw["cold"] = false;  // the page cache is not dropped (needs root, disturbs the machine)
         raw["request"] = RequestFacts(req);
         if (auto st = Keep(rec, "load", 0, false, raw); !st) return st;
-        model_runtime_info_ = (*resp)["model"];  // as the worker wrote it (typed: an object)
+        model_runtime_info_ = (*resp)["model"];  // as the worker wrote it, for the store
+        model_ = typed->model;
         load_applied_ = AppliedLoadParams(typed->applied, registry_, cell.runtime.name);
         loaded_key_ = load_key;
         load_cell_id_ = rec.id;
@@ -403,9 +394,9 @@ class Runner {
     const config::ParamRegistry& Params() const override { return r_.registry_; }
     const plan::Cell& Cell() const override { return cell_; }
     const store::CellRecord& Record() const override { return rec_; }
-    const json& Model() const override { return r_.model_runtime_info_; }
+    const protocol::ModelInfo& Model() const override { return r_.model_; }
     const std::string& LoadKey() const override { return r_.loaded_key_; }
-    int64_t NBatch() const override { return r_.applied_n_batch_; }
+    std::optional<int64_t> NBatch() const override { return r_.applied_n_batch_; }
     Result<json> LoadRequest(const plan::Cell& cell) const override {
       auto staged = r_.deps_.device->Stage(cell.model.path);
       if (!staged) return staged.error();
@@ -447,12 +438,13 @@ class Runner {
   estimate::Estimator eta_;
   std::unique_ptr<worker::WorkerChannel> channel_;
   std::string worker_path_;
-  json hello_;
+  protocol::HelloResponse hello_;
   std::string loaded_key_;
   int64_t load_cell_id_ = 0;
   json model_runtime_info_;
+  protocol::ModelInfo model_;           // the same, typed: what workloads read
   json load_applied_ = json::object();  // the load-time parameters the loaded model ran with
-  int64_t applied_n_batch_ = 0;
+  std::optional<int64_t> applied_n_batch_;
   std::map<std::string, ModelFacts> facts_;
   int64_t environment_id_ = 0;
   json others_ = json::array();       // other Pipette workers seen during the current cell

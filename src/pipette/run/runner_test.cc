@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "pipette/device/local_device.h"
 #include "pipette/metrics/derive.h"
@@ -149,10 +150,10 @@ TEST_F(RunnerTest, AMalformedSetupReplyFailsTheCellNamingOpAndField) {
     EXPECT_EQ((*cells)[0].status, "failed");
     return (*cells)[0].error;
   };
-  fake_.Drop("init_context", "n_batch");
+  fake_.Drop("init_context", "n_ctx");
   const std::string context = first_error(Run());
   EXPECT_NE(context.find("init_context"), std::string::npos) << context;
-  EXPECT_NE(context.find("n_batch"), std::string::npos) << context;
+  EXPECT_NE(context.find("n_ctx"), std::string::npos) << context;
   EXPECT_EQ(Count("pp"), 0);  // nothing ran on a context the runner could not read
 
   fake_.Drop("load_model", "model");
@@ -161,6 +162,30 @@ TEST_F(RunnerTest, AMalformedSetupReplyFailsTheCellNamingOpAndField) {
   EXPECT_NE(load.find("load_model"), std::string::npos) << load;
   EXPECT_NE(load.find("'model'"), std::string::npos) << load;
   EXPECT_EQ(Count("init_context"), contexts);  // no context after a load it could not read
+}
+
+// A runtime may know no batch size (an HTTP endpoint): the replies need not say one, and the
+// requests then leave the batch to the context. Without the vocabulary size the random-token
+// tests cannot run: the cell fails saying which figure needs it; ttft (text) needs none.
+TEST_F(RunnerTest, NBatchAndNVocabAreOptionalInTheSetupReplies) {
+  fake_.Drop("init_context", "n_batch");
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_failed, 0);
+  ASSERT_GT(Count("pp"), 0);
+  for (const auto& c : fake_.calls()) {
+    if (c.op == "pp") {
+      EXPECT_FALSE(c.request.contains("n_batch")) << c.request.dump();
+    }
+  }
+
+  fake_.Drop("load_model", "model.n_vocab");
+  auto no_vocab = Run();
+  ASSERT_TRUE(no_vocab.ok()) << no_vocab.error().message;
+  EXPECT_EQ(no_vocab->cells_ok, 0);
+  auto cells = store_->Cells(no_vocab->run_id);
+  ASSERT_TRUE(cells.ok() && !cells->empty());
+  EXPECT_NE((*cells)[0].error.find("model.n_vocab"), std::string::npos) << (*cells)[0].error;
 }
 
 // A runtime whose worker does not serve a workload's op: that workload is n/a (stored with the
@@ -376,6 +401,26 @@ TEST_F(RunnerKldTest, FullVocabularyAgainstAReferenceWorkerLoadedOnce) {
       EXPECT_EQ(r.subset, "full vocabulary; reference a");
     }
   }
+}
+
+// The reference distribution stays one across cells: the reference worker keeps the reference
+// cell's parameters that change the distribution (changes_distribution: type_k here) and takes
+// the cell's others (threads).
+TEST_F(RunnerKldTest, TheReferenceKeepsItsDistributionParametersAndTakesTheCellsOthers) {
+  ex_.params.push_back({"type_k", {"q8_0", "f16"}});
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 8);
+  std::set<json> own_type_k, ref_type_k, ref_threads;
+  for (const auto& c : fake_.calls()) {
+    if (c.op != "init_context") continue;
+    // Launch 2 is the reference worker, started by the first cell's kld phase.
+    (c.launch == 2 ? ref_type_k : own_type_k).insert(c.request.value("type_k", json()));
+    if (c.launch == 2) ref_threads.insert(c.request.value("n_threads", json()));
+  }
+  EXPECT_EQ(own_type_k, (std::set<json>{"q8_0", "f16"}));
+  EXPECT_EQ(ref_type_k, (std::set<json>{"q8_0"}));  // the reference cell's, for every cell
+  EXPECT_EQ(ref_threads, (std::set<json>{1, 2}));
 }
 
 TEST_F(RunnerKldTest, AReferenceWorkerThatDiesFailsThatCellAndIsStartedAgain) {

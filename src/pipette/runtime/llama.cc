@@ -77,6 +77,7 @@ config::ParamRegistry LlamaParams() {
        .request_fields = {"type_k"},
        .applied_field = "type_k",
        .default_doc = "llama.cpp's: f16",
+       .changes_distribution = true,
        .order = 50},
       {.name = "type_v",
        .help = "KV-cache type for values",
@@ -88,6 +89,7 @@ config::ParamRegistry LlamaParams() {
        .request_fields = {"type_v"},
        .applied_field = "type_v",
        .default_doc = "llama.cpp's: f16",
+       .changes_distribution = true,
        .order = 60},
       {.name = "flash_attn",
        .help = "flash attention: auto (the runtime decides), on or off",
@@ -105,6 +107,7 @@ config::ParamRegistry LlamaParams() {
                       "resolved it (`on`/`off`, read from llama.cpp's log), shown `on (auto)`; "
                       "`auto (unresolved)` where llama.cpp did not say",
        .always_column = true,
+       .changes_distribution = true,
        .order = 70},
       {.name = "swa_full",
        .help = "full-size sliding-window KV cache: the sliding-window attention layers keep "

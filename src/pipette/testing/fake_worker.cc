@@ -100,7 +100,14 @@ class FakeChannel : public worker::WorkerChannel {
       if (!body) return Bad(op, body.error().message, false);
       json out = std::move(*body);
       for (const auto& [o, field] : fake_->dropped_) {
-        if (o == op) out.erase(field);
+        if (o != op) continue;
+        // "model.n_vocab": a field of an object field.
+        const size_t dot = field.find('.');
+        if (dot == std::string::npos) {
+          out.erase(field);
+        } else if (auto it = out.find(field.substr(0, dot)); it != out.end() && it->is_object()) {
+          it->erase(field.substr(dot + 1));
+        }
       }
       out["id"] = ++id_;
       out["ok"] = true;
@@ -261,7 +268,7 @@ class FakeChannel : public worker::WorkerChannel {
     resp.applied["flash_attn"] = fa;
     resp.applied["flash_attn_resolved"] = fa == "auto" ? "on" : fa;
     n_ctx_ = resp.n_ctx;
-    n_batch_ = resp.n_batch;
+    n_batch_ = *resp.n_batch;
     return Out(resp.ToJson());
   }
 

@@ -6,10 +6,7 @@ namespace pipette::workload {
 
 using nlohmann::json;
 
-int64_t ChunkBos(const json& model) {
-  if (!model.value("add_bos", false)) return -1;
-  return model.value("bos", int64_t{-1});
-}
+int64_t ChunkBos(const protocol::ModelInfo& model) { return model.add_bos ? model.bos : -1; }
 
 protocol::ScoreRequest ChunkScoreRequest(Context& ctx, const std::vector<int64_t>& tokens,
                                          const quality::PplChunk& ch) {

@@ -14,7 +14,7 @@ namespace pipette::workload {
 
 // The BOS id a chunk starts with (its first token replaced, as llama-perplexity does) when the
 // loaded model's tokenizer adds BOS (`model`: load_model's `model`); -1 when it does not.
-int64_t ChunkBos(const nlohmann::json& model);
+int64_t ChunkBos(const protocol::ModelInfo& model);
 
 // The `score` request of a chunk of `tokens` for the context's model and batch.
 protocol::ScoreRequest ChunkScoreRequest(Context& ctx, const std::vector<int64_t>& tokens,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "pipette/config/params.h"
 #include "pipette/device/device.h"
 #include "pipette/plan/plan.h"
+#include "pipette/protocol/model_ops.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 #include "pipette/util/seconds.h"
@@ -54,10 +56,11 @@ class Context {
   virtual const plan::Cell& Cell() const = 0;
   virtual const store::CellRecord& Record() const = 0;
   // The loaded model as its runtime reported it (load_model's `model`), the key of that load
-  // (plan::Cell::LoadKey) and the batch size the runtime applied to the cell's context.
-  virtual const nlohmann::json& Model() const = 0;
+  // (plan::Cell::LoadKey) and the batch size the runtime applied to the cell's context (none
+  // when its runtime has no such setting: requests then leave the batch to the context).
+  virtual const protocol::ModelInfo& Model() const = 0;
   virtual const std::string& LoadKey() const = 0;
-  virtual int64_t NBatch() const = 0;
+  virtual std::optional<int64_t> NBatch() const = 0;
   // The load_model and init_context requests of `cell`'s parameters, as the runner sends them:
   // for a worker a workload starts of its own (the kld reference). The load request names the
   // model as the device has staged it; staging can fail.

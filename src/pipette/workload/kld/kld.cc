@@ -7,6 +7,7 @@
 #include <set>
 
 #include "pipette/estimate/work.h"
+#include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
 #include "pipette/util/files.h"
@@ -140,7 +141,12 @@ class Kld : public Workload {
                       "on the corpus: KL divergence needs the same tokenizer",
                       spec.reference));
     }
-    const int64_t n_vocab = ctx.Model().value("n_vocab", int64_t{0});
+    if (!ctx.Model().n_vocab) {
+      return Failed(
+          "the runtime did not report the model's vocabulary size (load_model: model.n_vocab): "
+          "KL divergence compares distributions over it");
+    }
+    const int64_t n_vocab = *ctx.Model().n_vocab;
     if (n_vocab != ref_.n_vocab) {
       return Failed(
           fmt::format("the model's vocabulary has {} ids, the kld reference '{}' {}: "
@@ -257,9 +263,15 @@ class Kld : public Workload {
       if (!load_req) return ReferenceFailed(ctx, load_req.error().message);
       auto load = ctx.Call(*load_req, ref_.channel.get());
       if (!load) return ReferenceFailed(ctx, load.error().message);
-      const json model = load->value("model", json::object());
-      ref_.n_vocab = model.value("n_vocab", int64_t{0});
-      ref_.chunk_bos = ChunkBos(model);
+      auto loaded = protocol::LoadModelResponse::FromJson(*load);
+      if (!loaded) return ReferenceFailed(ctx, loaded.error().message);
+      if (!loaded->model.n_vocab) {
+        return ReferenceFailed(ctx,
+                               "its runtime did not report the vocabulary size "
+                               "(load_model: model.n_vocab)");
+      }
+      ref_.n_vocab = *loaded->model.n_vocab;
+      ref_.chunk_bos = ChunkBos(loaded->model);
       auto tok = Tokenize(ctx, std::string(quality::CorpusText(text_)), true, ref_.channel.get());
       if (!tok) return ReferenceFailed(ctx, tok.error().message);
       ref_.tokens_sha256 = TokensSha256(*tok);
@@ -272,20 +284,29 @@ class Kld : public Workload {
       ref_.facts["n_vocab"] = ref_.n_vocab;
       ref_.context_key.clear();
     }
-    // The cell's context sizes and threads; the reference cell's cache types and flash attention
-    // (the reference distribution stays one across cells), each sent only where set.
+    // The cell's context sizes and threads; the reference cell's parameters that change the
+    // distribution (llama.cpp: cache types, flash attention), so the reference distribution stays
+    // one across cells, each sent only where set.
     json ctx_req = ctx.ContextRequest(ctx.Cell());
-    for (const char* k : {"type_k", "type_v", "flash_attn"}) {
-      ctx_req.erase(k);
-      if (rc->HasParam(k)) ctx_req[k] = rc->Param(k);
+    for (const config::ParamDef& def : ctx.Params().defs()) {
+      if (!def.changes_distribution || def.scope != config::ParamScope::kContext) continue;
+      for (const std::string& field : def.request_fields) ctx_req.erase(field);
+      if (!rc->HasParam(def.name)) continue;
+      const json value = config::ParamRegistry::ToJson(def, rc->Param(def.name));
+      for (const std::string& field : def.request_fields) ctx_req[field] = value;
     }
     if (ctx_req.dump() != ref_.context_key) {
       auto made = ctx.Call(ctx_req, ref_.channel.get());
       if (!made) return ReferenceFailed(ctx, made.error().message);
-      if (made->value("n_batch", int64_t{0}) != ctx.NBatch()) {
+      auto typed = protocol::InitContextResponse::FromJson(*made);
+      if (!typed) return ReferenceFailed(ctx, typed.error().message);
+      if (typed->n_batch != ctx.NBatch()) {
+        auto text = [](const std::optional<int64_t>& n) {
+          return n ? std::to_string(*n) : std::string("none");
+        };
         return ReferenceFailed(ctx, fmt::format("its runtime applied n_batch {} where the cell's "
                                                 "applied {}",
-                                                made->value("n_batch", int64_t{0}), ctx.NBatch()));
+                                                text(typed->n_batch), text(ctx.NBatch())));
       }
       ref_.context_key = ctx_req.dump();
       ref_.facts["context"] = RawFacts(*made);

@@ -21,9 +21,9 @@ class FakeContext : public Context {
   const config::ParamRegistry& Params() const override { return registry; }
   const plan::Cell& Cell() const override { return cell; }
   const store::CellRecord& Record() const override { return rec; }
-  const json& Model() const override { return model; }
+  const protocol::ModelInfo& Model() const override { return model; }
   const std::string& LoadKey() const override { return load_key; }
-  int64_t NBatch() const override { return 8; }
+  std::optional<int64_t> NBatch() const override { return 8; }
   Result<json> LoadRequest(const plan::Cell&) const override { return json::object(); }
   json ContextRequest(const plan::Cell&) const override { return json::object(); }
   Result<json, RunError> Call(const json& request, worker::WorkerChannel*) override {
@@ -60,7 +60,13 @@ class FakeContext : public Context {
   config::ParamRegistry registry = config::ParamRegistry::Default();
   plan::Cell cell;
   store::CellRecord rec;
-  json model = {{"n_vocab", 100}, {"bos", 1}, {"add_bos", true}};
+  protocol::ModelInfo model = [] {
+    protocol::ModelInfo m;
+    m.n_vocab = 100;
+    m.bos = 1;
+    m.add_bos = true;
+    return m;
+  }();
   std::string load_key = "a";
   std::string fail_op;
   std::vector<json> requests;

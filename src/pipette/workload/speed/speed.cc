@@ -31,6 +31,24 @@ std::string KindName(TestKind k) {
   return "?";
 }
 
+// `resp` reads as the typed response of the test's op; the stored sample keeps the reply as it
+// came (fields a newer worker adds included).
+Status CheckResponse(TestKind k, const json& resp) {
+  auto check = [](const auto& typed) -> Status {
+    if (!typed) return typed.error();
+    return {};
+  };
+  switch (k) {
+    case TestKind::kPP:
+      return check(protocol::PpResponse::FromJson(resp));
+    case TestKind::kTG:
+      return check(protocol::TgResponse::FromJson(resp));
+    case TestKind::kTTFT:
+      return check(protocol::TtftResponse::FromJson(resp));
+  }
+  return {};
+}
+
 const char* KindOp(TestKind k) {
   switch (k) {
     case TestKind::kPP:
@@ -101,8 +119,15 @@ class Speed : public Workload {
   RunStatus Run(Context& ctx, size_t phase) override {
     const config::Experiment& ex = ctx.Experiment();
     const TestSpec& t = ex.tests.at(phase);
-    const int64_t n_batch = ctx.NBatch();
-    const int64_t n_vocab = ctx.Model().value("n_vocab", int64_t{0});
+    const std::optional<int64_t> n_batch = ctx.NBatch();
+    const std::optional<int64_t> vocab = ctx.Model().n_vocab;
+    if (t.kind != TestKind::kTTFT && !vocab) {
+      return Failed(
+          fmt::format("{} draws random token ids from the model's vocabulary, and the "
+                      "runtime did not report its size (load_model: model.n_vocab)",
+                      t.name));
+    }
+    const int64_t n_vocab = vocab.value_or(0);
     const int64_t depth = ctx.Cell().IntParam("depth");
     json req;
     json req_facts;  // what the stored sample says was asked (token arrays left out)
@@ -110,10 +135,10 @@ class Speed : public Workload {
       case TestKind::kPP:
         req =
             protocol::PpRequest{Ids(RandomTokens(ex.seed, t.name, t.n, n_vocab)), n_batch}.ToJson();
-        req_facts = {{"n_tokens", t.n}, {"n_batch", n_batch}, {"seed", ex.seed}};
+        req_facts = {{"n_tokens", t.n}, {"seed", ex.seed}};
         break;
       case TestKind::kTG: {
-        const int64_t bos = ctx.Model().value("bos", int64_t{-1});
+        const int64_t bos = ctx.Model().bos;
         const int64_t first =
             bos >= 0 && bos < n_vocab ? bos : RandomTokens(ex.seed, "first", 1, n_vocab)[0];
         req =
@@ -133,11 +158,11 @@ class Speed : public Workload {
         r.n_batch = n_batch;
         r.add_special = true;
         req = r.ToJson();
-        req_facts = {
-            {"n_prompt_tokens_target", t.n}, {"n_batch", n_batch}, {"text_chars", text.size()}};
+        req_facts = {{"n_prompt_tokens_target", t.n}, {"text_chars", text.size()}};
         break;
       }
     }
+    if (n_batch && t.kind != TestKind::kTG) req_facts["n_batch"] = *n_batch;
     const int total = ex.warmup + ex.repetitions;
     for (int rep = 0; rep < total; ++rep) {
       if (ctx.Stopped()) return Failed("interrupted");
@@ -145,6 +170,8 @@ class Speed : public Workload {
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req);
       if (!resp) return resp.error();
+      // A reply missing a field or mistyping one broke the protocol: nothing of it is stored.
+      if (auto st = CheckResponse(t.kind, *resp); !st) return Broken(st.error().message);
       ctx.Done(KindName(t.kind), double(t.n), SecondsSince(t0));
       json raw = RawFacts(std::move(*resp));
       raw["request"] = req_facts;
