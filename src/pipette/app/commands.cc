@@ -82,8 +82,9 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
 // Progress on the console, plus the --export-* files rewritten after every cell.
 class ExportingProgress : public ConsoleProgress {
  public:
-  ExportingProgress(store::Store* store, const RunArgs& args, const env::ProcessTable* processes)
-      : ConsoleProgress(stderr), store_(store), processes_(processes) {
+  ExportingProgress(store::Store* store, const RunArgs& args, const env::ProcessTable* processes,
+                    const config::ParamRegistry& params)
+      : ConsoleProgress(stderr), store_(store), processes_(processes), params_(params) {
     if (!args.export_md.empty()) exports_.push_back({"md", args.export_md});
     if (!args.export_csv.empty()) exports_.push_back({"csv", args.export_csv});
     if (!args.export_json.empty()) exports_.push_back({"json", args.export_json});
@@ -96,12 +97,20 @@ class ExportingProgress : public ConsoleProgress {
     if (exports_.empty()) return {};
     auto data = report::LoadReportData(*store_, {run_id}, processes_);
     if (!data) return data.error();
-    const report::Report doc = report::BuildReport(*data);  // once, rendered per format
+    // Built once, with what the formats render, and rendered per format.
+    std::vector<const report::Format*> formats;
+    report::ReportParts parts = report::ReportParts::kSummary;
     for (const auto& [format, path] : exports_) {
       auto f = report::FindFormat(format);
       if (!f) return f.error();
+      formats.push_back(*f);
+      if ((*f)->parts == report::ReportParts::kAll) parts = report::ReportParts::kAll;
+    }
+    const report::Report doc = report::BuildReport(*data, params_, parts);
+    for (size_t i = 0; i < exports_.size(); ++i) {
+      const std::string& path = exports_[i].second;
       std::ostringstream out;
-      (*f)->render(doc, out);
+      formats[i]->render(doc, out);
       if (auto st = WriteFileAtomically(path, out.str()); !st) return st;
     }
     return {};
@@ -111,6 +120,7 @@ class ExportingProgress : public ConsoleProgress {
  private:
   store::Store* store_;
   const env::ProcessTable* processes_;
+  const config::ParamRegistry& params_;  // how the reports show parameters
   std::vector<std::pair<std::string, std::string>> exports_;
 };
 
@@ -365,7 +375,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
 
-  ExportingProgress progress(store.get(), args, &processes);
+  ExportingProgress progress(store.get(), args, &processes, registry);
   run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
   deps.lock = (*lock)->Record();
   int64_t run_id = 0;
@@ -388,7 +398,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   if (!data) return Fail(data.error());
   fmt::print("\n");
   auto md = report::FindFormat("md");
-  (*md)->render(report::BuildReport(*data), std::cout);
+  (*md)->render(report::BuildReport(*data, registry, (*md)->parts), std::cout);
   std::cout.flush();
   WarnIfNoisy(*data, ex->path);
   const int failed_kept = resume ? resume->failed_kept : 0;
@@ -434,14 +444,16 @@ int Report(const ReportArgs& args) {
   }
   auto data = report::LoadReportData(**store, ids, &processes, {.derived_cache = !args.no_cache});
   if (!data) return Fail(data.error());
+  // The parameters of the runtimes Pipette ships: how the tables name and show them.
+  const config::ParamRegistry& params = runtime::Registry().Params();
   if (!args.vary.empty()) {
     if (args.format != "md") {
       return Fail(InputError("--vary prints Markdown tables: leave out --format or use md"));
     }
-    auto table = metrics::BuildVaryTable(data->rows, args.vary);
+    auto table = metrics::BuildVaryTable(data->rows, args.vary, params);
     if (!table) return Fail(table.error());
     std::ostringstream vary_out;
-    report::WriteVaryMarkdown(report::BuildVaryView(*table, data->rows), vary_out);
+    report::WriteVaryMarkdown(report::BuildVaryView(*table, data->rows, params), vary_out);
     if (args.output.empty()) {
       std::cout << vary_out.str();
       return 0;
@@ -449,7 +461,7 @@ int Report(const ReportArgs& args) {
     if (auto st = WriteFileAtomically(args.output, vary_out.str()); !st) return Fail(st.error());
     return 0;
   }
-  const report::Report doc = report::BuildReport(*data);
+  const report::Report doc = report::BuildReport(*data, params, (*format)->parts);
   if (args.output.empty()) {
     (*format)->render(doc, std::cout);
     return 0;

@@ -90,8 +90,8 @@ class Session {
     }
     for (const auto& r : data->rows) {
       if (r.test != "kld" || !r.na_reason.empty()) continue;
-      if (r.metric == "kld_mean") out[r.model].kld = r.value;
-      if (r.metric == "top1_agree") out[r.model].top1 = r.value;
+      if (r.metric == "kld_mean") out[r.cell->model].kld = r.value;
+      if (r.metric == "top1_agree") out[r.cell->model].top1 = r.value;
     }
     return out;
   }

@@ -151,6 +151,52 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::Sample
 
 }  // namespace
 
+const std::shared_ptr<const CellFacts>& NoCellFacts() {
+  static const std::shared_ptr<const CellFacts> none = std::make_shared<const CellFacts>();
+  return none;
+}
+
+CellFacts& ResultRow::EditCell() {
+  auto own = std::make_shared<CellFacts>(*cell);
+  CellFacts& facts = *own;
+  cell = std::move(own);
+  return facts;
+}
+
+CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecord& env,
+                      const store::CellRecord& cell, const json& params_set) {
+  CellFacts f;
+  f.run_id = run.id;
+  f.cell_id = cell.id;
+  f.cell_index = cell.index;
+  f.cell_status = cell.status;
+  f.model = cell.model_name;
+  f.model_sha256 = cell.model_sha256;
+  f.model_file_size = cell.model_file_size;
+  const json& file = cell.model_info.value("file", json::object());
+  const json& rt = cell.model_info.value("runtime", json::object());
+  f.n_params = file.value("n_params", rt.value("n_params", int64_t{0}));
+  f.quant = file.value("quant", std::string("?"));
+  f.base_model = cell.model_name;
+  if (auto p = cell.model_info.find("provenance"); p != cell.model_info.end() && p->is_object()) {
+    f.provenance = *p;
+    f.quant = p->value("label", f.quant);
+    f.quant_origin = quant::OriginNote(*p);
+    f.base_model = p->value("base", json::object()).value("name", f.base_model);
+  }
+  // Files of one model in different quantizations share the name in their metadata: that
+  // groups them (report --vary quant), while base_model stays Pipette's name for the model.
+  f.family = file.value("general_name", f.base_model);
+  f.runtime = cell.runtime;
+  f.runtime_version = cell.runtime_version;
+  f.runtime_build = cell.runtime_build;
+  f.device = env.facts.value("cpu_model", std::string("local"));
+  f.device_id = env.fingerprint_id;
+  f.params = cell.params;
+  f.params_set = params_set;
+  return f;
+}
+
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells) {
   std::map<int64_t, const store::SampleRecord*> loads;  // cell id -> its load sample
@@ -181,37 +227,10 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     if (c.cell.model_file_size > 0) {
       b.Add("model", "file_size", "bytes", double(c.cell.model_file_size));
     }
-    ResultRow base;
-    base.run_id = run.id;
-    base.cell_id = c.cell.id;
-    base.cell_index = c.cell.index;
-    base.cell_status = c.cell.status;
-    base.model = c.cell.model_name;
-    base.model_sha256 = c.cell.model_sha256;
-    base.model_file_size = c.cell.model_file_size;
-    const json& file = c.cell.model_info.value("file", json::object());
-    const json& rt = c.cell.model_info.value("runtime", json::object());
-    base.n_params = file.value("n_params", rt.value("n_params", int64_t{0}));
-    base.quant = file.value("quant", std::string("?"));
-    base.base_model = c.cell.model_name;
-    if (auto p = c.cell.model_info.find("provenance");
-        p != c.cell.model_info.end() && p->is_object()) {
-      base.provenance = *p;
-      base.quant = p->value("label", base.quant);
-      base.quant_origin = quant::OriginNote(*p);
-      base.base_model = p->value("base", json::object()).value("name", base.base_model);
-    }
-    // Files of one model in different quantizations share the name in their metadata: that
-    // groups them (report --vary quant), while base_model stays Pipette's name for the model.
-    base.family = file.value("general_name", base.base_model);
-    base.runtime = c.cell.runtime;
-    base.runtime_version = c.cell.runtime_version;
-    base.runtime_build = c.cell.runtime_build;
-    base.device = env.facts.value("cpu_model", std::string("local"));
-    base.device_id = env.fingerprint_id;
-    base.params = c.cell.params;
-    base.params_set =
+    const json& params_set =
         context && context->raw.contains("params_set") ? context->raw["params_set"] : c.cell.params;
+    ResultRow base;
+    base.cell = std::make_shared<const CellFacts>(CellFactsOf(run, env, c.cell, params_set));
     for (const auto& e : b.entries()) {
       ResultRow r = base;
       r.test = e.test;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -17,8 +18,10 @@
 
 namespace pipette::metrics {
 
-// One figure of one test of one cell, summarised over its recorded repetitions.
-struct ResultRow {
+// The facts every row of one cell shares: its run and place, the model, the runtime, the device
+// and the parameters. Built once per cell (CellFactsOf) and shared by all its rows, never copied
+// into each.
+struct CellFacts {
   int64_t run_id = 0;
   int64_t cell_id = 0;
   int cell_index = 0;
@@ -44,6 +47,23 @@ struct ResultRow {
   nlohmann::json params = nlohmann::json::object();
   // What the experiment set (the rest were the runtime's defaults); older stores: = params.
   nlohmann::json params_set = nlohmann::json::object();
+};
+
+// Facts with every field at its default, shared (what a default ResultRow refers to).
+const std::shared_ptr<const CellFacts>& NoCellFacts();
+
+// The facts of `cell` of `run`, measured in `env`; `params_set`: what the experiment set (the
+// cell's context sample says; ParamsSet).
+CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecord& env,
+                      const store::CellRecord& cell, const nlohmann::json& params_set);
+
+// One figure of one test of one cell, summarised over its recorded repetitions.
+struct ResultRow {
+  std::shared_ptr<const CellFacts> cell = NoCellFacts();  // never null
+  // The row's own copy of its facts, to change (rows made by hand: tests); the rows it shared
+  // them with keep theirs.
+  CellFacts& EditCell();
+
   std::string test;    // pp512, tg128, ttft@64, load, memory, model
   std::string metric;  // throughput, itl_p50, ttft, time, rss_delta, peak_rss, file_size...
   std::string unit;    // t/s, ms, bytes

@@ -78,10 +78,10 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_DOUBLE_EQ(tp->summary.min, 1000);
   EXPECT_EQ(tp->samples, (std::vector<double>{1000, 2000}));
   EXPECT_TRUE(tp->summary.noisy);
-  EXPECT_EQ(tp->quant, "Q4_1");
-  EXPECT_EQ(tp->n_params, 135);
-  EXPECT_EQ(tp->device, "Test CPU");
-  EXPECT_EQ(tp->run_id, 3);
+  EXPECT_EQ(tp->cell->quant, "Q4_1");
+  EXPECT_EQ(tp->cell->n_params, 135);
+  EXPECT_EQ(tp->cell->device, "Test CPU");
+  EXPECT_EQ(tp->cell->run_id, 3);
   EXPECT_TRUE(IsHeadline(*tp));
   ASSERT_NE(find("memory", "peak_rss"), nullptr);
   EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 5000);

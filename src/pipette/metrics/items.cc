@@ -41,7 +41,7 @@ std::vector<McItemRow> DeriveMcItems(const store::RunRecord& run,
                                      const std::vector<CellSamples>& cells,
                                      const std::vector<ResultRow>& rows) {
   std::map<int64_t, const ResultRow*> row_of_cell;
-  for (const ResultRow& r : rows) row_of_cell.emplace(r.cell_id, &r);
+  for (const ResultRow& r : rows) row_of_cell.emplace(r.cell->cell_id, &r);
   std::vector<McItemRow> out;
   for (const CellSamples& c : cells) {
     if (c.cell.status == "superseded") continue;
@@ -53,7 +53,7 @@ std::vector<McItemRow> DeriveMcItems(const store::RunRecord& run,
       item.cell_index = c.cell.index;
       item.model = c.cell.model_name;
       if (auto it = row_of_cell.find(c.cell.id); it != row_of_cell.end()) {
-        item.quant = it->second->quant;
+        item.quant = it->second->cell->quant;
       }
       item.item = s.rep;
       item.id = s.raw.value("id", "");

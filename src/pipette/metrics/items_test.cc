@@ -36,8 +36,8 @@ TEST(McItems, EveryStoredItemOfEveryLiveCellWithItsChoices) {
   superseded.cell.id = 4;
   superseded.cell.status = "superseded";
   ResultRow row;
-  row.cell_id = 3;
-  row.quant = "Q4_1";
+  row.EditCell().cell_id = 3;
+  row.EditCell().quant = "Q4_1";
   const auto items = DeriveMcItems(run, {live, superseded}, {row});
   ASSERT_EQ(items.size(), 1u);
   const McItemRow& m = items[0];

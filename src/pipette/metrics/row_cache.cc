@@ -90,7 +90,8 @@ store::SampleCount CountOf(const std::map<int64_t, store::SampleCount>& counts, 
 }
 
 // The rows of a parsed EncodeCellRows text, each with `facts`; nullopt when it is not one.
-std::optional<std::vector<ResultRow>> DecodeParsed(const json& doc, ResultRow facts) {
+std::optional<std::vector<ResultRow>> DecodeParsed(const json& doc,
+                                                   const std::shared_ptr<const CellFacts>& facts) {
   if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
   auto it = doc.find("rows");
   if (it == doc.end() || !it->is_array()) return std::nullopt;
@@ -98,8 +99,7 @@ std::optional<std::vector<ResultRow>> DecodeParsed(const json& doc, ResultRow fa
   rows.reserve(it->size());
   try {
     for (size_t i = 0; i < it->size(); ++i) {
-      // Each row takes a copy of its cell's facts; the last takes them.
-      rows.push_back(i + 1 == it->size() ? std::move(facts) : facts);
+      rows.emplace_back().cell = facts;  // shared, not copied
       DecodeRow((*it)[i], rows.back());
     }
   } catch (const json::exception&) {
@@ -126,40 +126,15 @@ bool Cacheable(const CellSamples& cell) {
 std::string EncodeCellRows(const std::vector<ResultRow>& rows) {
   json rows_json = json::array();
   for (const ResultRow& r : rows) rows_json.push_back(EncodeRow(r));
-  json doc = {{"params_set", rows.empty() ? json() : rows.front().params_set},
+  json doc = {{"params_set", rows.empty() ? json() : rows.front().cell->params_set},
               {"rows", std::move(rows_json)}};
   return doc.dump();
 }
 
-std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text, ResultRow facts) {
+std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text,
+                                                     std::shared_ptr<const CellFacts> facts) {
   const json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  return DecodeParsed(doc, std::move(facts));
-}
-
-std::optional<ResultRow> CellFacts(const store::RunRecord& run, const store::EnvironmentRecord& env,
-                                   store::CellRecord& cell, const nlohmann::json& params_set) {
-  // A cell with a file size and one context sample (which carries its params_set and no figure)
-  // gives DeriveRows exactly one row, the file size: it carries every fact of the cell.
-  const int64_t file_size = cell.model_file_size;
-  const std::optional<int64_t> load_cell_id = cell.load_cell_id;
-  cell.model_file_size = std::max<int64_t>(file_size, 1);
-  cell.load_cell_id.reset();
-  std::vector<CellSamples> one(1);
-  one[0].cell = std::move(cell);
-  one[0].samples.push_back(
-      {0, one[0].cell.id, "context", 0, false, json::object({{"params_set", params_set}})});
-  std::vector<ResultRow> rows = DeriveRows(run, env, one);
-  cell = std::move(one[0].cell);
-  cell.model_file_size = file_size;
-  cell.load_cell_id = load_cell_id;
-  if (rows.size() != 1) return std::nullopt;
-  ResultRow facts = std::move(rows.front());
-  facts.model_file_size = file_size;
-  facts.test = facts.metric = facts.unit = "";
-  facts.samples.clear();
-  facts.summary = {};
-  facts.value = 0;
-  return facts;
+  return DecodeParsed(doc, facts);
 }
 
 Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell) {
@@ -192,14 +167,15 @@ Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell) {
   run.id = cell.run_id;
   const store::EnvironmentRecord env{0, "", json::object()};
   std::vector<ResultRow> rows = DeriveRows(run, env, cells);
-  std::erase_if(rows, [&](const ResultRow& r) { return r.cell_id != cell.id; });
+  std::erase_if(rows, [&](const ResultRow& r) { return r.cell->cell_id != cell.id; });
   d.rows = EncodeCellRows(rows);
   return store.PutDerived(d);
 }
 
 std::optional<std::vector<ResultRow>> CachedRows(
     const store::DerivedRecord& cached, const std::map<int64_t, store::SampleCount>& counts,
-    const store::RunRecord& run, const store::EnvironmentRecord& env, store::CellRecord& cell) {
+    const store::RunRecord& run, const store::EnvironmentRecord& env,
+    const store::CellRecord& cell) {
   if (cached.version != kDerivationVersion || cached.load_cell_id != cell.load_cell_id) {
     return std::nullopt;
   }
@@ -219,9 +195,8 @@ std::optional<std::vector<ResultRow>> CachedRows(
   if (auto rows = doc.find("rows"); rows != doc.end() && rows->is_array() && rows->empty()) {
     return std::vector<ResultRow>{};
   }
-  auto facts = CellFacts(run, env, cell, doc.at("params_set"));
-  if (!facts) return std::nullopt;
-  return DecodeParsed(doc, std::move(*facts));
+  return DecodeParsed(
+      doc, std::make_shared<const CellFacts>(CellFactsOf(run, env, cell, doc.at("params_set"))));
 }
 
 }  // namespace pipette::metrics

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -34,17 +35,12 @@ bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples);
 bool Cacheable(const CellSamples& cell);
 
 // The compact text of one cell's rows (all rows of one cell): each row's figures, once the
-// params_set they share, none of the facts the row takes from its cell.
+// params_set they share, none of the other facts the rows take from their cell (CellFacts).
 std::string EncodeCellRows(const std::vector<ResultRow>& rows);
-// Those rows back, each with the cell facts of `facts` (CellFacts); nullopt when the text is not
-// what EncodeCellRows writes (a corrupt or hand-edited row).
-std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text, ResultRow facts);
-
-// The facts DeriveRows gives every row of `cell` (run, model, runtime, device, params; test,
-// metric and figures left empty), taken from DeriveRows itself so that a cached row and a live
-// one never carry different facts. `cell` is borrowed and given back unchanged.
-std::optional<ResultRow> CellFacts(const store::RunRecord& run, const store::EnvironmentRecord& env,
-                                   store::CellRecord& cell, const nlohmann::json& params_set);
+// Those rows back, all sharing `facts`; nullopt when the text is not what EncodeCellRows writes
+// (a corrupt or hand-edited row).
+std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text,
+                                                     std::shared_ptr<const CellFacts> facts);
 
 // Derives a finished cell's rows from its stored samples and stores them with what they came
 // from (the runner calls it when a cell ends: ok, failed or interrupted). Stores nothing for a
@@ -56,6 +52,7 @@ Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell);
 // run's store::Store::SampleCountsOfRun), and readable. nullopt: derive the cell live.
 std::optional<std::vector<ResultRow>> CachedRows(
     const store::DerivedRecord& cached, const std::map<int64_t, store::SampleCount>& counts,
-    const store::RunRecord& run, const store::EnvironmentRecord& env, store::CellRecord& cell);
+    const store::RunRecord& run, const store::EnvironmentRecord& env,
+    const store::CellRecord& cell);
 
 }  // namespace pipette::metrics

@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 
-#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::metrics {
@@ -31,23 +30,24 @@ std::string ColumnOf(const ResultRow& r) {
 }  // namespace
 
 bool LeftToRuntime(const ResultRow& r, const config::ParamDef& def) {
-  auto asked = r.params_set.find(def.name);
-  if (asked == r.params_set.end()) return def.LeftToRuntime(nullptr);
+  auto asked = r.cell->params_set.find(def.name);
+  if (asked == r.cell->params_set.end()) return def.LeftToRuntime(nullptr);
   if (!asked->is_string()) return false;
   const std::string text = asked->get<std::string>();
   return def.LeftToRuntime(&text);
 }
 
-std::string DimensionKey(const ResultRow& r, const std::string& dim) {
-  if (dim == "model") return r.model;
+std::string DimensionKey(const ResultRow& r, const std::string& dim,
+                         const config::ParamRegistry& params) {
+  if (dim == "model") return r.cell->model;
   // A variant re-quantized from a quantized file is another thing than one of the same type.
-  if (dim == "quant") return r.quant + '\x1f' + r.quant_origin;
-  if (dim == "runtime") return r.runtime + '\x1f' + r.runtime_version;
-  if (dim == "device") return r.device;
-  auto it = r.params.find(dim);
-  if (it == r.params.end()) return "";
+  if (dim == "quant") return r.cell->quant + '\x1f' + r.cell->quant_origin;
+  if (dim == "runtime") return r.cell->runtime + '\x1f' + r.cell->runtime_version;
+  if (dim == "device") return r.cell->device;
+  auto it = r.cell->params.find(dim);
+  if (it == r.cell->params.end()) return "";
   // A value left to the runtime (flash_attn auto) differs from the same value asked for.
-  const config::ParamDef* def = runtime::Registry().Params().Find(dim);
+  const config::ParamDef* def = params.Find(dim);
   if (def && it->is_string() && LeftToRuntime(r, *def))
     return it->dump() + "\x1f" + def->unreported;
   return it->dump();
@@ -56,14 +56,15 @@ std::string DimensionKey(const ResultRow& r, const std::string& dim) {
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
   std::vector<std::string> dims = {"model", "quant", "runtime", "device"};
   for (const auto& r : rows) {
-    for (const auto& [k, v] : r.params.items()) {
+    for (const auto& [k, v] : r.cell->params.items()) {
       if (std::find(dims.begin(), dims.end(), k) == dims.end()) dims.push_back(k);
     }
   }
   return dims;
 }
 
-Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension) {
+Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
+                                 const config::ParamRegistry& params) {
   const std::vector<std::string> dims = VaryDimensions(rows);
   if (std::find(dims.begin(), dims.end(), dimension) == dims.end()) {
     std::string known;
@@ -88,31 +89,31 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   for (size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
     const std::string col = ColumnOf(r);
-    if (col.empty() || r.cell_status != "ok") continue;
+    if (col.empty() || r.cell->cell_status != "ok") continue;
     table.sources.push_back(i);
     if (!column_index.count(col)) {
       column_index[col] = table.columns.size();
       table.columns.push_back({col, r.unit});
     }
     std::string fixed;
-    for (const std::string& d : table.fixed) fixed += DimensionKey(r, d) + '\n';
-    fixed += std::to_string(r.run_id);  // within one run
+    for (const std::string& d : table.fixed) fixed += DimensionKey(r, d, params) + '\n';
+    fixed += std::to_string(r.cell->run_id);  // within one run
     // Varying the quantization, the files of one model family share a table.
-    const std::string group_key = dimension == "quant" ? r.family + '\n' + fixed : fixed;
+    const std::string group_key = dimension == "quant" ? r.cell->family + '\n' + fixed : fixed;
     auto g = group_index.find(group_key);
     if (g == group_index.end()) {
       g = group_index.emplace(group_key, table.groups.size()).first;
       table.groups.push_back({i, {}, {}});
     }
     VaryGroup& group = table.groups[g->second];
-    if (dimension == "quant" && !r.base_model.empty() &&
-        std::find(group.base_models.begin(), group.base_models.end(), r.base_model) ==
+    if (dimension == "quant" && !r.cell->base_model.empty() &&
+        std::find(group.base_models.begin(), group.base_models.end(), r.cell->base_model) ==
             group.base_models.end()) {
-      group.base_models.push_back(r.base_model);
+      group.base_models.push_back(r.cell->base_model);
     }
-    const std::string value = dimension == "quant"
-                                  ? DimensionKey(r, "quant") + '\n' + DimensionKey(r, "model")
-                                  : DimensionKey(r, dimension);
+    const std::string value = dimension == "quant" ? DimensionKey(r, "quant", params) + '\n' +
+                                                         DimensionKey(r, "model", params)
+                                                   : DimensionKey(r, dimension, params);
     auto key = std::make_pair(g->second, value);
     auto ri = row_index.find(key);
     if (ri == row_index.end()) {

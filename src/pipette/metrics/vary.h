@@ -51,11 +51,13 @@ std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows);
 bool LeftToRuntime(const ResultRow& row, const config::ParamDef& def);
 
 // What tells one value of a dimension from another in a row (not for display): rows with equal
-// keys show the same value.
-std::string DimensionKey(const ResultRow& row, const std::string& dimension);
+// keys show the same value. `params`: the parameters the rows' runtimes take.
+std::string DimensionKey(const ResultRow& row, const std::string& dimension,
+                         const config::ParamRegistry& params);
 
 // One group per combination of the other dimensions within one run; rows in first-seen order;
 // only cells that completed. An unknown dimension is an input error with a suggestion.
-Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension);
+Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
+                                 const config::ParamRegistry& params);
 
 }  // namespace pipette::metrics

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/metrics/vary_test_rows.h"
+#include "pipette/runtime/registry.h"
 
 namespace pipette::metrics {
 namespace {
@@ -15,7 +16,7 @@ ResultRow Row(const std::string& quant, int threads, const std::string& test,
 std::vector<ResultRow> Rows() { return fixture::VaryRows(); }
 
 TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
-  auto t = BuildVaryTable(Rows(), "quant");
+  auto t = BuildVaryTable(Rows(), "quant", runtime::Registry().Params());
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);   // threads=1 and threads=2
   ASSERT_EQ(t->columns.size(), 3u);  // tg16 t/s, peak RSS, ppl
@@ -35,11 +36,11 @@ TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
 }
 
 TEST(Vary, ParameterDimensionAndUnknownDimension) {
-  auto t = BuildVaryTable(Rows(), "threads");
+  auto t = BuildVaryTable(Rows(), "threads", runtime::Registry().Params());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->groups.size(), 2u);  // one per model file
   EXPECT_DOUBLE_EQ(*t->groups[0].rows[1].ratios[0], 90.0 / 50.0);
-  auto bad = BuildVaryTable(Rows(), "thread");
+  auto bad = BuildVaryTable(Rows(), "thread", runtime::Registry().Params());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().exit_code, 2);
   EXPECT_NE(bad.error().message.find("did you mean 'threads'"), std::string::npos);
@@ -51,9 +52,10 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
   auto row = [](const std::string& model, const std::string& quant, const std::string& base,
                 const std::string& family, double value) {
     ResultRow r = Row(quant, 1, "tg16", "throughput", "t/s", value);
-    r.model = model;
-    r.base_model = base;
-    r.family = family;
+    auto& facts = r.EditCell();
+    facts.model = model;
+    facts.base_model = base;
+    facts.family = family;
     return r;
   };
   const std::vector<ResultRow> rows = {
@@ -61,7 +63,7 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
       row("smol:Q4_0", "Q4_0", "smol", "Smollm2 135M 8k Lc100K Mix1 Ep2", 60),
       row("smol-q8", "Q8_0", "smol-q8", "Smollm2 135M 8k Lc100K Mix1 Ep2", 40),
       row("gemma", "Q4_K_M", "gemma", "Gemma 3 270m", 30)};
-  auto t = BuildVaryTable(rows, "quant");
+  auto t = BuildVaryTable(rows, "quant", runtime::Registry().Params());
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);
   EXPECT_EQ(t->groups[0].base_models, (std::vector<std::string>{"smol", "smol-q8"}));
@@ -72,14 +74,17 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
 TEST(Vary, DimensionKeysTellValuesApart) {
   ResultRow a = Row("Q4_K_M", 1, "tg16", "throughput", "t/s", 1);
   ResultRow b = a;
-  b.quant_origin = "re-quantized from Q4_1";
-  EXPECT_NE(DimensionKey(a, "quant"), DimensionKey(b, "quant"));
-  EXPECT_EQ(DimensionKey(a, "threads"), "1");
-  EXPECT_EQ(DimensionKey(a, "n_batch"), "");  // not a parameter of the row
-  a.params["flash_attn"] = "on";
-  b.params["flash_attn"] = "on";
-  b.params_set["flash_attn"] = "on";  // asked for, not left to the runtime
-  EXPECT_NE(DimensionKey(a, "flash_attn"), DimensionKey(b, "flash_attn"));
+  b.EditCell().quant_origin = "re-quantized from Q4_1";
+  EXPECT_NE(DimensionKey(a, "quant", runtime::Registry().Params()),
+            DimensionKey(b, "quant", runtime::Registry().Params()));
+  EXPECT_EQ(DimensionKey(a, "threads", runtime::Registry().Params()), "1");
+  EXPECT_EQ(DimensionKey(a, "n_batch", runtime::Registry().Params()),
+            "");  // not a parameter of the row
+  a.EditCell().params["flash_attn"] = "on";
+  b.EditCell().params["flash_attn"] = "on";
+  b.EditCell().params_set["flash_attn"] = "on";  // asked for, not left to the runtime
+  EXPECT_NE(DimensionKey(a, "flash_attn", runtime::Registry().Params()),
+            DimensionKey(b, "flash_attn", runtime::Registry().Params()));
 }
 
 }  // namespace

@@ -13,14 +13,15 @@ namespace pipette::metrics::fixture {
 inline ResultRow VaryRow(const std::string& quant, int threads, const std::string& test,
                          const std::string& metric, const std::string& unit, double value) {
   ResultRow r;
-  r.run_id = 1;
-  r.cell_status = "ok";
-  r.model = "smol-" + quant;
-  r.quant = quant;
-  r.runtime = "llama.cpp";
-  r.runtime_version = "0.3.36";
-  r.device = "Test CPU";
-  r.params = {{"threads", threads}};
+  auto& facts = r.EditCell();
+  facts.run_id = 1;
+  facts.cell_status = "ok";
+  facts.model = "smol-" + quant;
+  facts.quant = quant;
+  facts.runtime = "llama.cpp";
+  facts.runtime_version = "0.3.36";
+  facts.device = "Test CPU";
+  facts.params = {{"threads", threads}};
   r.test = test;
   r.metric = metric;
   r.unit = unit;

@@ -3,38 +3,40 @@
 #include <fmt/format.h>
 
 #include "pipette/metrics/vary.h"
-#include "pipette/runtime/registry.h"
 
 namespace pipette::report {
 
 std::string QuantDisplay(const metrics::ResultRow& row) {
-  return row.quant_origin.starts_with("re-") ? row.quant + "*" : row.quant;
+  return row.cell->quant_origin.starts_with("re-") ? row.cell->quant + "*" : row.cell->quant;
 }
 
-std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name) {
-  auto it = row.params.find(name);
-  if (it == row.params.end()) return "";
+std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name,
+                         const config::ParamRegistry& params) {
+  auto it = row.cell->params.find(name);
+  if (it == row.cell->params.end()) return "";
   const std::string v = it->is_string() ? it->get<std::string>() : it->dump();
   // A value the runtime resolved from its `unreported` one: "on (auto)", "auto (unresolved)".
-  const config::ParamDef* def = runtime::Registry().Params().Find(name);
+  const config::ParamDef* def = params.Find(name);
   if (!def || !it->is_string() || !metrics::LeftToRuntime(row, *def)) return v;
   return v == def->unreported ? v + " (unresolved)" : fmt::format("{} ({})", v, def->unreported);
 }
 
-std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension) {
-  if (dimension == "model") return row.model;
+std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension,
+                             const config::ParamRegistry& params) {
+  if (dimension == "model") return row.cell->model;
   if (dimension == "quant") return QuantDisplay(row);
-  if (dimension == "runtime") return fmt::format("{} {}", row.runtime, row.runtime_version);
-  if (dimension == "device") return row.device;
-  return ParamDisplay(row, dimension);
+  if (dimension == "runtime")
+    return fmt::format("{} {}", row.cell->runtime, row.cell->runtime_version);
+  if (dimension == "device") return row.cell->device;
+  return ParamDisplay(row, dimension, params);
 }
 
 std::string RequantNote(const metrics::ResultRow& row) {
-  if (!row.quant_origin.starts_with("re-")) return "";
+  if (!row.cell->quant_origin.starts_with("re-")) return "";
   return fmt::format(
       "* {}: the base file is already quantized, so this is not a quantization of "
       "the full-precision weights",
-      row.quant_origin);
+      row.cell->quant_origin);
 }
 
 std::string CountDisplay(int64_t n) {

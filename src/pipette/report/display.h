@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "pipette/config/params.h"
 #include "pipette/metrics/derive.h"
 
 namespace pipette::report {
@@ -13,11 +14,14 @@ namespace pipette::report {
 // footnote, RequantNote).
 std::string QuantDisplay(const metrics::ResultRow& row);
 // A parameter as tables show it: its value; flash_attn left to the runtime or set to auto also
-// says so ("on (auto)", "auto (unresolved)"). "" if the row has no such parameter.
-std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name);
+// says so ("on (auto)", "auto (unresolved)"). "" if the row has no such parameter. `params`: the
+// parameters the rows' runtimes take.
+std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name,
+                         const config::ParamRegistry& params);
 // A dimension's value as tables show it: model, quant (QuantDisplay), runtime ("llama.cpp
 // 0.3.36"), device, or a parameter (ParamDisplay).
-std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension);
+std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension,
+                             const config::ParamRegistry& params);
 // The footnote for the "*" of QuantDisplay, or "" if the row is not re-quantized.
 std::string RequantNote(const metrics::ResultRow& row);
 // A count as tables show it: "134.52 M", "1.20 B", "950".

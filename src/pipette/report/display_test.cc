@@ -2,39 +2,42 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/runtime/registry.h"
+
 namespace pipette::report {
 namespace {
 
 TEST(Display, QuantAndItsFootnote) {
   metrics::ResultRow r;
-  r.quant = "Q4_K_M";
+  r.EditCell().quant = "Q4_K_M";
   EXPECT_EQ(QuantDisplay(r), "Q4_K_M");
   EXPECT_EQ(RequantNote(r), "");
-  r.quant_origin = "quantized from F16";
+  r.EditCell().quant_origin = "quantized from F16";
   EXPECT_EQ(QuantDisplay(r), "Q4_K_M");
-  r.quant_origin = "re-quantized from Q4_1";
+  r.EditCell().quant_origin = "re-quantized from Q4_1";
   EXPECT_EQ(QuantDisplay(r), "Q4_K_M*");
   EXPECT_EQ(RequantNote(r).rfind("* re-quantized from Q4_1: the base file is already quantized", 0),
             0u);
-  EXPECT_EQ(DimensionDisplay(r, "quant"), "Q4_K_M*");
+  EXPECT_EQ(DimensionDisplay(r, "quant", runtime::Registry().Params()), "Q4_K_M*");
 }
 
 TEST(Display, ParametersSayWhatTheRuntimeChose) {
   metrics::ResultRow r;
-  r.params = {{"threads", 2}, {"flash_attn", "on"}, {"type_k", "f16"}};
-  EXPECT_EQ(ParamDisplay(r, "threads"), "2");
-  EXPECT_EQ(ParamDisplay(r, "type_k"), "f16");
-  EXPECT_EQ(ParamDisplay(r, "n_batch"), "");
-  EXPECT_EQ(ParamDisplay(r, "flash_attn"), "on (auto)");  // left to the runtime
-  r.params_set = {{"flash_attn", "on"}};
-  EXPECT_EQ(ParamDisplay(r, "flash_attn"), "on");
-  r.params["flash_attn"] = "auto";
-  r.params_set = nlohmann::json::object();
-  EXPECT_EQ(ParamDisplay(r, "flash_attn"), "auto (unresolved)");
-  r.runtime = "llama.cpp";
-  r.runtime_version = "0.3.36";
-  EXPECT_EQ(DimensionDisplay(r, "runtime"), "llama.cpp 0.3.36");
-  EXPECT_EQ(DimensionDisplay(r, "threads"), "2");
+  r.EditCell().params = {{"threads", 2}, {"flash_attn", "on"}, {"type_k", "f16"}};
+  EXPECT_EQ(ParamDisplay(r, "threads", runtime::Registry().Params()), "2");
+  EXPECT_EQ(ParamDisplay(r, "type_k", runtime::Registry().Params()), "f16");
+  EXPECT_EQ(ParamDisplay(r, "n_batch", runtime::Registry().Params()), "");
+  EXPECT_EQ(ParamDisplay(r, "flash_attn", runtime::Registry().Params()),
+            "on (auto)");  // left to the runtime
+  r.EditCell().params_set = {{"flash_attn", "on"}};
+  EXPECT_EQ(ParamDisplay(r, "flash_attn", runtime::Registry().Params()), "on");
+  r.EditCell().params["flash_attn"] = "auto";
+  r.EditCell().params_set = nlohmann::json::object();
+  EXPECT_EQ(ParamDisplay(r, "flash_attn", runtime::Registry().Params()), "auto (unresolved)");
+  r.EditCell().runtime = "llama.cpp";
+  r.EditCell().runtime_version = "0.3.36";
+  EXPECT_EQ(DimensionDisplay(r, "runtime", runtime::Registry().Params()), "llama.cpp 0.3.36");
+  EXPECT_EQ(DimensionDisplay(r, "threads", runtime::Registry().Params()), "2");
 }
 
 TEST(Display, CountsAndFigures) {

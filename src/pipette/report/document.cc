@@ -120,23 +120,23 @@ Table ResultsTable(const std::vector<metrics::ResultRow>& rows) {
   t.rows.reserve(rows.size());
   for (const auto& r : rows) {
     const bool na = !r.na_reason.empty();
-    t.Add({Integer(r.run_id),
-           Integer(r.cell_index + 1),
-           Text(r.cell_status),
-           Text(r.model),
-           Text(r.model_sha256),
-           Integer(r.model_file_size),
-           Integer(r.n_params),
-           Text(r.quant),
-           Text(r.quant_origin),
-           Text(r.base_model),
-           Text(r.runtime),
-           Text(r.runtime_version),
-           Json(json(r.runtime_build)),
-           Text(r.device),
-           Text(r.device_id),
-           Json(json(r.params)),
-           Json(json(r.params_set)),
+    t.Add({Integer(r.cell->run_id),
+           Integer(r.cell->cell_index + 1),
+           Text(r.cell->cell_status),
+           Text(r.cell->model),
+           Text(r.cell->model_sha256),
+           Integer(r.cell->model_file_size),
+           Integer(r.cell->n_params),
+           Text(r.cell->quant),
+           Text(r.cell->quant_origin),
+           Text(r.cell->base_model),
+           Text(r.cell->runtime),
+           Text(r.cell->runtime_version),
+           Json(json(r.cell->runtime_build)),
+           Text(r.cell->device),
+           Text(r.cell->device_id),
+           Json(json(r.cell->params)),
+           Json(json(r.cell->params_set)),
            Text(r.test),
            Text(r.metric),
            Text(r.unit),
@@ -184,18 +184,20 @@ Table McItemsTable(const std::vector<metrics::McItemRow>& items) {
   return t;
 }
 
-Report BuildReport(const ReportData& data) {
+Report BuildReport(const ReportData& data, const config::ParamRegistry& params, ReportParts parts) {
   Report r;
   r.generated_at = data.generated_at;
   r.pipette_version = data.pipette_version;
   r.store = data.store_path;
   r.warnings = data.warnings;
-  r.runs = RunsTable(data.runs);
-  r.environments = EnvironmentsTable(data.environments);
-  r.cells = CellsTable(data.cells);
-  r.results = ResultsTable(data.rows);
-  r.mc_items = McItemsTable(data.mc_items);
-  r.summary = SummaryTable(data.rows);
+  if (parts == ReportParts::kAll) {
+    r.runs = RunsTable(data.runs);
+    r.environments = EnvironmentsTable(data.environments);
+    r.cells = CellsTable(data.cells);
+    r.results = ResultsTable(data.rows);
+    r.mc_items = McItemsTable(data.mc_items);
+  }
+  r.summary = SummaryTable(data.rows, params);
   r.incomplete = IncompleteCells(data.cells);
   return r;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/config/params.h"
 #include "pipette/report/data.h"
 #include "pipette/report/table.h"
 
@@ -32,7 +33,13 @@ struct Report {
   std::vector<CellNote> incomplete;  // in cell order; superseded and ok cells left out
 };
 
-Report BuildReport(const ReportData& data);
+// What of a Report a format renders, so that BuildReport builds only that: the console table with
+// its notes and warnings (md), or every table.
+enum class ReportParts { kSummary, kAll };
+
+// `params`: the parameters the rows' runtimes take (how the console table names and shows them).
+Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
+                   ReportParts parts = ReportParts::kAll);
 
 // The tables, each from its records (BuildReport calls them all).
 Table RunsTable(const std::vector<store::RunRecord>& runs);

@@ -4,13 +4,15 @@
 
 #include <set>
 
+#include "pipette/runtime/registry.h"
+
 namespace pipette::report {
 namespace {
 
 TEST(Document, ResultsHaveOneTypedRowPerDerivedRow) {
   metrics::ResultRow r;
-  r.run_id = 2;
-  r.cell_index = 4;
+  r.EditCell().run_id = 2;
+  r.EditCell().cell_index = 4;
   r.test = "memory";
   r.metric = "peak_rss";
   r.unit = "bytes";
@@ -46,7 +48,7 @@ TEST(Document, BuiltOnceWithEveryTable) {
   c.status = "failed";
   c.error = "died";
   d.cells = {c};
-  const Report r = BuildReport(d);
+  const Report r = BuildReport(d, runtime::Registry().Params());
   EXPECT_EQ(r.schema_version, kJsonSchemaVersion);
   EXPECT_EQ(r.store, "s.db");
   EXPECT_EQ(r.cells.rows.size(), 1u);

@@ -15,11 +15,15 @@ void RenderSql(const Report& report, std::ostream& out);       // sql.cc
 
 const std::vector<Format>& Formats() {
   static const std::vector<Format> kFormats = {
-      {"md", "the console table (Markdown): one line per cell and speed test", RenderMarkdown},
-      {"csv", "one line per (cell, test, metric) with its summary and samples", RenderCsv},
-      {"json", "the versioned document of docs/report-schema.md", RenderJson},
-      {"jsonl", "one JSON object per (cell, test, metric), the JSON report's results", RenderJsonl},
-      {"sql", "CREATE TABLE results plus one INSERT per result row, for sqlite3", RenderSql},
+      {"md", "the console table (Markdown): one line per cell and speed test", RenderMarkdown,
+       ReportParts::kSummary},
+      {"csv", "one line per (cell, test, metric) with its summary and samples", RenderCsv,
+       ReportParts::kAll},
+      {"json", "the versioned document of docs/report-schema.md", RenderJson, ReportParts::kAll},
+      {"jsonl", "one JSON object per (cell, test, metric), the JSON report's results", RenderJsonl,
+       ReportParts::kAll},
+      {"sql", "CREATE TABLE results plus one INSERT per result row, for sqlite3", RenderSql,
+       ReportParts::kAll},
   };
   return kFormats;
 }

@@ -19,6 +19,7 @@ struct Format {
   std::string_view name;  // what --format takes
   std::string_view help;  // one line for --help and the docs
   Renderer render;
+  ReportParts parts;  // what of the Report it renders (BuildReport builds only that)
 };
 
 // Every registered format, in the order --help lists them.

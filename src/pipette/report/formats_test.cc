@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipette/runtime/registry.h"
+
 namespace pipette::report {
 namespace {
 
@@ -65,21 +67,22 @@ ReportData Sample() {
                 const std::string& test, const std::string& metric, const std::string& unit,
                 std::vector<double> samples) {
     metrics::ResultRow r;
-    r.run_id = 1;
-    r.cell_id = cell_id;
-    r.cell_index = cell;
-    r.cell_status = status;
-    r.model = "smol";
-    r.model_sha256 = "b179c952";
-    r.model_file_size = 98362432;
-    r.n_params = 134515008;
-    r.quant = "Q4_1";
-    r.runtime = "llama.cpp";
-    r.runtime_version = "0.3.36";
-    r.runtime_build = {{"llama_cpp_commit", "0c1e570"}};
-    r.device = "Test CPU";
-    r.device_id = "fp01";
-    r.params = {{"threads", threads}, {"n_batch", 512}};
+    auto& facts = r.EditCell();
+    facts.run_id = 1;
+    facts.cell_id = cell_id;
+    facts.cell_index = cell;
+    facts.cell_status = status;
+    facts.model = "smol";
+    facts.model_sha256 = "b179c952";
+    facts.model_file_size = 98362432;
+    facts.n_params = 134515008;
+    facts.quant = "Q4_1";
+    facts.runtime = "llama.cpp";
+    facts.runtime_version = "0.3.36";
+    facts.runtime_build = {{"llama_cpp_commit", "0c1e570"}};
+    facts.device = "Test CPU";
+    facts.device_id = "fp01";
+    facts.params = {{"threads", threads}, {"n_batch", 512}};
     r.test = test;
     r.metric = metric;
     r.unit = unit;
@@ -95,9 +98,10 @@ ReportData Sample() {
             row(0, 11, "ok", 1, "memory", "peak_rss", "bytes", {150000000}),
             row(1, 12, "failed", 2, "pp64", "throughput", "t/s", {1800, 1810})};
   // The second cell is a variant re-quantized from the first one's file.
-  d.rows.back().model = "smol:Q4_K_M";
-  d.rows.back().quant = "Q4_K_M";
-  d.rows.back().quant_origin = "re-quantized from Q4_1";
+  auto& facts = d.rows.back().EditCell();
+  facts.model = "smol:Q4_K_M";
+  facts.quant = "Q4_K_M";
+  facts.quant_origin = "re-quantized from Q4_1";
   metrics::ResultRow ppl = row(0, 11, "ok", 1, "ppl", "ppl", "", {17.5, 19.25});
   ppl.value = 18.125;
   ppl.std_error = 0.75;
@@ -134,8 +138,8 @@ ReportData Sample() {
   // base_model is Pipette's name for the model a variant was made from (smol), or for the model
   // itself; the files' GGUF general.name only groups them.
   for (auto& r : d.rows) {
-    r.base_model = "smol";
-    r.family = "SmolLM2 135M Instruct";
+    r.EditCell().base_model = "smol";
+    r.EditCell().family = "SmolLM2 135M Instruct";
   }
   return d;
 }
@@ -158,7 +162,7 @@ std::string Render(const std::string& format, const ReportData& data) {
   EXPECT_TRUE(f.ok()) << format;
   if (!f) return "";
   std::ostringstream out;
-  (*f)->render(BuildReport(data), out);
+  (*f)->render(BuildReport(data, runtime::Registry().Params()), out);
   return out.str();
 }
 
@@ -185,10 +189,52 @@ TEST(Golden, EveryRegisteredFormat) {
   }
 }
 
+// The json format writes its text as it goes: exactly the dump(2) of the document built whole
+// (RowObject per row), with rows, without rows and with none at all.
+TEST(Json, WrittenAsItGoesIsTheWholeDocumentsDump) {
+  ReportData empty;
+  ReportData no_results = Sample();
+  no_results.rows.clear();
+  for (const ReportData& data : {Sample(), no_results, empty}) {
+    const Report report = BuildReport(data, runtime::Registry().Params());
+    nlohmann::ordered_json doc;
+    doc["schema"] = report.schema;
+    doc["schema_version"] = report.schema_version;
+    doc["generated_at"] = report.generated_at;
+    doc["pipette_version"] = report.pipette_version;
+    doc["store"] = report.store;
+    doc["warnings"] = report.warnings;
+    for (const Table* t :
+         {&report.runs, &report.environments, &report.cells, &report.results, &report.mc_items}) {
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (const Row& row : t->rows) rows.push_back(RowObject(*t, row));
+      doc[t->name] = std::move(rows);
+    }
+    EXPECT_EQ(Render("json", data), doc.dump(2) + "\n");
+  }
+}
+
+// md renders the console table only: the report it is given need not hold the data tables.
+TEST(Formats, MdIsTheSummaryAloneAndTheOthersEveryTable) {
+  const ReportData data = Sample();
+  const Report summary = BuildReport(data, runtime::Registry().Params(), ReportParts::kSummary);
+  EXPECT_TRUE(summary.results.rows.empty());
+  EXPECT_TRUE(summary.cells.rows.empty());
+  EXPECT_FALSE(summary.summary.rows.empty());
+  for (const Format& f : Formats()) {
+    SCOPED_TRACE(std::string(f.name));
+    std::ostringstream whole, part;
+    f.render(BuildReport(data, runtime::Registry().Params()), whole);
+    f.render(BuildReport(data, runtime::Registry().Params(), f.parts), part);
+    EXPECT_EQ(part.str(), whole.str());
+  }
+  EXPECT_EQ((*FindFormat("md"))->parts, ReportParts::kSummary);
+}
+
 TEST(Markdown, EscapesWhatWouldBreakATable) {
   ReportData d = Sample();
-  for (auto& r : d.rows) r.model = "a|b";
-  d.rows.front().runtime_version = "0.3\n| x |";
+  for (auto& r : d.rows) r.EditCell().model = "a|b";
+  d.rows.front().EditCell().runtime_version = "0.3\n| x |";
   d.cells[2].error = "the worker died:\n---\n| stderr | tail |";
   d.cells[2].key = "model=a|b,threads=2";
   const std::string md = Render("md", d);

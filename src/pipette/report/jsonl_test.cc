@@ -4,13 +4,14 @@
 #include <sstream>
 
 #include "pipette/report/formats.h"
+#include "pipette/runtime/registry.h"
 
 namespace pipette::report {
 namespace {
 
 std::string Render(const std::string& format, const ReportData& d) {
   std::ostringstream out;
-  (*FindFormat(format))->render(BuildReport(d), out);
+  (*FindFormat(format))->render(BuildReport(d, runtime::Registry().Params()), out);
   return out.str();
 }
 
@@ -18,9 +19,10 @@ TEST(Jsonl, OneObjectPerLineWithTheFieldsOfTheJsonResults) {
   ReportData d;
   for (int i = 0; i < 3; ++i) {
     metrics::ResultRow r;
-    r.run_id = 1;
-    r.cell_index = i;
-    r.model = "line\nbreak";  // escaped inside the JSON string: still one line
+    auto& facts = r.EditCell();
+    facts.run_id = 1;
+    facts.cell_index = i;
+    facts.model = "line\nbreak";  // escaped inside the JSON string: still one line
     r.test = "pp64";
     r.metric = "throughput";
     r.samples = {double(100 + i), double(101 + i)};

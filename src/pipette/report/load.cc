@@ -105,7 +105,7 @@ Result<std::vector<metrics::ResultRow>> DeriveRunRows(store::Store& store,
                    std::make_move_iterator(items.end()));
   for (size_t k = 0; k < live.size(); ++k) cells[live_index[k]] = std::move(live[k].cell);
   std::map<int64_t, std::vector<metrics::ResultRow>> live_of_cell;
-  for (auto& r : live_rows) live_of_cell[r.cell_id].push_back(std::move(r));
+  for (auto& r : live_rows) live_of_cell[r.cell->cell_id].push_back(std::move(r));
   std::vector<metrics::ResultRow> rows;
   for (size_t i = 0; i < n; ++i) {
     std::vector<metrics::ResultRow>* from = nullptr;

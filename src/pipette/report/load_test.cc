@@ -12,6 +12,7 @@
 #include "pipette/metrics/row_cache.h"
 #include "pipette/report/document.h"
 #include "pipette/report/formats.h"
+#include "pipette/runtime/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -82,7 +83,7 @@ class DerivedCacheTest : public ::testing::Test {
     data->generated_at = "2026-12-01T00:00:00Z";
     EXPECT_FALSE(data->rows.empty());
     std::ostringstream out;
-    const report::Report doc = BuildReport(*data);
+    const report::Report doc = BuildReport(*data, runtime::Registry().Params());
     for (const Format& f : Formats()) {
       out << "== " << f.name << "\n";
       f.render(doc, out);

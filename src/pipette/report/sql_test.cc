@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "pipette/report/formats.h"
+#include "pipette/runtime/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -16,14 +17,15 @@ ReportData Data() {
   d.generated_at = "2026-11-29T12:00:00Z";
   d.pipette_version = "0.1.0";
   metrics::ResultRow r;
-  r.run_id = 3;
-  r.cell_index = 0;
-  r.cell_status = "ok";
+  auto& facts = r.EditCell();
+  facts.run_id = 3;
+  facts.cell_index = 0;
+  facts.cell_status = "ok";
   // Text that must be quoted: a quote, a line break, a tab, a ';', and what sqlite3 would read
   // as a command at the start of a line.
-  r.model = "o'brien;\n.quit\tx";
-  r.model_file_size = 98362432;
-  r.params = {{"threads", 2}, {"flash_attn", "on"}};
+  facts.model = "o'brien;\n.quit\tx";
+  facts.model_file_size = 98362432;
+  facts.params = {{"threads", 2}, {"flash_attn", "on"}};
   r.test = "tg16";
   r.metric = "throughput";
   r.unit = "t/s";
@@ -31,7 +33,7 @@ ReportData Data() {
   r.summary = stats::Summarize(r.samples);
   r.value = r.summary.median;
   metrics::ResultRow na = r;
-  na.model = "";
+  na.EditCell().model = "";
   na.test = "memory";
   na.metric = "peak_rss";
   na.na_reason = "the worker could not reset its peak-memory mark";
@@ -43,7 +45,7 @@ ReportData Data() {
 
 std::string Sql(const ReportData& d) {
   std::ostringstream out;
-  (*FindFormat("sql"))->render(BuildReport(d), out);
+  (*FindFormat("sql"))->render(BuildReport(d, runtime::Registry().Params()), out);
   return out.str();
 }
 

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "pipette/report/display.h"
-#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::report {
@@ -18,18 +17,22 @@ Column TextColumn(std::string name, Align align) {
 
 }  // namespace
 
-Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
+Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
+                   const config::ParamRegistry& params) {
   Table t;
   t.name = "summary";
   std::map<std::string, std::set<std::string>> values;
   std::vector<std::string> order;
+  const metrics::CellFacts* last = nullptr;
   for (const auto& r : rows) {
-    for (const auto& [k, v] : r.params.items()) {
+    // The rows of one cell share its facts, and follow one another: each cell's once.
+    if (r.cell.get() == last) continue;
+    last = r.cell.get();
+    for (const auto& [k, v] : r.cell->params.items()) {
       if (!values.count(k)) order.push_back(k);
-      values[k].insert(ParamDisplay(r, k));
+      values[k].insert(ParamDisplay(r, k, params));
     }
   }
-  const config::ParamRegistry& params = runtime::Registry().Params();
   std::vector<std::string> param_cols;
   for (const auto& k : order) {
     const config::ParamDef* def = params.Find(k);
@@ -38,15 +41,15 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
   std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
   std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen, kld;
   for (const auto& r : rows) {
-    if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell_id] = &r;
-    if (r.metric == "ppl") ppl[r.cell_id] = &r;
-    if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell_id] = &r;
+    if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell->cell_id] = &r;
+    if (r.metric == "ppl") ppl[r.cell->cell_id] = &r;
+    if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell->cell_id] = &r;
     const bool all_na = r.metric == "all";  // a phase not served: its own line, no column
-    if (r.test == "gen" && r.subset.empty() && !all_na) gen[r.cell_id][r.metric] = &r;
-    if (r.test == "kld" && !all_na) kld[r.cell_id][r.metric] = &r;
+    if (r.test == "gen" && r.subset.empty() && !all_na) gen[r.cell->cell_id][r.metric] = &r;
+    if (r.test == "kld" && !all_na) kld[r.cell->cell_id][r.metric] = &r;
   }
   std::set<int64_t> runs;
-  for (const auto& r : rows) runs.insert(r.run_id);
+  for (const auto& r : rows) runs.insert(r.cell->run_id);
   const bool show_run = runs.size() > 1;
 
   if (show_run) t.columns.push_back(TextColumn("run", Align::kRight));
@@ -67,37 +70,38 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
   // One line per cell and speed test; a cell with quality figures only gets one line too.
   std::set<int64_t> cells_with_speed, quality_line;
   for (const auto& r : rows) {
-    if (metrics::IsHeadline(r)) cells_with_speed.insert(r.cell_id);
+    if (metrics::IsHeadline(r)) cells_with_speed.insert(r.cell->cell_id);
   }
   for (const auto& r : rows) {
     // A cell without speed tests gets one line, on its first quality figure.
     const bool quality_only =
-        !cells_with_speed.count(r.cell_id) && !quality_line.count(r.cell_id) &&
+        !cells_with_speed.count(r.cell->cell_id) && !quality_line.count(r.cell->cell_id) &&
         (r.metric == "ppl" || ((r.test == "mc" || r.test == "gen") && r.subset.empty()) ||
          r.metric == "kld_mean");
-    if (quality_only) quality_line.insert(r.cell_id);
+    if (quality_only) quality_line.insert(r.cell->cell_id);
     // A phase the runtime does not serve: its own line, n/a with the reason.
     const bool na_line = r.metric == "all" && !r.na_reason.empty();
     if (!metrics::IsHeadline(r) && !quality_only && !na_line) continue;
     std::vector<Value> row;
-    if (show_run) row.push_back(Text(std::to_string(r.run_id)));
-    row.push_back(Text(r.model));
-    row.push_back(Text(FormatBytes(double(r.model_file_size))));
-    row.push_back(Text(CountDisplay(r.n_params)));
+    if (show_run) row.push_back(Text(std::to_string(r.cell->run_id)));
+    row.push_back(Text(r.cell->model));
+    row.push_back(Text(FormatBytes(double(r.cell->model_file_size))));
+    row.push_back(Text(CountDisplay(r.cell->n_params)));
     row.push_back(Text(QuantDisplay(r)));
-    row.push_back(Text(fmt::format("{} {}", r.runtime, r.runtime_version)));
-    for (const auto& p : param_cols) row.push_back(Text(ParamDisplay(r, p)));
+    row.push_back(Text(fmt::format("{} {}", r.cell->runtime, r.cell->runtime_version)));
+    for (const auto& p : param_cols) row.push_back(Text(ParamDisplay(r, p, params)));
     const std::string test = quality_only ? "quality" : r.test;
-    row.push_back(Text(r.cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell_status)));
+    row.push_back(Text(
+        r.cell->cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell->cell_status)));
     row.push_back(Text(quality_only ? "" : na_line ? "n/a: " + r.na_reason : FigureDisplay(r)));
     if (!ppl.empty()) {
-      auto q = ppl.find(r.cell_id);
+      auto q = ppl.find(r.cell->cell_id);
       row.push_back(Text(q == ppl.end() ? ""
                                         : fmt::format("{:.4f} ± {:.4f}", q->second->value,
                                                       q->second->std_error.value_or(0))));
     }
     if (!mc.empty()) {
-      auto q = mc.find(r.cell_id);
+      auto q = mc.find(r.cell->cell_id);
       row.push_back(Text(q == mc.end()
                              ? ""
                              : fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * q->second->value,
@@ -105,7 +109,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
                                            100 * q->second->ci_high.value_or(0))));
     }
     if (!gen.empty()) {
-      auto q = gen.find(r.cell_id);
+      auto q = gen.find(r.cell->cell_id);
       std::string text;
       if (q != gen.end() && q->second.count("format_ok") && q->second.count("task_acc")) {
         text = fmt::format("{:.1f}% / {:.1f}%", 100 * q->second.at("format_ok")->value,
@@ -114,7 +118,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
       row.push_back(Text(text));
     }
     if (!kld.empty()) {
-      auto q = kld.find(r.cell_id);
+      auto q = kld.find(r.cell->cell_id);
       std::string text;
       if (q != kld.end() && q->second.count("kld_mean") && q->second.count("top1_agree")) {
         text = fmt::format("{:.6f} / {:.1f}%", q->second.at("kld_mean")->value,
@@ -129,7 +133,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows) {
       }
       row.push_back(Text(text));
     }
-    auto it = peak.find(r.cell_id);
+    auto it = peak.find(r.cell->cell_id);
     row.push_back(Text(it == peak.end() || !it->second->na_reason.empty()
                            ? "n/a"
                            : FormatBytes(it->second->summary.median)));

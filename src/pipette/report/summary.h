@@ -14,7 +14,8 @@ namespace pipette::report {
 // threads and flash attention always (they decide CPU speed most), any other parameter only
 // where it varies. Quality columns only when some cell has that figure. Footnotes: what a "*"
 // on a quantization means.
-Table SummaryTable(const std::vector<metrics::ResultRow>& rows);
+Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
+                   const config::ParamRegistry& params);
 
 // The cells that did not complete (failed, running, interrupted, abandoned), in cell order.
 std::vector<CellNote> IncompleteCells(const std::vector<store::CellRecord>& cells);

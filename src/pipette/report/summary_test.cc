@@ -2,20 +2,23 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/runtime/registry.h"
+
 namespace pipette::report {
 namespace {
 
 metrics::ResultRow Speed(int64_t cell, int threads, int n_batch, std::vector<double> samples) {
   metrics::ResultRow r;
-  r.run_id = 1;
-  r.cell_id = cell;
-  r.cell_index = int(cell - 1);
-  r.cell_status = "ok";
-  r.model = "smol";
-  r.quant = "Q4_1";
-  r.runtime = "llama.cpp";
-  r.runtime_version = "0.3.36";
-  r.params = {{"threads", threads}, {"n_batch", n_batch}, {"n_ubatch", 512}};
+  auto& facts = r.EditCell();
+  facts.run_id = 1;
+  facts.cell_id = cell;
+  facts.cell_index = int(cell - 1);
+  facts.cell_status = "ok";
+  facts.model = "smol";
+  facts.quant = "Q4_1";
+  facts.runtime = "llama.cpp";
+  facts.runtime_version = "0.3.36";
+  facts.params = {{"threads", threads}, {"n_batch", n_batch}, {"n_ubatch", 512}};
   r.test = "tg16";
   r.metric = "throughput";
   r.unit = "t/s";
@@ -34,7 +37,7 @@ std::vector<std::string> Names(const Table& t) {
 TEST(Summary, OneTextRowPerSpeedTestWithNoiseFlags) {
   const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 256, {100, 101, 99}),
                                                 Speed(2, 2, 512, {50, 60, 40})};
-  const Table t = SummaryTable(rows);
+  const Table t = SummaryTable(rows, runtime::Registry().Params());
   // threads always; n_batch because it varies; n_ubatch not (one value). In name order.
   EXPECT_EQ(Names(t),
             (std::vector<std::string>{"model", "size", "params", "quant", "runtime", "n_batch",
@@ -52,8 +55,8 @@ TEST(Summary, OneTextRowPerSpeedTestWithNoiseFlags) {
 
 TEST(Summary, RequantizedVariantsGetAFootnoteAndIncompleteCellsANote) {
   std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100})};
-  rows[0].quant_origin = "re-quantized from Q4_1";
-  const Table t = SummaryTable(rows);
+  rows[0].EditCell().quant_origin = "re-quantized from Q4_1";
+  const Table t = SummaryTable(rows, runtime::Registry().Params());
   ASSERT_EQ(t.footnotes.size(), 1u);
   EXPECT_EQ(t.footnotes[0].rfind("* re-quantized from Q4_1", 0), 0u);
   store::CellRecord ok, failed, superseded;

@@ -5,13 +5,12 @@
 #include <set>
 
 #include "pipette/report/display.h"
-#include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::report {
 
-VaryView BuildVaryView(const metrics::VaryTable& table,
-                       const std::vector<metrics::ResultRow>& rows) {
+VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metrics::ResultRow>& rows,
+                       const config::ParamRegistry& params) {
   VaryView view;
   std::set<std::string> notes;
   for (size_t i : table.sources) {
@@ -27,22 +26,23 @@ VaryView BuildVaryView(const metrics::VaryTable& table,
       fixed = fmt::format("base={}", names);
     }
     for (const std::string& d : table.fixed) {
-      fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, DimensionDisplay(first, d));
+      fixed +=
+          fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, DimensionDisplay(first, d, params));
     }
-    fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", first.run_id);
+    fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", first.cell->run_id);
     Table t;
     t.name = "vary";
     t.title = fmt::format("varying {}; fixed: {}", table.dimension, fixed);
-    t.columns.push_back({runtime::Registry().Params().Column(table.dimension), ColumnType::kText,
-                         "", Align::kLeft});
+    t.columns.push_back({params.Column(table.dimension), ColumnType::kText, "", Align::kLeft});
     for (const auto& c : table.columns) {
       t.columns.push_back({c.name, ColumnType::kText, c.unit, Align::kRight});
     }
     for (const metrics::VaryRow& row : g.rows) {
       const metrics::ResultRow& source = rows[row.source];
-      std::vector<Value> cells = {Text(
-          table.dimension == "quant" ? fmt::format("{} ({})", QuantDisplay(source), source.model)
-                                     : DimensionDisplay(source, table.dimension))};
+      std::vector<Value> cells = {
+          Text(table.dimension == "quant"
+                   ? fmt::format("{} ({})", QuantDisplay(source), source.cell->model)
+                   : DimensionDisplay(source, table.dimension, params))};
       for (size_t c = 0; c < table.columns.size(); ++c) {
         if (!row.values[c]) {
           cells.push_back(Text(""));

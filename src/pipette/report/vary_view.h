@@ -16,8 +16,9 @@ struct VaryView {
   std::vector<std::string> notes;  // footnotes of every table (re-quantized variants)
 };
 
-// `rows` are those the table was built from (its groups and rows point into them).
-VaryView BuildVaryView(const metrics::VaryTable& table,
-                       const std::vector<metrics::ResultRow>& rows);
+// `rows` are those the table was built from (its groups and rows point into them); `params` what
+// it was built with.
+VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metrics::ResultRow>& rows,
+                       const config::ParamRegistry& params);
 
 }  // namespace pipette::report

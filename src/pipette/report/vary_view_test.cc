@@ -8,6 +8,7 @@
 
 #include "pipette/metrics/vary_test_rows.h"
 #include "pipette/report/markdown.h"
+#include "pipette/runtime/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -15,9 +16,9 @@ namespace {
 std::vector<metrics::ResultRow> Rows() { return metrics::fixture::VaryRows(); }
 
 VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& dim) {
-  auto t = metrics::BuildVaryTable(rows, dim);
+  auto t = metrics::BuildVaryTable(rows, dim, runtime::Registry().Params());
   EXPECT_TRUE(t.ok()) << t.error().message;
-  return t ? BuildVaryView(*t, rows) : VaryView{};
+  return t ? BuildVaryView(*t, rows, runtime::Registry().Params()) : VaryView{};
 }
 
 std::string Cell(const Table& t, size_t row, size_t col) {
@@ -44,10 +45,10 @@ TEST(VaryView, NamesGroupsAndRowsWithRatios) {
 TEST(VaryView, BaseModelsAndRequantizedVariants) {
   std::vector<metrics::ResultRow> rows = Rows();
   for (auto& r : rows) {
-    r.base_model = "smol";
-    r.family = "SmolLM2";
+    r.EditCell().base_model = "smol";
+    r.EditCell().family = "SmolLM2";
   }
-  rows[2].quant_origin = "re-quantized from Q8_0";
+  rows[2].EditCell().quant_origin = "re-quantized from Q8_0";
   const VaryView v = View(rows, "quant");
   ASSERT_EQ(v.tables.size(), 2u);
   EXPECT_EQ(v.tables[0].title.rfind("varying quant; fixed: base=smol, runtime=", 0), 0u)

@@ -364,7 +364,7 @@ class RunnerKldTest : public RunnerTest {
   static double Figure(const std::vector<metrics::ResultRow>& rows, int cell,
                        const std::string& metric) {
     for (const auto& r : rows) {
-      if (r.cell_index == cell && r.test == "kld" && r.metric == metric) return r.value;
+      if (r.cell->cell_index == cell && r.test == "kld" && r.metric == metric) return r.value;
     }
     return -1;
   }

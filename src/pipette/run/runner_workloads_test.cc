@@ -112,12 +112,12 @@ class RunnerWorkloadTest : public ::testing::Test {
   static double Figure(const std::vector<metrics::ResultRow>& rows, int cell,
                        const std::string& test, const std::string& metric) {
     for (const auto& r : rows) {
-      if (r.cell_index == cell && r.test == test && r.metric == metric && r.subset.empty()) {
+      if (r.cell->cell_index == cell && r.test == test && r.metric == metric && r.subset.empty()) {
         return r.value;
       }
     }
     for (const auto& r : rows) {  // kld and divergence rows name their reference as the subset
-      if (r.cell_index == cell && r.test == test && r.metric == metric) return r.value;
+      if (r.cell->cell_index == cell && r.test == test && r.metric == metric) return r.value;
     }
     return NAN;
   }

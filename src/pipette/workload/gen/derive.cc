@@ -57,7 +57,7 @@ void AddDivergenceRows(const metrics::ResultRow& base,
   }
   auto it = by_id.find(ref_id);
   if (ref_id == 0 || it == by_id.end()) return;
-  if (it->second->cell.status != "ok" && it->second->cell.id != base.cell_id) return;
+  if (it->second->cell.status != "ok" && it->second->cell.id != base.cell->cell_id) return;
   std::map<int, const json*> ref_tokens;
   for (const auto& s : it->second->samples) {
     if (s.test == "gen") ref_tokens[s.rep] = &s.raw["tokens"];

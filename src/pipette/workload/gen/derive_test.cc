@@ -35,7 +35,7 @@ TEST(GenDerive, EachOutputJudgedByItsCheckers) {
                   Stored(2, "gen", 1, {{"item", Item("b", "7")}, {"text", " 8 "}})};
   std::vector<metrics::ResultRow> rows;
   metrics::ResultRow base;
-  base.cell_id = 2;
+  base.EditCell().cell_id = 2;
   ASSERT_TRUE(DeriveGen(base, cell, {{2, &cell}}, &rows).ok());
   ASSERT_TRUE(Find(rows, "gen", "format_ok") && Find(rows, "gen", "task_acc"));
   EXPECT_DOUBLE_EQ(Find(rows, "gen", "format_ok")->value, 1.0);  // an exact checker: task role
@@ -55,7 +55,7 @@ TEST(GenDerive, DivergenceComparesTheTokensWithTheReferenceCells) {
                   Stored(2, "gen", 0, {{"item", Item("a", "x")}, {"tokens", {1, 2, 3}}}),
                   Stored(2, "gen", 1, {{"item", Item("b", "y")}, {"tokens", {4, 6}}})};
   metrics::ResultRow base;
-  base.cell_id = 2;
+  base.EditCell().cell_id = 2;
   std::vector<metrics::ResultRow> rows;
   ASSERT_TRUE(DeriveGen(base, cell, {{1, &ref}, {2, &cell}}, &rows).ok());
   const auto* identical = Find(rows, "divergence", "identical");
