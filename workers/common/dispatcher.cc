@@ -106,17 +106,18 @@ Reply Dispatcher::Answer(const std::string& name, const json& request, bool* shu
   }
   const auto it = handlers_.find(name);
   if (it == handlers_.end()) return Fail("unknown op '" + name + "'");
-  // A handler that throws is a bug in the worker: the request is refused naming the op, and the
+  // A handler that throws is a bug in the worker: the request is refused saying what threw (the
+  // controller names the op: "'pp' failed in the worker: the handler threw: ..."), and the
   // worker stays usable (as the Python loop does).
   try {
     return it->second(request, frames);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s: uncaught exception: %s\n", identity_.program.c_str(),
                  name.c_str(), e.what());
-    return Fail(name + " failed in the worker: " + e.what());
+    return Fail(std::string("the handler threw: ") + e.what());
   } catch (...) {
     std::fprintf(stderr, "%s: %s: uncaught exception\n", identity_.program.c_str(), name.c_str());
-    return Fail(name + " failed in the worker: an exception that is not a std::exception");
+    return Fail("the handler threw an exception that is not a std::exception");
   }
 }
 

@@ -40,7 +40,8 @@ class Dispatcher {
 
   void Handle(const std::string& op, Handler handler);
   void HandleWithFrames(const std::string& op, FramesHandler handler);
-  // A handler that throws answers ok:false, "<op> failed in the worker: <what>".
+  // A handler that throws answers ok:false, "the handler threw: <what>" (the controller adds the
+  // op: "'<op>' failed in the worker: the handler threw: <what>").
 
   struct Outcome {
     std::string response;   // one JSON object, without the trailing newline

@@ -1,7 +1,5 @@
 #include "pipette/config/experiment.h"
 
-#include <fmt/format.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -75,10 +73,10 @@ Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& 
                                   const ResolveOptions& options) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    return InputError(fmt::format("{}: is a directory, not an experiment file", path));
+    return ErrorAt({.file = path}, "is a directory, not an experiment file", 2);
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return InputError(fmt::format("{}: cannot read the experiment file", path));
+  if (!in) return ErrorAt({.file = path}, "cannot read the experiment file", 2);
   std::stringstream ss;
   ss << in.rdbuf();
   return ExperimentFromText(ss.str(), path, registry, options);

@@ -293,11 +293,10 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   } catch (const YAML::Exception& e) {
     // yaml-cpp's words for a tab in the indentation ("illegal map value", ...) do not say so.
     if (auto tab = TabInIndentation(text, e.mark.line)) {
-      return InputError(fmt::format("{}:{}:{}: a tab in the indentation: YAML indents with spaces",
-                                    path, tab->first + 1, tab->second + 1));
+      return w.At(Pos{tab->first, tab->second},
+                  "a tab in the indentation: YAML indents with spaces");
     }
-    return InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1,
-                                  e.mark.column + 1, e.msg));
+    return w.At(Pos{e.mark.line, e.mark.column}, "malformed YAML: " + e.msg);
   }
   if (!root.IsMap()) return w.File("an experiment file must be a YAML mapping (key: value)");
 

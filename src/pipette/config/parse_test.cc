@@ -126,6 +126,41 @@ TEST(Parse, ParametersByTheirLlamaCppNamesAreSuggested) {
             "'params:'");
 }
 
+// The place is data as well as words: the message is the one rendering of it.
+TEST(Parse, AnErrorKeepsItsFileLineAndColumnAsContext) {
+  auto r = Parse(kModel + "tests: [pp16]\nwarmpu: 2\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_EQ(r.error().context.file, "ex.yaml");
+  EXPECT_EQ(r.error().context.line, 3);
+  EXPECT_EQ(r.error().context.column, 1);
+  EXPECT_EQ(r.error().message,
+            Describe(r.error().context, "unknown key 'warmpu' (did you mean 'warmup'?)"));
+  EXPECT_EQ(r.error().message, "ex.yaml:3:1: unknown key 'warmpu' (did you mean 'warmup'?)");
+
+  // yaml-cpp's own exceptions and the tab check too.
+  auto tab = Parse(kModel + "tests: [pp16]\nparams:\n  threads: 2\n  \tn_batch: 8\n");
+  ASSERT_FALSE(tab.ok());
+  EXPECT_EQ(tab.error().context.line, 5);
+  EXPECT_EQ(tab.error().context.column, 3);
+  EXPECT_EQ(tab.error().message,
+            Describe(tab.error().context, "a tab in the indentation: YAML indents with spaces"));
+  auto malformed = Parse(kModel + "tests: [pp16\n");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.error().context.file, "ex.yaml");
+  EXPECT_EQ(malformed.error().context.line, 3);
+  EXPECT_EQ(malformed.error().context.column, 1);
+
+  // A problem of the whole file names the file only.
+  auto empty = Parse("\n");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().context.file, "ex.yaml");
+  EXPECT_EQ(empty.error().context.line, 0);
+  EXPECT_EQ(empty.error().message,
+            Describe({.file = "ex.yaml"},
+                     "the experiment file is empty (it needs at least models: and tests:)"));
+}
+
 TEST(Parse, ATabInTheIndentationIsNamed) {
   const std::string m = kModel + "tests: [pp16]\n";
   EXPECT_EQ(ErrorOf(m + "params:\n\tthreads: 2\n"),

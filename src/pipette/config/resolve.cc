@@ -57,9 +57,9 @@ Status CheckModelFormats(const Where& w, const Experiment& ex,
     if (!entry) continue;  // refused by ResolveRuntime already
     for (const ModelSpec& m : ex.models) {
       if (entry->Accepts(m.format)) continue;
-      return InputError(fmt::format(
-          "{}:{}: model '{}' is a {} file; runtime '{}' loads only {}", w.path(), m.line, m.name,
-          m.format.empty() ? "unknown" : m.format, r.name, fmt::join(entry->model_formats, ", ")));
+      return w.AtLine(m.line, fmt::format("model '{}' is a {} file; runtime '{}' loads only {}",
+                                          m.name, m.format.empty() ? "unknown" : m.format, r.name,
+                                          fmt::join(entry->model_formats, ", ")));
     }
   }
   return {};
@@ -284,10 +284,11 @@ Status CheckParamsHaveARuntime(const Where& w, const WrittenExperiment& written,
   for (const WrittenParam& p : written.params) {
     const ParamDef* def = registry.Find(p.name);
     if (!def || theirs.Find(p.name)) continue;
-    return InputError(
-        fmt::format("{}:{}: parameter '{}' is {}'s; no runtime of this experiment ({}) has it{}",
-                    w.path(), p.pos.Line(), p.name, fmt::join(def->runtimes, ", "),
-                    fmt::join(names, ", "), theirs.DidYouMean(p.name)));
+    return w.AtLine(
+        p.pos.Line(),
+        fmt::format("parameter '{}' is {}'s; no runtime of this experiment ({}) has it{}", p.name,
+                    fmt::join(def->runtimes, ", "), fmt::join(names, ", "),
+                    theirs.DidYouMean(p.name)));
   }
   return {};
 }

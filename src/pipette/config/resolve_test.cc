@@ -264,6 +264,16 @@ TEST_F(TwoRuntimesTest, AParameterNoRuntimeOfTheExperimentHasIsBadInput) {
   EXPECT_EQ(ErrorOf(m + "params:\n  ubatch: 8\n"),  // the default runtime: llama.cpp
             "ex.yaml:4: parameter 'ubatch' is other's; no runtime of this experiment (llama.cpp) "
             "has it (did you mean 'n_ubatch'?)");  // llama.cpp's, which other tools call ubatch
+  // The line is the error's context too, without a column (the message names none).
+  auto r = Parse(m + "runtime: other\nparams:\n  n_ubatch: 8\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().context.file, File());
+  EXPECT_EQ(r.error().context.line, 5);
+  EXPECT_EQ(r.error().context.column, 0);
+  EXPECT_EQ(r.error().message,
+            Describe(r.error().context,
+                     "parameter 'n_ubatch' is llama.cpp's; no runtime of this experiment (other) "
+                     "has it (did you mean 'ubatch'?)"));
   // One that only some of the runtimes have is fine: it goes to theirs.
   auto both = Parse(m + "runtimes: [llama.cpp, other]\nparams:\n  ubatch: 8\n  n_ubatch: 8\n");
   ASSERT_TRUE(both.ok()) << both.error().message;

@@ -21,20 +21,23 @@ inline Pos PosOf(const YAML::Node& node) {
   return {m.line, m.column};
 }
 
-// Builds errors of the form "file:line:col: message".
+// Builds bad-input errors of the form "file:line:col: message", which keep the file, line and
+// column as their context (util/result.h ErrorAt).
 class Where {
  public:
   explicit Where(std::string path) : path_(std::move(path)) {}
   Error At(const Pos& pos, const std::string& message) const {
-    if (pos.line < 0) return InputError(fmt::format("{}: {}", path_, message));
-    return InputError(fmt::format("{}:{}:{}: {}", path_, pos.line + 1, pos.column + 1, message));
+    if (pos.line < 0) return File(message);
+    return ErrorAt({.file = path_, .line = pos.line + 1, .column = pos.column + 1}, message, 2);
   }
   Error At(const YAML::Node& node, const std::string& message) const {
     return At(PosOf(node), message);
   }
-  Error File(const std::string& message) const {
-    return InputError(fmt::format("{}: {}", path_, message));
+  // At a 1-based line whose column is not known: "file:line: message".
+  Error AtLine(int line, const std::string& message) const {
+    return ErrorAt({.file = path_, .line = line}, message, 2);
   }
+  Error File(const std::string& message) const { return ErrorAt({.file = path_}, message, 2); }
   const std::string& path() const { return path_; }
 
  private:

@@ -13,6 +13,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "pipette/protocol/fields.h"
 #include "pipette/util/result.h"
@@ -35,6 +36,31 @@ template <class T>
 Result<T> Checked(const FieldReader& fields, T value) {
   if (Status st = fields.status(); !st) return st.error();
   return value;
+}
+
+// The one shape of every FromJson: a reader naming the message `what`, `read(f, r)` filling a T
+// from it (it may stop early, after f.Fail or a problem the reader noted), then r, or the first
+// problem.
+template <class T, class Read>
+Result<T> ReadMessage(const nlohmann::json& j, std::string what, Read&& read) {
+  FieldReader f(j, std::move(what));
+  T r;
+  read(f, r);
+  return Checked(f, std::move(r));
+}
+template <class T, class Read>
+Result<T> ReadRequest(const nlohmann::json& j, const char* op, Read&& read) {
+  return ReadMessage<T>(j, RequestName(op), std::forward<Read>(read));
+}
+template <class T, class Read>
+Result<T> ReadResponse(const nlohmann::json& j, const char* op, Read&& read) {
+  return ReadMessage<T>(j, ResponseName(op), std::forward<Read>(read));
+}
+
+// The "t_start_ns" and "t_end_ns" of a response (the end not before the start).
+inline void ReadTimeSpan(FieldReader& f, int64_t* start, int64_t* end) {
+  *start = f.Int("t_start_ns", kInt64Min, kInt64Max);
+  *end = f.Int("t_end_ns", *start, kInt64Max);
 }
 
 // A request with no fields (hello, memory, reset_peak_memory, shutdown).

@@ -30,11 +30,11 @@ json LoadModelRequest::ToJson() const {
 }
 
 Result<LoadModelRequest> LoadModelRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kLoadModel));
-  LoadModelRequest r;
-  r.path = f.String("path");
-  r.options = OtherFields(j, {"path"});
-  return Checked(f, std::move(r));
+  return ReadRequest<LoadModelRequest>(j, op::kLoadModel,
+                                       [&j](FieldReader& f, LoadModelRequest& r) {
+                                         r.path = f.String("path");
+                                         r.options = OtherFields(j, {"path"});
+                                       });
 }
 
 ordered_json ModelInfo::ToJson() const {
@@ -65,28 +65,27 @@ ordered_json LoadModelResponse::ToJson() const {
 }
 
 Result<LoadModelResponse> LoadModelResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kLoadModel));
-  LoadModelResponse r;
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.t_end_ns = f.Int("t_end_ns", r.t_start_ns, kInt64Max);
-  r.rss_before = f.OptionalInt("rss_before", 0, kInt64Max);
-  r.rss_after = f.OptionalInt("rss_after", 0, kInt64Max);
-  const json model = f.Object("model");
-  FieldReader m = f.Nested(model, "model");
-  r.model.desc = m.String("desc", "");
-  r.model.n_params = m.OptionalInt("n_params", 0, kInt64Max);
-  r.model.size_bytes = m.OptionalInt("size_bytes", 0, kInt64Max);
-  r.model.n_vocab = m.OptionalInt("n_vocab", 1, kInt32Max);
-  r.model.n_ctx_train = m.OptionalInt("n_ctx_train", 0, kInt64Max);
-  r.model.n_layer = m.OptionalInt("n_layer", 0, kInt64Max);
-  r.model.n_embd = m.OptionalInt("n_embd", 0, kInt64Max);
-  r.model.bos = m.Int("bos", -1, kInt32Max, -1);
-  r.model.add_bos = m.Bool("add_bos", false);
-  r.model.eos = m.Int("eos", -1, kInt32Max, -1);
-  r.model.meta = m.OptionalObject("meta");
-  f.Take(m);
-  r.applied = OtherFields(j, {"t_start_ns", "t_end_ns", "rss_before", "rss_after", "model"});
-  return Checked(f, std::move(r));
+  return ReadResponse<LoadModelResponse>(
+      j, op::kLoadModel, [&j](FieldReader& f, LoadModelResponse& r) {
+        ReadTimeSpan(f, &r.t_start_ns, &r.t_end_ns);
+        r.rss_before = f.OptionalInt("rss_before", 0, kInt64Max);
+        r.rss_after = f.OptionalInt("rss_after", 0, kInt64Max);
+        const json model = f.Object("model");
+        FieldReader m = f.Nested(model, "model");
+        r.model.desc = m.String("desc", "");
+        r.model.n_params = m.OptionalInt("n_params", 0, kInt64Max);
+        r.model.size_bytes = m.OptionalInt("size_bytes", 0, kInt64Max);
+        r.model.n_vocab = m.OptionalInt("n_vocab", 1, kInt32Max);
+        r.model.n_ctx_train = m.OptionalInt("n_ctx_train", 0, kInt64Max);
+        r.model.n_layer = m.OptionalInt("n_layer", 0, kInt64Max);
+        r.model.n_embd = m.OptionalInt("n_embd", 0, kInt64Max);
+        r.model.bos = m.Int("bos", -1, kInt32Max, -1);
+        r.model.add_bos = m.Bool("add_bos", false);
+        r.model.eos = m.Int("eos", -1, kInt32Max, -1);
+        r.model.meta = m.OptionalObject("meta");
+        f.Take(m);
+        r.applied = OtherFields(j, {"t_start_ns", "t_end_ns", "rss_before", "rss_after", "model"});
+      });
 }
 
 json InitContextRequest::ToJson() const {
@@ -97,11 +96,11 @@ json InitContextRequest::ToJson() const {
 }
 
 Result<InitContextRequest> InitContextRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kInitContext));
-  InitContextRequest r;
-  r.n_ctx = f.Int("n_ctx", 0, kInt32Max);
-  r.options = OtherFields(j, {"n_ctx"});
-  return Checked(f, std::move(r));
+  return ReadRequest<InitContextRequest>(j, op::kInitContext,
+                                         [&j](FieldReader& f, InitContextRequest& r) {
+                                           r.n_ctx = f.Int("n_ctx", 0, kInt32Max);
+                                           r.options = OtherFields(j, {"n_ctx"});
+                                         });
 }
 
 ordered_json InitContextResponse::ToJson() const {
@@ -115,14 +114,13 @@ ordered_json InitContextResponse::ToJson() const {
 }
 
 Result<InitContextResponse> InitContextResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kInitContext));
-  InitContextResponse r;
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.t_end_ns = f.Int("t_end_ns", r.t_start_ns, kInt64Max);
-  r.n_ctx = f.Int("n_ctx", 0, kInt32Max);
-  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
-  r.applied = OtherFields(j, {"t_start_ns", "t_end_ns", "n_ctx", "n_batch"});
-  return Checked(f, std::move(r));
+  return ReadResponse<InitContextResponse>(
+      j, op::kInitContext, [&j](FieldReader& f, InitContextResponse& r) {
+        ReadTimeSpan(f, &r.t_start_ns, &r.t_end_ns);
+        r.n_ctx = f.Int("n_ctx", 0, kInt32Max);
+        r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+        r.applied = OtherFields(j, {"t_start_ns", "t_end_ns", "n_ctx", "n_batch"});
+      });
 }
 
 json TokenizeRequest::ToJson() const {
@@ -133,12 +131,11 @@ json TokenizeRequest::ToJson() const {
 }
 
 Result<TokenizeRequest> TokenizeRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kTokenize));
-  TokenizeRequest r;
-  r.text = f.String("text");
-  r.add_special = f.Bool("add_special", true);
-  r.parse_special = f.Bool("parse_special", false);
-  return Checked(f, std::move(r));
+  return ReadRequest<TokenizeRequest>(j, op::kTokenize, [](FieldReader& f, TokenizeRequest& r) {
+    r.text = f.String("text");
+    r.add_special = f.Bool("add_special", true);
+    r.parse_special = f.Bool("parse_special", false);
+  });
 }
 
 ordered_json TokenizeResponse::ToJson() const {
@@ -148,10 +145,8 @@ ordered_json TokenizeResponse::ToJson() const {
 }
 
 Result<TokenizeResponse> TokenizeResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kTokenize));
-  TokenizeResponse r;
-  r.tokens = f.Tokens("tokens");
-  return Checked(f, std::move(r));
+  return ReadResponse<TokenizeResponse>(
+      j, op::kTokenize, [](FieldReader& f, TokenizeResponse& r) { r.tokens = f.Tokens("tokens"); });
 }
 
 json DetokenizeRequest::ToJson() const {
@@ -162,12 +157,12 @@ json DetokenizeRequest::ToJson() const {
 }
 
 Result<DetokenizeRequest> DetokenizeRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kDetokenize));
-  DetokenizeRequest r;
-  r.tokens = f.Tokens("tokens");
-  r.remove_special = f.Bool("remove_special", false);
-  r.unparse_special = f.Bool("unparse_special", false);
-  return Checked(f, std::move(r));
+  return ReadRequest<DetokenizeRequest>(j, op::kDetokenize,
+                                        [](FieldReader& f, DetokenizeRequest& r) {
+                                          r.tokens = f.Tokens("tokens");
+                                          r.remove_special = f.Bool("remove_special", false);
+                                          r.unparse_special = f.Bool("unparse_special", false);
+                                        });
 }
 
 ordered_json DetokenizeResponse::ToJson() const {
@@ -177,10 +172,8 @@ ordered_json DetokenizeResponse::ToJson() const {
 }
 
 Result<DetokenizeResponse> DetokenizeResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kDetokenize));
-  DetokenizeResponse r;
-  r.text = f.String("text");
-  return Checked(f, std::move(r));
+  return ReadResponse<DetokenizeResponse>(
+      j, op::kDetokenize, [](FieldReader& f, DetokenizeResponse& r) { r.text = f.String("text"); });
 }
 
 }  // namespace pipette::protocol

@@ -49,39 +49,38 @@ json ScoreRequest::ToJson() const {
 }
 
 Result<ScoreRequest> ScoreRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kScore));
-  ScoreRequest r;
-  r.tokens = f.Tokens("tokens");
-  r.from = f.Int("from", 0, kInt32Max, 0);
-  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
-  r.top_k = f.Int("top_k", 0, 1000, 0);
-  r.logits = f.Bool("logits", false);
-  if (Status st = f.status(); !st) return st.error();
-  if (r.logits && (r.top_k > 0 || f.Has("ids"))) {
-    f.Fail("'logits' sends every logit: it does not combine with 'top_k' or 'ids'");
-  }
-  const int64_t n = static_cast<int64_t>(r.tokens.size());
-  if (f.ok() && n < 2) f.Fail("'tokens' needs at least 2 tokens: a context and a next token");
-  if (f.ok() && r.from > n - 2) {
-    f.Fail("'from' " + std::to_string(r.from) + " leaves no position to score in " +
-           std::to_string(n) + " tokens");
-  }
-  if (f.ok() && f.Has("ids")) {
-    const json rows = f.Array("ids");
-    if (f.ok() && static_cast<int64_t>(rows.size()) != r.n_scored()) {
-      f.Fail("'ids' must be an array with one list of token ids per scored position (" +
-             std::to_string(r.n_scored()) + ")");
+  return ReadRequest<ScoreRequest>(j, op::kScore, [](FieldReader& f, ScoreRequest& r) {
+    r.tokens = f.Tokens("tokens");
+    r.from = f.Int("from", 0, kInt32Max, 0);
+    r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+    r.top_k = f.Int("top_k", 0, 1000, 0);
+    r.logits = f.Bool("logits", false);
+    if (!f.ok()) return;
+    if (r.logits && (r.top_k > 0 || f.Has("ids"))) {
+      f.Fail("'logits' sends every logit: it does not combine with 'top_k' or 'ids'");
     }
-    std::vector<TokenIds> ids;
-    for (size_t i = 0; f.ok() && i < rows.size(); ++i) {
-      const json wrapped = {{"ids", rows[i]}};  // the reader keeps a reference: keep it alive
-      FieldReader row(wrapped, RequestName(op::kScore));
-      ids.push_back(row.Tokens("ids"));
-      f.Take(row);
+    const int64_t n = static_cast<int64_t>(r.tokens.size());
+    if (f.ok() && n < 2) f.Fail("'tokens' needs at least 2 tokens: a context and a next token");
+    if (f.ok() && r.from > n - 2) {
+      f.Fail("'from' " + std::to_string(r.from) + " leaves no position to score in " +
+             std::to_string(n) + " tokens");
     }
-    r.ids = std::move(ids);
-  }
-  return Checked(f, std::move(r));
+    if (f.ok() && f.Has("ids")) {
+      const json rows = f.Array("ids");
+      if (f.ok() && static_cast<int64_t>(rows.size()) != r.n_scored()) {
+        f.Fail("'ids' must be an array with one list of token ids per scored position (" +
+               std::to_string(r.n_scored()) + ")");
+      }
+      std::vector<TokenIds> ids;
+      for (size_t i = 0; f.ok() && i < rows.size(); ++i) {
+        const json wrapped = {{"ids", rows[i]}};  // the reader keeps a reference: keep it alive
+        FieldReader row(wrapped, RequestName(op::kScore));
+        ids.push_back(row.Tokens("ids"));
+        f.Take(row);
+      }
+      r.ids = std::move(ids);
+    }
+  });
 }
 
 ordered_json ScoreResponse::ToJson() const {
@@ -102,34 +101,32 @@ ordered_json ScoreResponse::ToJson() const {
 }
 
 Result<ScoreResponse> ScoreResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kScore));
-  ScoreResponse r;
-  r.n_tokens = f.Int("n_tokens", 2, kInt64Max);
-  r.from = f.Int("from", 0, kInt64Max);
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.t_end_ns = f.Int("t_end_ns", r.t_start_ns, kInt64Max);
-  r.logprob = f.Numbers("logprob");
-  r.argmax = f.Ints("argmax");
-  r.logsumexp = f.Numbers("logsumexp");
-  r.top_ids = Rows<int64_t>(f, "top_ids");
-  r.top_logprobs = Rows<double>(f, "top_logprobs");
-  r.top_tail_logprob = OptionalNumbers(f, "top_tail_logprob");
-  r.ids_logprob = Rows<double>(f, "ids_logprob");
-  r.ids_tail_logprob = OptionalNumbers(f, "ids_tail_logprob");
-  if (f.ok()) {
-    const size_t n = static_cast<size_t>(r.n_tokens - 1 - r.from);
-    const bool aligned = r.logprob.size() == n && r.argmax.size() == n && r.logsumexp.size() == n &&
-                         (!r.top_ids || r.top_ids->size() == n) &&
-                         (!r.top_logprobs || r.top_logprobs->size() == n) &&
-                         (!r.top_tail_logprob || r.top_tail_logprob->size() == n) &&
-                         (!r.ids_logprob || r.ids_logprob->size() == n) &&
-                         (!r.ids_tail_logprob || r.ids_tail_logprob->size() == n);
-    if (!aligned) {
-      f.Fail("the per-position arrays must have one entry per scored position (" +
-             std::to_string(n) + ")");
+  return ReadResponse<ScoreResponse>(j, op::kScore, [](FieldReader& f, ScoreResponse& r) {
+    r.n_tokens = f.Int("n_tokens", 2, kInt64Max);
+    r.from = f.Int("from", 0, kInt64Max);
+    ReadTimeSpan(f, &r.t_start_ns, &r.t_end_ns);
+    r.logprob = f.Numbers("logprob");
+    r.argmax = f.Ints("argmax");
+    r.logsumexp = f.Numbers("logsumexp");
+    r.top_ids = Rows<int64_t>(f, "top_ids");
+    r.top_logprobs = Rows<double>(f, "top_logprobs");
+    r.top_tail_logprob = OptionalNumbers(f, "top_tail_logprob");
+    r.ids_logprob = Rows<double>(f, "ids_logprob");
+    r.ids_tail_logprob = OptionalNumbers(f, "ids_tail_logprob");
+    if (f.ok()) {
+      const size_t n = static_cast<size_t>(r.n_tokens - 1 - r.from);
+      const bool aligned = r.logprob.size() == n && r.argmax.size() == n &&
+                           r.logsumexp.size() == n && (!r.top_ids || r.top_ids->size() == n) &&
+                           (!r.top_logprobs || r.top_logprobs->size() == n) &&
+                           (!r.top_tail_logprob || r.top_tail_logprob->size() == n) &&
+                           (!r.ids_logprob || r.ids_logprob->size() == n) &&
+                           (!r.ids_tail_logprob || r.ids_tail_logprob->size() == n);
+      if (!aligned) {
+        f.Fail("the per-position arrays must have one entry per scored position (" +
+               std::to_string(n) + ")");
+      }
     }
-  }
-  return Checked(f, std::move(r));
+  });
 }
 
 ordered_json ScoreFramesResponse::ToJson() const {
@@ -143,18 +140,18 @@ ordered_json ScoreFramesResponse::ToJson() const {
 }
 
 Result<ScoreFramesResponse> ScoreFramesResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kScore));
-  ScoreFramesResponse r;
-  r.n_tokens = f.Int("n_tokens", 2, kInt64Max);
-  r.from = f.Int("from", 0, kInt64Max);
-  r.frames = f.Int("frames", 0, kInt64Max);
-  r.n_vocab = f.Int("n_vocab", 1, kInt32Max);
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  if (f.ok() && r.frames != r.n_tokens - 1 - r.from) {
-    f.Fail("'frames' must be the number of scored positions (" +
-           std::to_string(r.n_tokens - 1 - r.from) + ")");
-  }
-  return Checked(f, r);
+  return ReadResponse<ScoreFramesResponse>(
+      j, op::kScore, [](FieldReader& f, ScoreFramesResponse& r) {
+        r.n_tokens = f.Int("n_tokens", 2, kInt64Max);
+        r.from = f.Int("from", 0, kInt64Max);
+        r.frames = f.Int("frames", 0, kInt64Max);
+        r.n_vocab = f.Int("n_vocab", 1, kInt32Max);
+        r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+        if (f.ok() && r.frames != r.n_tokens - 1 - r.from) {
+          f.Fail("'frames' must be the number of scored positions (" +
+                 std::to_string(r.n_tokens - 1 - r.from) + ")");
+        }
+      });
 }
 
 json ChatRequest::ToJson() const {
@@ -173,42 +170,42 @@ json ChatRequest::ToJson() const {
 }
 
 Result<ChatRequest> ChatRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kChat));
-  ChatRequest r;
-  const bool has_messages = f.Has("messages");
-  const bool has_prompt_tokens = f.Has("prompt_tokens");
-  if (has_prompt_tokens) r.prompt_tokens = f.Tokens("prompt_tokens");
-  r.max_tokens = f.Int("max_tokens", 1, kInt32Max);
-  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
-  if (f.Has("template_options")) r.template_options = f.Object("template_options");
-  if (Status st = f.status(); !st) return st.error();
-  if (has_messages == has_prompt_tokens) {
-    f.Fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'");
-  } else if (has_messages) {
-    const json messages = f.Array("messages");
-    if (f.ok() && messages.empty()) {
-      f.Fail("field 'messages' must be a non-empty array of {\"role\":..,\"content\":..} objects");
-    }
-    for (size_t i = 0; f.ok() && i < messages.size(); ++i) {
-      FieldReader m = f.Nested(messages[i], "messages[" + std::to_string(i) + "]");
-      ChatMessage message{m.String("role"), m.String("content")};
-      f.Take(m);
-      r.messages.push_back(std::move(message));
-    }
-    for (const auto& [key, value] : r.template_options.items()) {
-      if (f.ok() && (value.is_object() || value.is_array())) {
-        f.Fail("template_options." + key +
-               " must be a JSON scalar (string, number, boolean, null)");
+  return ReadRequest<ChatRequest>(j, op::kChat, [](FieldReader& f, ChatRequest& r) {
+    const bool has_messages = f.Has("messages");
+    const bool has_prompt_tokens = f.Has("prompt_tokens");
+    if (has_prompt_tokens) r.prompt_tokens = f.Tokens("prompt_tokens");
+    r.max_tokens = f.Int("max_tokens", 1, kInt32Max);
+    r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+    if (f.Has("template_options")) r.template_options = f.Object("template_options");
+    if (!f.ok()) return;
+    if (has_messages == has_prompt_tokens) {
+      f.Fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'");
+    } else if (has_messages) {
+      const json messages = f.Array("messages");
+      if (f.ok() && messages.empty()) {
+        f.Fail(
+            "field 'messages' must be a non-empty array of {\"role\":..,\"content\":..} objects");
+      }
+      for (size_t i = 0; f.ok() && i < messages.size(); ++i) {
+        FieldReader m = f.Nested(messages[i], "messages[" + std::to_string(i) + "]");
+        ChatMessage message{m.String("role"), m.String("content")};
+        f.Take(m);
+        r.messages.push_back(std::move(message));
+      }
+      for (const auto& [key, value] : r.template_options.items()) {
+        if (f.ok() && (value.is_object() || value.is_array())) {
+          f.Fail("template_options." + key +
+                 " must be a JSON scalar (string, number, boolean, null)");
+        }
+      }
+    } else {
+      if (f.Has("template_options")) {
+        f.Fail("'template_options' go with 'messages'; 'prompt_tokens' are not templated");
+      } else if (r.prompt_tokens->empty()) {
+        f.Fail("'prompt_tokens' is empty: nothing to continue");
       }
     }
-  } else {
-    if (f.Has("template_options")) {
-      f.Fail("'template_options' go with 'messages'; 'prompt_tokens' are not templated");
-    } else if (r.prompt_tokens->empty()) {
-      f.Fail("'prompt_tokens' is empty: nothing to continue");
-    }
-  }
-  return Checked(f, std::move(r));
+  });
 }
 
 ordered_json ChatResponse::ToJson() const {
@@ -229,24 +226,23 @@ ordered_json ChatResponse::ToJson() const {
 }
 
 Result<ChatResponse> ChatResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kChat));
-  ChatResponse r;
-  r.template_text = f.OptionalString("template");
-  r.template_origin = f.OptionalString("template_origin");
-  if (f.Has("template_options")) r.template_options = f.Object("template_options");
-  if (f.Has("enable_thinking")) r.enable_thinking = f.Bool("enable_thinking");
-  r.prompt = f.String("prompt");
-  r.n_prompt_tokens = f.Int("n_prompt_tokens", 0, kInt64Max);
-  r.tokens = f.Tokens("tokens");
-  r.text = f.String("text");
-  r.stop = f.String("stop");
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.t_first_token_ns = f.Int("t_first_token_ns", r.t_start_ns, kInt64Max);
-  r.t_end_ns = f.Int("t_end_ns", r.t_first_token_ns, kInt64Max);
-  if (f.ok() && r.stop != "eog" && r.stop != "max_tokens") {
-    f.Fail("field 'stop' must be \"eog\" or \"max_tokens\", got '" + r.stop + "'");
-  }
-  return Checked(f, std::move(r));
+  return ReadResponse<ChatResponse>(j, op::kChat, [](FieldReader& f, ChatResponse& r) {
+    r.template_text = f.OptionalString("template");
+    r.template_origin = f.OptionalString("template_origin");
+    if (f.Has("template_options")) r.template_options = f.Object("template_options");
+    if (f.Has("enable_thinking")) r.enable_thinking = f.Bool("enable_thinking");
+    r.prompt = f.String("prompt");
+    r.n_prompt_tokens = f.Int("n_prompt_tokens", 0, kInt64Max);
+    r.tokens = f.Tokens("tokens");
+    r.text = f.String("text");
+    r.stop = f.String("stop");
+    r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+    r.t_first_token_ns = f.Int("t_first_token_ns", r.t_start_ns, kInt64Max);
+    r.t_end_ns = f.Int("t_end_ns", r.t_first_token_ns, kInt64Max);
+    if (f.ok() && r.stop != "eog" && r.stop != "max_tokens") {
+      f.Fail("field 'stop' must be \"eog\" or \"max_tokens\", got '" + r.stop + "'");
+    }
+  });
 }
 
 }  // namespace pipette::protocol

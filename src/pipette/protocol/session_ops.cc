@@ -17,24 +17,23 @@ ordered_json HelloResponse::ToJson() const {
 }
 
 Result<HelloResponse> HelloResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kHello));
-  HelloResponse r;
-  r.protocol = f.Int("protocol", kInt64Min, kInt64Max);
-  r.runtime = f.String("runtime");
-  r.runtime_version = f.String("runtime_version");
-  r.runtime_build = f.OptionalObject("runtime_build");
-  r.pid = f.Int("pid", 0, kInt64Max, 0);
-  if (f.Has("ops")) {
-    const json ops = f.Array("ops");
-    for (const json& o : ops) {
-      if (!o.is_string()) {
-        f.Fail("field 'ops' must be an array of op names");
-        break;
+  return ReadResponse<HelloResponse>(j, op::kHello, [](FieldReader& f, HelloResponse& r) {
+    r.protocol = f.Int("protocol", kInt64Min, kInt64Max);
+    r.runtime = f.String("runtime");
+    r.runtime_version = f.String("runtime_version");
+    r.runtime_build = f.OptionalObject("runtime_build");
+    r.pid = f.Int("pid", 0, kInt64Max, 0);
+    if (f.Has("ops")) {
+      const json ops = f.Array("ops");
+      for (const json& o : ops) {
+        if (!o.is_string()) {
+          f.Fail("field 'ops' must be an array of op names");
+          break;
+        }
+        r.ops.push_back(o.get<std::string>());
       }
-      r.ops.push_back(o.get<std::string>());
     }
-  }
-  return Checked(f, std::move(r));
+  });
 }
 
 ordered_json ResetPeakMemoryResponse::ToJson() const {
@@ -46,12 +45,12 @@ ordered_json ResetPeakMemoryResponse::ToJson() const {
 }
 
 Result<ResetPeakMemoryResponse> ResetPeakMemoryResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kResetPeakMemory));
-  ResetPeakMemoryResponse r;
-  r.supported = f.Bool("supported");
-  r.rss = f.Int("rss", 0, kInt64Max);
-  r.hwm = f.Int("hwm", 0, kInt64Max);
-  return Checked(f, r);
+  return ReadResponse<ResetPeakMemoryResponse>(j, op::kResetPeakMemory,
+                                               [](FieldReader& f, ResetPeakMemoryResponse& r) {
+                                                 r.supported = f.Bool("supported");
+                                                 r.rss = f.Int("rss", 0, kInt64Max);
+                                                 r.hwm = f.Int("hwm", 0, kInt64Max);
+                                               });
 }
 
 ordered_json MemoryResponse::ToJson() const {
@@ -62,11 +61,10 @@ ordered_json MemoryResponse::ToJson() const {
 }
 
 Result<MemoryResponse> MemoryResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kMemory));
-  MemoryResponse r;
-  r.rss = f.Int("rss", 0, kInt64Max);
-  r.hwm = f.Int("hwm", 0, kInt64Max);
-  return Checked(f, r);
+  return ReadResponse<MemoryResponse>(j, op::kMemory, [](FieldReader& f, MemoryResponse& r) {
+    r.rss = f.Int("rss", 0, kInt64Max);
+    r.hwm = f.Int("hwm", 0, kInt64Max);
+  });
 }
 
 }  // namespace pipette::protocol

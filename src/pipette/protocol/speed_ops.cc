@@ -14,12 +14,11 @@ json PpRequest::ToJson() const {
 }
 
 Result<PpRequest> PpRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kPp));
-  PpRequest r;
-  r.tokens = f.Tokens("tokens");
-  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
-  if (f.ok() && r.tokens.empty()) f.Fail("'tokens' is empty: nothing to process");
-  return Checked(f, std::move(r));
+  return ReadRequest<PpRequest>(j, op::kPp, [](FieldReader& f, PpRequest& r) {
+    r.tokens = f.Tokens("tokens");
+    r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+    if (f.ok() && r.tokens.empty()) f.Fail("'tokens' is empty: nothing to process");
+  });
 }
 
 ordered_json PpResponse::ToJson() const {
@@ -33,14 +32,12 @@ ordered_json PpResponse::ToJson() const {
 }
 
 Result<PpResponse> PpResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kPp));
-  PpResponse r;
-  r.n_tokens = f.Int("n_tokens", 1, kInt64Max);
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.t_end_ns = f.Int("t_end_ns", r.t_start_ns, kInt64Max);
-  r.batch_end_ns = f.Ints("batch_end_ns");
-  r.runtime_perf = f.OptionalObject("runtime_perf");
-  return Checked(f, std::move(r));
+  return ReadResponse<PpResponse>(j, op::kPp, [](FieldReader& f, PpResponse& r) {
+    r.n_tokens = f.Int("n_tokens", 1, kInt64Max);
+    ReadTimeSpan(f, &r.t_start_ns, &r.t_end_ns);
+    r.batch_end_ns = f.Ints("batch_end_ns");
+    r.runtime_perf = f.OptionalObject("runtime_perf");
+  });
 }
 
 json TgRequest::ToJson() const {
@@ -50,13 +47,12 @@ json TgRequest::ToJson() const {
 }
 
 Result<TgRequest> TgRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kTg));
-  TgRequest r;
-  r.prompt = f.Tokens("prompt", {});
-  r.first_token = static_cast<int32_t>(f.Int("first_token", INT32_MIN, kInt32Max));
-  r.n_gen = f.Int("n_gen", 1, kInt32Max);
-  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
-  return Checked(f, std::move(r));
+  return ReadRequest<TgRequest>(j, op::kTg, [](FieldReader& f, TgRequest& r) {
+    r.prompt = f.Tokens("prompt", {});
+    r.first_token = static_cast<int32_t>(f.Int("first_token", INT32_MIN, kInt32Max));
+    r.n_gen = f.Int("n_gen", 1, kInt32Max);
+    r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+  });
 }
 
 ordered_json TgResponse::ToJson() const {
@@ -70,18 +66,17 @@ ordered_json TgResponse::ToJson() const {
 }
 
 Result<TgResponse> TgResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kTg));
-  TgResponse r;
-  r.n_gen = f.Int("n_gen", 1, kInt64Max);
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.token_end_ns = f.Ints("token_end_ns");
-  r.tokens = f.Tokens("tokens");
-  r.runtime_perf = f.OptionalObject("runtime_perf");
-  if (f.ok() && (static_cast<int64_t>(r.token_end_ns.size()) != r.n_gen ||
-                 static_cast<int64_t>(r.tokens.size()) != r.n_gen)) {
-    f.Fail("'token_end_ns' and 'tokens' must have one entry per generated token");
-  }
-  return Checked(f, std::move(r));
+  return ReadResponse<TgResponse>(j, op::kTg, [](FieldReader& f, TgResponse& r) {
+    r.n_gen = f.Int("n_gen", 1, kInt64Max);
+    r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+    r.token_end_ns = f.Ints("token_end_ns");
+    r.tokens = f.Tokens("tokens");
+    r.runtime_perf = f.OptionalObject("runtime_perf");
+    if (f.ok() && (static_cast<int64_t>(r.token_end_ns.size()) != r.n_gen ||
+                   static_cast<int64_t>(r.tokens.size()) != r.n_gen)) {
+      f.Fail("'token_end_ns' and 'tokens' must have one entry per generated token");
+    }
+  });
 }
 
 json TtftRequest::ToJson() const {
@@ -94,13 +89,12 @@ json TtftRequest::ToJson() const {
 }
 
 Result<TtftRequest> TtftRequest::FromJson(const json& j) {
-  FieldReader f(j, RequestName(op::kTtft));
-  TtftRequest r;
-  r.text = f.String("text");
-  r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
-  r.add_special = f.Bool("add_special", true);
-  r.parse_special = f.Bool("parse_special", false);
-  return Checked(f, std::move(r));
+  return ReadRequest<TtftRequest>(j, op::kTtft, [](FieldReader& f, TtftRequest& r) {
+    r.text = f.String("text");
+    r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+    r.add_special = f.Bool("add_special", true);
+    r.parse_special = f.Bool("parse_special", false);
+  });
 }
 
 ordered_json TtftResponse::ToJson() const {
@@ -115,15 +109,14 @@ ordered_json TtftResponse::ToJson() const {
 }
 
 Result<TtftResponse> TtftResponse::FromJson(const json& j) {
-  FieldReader f(j, ResponseName(op::kTtft));
-  TtftResponse r;
-  r.n_prompt_tokens = f.Int("n_prompt_tokens", 1, kInt64Max);
-  r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
-  r.t_tokenized_ns = f.Int("t_tokenized_ns", r.t_start_ns, kInt64Max);
-  r.t_first_token_ns = f.Int("t_first_token_ns", r.t_tokenized_ns, kInt64Max);
-  r.token = f.Int("token", 0, kInt32Max);
-  r.runtime_perf = f.OptionalObject("runtime_perf");
-  return Checked(f, std::move(r));
+  return ReadResponse<TtftResponse>(j, op::kTtft, [](FieldReader& f, TtftResponse& r) {
+    r.n_prompt_tokens = f.Int("n_prompt_tokens", 1, kInt64Max);
+    r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+    r.t_tokenized_ns = f.Int("t_tokenized_ns", r.t_start_ns, kInt64Max);
+    r.t_first_token_ns = f.Int("t_first_token_ns", r.t_tokenized_ns, kInt64Max);
+    r.token = f.Int("token", 0, kInt32Max);
+    r.runtime_perf = f.OptionalObject("runtime_perf");
+  });
 }
 
 }  // namespace pipette::protocol

@@ -32,7 +32,7 @@ struct Where {
   std::string prefix;
 
   Error Fail(std::string_view what) const {
-    return InputError(fmt::format("{}:{}: {}{}", path, line, prefix, what));
+    return ErrorAt({.file = path, .line = line}, prefix + std::string(what), 2);
   }
   Where Nested(std::string nested_prefix) const {
     return Where{path, line, std::move(nested_prefix)};
@@ -67,12 +67,12 @@ Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno != 0 ? errno : ENOENT;
-    return InputError(fmt::format("{}: cannot open: {}", path,
-                                  std::error_code(err, std::system_category()).message()));
+    return ErrorAt({.file = path},
+                   "cannot open: " + std::error_code(err, std::system_category()).message(), 2);
   }
   std::ostringstream content;
   content << in.rdbuf();
-  if (in.bad()) return InputError(fmt::format("{}: cannot read", path));
+  if (in.bad()) return ErrorAt({.file = path}, "cannot read", 2);
   return content.str();
 }
 
@@ -423,8 +423,7 @@ Result<Dataset> LoadJsonl(const std::string& path, Parse parse) {
   });
   if (!s) return s.error();
   if (dataset.items.empty()) {
-    return InputError(
-        fmt::format("{}: no items (the file is empty or has only blank lines)", path));
+    return ErrorAt({.file = path}, "no items (the file is empty or has only blank lines)", 2);
   }
   return dataset;
 }

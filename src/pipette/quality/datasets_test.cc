@@ -192,6 +192,21 @@ TEST_F(DatasetFile, McFieldProblems) {
       << far;
 }
 
+// The file and line are the error's context too; its message is their one rendering.
+TEST_F(DatasetFile, AProblemKeepsItsFileAndLineAsContext) {
+  const std::string path =
+      Write(std::string(kMcLine) + "\n" + R"({"id": "q", "question": "Q", "answer": 0})");
+  Result<McDataset> r = LoadMcDataset(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().context.file, path);
+  EXPECT_EQ(r.error().context.line, 2);
+  EXPECT_EQ(r.error().message, Describe(r.error().context, "missing 'choices'"));
+  Result<McDataset> empty = LoadMcDataset(Write("\n"));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().context.line, 0);
+  EXPECT_FALSE(empty.error().context.file.empty());
+}
+
 TEST_F(DatasetFile, DuplicateIdNamesFirstLine) {
   EXPECT_EQ(McError(std::string(kMcLine) + "\n\n" + kMcLine + "\n"),
             "x.jsonl:3: duplicate id 'q1' (first at line 1)");

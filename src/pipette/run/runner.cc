@@ -87,7 +87,7 @@ class Runner {
         FinishWorkloads();
         summary_.status = "failed";
         (void)deps_.store->FinishRun(summary_.run_id, summary_.status);
-        return st.error();
+        return AtCell(st.error(), cell);
       }
     }
     if (channel_) channel_->Shutdown(milliseconds(3000));
@@ -102,6 +102,12 @@ class Runner {
 
  private:
   bool Stopped() const { return deps_.stop && deps_.stop->load(); }
+
+  // `e` with the cell it happened in as its context (the message is unchanged).
+  static Error AtCell(Error e, const plan::Cell& cell) {
+    e.context.cell = cell.Key();
+    return e;
+  }
 
   // Without a resume every cell runs; with one, only those it names.
   bool ToRun(const plan::Cell& cell) const {
@@ -202,6 +208,7 @@ class Runner {
         summary_.interrupted = true;
       } else {
         ++summary_.cells_failed;
+        summary_.failures.push_back(AtCell(measured.error(), cell));
       }
     } else {
       rec.status = "ok";

@@ -75,6 +75,10 @@ struct RunSummary {
   int cells_kept = 0;  // complete before a resume, not measured again
   bool interrupted = false;
   std::string status;  // what the run was finished as
+  // Each failed cell's error (its message is the cell's stored error), in plan order; its
+  // context names the cell (context.cell: plan::Cell::Key()) and, where a worker call failed,
+  // the op.
+  std::vector<Error> failures;
 };
 
 Result<RunSummary> RunExperiment(const config::Experiment& ex, const std::vector<plan::Cell>& cells,

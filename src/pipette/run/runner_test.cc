@@ -262,6 +262,13 @@ TEST_F(RunnerTest, BrokenWorkerFailsItsCellAndANewWorkerServesTheNext) {
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ((*cells)[0].status, "failed");
   EXPECT_EQ((*cells)[0].error, "the fake worker broke during 'tg', as told");
+  // The failure's context names the cell and the op, as data; its words are the stored error.
+  ASSERT_EQ(s->failures.size(), 1u);
+  const Error& failed = s->failures[0];
+  EXPECT_EQ(failed.context.cell, cells_[0].Key());
+  EXPECT_EQ(failed.context.cell, (*cells)[0].key);
+  EXPECT_EQ(failed.context.op, "tg");
+  EXPECT_EQ(failed.message, Describe(failed.context, (*cells)[0].error));
   EXPECT_EQ((*cells)[0].stderr_tail, "fake stderr");
   EXPECT_EQ((*cells)[0].worker_pid, 1001);
   EXPECT_EQ((*cells)[1].status, "ok");

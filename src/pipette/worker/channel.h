@@ -12,10 +12,10 @@
 
 namespace pipette::worker {
 
-// Why a call did not return a successful response: the message for a person (Error's), the op,
-// the worker, and whether the worker is still usable.
+// Why a call did not return a successful response: the message for a person (Error's), the op
+// (Error's context.op: the request's op, "frames" while reading frames), the worker, and whether
+// the worker is still usable.
 struct CallError : Error {
-  std::string op;      // the request's op ("pp"); "frames" while reading frames
   std::string worker;  // the worker program
   // The worker crashed, hung past the timeout or spoke garbage: it has been killed and serves
   // no further request. Otherwise it answered ok:false (or ended its frames with an abort
@@ -27,7 +27,7 @@ struct CallError : Error {
 inline CallError FailedCall(std::string op, std::string message, std::string worker = "") {
   CallError e;
   e.message = std::move(message);
-  e.op = std::move(op);
+  e.context.op = std::move(op);
   e.worker = std::move(worker);
   return e;
 }

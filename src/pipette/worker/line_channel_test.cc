@@ -104,7 +104,7 @@ TEST(LineChannel, AFailedRequestCarriesItsContextAndKeepsTheWorker) {
   auto r = ch->Call({{"op", "pp"}}, milliseconds(1000));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "'pp' failed in the worker: no model loaded");
-  EXPECT_EQ(r.error().op, "pp");
+  EXPECT_EQ(r.error().context.op, "pp");
   EXPECT_EQ(r.error().worker, "fake-worker");
   EXPECT_FALSE(r.error().broken);
   EXPECT_TRUE(ch->Alive());

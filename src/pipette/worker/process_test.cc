@@ -57,7 +57,7 @@ TEST_F(ProcessTest, RequestFailureKeepsTheWorker) {
   ASSERT_FALSE(r.ok());
   EXPECT_FALSE(r.error().broken);
   EXPECT_EQ(r.error().message, "'pp' failed in the worker: no model loaded");
-  EXPECT_EQ(r.error().op, "pp");  // the error's context: the op and the worker program
+  EXPECT_EQ(r.error().context.op, "pp");  // the error's context: the op and the worker program
   EXPECT_NE(r.error().worker.find("fake1.sh"), std::string::npos) << r.error().worker;
   EXPECT_TRUE(ch->Alive());
   EXPECT_TRUE(ch->Call({{"op", "pp"}}, milliseconds(5000)).ok());

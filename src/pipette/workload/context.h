@@ -40,9 +40,10 @@ inline RunError Broken(std::string message) {
   e.worker_broken = true;
   return e;
 }
-// A failed call: its message, broken when the call broke the worker.
+// A failed call: its message and context (the op), broken when the call broke the worker.
 inline RunError FromCall(const worker::CallError& c) {
   RunError e = Failed(c.message);
+  e.context = c.context;
   e.worker_broken = c.broken;
   return e;
 }

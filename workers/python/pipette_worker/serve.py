@@ -15,8 +15,9 @@ _BUILTIN = ("hello", "reset_peak_memory", "memory", "shutdown")
 
 # With PIPETTE_WORKER_TEST_OPS=1 in its environment, a worker also answers the test op
 # `test_throw`, whose handler raises: the conformance suite checks with it that a handler's
-# exception is answered ok:false naming the op, and the worker stays usable (as the C++ loop,
-# workers/common/dispatcher.h). It is not a protocol op: hello does not list it.
+# exception is answered ok:false saying what raised (the controller names the op), and the
+# worker stays usable (as the C++ loop, workers/common/dispatcher.h). It is not a protocol op:
+# hello does not list it.
 TEST_OPS_ENV = "PIPETTE_WORKER_TEST_OPS"
 TEST_THROW_OP = "test_throw"
 
@@ -129,7 +130,8 @@ class Worker:
             body, error = None, str(e)
         except Exception as e:  # a handler's bug: said so, and the worker stays usable
             traceback.print_exc(file=sys.stderr)
-            body, error = None, "%s failed in the worker: %s: %s" % (op, type(e).__name__, e)
+            # What threw; the controller adds the op ("'pp' failed in the worker: ...").
+            body, error = None, "the handler threw %s: %s" % (type(e).__name__, e)
         if writer is not None and writer.started:
             # The response line went out before the frames: a failure now is an abort frame.
             if error is not None:

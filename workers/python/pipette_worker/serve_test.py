@@ -67,7 +67,7 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(answer(w, '{"id":8,"op":"tokenize"}')["error"],
                          "tokenize request: missing required field 'text'")
         self.assertEqual(answer(w, '{"id":9,"op":"pp"}')["error"],
-                         "pp failed in the worker: ValueError: a bug")
+                         "the handler threw ValueError: a bug")
         memory = answer(w, '{"id":10,"op":"memory"}')
         self.assertGreater(memory["rss"], 0)
 
@@ -80,7 +80,9 @@ class ServeTest(unittest.TestCase):
             testing = make()
         thrown = answer(testing, '{"id":2,"op":"test_throw"}')
         self.assertFalse(thrown["ok"])
-        self.assertTrue(thrown["error"].startswith("test_throw failed in the worker: "))
+        self.assertEqual(thrown["error"],
+                         "the handler threw RuntimeError: thrown on purpose by the test op "
+                         "test_throw")
         self.assertEqual(answer(testing, '{"id":3,"op":"hello"}')["ops"],
                          answer(plain, '{"id":3,"op":"hello"}')["ops"])
 
