@@ -79,4 +79,14 @@ nlohmann::json CanonicalDataset(const WrittenDataset& d) {
   return j;
 }
 
+Result<std::any> DatasetSpecDef::Parse(const config::Where& w, const YAML::Node& node) const {
+  auto d = ParseDataset(w, node, name_, with_template_options_);
+  if (!d) return d.error();
+  return std::any(std::move(*d));
+}
+
+nlohmann::json DatasetSpecDef::Canonical(const std::any& written) const {
+  return CanonicalDataset(std::any_cast<const WrittenDataset&>(written));
+}
+
 }  // namespace pipette::workload

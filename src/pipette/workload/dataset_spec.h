@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "pipette/config/quality_spec.h"
 #include "pipette/config/written.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
@@ -29,5 +31,20 @@ Result<WrittenDataset> ParseDataset(const config::Where& w, const YAML::Node& no
 
 // The keys written, only those.
 nlohmann::json CanonicalDataset(const WrittenDataset& d);
+
+// The def of a dataset workload as far as the two share it: its name, parsing (WrittenDataset)
+// and canonical form; each resolves its own dataset.
+class DatasetSpecDef : public config::QualitySpecDef {
+ public:
+  DatasetSpecDef(std::string name, bool with_template_options)
+      : name_(std::move(name)), with_template_options_(with_template_options) {}
+  std::string Name() const override { return name_; }
+  Result<std::any> Parse(const config::Where& w, const YAML::Node& node) const override;
+  nlohmann::json Canonical(const std::any& written) const override;
+
+ private:
+  std::string name_;
+  bool with_template_options_;
+};
 
 }  // namespace pipette::workload

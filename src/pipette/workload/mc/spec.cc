@@ -11,19 +11,9 @@ namespace {
 
 using config::Where;
 
-class McDef : public config::QualitySpecDef {
+class McDef : public DatasetSpecDef {
  public:
-  std::string Name() const override { return "mc"; }
-
-  Result<std::any> Parse(const Where& w, const YAML::Node& node) const override {
-    auto d = ParseDataset(w, node, "mc", false);
-    if (!d) return d.error();
-    return std::any(std::move(*d));
-  }
-
-  nlohmann::json Canonical(const std::any& written) const override {
-    return CanonicalDataset(std::any_cast<const WrittenDataset&>(written));
-  }
+  McDef() : DatasetSpecDef("mc", /*with_template_options=*/false) {}
 
   Result<std::any> Resolve(const Where& w, const std::any& any,
                            const config::ResolveOptions& opt) const override {
