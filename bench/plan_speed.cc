@@ -14,6 +14,7 @@
 #include "pipette/plan/plan.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/stats/stats.h"
+#include "pipette/workload/registry.h"
 
 int main(int argc, char** argv) {
   using namespace pipette;
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 5 ? std::max(1, std::atoi(argv[5])) : 15;
   const config::ParamRegistry registry = config::ParamRegistry::Default();
   config::ResolveOptions options{argv[2], argv[3], argv[4], ""};
+  options.qualities = &workload::QualitySpecs();
   const auto t0 = std::chrono::steady_clock::now();
   auto ex = config::LoadExperiment(argv[1], registry, options);
   const double load_ms =

@@ -22,6 +22,7 @@
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/config/param_docs.h"
+#include "pipette/config/quality_spec.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
 #include "pipette/estimate/work.h"
@@ -41,6 +42,7 @@
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 namespace fs = std::filesystem;
@@ -193,6 +195,7 @@ Paths DefaultPaths(const std::string& argv0) {
 config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
   config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
                            paths.variants_dir};
+  o.qualities = &workload::QualitySpecs();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
 }
@@ -262,9 +265,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   const std::string only = resuming ? prior->run.only : args.only;
   if (!only.empty()) {
     // The kld and divergence reference runs with any narrowed plan: the others need it.
-    const std::string reference = ex->kld                    ? ex->kld->reference
-                                  : ex->divergence_reference ? *ex->divergence_reference
-                                                             : "";
+    const std::string reference = config::ReferenceModel(ex->written.quality);
     cells = plan::Narrow(*cells, only, registry, reference);
     if (!cells) return Fail(cells.error());
   }

@@ -9,6 +9,8 @@
 #include "pipette/config/canonical.h"
 #include "pipette/quant/maker.h"
 #include "pipette/util/sha256.h"
+#include "pipette/workload/kld/spec.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 namespace {
@@ -22,7 +24,9 @@ Status CheckDatasetsUnchanged(const store::RunRecord& run, store::Store& store,
     if (s.test == "kld_ref") {
       const std::string sha =
           s.raw.value("request", nlohmann::json::object()).value("corpus_sha256", "");
-      if (ex.kld && !sha.empty()) then.emplace(ex.kld->corpus, sha);
+      if (const auto* kld = workload::KldSpecOf(ex); kld && !sha.empty()) {
+        then.emplace(kld->corpus, sha);
+      }
     } else if (s.raw.contains("path") && s.raw.contains("sha256")) {
       then.emplace(s.raw.value("path", ""), s.raw.value("sha256", ""));
     }
@@ -69,7 +73,8 @@ Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment
     // Most changes change a resolved value too ("seed: 42 then, 7 now"); a default written out
     // or left out changes only what the file writes.
     std::string diff = run::DescribeDifference(then.dump(), now.dump());
-    if (auto written = config::ParseExperiment(run.config_text, run.experiment_path, registry);
+    if (auto written = config::ParseExperiment(run.config_text, run.experiment_path, registry,
+                                               workload::QualitySpecs());
         diff.empty() && written) {
       diff = run::DescribeDifference(config::CanonicalForm(*written).dump(), ex.Canonical().dump());
     }

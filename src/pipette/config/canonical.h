@@ -8,6 +8,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "pipette/config/written.h"
@@ -18,5 +19,15 @@ nlohmann::json CanonicalForm(const WrittenExperiment& ex);
 
 // SHA-256 of CanonicalForm(ex).dump(), in hex.
 std::string ConfigHash(const WrittenExperiment& ex);
+
+// For the canonical form of a workload's entry (config/quality_spec.h): `key` only when written.
+template <class T>
+void PutWritten(nlohmann::json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+// corpus:, n_ctx: and chunks: of what reads a corpus in chunks (ppl, kld, an importance matrix),
+// those written.
+void PutChunks(nlohmann::json& j, const WrittenFile& corpus, const std::optional<int>& n_ctx,
+               const std::optional<int>& chunks);
 
 }  // namespace pipette::config

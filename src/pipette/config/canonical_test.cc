@@ -6,6 +6,7 @@
 
 #include "pipette/config/experiment_testing.h"
 #include "pipette/config/parse.h"
+#include "pipette/workload/registry.h"  // the quality workloads Pipette ships (ppl)
 
 namespace pipette::config {
 namespace {
@@ -13,13 +14,13 @@ namespace fs = std::filesystem;
 
 // The hash of a text as parsed (pure: no file is read).
 std::string HashOf(const std::string& text) {
-  auto ex = ParseExperiment(text, "ex.yaml", ParamRegistry::Default());
+  auto ex = ParseExperiment(text, "ex.yaml", ParamRegistry::Default(), workload::QualitySpecs());
   EXPECT_TRUE(ex.ok()) << ex.error().message;
   return ex.ok() ? ConfigHash(*ex) : "";
 }
 
 nlohmann::json CanonicalOf(const std::string& text) {
-  auto ex = ParseExperiment(text, "ex.yaml", ParamRegistry::Default());
+  auto ex = ParseExperiment(text, "ex.yaml", ParamRegistry::Default(), workload::QualitySpecs());
   EXPECT_TRUE(ex.ok()) << ex.error().message;
   return ex.ok() ? CanonicalForm(*ex) : nlohmann::json();
 }
@@ -72,18 +73,15 @@ TEST(Canonical, ADefaultWrittenOutCountsAsGiven) {
       << c.dump();
 }
 
-TEST(Canonical, GenTemplateOptionsOnlyWhenGiven) {
-  const std::string m = "models: [smollm2-135m-instruct-q4_1]\nquality:\n  gen:\n    limit: 2\n";
-  EXPECT_FALSE(CanonicalOf(m)["quality"]["gen"].contains("template_options"));
-  const nlohmann::json with = CanonicalOf(m + "    template_options: {enable_thinking: false}\n");
-  EXPECT_EQ(with["quality"]["gen"]["template_options"],
-            (nlohmann::json{{"enable_thinking", false}}));
-  EXPECT_NE(HashOf(m), HashOf(m + "    template_options: {enable_thinking: true}\n"));
-}
-
 // The same file resolved as two machines would: two cores and eight, the bundled models
 // installed in two places. The hash is the same; what the machines derive is stored beside it.
-using CanonicalOnMachines = ExperimentTest;
+class CanonicalOnMachines : public ExperimentTest {
+ protected:
+  void SetUp() override {
+    ExperimentTest::SetUp();
+    opts_.qualities = &workload::QualitySpecs();
+  }
+};
 
 TEST_F(CanonicalOnMachines, TheHashIsTheSameWhateverTheMachine) {
   const std::string text = kPlain + "quantize: {base: smollm2-135m-instruct-q4_1, types: [Q8_0]}\n";

@@ -6,14 +6,12 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/parse.h"
+#include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve.h"
 #include "pipette/config/validate.h"
 
 namespace pipette::config {
 namespace fs = std::filesystem;
-
-std::string McPrompt(const std::string& question) { return "Question: " + question + "\nAnswer:"; }
-std::string McContinuation(const std::string& choice) { return " " + choice; }
 
 nlohmann::json Experiment::Canonical() const { return CanonicalForm(written); }
 
@@ -31,25 +29,7 @@ nlohmann::json Experiment::Resolved() const {
   for (const auto& r : runtimes) j["runtimes"].push_back(r.name);
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
-  if (mc) j["quality"]["mc"] = {{"dataset", mc->dataset}, {"limit", mc->limit}};
-  if (gen) {
-    j["quality"]["gen"] = {{"dataset", gen->dataset}, {"limit", gen->limit}};
-    if (!gen->template_options.empty()) {
-      j["quality"]["gen"]["template_options"] = gen->template_options;
-    }
-  }
-  if (divergence_reference) j["quality"]["divergence"] = *divergence_reference;
-  if (kld) {
-    j["quality"]["kld"] = {{"reference", kld->reference},
-                           {"corpus", kld->corpus},
-                           {"n_ctx", kld->n_ctx},
-                           {"chunks", kld->chunks},
-                           {"mode", kld->mode == KldMode::kTopK ? "topk" : "full"}};
-    if (kld->mode == KldMode::kTopK) j["quality"]["kld"]["top_k"] = kld->top_k;
-  }
-  if (ppl) {
-    j["quality"]["ppl"] = {{"corpus", ppl->corpus}, {"n_ctx", ppl->n_ctx}, {"chunks", ppl->chunks}};
-  }
+  for (const QualitySpec& q : quality.all()) j["quality"][q.name] = q.def->Resolved(q.value);
   j["repetitions"] = repetitions;
   j["warmup"] = warmup;
   j["timeout"] = timeout_s;
@@ -61,7 +41,7 @@ nlohmann::json Experiment::Resolved() const {
 Result<Experiment> ExperimentFromText(const std::string& text, const std::string& path,
                                       const ParamRegistry& registry,
                                       const ResolveOptions& options) {
-  auto written = ParseExperiment(text, path, registry, RuntimesOf(options));
+  auto written = ParseExperiment(text, path, registry, QualitiesOf(options), RuntimesOf(options));
   if (!written) return written.error();
   auto ex = Resolve(*written, registry, options);
   if (!ex) return ex.error();

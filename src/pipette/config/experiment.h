@@ -10,6 +10,7 @@
 
 #include "pipette/config/params.h"
 #include "pipette/config/parse.h"
+#include "pipette/config/quality_specs.h"
 #include "pipette/config/resolve_options.h"
 #include "pipette/config/written.h"
 #include "pipette/quant/variant.h"
@@ -40,59 +41,6 @@ struct RuntimeSpec {
   int line = 0;
 };
 
-// Perplexity over a text corpus (docs/metrics.md "ppl").
-struct PplSpec {
-  std::string corpus;  // absolute path
-  int n_ctx = 512;     // chunk length in tokens; the second half of each chunk is scored
-  int chunks = 0;      // at most this many chunks; 0 = all
-  int line = 0;
-};
-
-// Multiple choice scored by log-likelihood (docs/metrics.md "mc_acc").
-struct McSpec {
-  std::string dataset;    // absolute path to the JSONL file
-  int limit = 0;          // the first `limit` items; 0 = all
-  int64_t max_bytes = 0;  // longest prompt + choice in bytes: an upper bound on its tokens
-  int64_t n_items = 0;
-  int line = 0;
-};
-inline constexpr const char* kDefaultMcDataset = "mc/pipette-mc-v1.jsonl";
-
-// Generation with checkers (docs/metrics.md "gen tasks"): greedy, the model's chat template.
-struct GenSpec {
-  std::string dataset;  // absolute path to the JSONL file
-  int limit = 0;        // the first `limit` items; 0 = all
-  // Variables for the chat template (llama-server's chat_template_kwargs): name -> JSON scalar.
-  nlohmann::json template_options = nlohmann::json::object();
-  int64_t n_items = 0;
-  int64_t max_need = 0;  // bound on prompt + template + generated tokens of the largest item
-  int line = 0;
-};
-inline constexpr const char* kDefaultGenDataset = "gen/pipette-gen-v1.jsonl";
-
-// The text a multiple-choice item is scored in: the question, then each choice as the
-// continuation of "Answer:" (lm-evaluation-harness style).
-std::string McPrompt(const std::string& question);
-std::string McContinuation(const std::string& choice);
-
-// KL divergence against a reference model of the same experiment (docs/metrics.md "kld"),
-// on the scored positions of ppl. `full` (the default): over the whole vocabulary, from both
-// models' logits streamed side by side (a reference worker runs beside the cell's). `topk`: the
-// reference's distribution kept as its top-k log-probabilities plus the mass of the rest, a
-// lower bound (docs/metrics.md says why and the error bound). KldMode is in written.h.
-struct KldSpec {
-  std::string reference;  // name of a model of this experiment
-  std::string corpus;     // absolute path
-  int n_ctx = 512;
-  int chunks = 8;   // 0 = all
-  int top_k = 128;  // topk mode only
-  int line = 0;
-  KldMode mode = KldMode::kFull;
-};
-
-// The corpus Pipette ships (datasets/ppl), used when `ppl:` names none.
-inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
-
 struct Experiment {
   std::string path;  // the file as given
   std::string name;  // `name:` or the file's stem
@@ -105,12 +53,9 @@ struct Experiment {
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
   std::map<std::string, int> param_lines;  // where each swept parameter was written
   std::vector<TestSpec> tests;
-  std::optional<PplSpec> ppl;  // quality: ppl
-  std::optional<McSpec> mc;    // quality: mc
-  std::optional<GenSpec> gen;  // quality: gen
-  std::optional<KldSpec> kld;  // quality: kld
-  // quality: divergence: the gen outputs compared token by token with this model's.
-  std::optional<std::string> divergence_reference;
+  // quality: each workload's spec as resolved, of its own type: read through the workload's
+  // folder (workload/ppl/spec.h: ppl::SpecOf(ex)).
+  QualitySpecs quality;
   int repetitions = 5;
   int warmup = 1;
   double timeout_s = 300;  // per worker request

@@ -37,12 +37,5 @@ TEST_F(ExperimentTest, AFileIsReadParsedResolvedAndChecked) {
   EXPECT_EQ(LoadExperiment(dir_ / "none.yaml", registry_, opts_).error().exit_code, 2);
 }
 
-TEST_F(ExperimentTest, CrossChecksComeAfterResolving) {
-  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1]\n"
-                    "quality:\n  kld: {reference: smollm2-135m-instruct-q4}\n"),
-            "ex.yaml:3: kld reference 'smollm2-135m-instruct-q4' is not a model of this file "
-            "(did you mean 'smollm2-135m-instruct-q4_1'?)");
-}
-
 }  // namespace
 }  // namespace pipette::config

@@ -1,5 +1,6 @@
 // The parameter registry as people read it: docs/config.md's table (a unit test checks that the
-// file holds exactly this) and what `pipette params` prints. Made from the registry alone.
+// file holds exactly this) and the parameter list `pipette run --help` prints. Made from the
+// registry alone.
 #pragma once
 
 #include <string>
@@ -19,8 +20,8 @@ std::string ParamRuntimesText(const ParamDef& def);
 // (name, runtimes, type, stage, default when not set, meaning), each line ending in '\n'.
 std::string ParamTableMarkdown(const ParamRegistry& registry);
 
-// `pipette params`: each parameter with its type and stage, the runtimes it belongs to, its
-// help, what applies when unset and the names other tools give it.
+// The parameter list of `pipette run --help`: each parameter with its type and stage, the runtimes
+// it belongs to, its help, what applies when unset and the names other tools give it.
 std::string ParamHelpText(const ParamRegistry& registry);
 
 }  // namespace pipette::config

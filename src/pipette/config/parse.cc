@@ -156,8 +156,9 @@ std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int l
 
 // One key of the top level into `ex`.
 Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, const YAML::Node& v,
-                   const ParamRegistry& registry, const runtime::RuntimeRegistry& runtimes,
-                   WrittenExperiment* ex, bool* have_models, bool* have_tests) {
+                   const ParamRegistry& registry, const QualityRegistry& qualities,
+                   const runtime::RuntimeRegistry& runtimes, WrittenExperiment* ex,
+                   bool* have_models, bool* have_tests) {
   if (key == "name" || key == "description" || key == "store" || key == "device") {
     auto s = Scalar(w, v, key);
     if (!s) return s.error();
@@ -195,7 +196,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
       ex->params.push_back(std::move(*param));
     }
   } else if (key == "quality") {
-    return ParseQuality(w, v, ex);
+    return ParseQuality(w, v, qualities, ex);
   } else if (key == "quantize") {
     if (v.IsNull()) return {};
     auto q = ParseQuantize(w, v);
@@ -223,6 +224,28 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
                                key, alias->name));
   } else {
     return w.At(k, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
+  }
+  return {};
+}
+
+// Workloads that compare with a reference model name the same one (it runs first), and each
+// workload's checks against the others.
+Status CheckQualityAcross(const Where& w, const QualitySpecs& quality) {
+  const QualitySpec* first = nullptr;
+  for (const QualitySpec& q : quality.all()) {
+    auto ref = q.def->Reference(q.value);
+    if (!ref) continue;
+    if (!first) {
+      first = &q;
+    } else if (*first->def->Reference(first->value) != *ref) {
+      return w.File(fmt::format(
+          "{} and {} name different references ('{}', '{}'): the reference runs first, so they "
+          "must be the same model",
+          first->name, q.name, *first->def->Reference(first->value), *ref));
+    }
+  }
+  for (const QualitySpec& q : quality.all()) {
+    if (auto st = q.def->CheckWritten(w, quality); !st) return st;
   }
   return {};
 }
@@ -282,6 +305,7 @@ Result<TestSpec> ParseTestName(std::string_view text) {
 
 Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
                                           const ParamRegistry& registry,
+                                          const QualityRegistry& qualities,
                                           const runtime::RuntimeRegistry& runtimes) {
   Where w(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -307,8 +331,8 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   KeySet top_keys;
   for (const auto& kv : root) {
     if (auto st = top_keys.Add(w, kv.first, ""); !st) return st.error();
-    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, runtimes, &ex,
-                              &have_models, &have_tests);
+    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, qualities,
+                              runtimes, &ex, &have_models, &have_tests);
         !st) {
       return st.error();
     }
@@ -316,16 +340,8 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   if (!have_models && ex.quantize.empty()) {
     return w.File("missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
   }
-  if (ex.divergence_reference && ex.kld && ex.kld->reference != *ex.divergence_reference) {
-    return w.File(
-        fmt::format("kld and divergence name different references ('{}', '{}'): the reference "
-                    "runs first, so they must be the same model",
-                    ex.kld->reference, *ex.divergence_reference));
-  }
-  if (ex.divergence_reference && !ex.gen) {
-    return w.File("divergence compares the outputs of gen: add 'gen:' to quality");
-  }
-  if (!have_tests && !ex.ppl && !ex.mc && !ex.gen && !ex.kld) {
+  if (auto st = CheckQualityAcross(w, ex.quality); !st) return st.error();
+  if (!have_tests && ex.quality.empty()) {
     return w.File("missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   }
   return ex;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "pipette/config/params.h"
+#include "pipette/config/quality_spec.h"
 #include "pipette/config/written.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/result.h"
@@ -22,9 +23,11 @@ inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
 Result<TestSpec> ParseTestName(std::string_view text);
 
 // Parses an experiment file's text; `path` names it in messages. `registry` holds the parameters
-// it may set (runtimes.Params() outside tests), `runtimes` the runtimes it may name.
+// it may set (runtimes.Params() outside tests), `qualities` the quality workloads it may name
+// (workload::QualitySpecs() outside tests), `runtimes` the runtimes it may name.
 Result<WrittenExperiment> ParseExperiment(
     const std::string& text, const std::string& path, const ParamRegistry& registry,
+    const QualityRegistry& qualities,
     const runtime::RuntimeRegistry& runtimes = runtime::Registry());
 
 }  // namespace pipette::config

@@ -7,7 +7,7 @@ namespace {
 
 // Parsing is pure: every case here names files that do not exist, and none is looked for.
 Result<WrittenExperiment> Parse(const std::string& text) {
-  return ParseExperiment(text, "ex.yaml", ParamRegistry::Default());
+  return ParseExperiment(text, "ex.yaml", ParamRegistry::Default(), QualityRegistry());
 }
 
 std::string ErrorOf(const std::string& text) {
@@ -24,7 +24,6 @@ TEST(Parse, WhatTheFileWritesAndNothingElse) {
   auto ex = Parse(
       "models: [no/such/model.gguf, {path: other.gguf, name: o}]\n"
       "tests: [pp512, tg128, ttft@64]\n"
-      "quality:\n  ppl: {corpus: missing.txt}\n  mc:\n  kld: {reference: o, top_k: 8}\n"
       "quantize: {base: o, types: [Q4_0]}\n");
   ASSERT_TRUE(ex.ok()) << ex.error().message;
   EXPECT_EQ(ex->path, "ex.yaml");
@@ -38,11 +37,7 @@ TEST(Parse, WhatTheFileWritesAndNothingElse) {
   ASSERT_EQ(ex->tests.size(), 3u);
   EXPECT_EQ(ex->tests[2].name, "ttft@64");
   EXPECT_EQ(ex->tests[2].line, 2);
-  EXPECT_EQ(ex->ppl->corpus.path, "missing.txt");
-  EXPECT_FALSE(ex->ppl->n_ctx.has_value());
-  EXPECT_FALSE(ex->mc->dataset.path.has_value());
-  EXPECT_FALSE(ex->kld->mode.has_value());  // top_k alone: topk, decided when resolved
-  EXPECT_EQ(ex->kld->top_k, 8);
+  EXPECT_TRUE(ex->quality.empty());
   ASSERT_EQ(ex->quantize.size(), 1u);
   EXPECT_EQ(ex->quantize[0].base.ref, "o");
   EXPECT_FALSE(ex->repetitions.has_value());
@@ -184,51 +179,6 @@ TEST(Parse, NothingMaySayAThingTwice) {
             "ex.yaml:2:21: test pp64 is listed twice (first at line 2)");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cpp\nruntimes: [llama.cpp]\n"),
             "ex.yaml:4:1: give either 'runtime:' or 'runtimes:', not both");
-}
-
-TEST(Parse, QualityOptions) {
-  const std::string m = kModel + "quality:\n";
-  auto gen = Parse(m +
-                   "  gen:\n    template_options: {enable_thinking: false, n: 3, x: 0.5, s: hello,"
-                   " q: 'true', z: ~, t: True}\n");
-  ASSERT_TRUE(gen.ok()) << gen.error().message;
-  const nlohmann::json want = {{"enable_thinking", false},
-                               {"n", 3},
-                               {"x", 0.5},
-                               {"s", "hello"},
-                               {"q", "true"},
-                               {"z", nullptr},
-                               {"t", true}};
-  EXPECT_EQ(gen->gen->template_options, want);
-  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_option: {enable_thinking: false}\n"),
-            "ex.yaml:4:5: unknown key 'template_option' in gen (did you mean "
-            "'template_options'?)");
-  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_options: [enable_thinking]\n"),
-            "ex.yaml:4:23: gen.template_options takes a mapping of option names to values "
-            "(e.g. {enable_thinking: false})");
-  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_options: {a: [1, 2]}\n"),
-            "ex.yaml:4:27: gen.template_options.a must be a single value (string, number, "
-            "boolean or null)");
-  EXPECT_EQ(ErrorOf(m + "  gen:\n    template_options: {a: 1, a: 2}\n"),
-            "ex.yaml:4:30: duplicate key 'a' in gen.template_options (first at line 4)");
-  // mc has no template: the key is unknown there.
-  EXPECT_EQ(ErrorOf(m + "  mc:\n    template_options: {a: 1}\n"),
-            "ex.yaml:4:5: unknown key 'template_options' in mc");
-  const std::string kld = m + "  kld: ";
-  EXPECT_EQ(ErrorOf(kld + "{reference: smollm2-135m-instruct-q4_1, mode: full, top_k: 16}\n"),
-            "ex.yaml:3:67: kld.top_k applies to mode: topk only (mode: full compares every id of "
-            "the vocabulary)");
-  EXPECT_EQ(ErrorOf(kld + "{reference: smollm2-135m-instruct-q4_1, mode: top-k}\n"),
-            "ex.yaml:3:54: kld.mode must be full or topk, not 'top-k' (did you mean 'topk'?)");
-  EXPECT_EQ(ErrorOf(kld + "{reference: smollm2-135m-instruct-q4_1, mdoe: full}\n"),
-            "ex.yaml:3:48: unknown key 'mdoe' in kld (did you mean 'mode'?)");
-  EXPECT_EQ(ErrorOf(kld + "{corpus: x.txt}\n"),
-            "ex.yaml:3:8: kld: needs 'reference:' (a model of this file)");
-  EXPECT_EQ(ErrorOf(m + "  divergence: {reference: a}\n"),
-            "ex.yaml: divergence compares the outputs of gen: add 'gen:' to quality");
-  EXPECT_EQ(ErrorOf(m + "  gen:\n  kld: {reference: a}\n  divergence: {reference: b}\n"),
-            "ex.yaml: kld and divergence name different references ('a', 'b'): the reference "
-            "runs first, so they must be the same model");
 }
 
 TEST(Parse, QuantizeErrorsNameTheLine) {

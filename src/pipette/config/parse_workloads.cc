@@ -1,6 +1,7 @@
 #include "pipette/config/parse_workloads.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -12,148 +13,6 @@
 
 namespace pipette::config {
 namespace {
-
-Result<WrittenPpl> ParsePpl(const Where& w, const YAML::Node& node) {
-  WrittenPpl spec;
-  spec.line = Line(node);
-  spec.corpus.pos = PosOf(node);
-  if (node.IsMap()) {
-    KeySet keys;
-    for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in ppl "); !st) return st.error();
-      const std::string key = kv.first.Scalar();
-      if (key == "corpus") {
-        auto s = Scalar(w, kv.second, "ppl.corpus");
-        if (!s) return s.error();
-        spec.corpus = {*s, PosOf(kv.second)};
-      } else if (key == "n_ctx") {
-        auto i = Integer(w, kv.second, "ppl.n_ctx", 4, 1 << 20);
-        if (!i) return i.error();
-        spec.n_ctx = static_cast<int>(*i);
-      } else if (key == "chunks") {
-        auto i = Integer(w, kv.second, "ppl.chunks", 0, 1 << 30);
-        if (!i) return i.error();
-        spec.chunks = static_cast<int>(*i);
-      } else {
-        return w.At(kv.first, fmt::format("unknown key '{}' in ppl{}", key,
-                                          DidYouMean(key, {"corpus", "n_ctx", "chunks"})));
-      }
-    }
-  } else if (!node.IsNull() && !(node.IsScalar() && node.Scalar() == "true")) {
-    return w.At(node, "ppl: takes a mapping (corpus:, n_ctx:, chunks:) or nothing");
-  }
-  return spec;
-}
-
-// template_options: of gen: option names and their values as JSON scalars.
-Result<nlohmann::json> ParseTemplateOptions(const Where& w, const YAML::Node& node) {
-  if (!node.IsMap()) {
-    return w.At(node,
-                "gen.template_options takes a mapping of option names to values "
-                "(e.g. {enable_thinking: false})");
-  }
-  nlohmann::json options = nlohmann::json::object();
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in gen.template_options "); !st) return st.error();
-    const std::string name = kv.first.Scalar();
-    auto value = JsonScalar(w, kv.second, "gen.template_options." + name);
-    if (!value) return value.error();
-    options[name] = *value;
-  }
-  return options;
-}
-
-// dataset: and limit: of a dataset workload (mc, gen), and gen's template_options: (when
-// `with_template_options`).
-Result<WrittenDataset> ParseDataset(const Where& w, const YAML::Node& node,
-                                    const std::string& workload, bool with_template_options) {
-  WrittenDataset spec;
-  spec.line = Line(node);
-  spec.dataset.pos = PosOf(node);
-  if (node.IsMap()) {
-    KeySet keys;
-    for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in " + workload + " "); !st) return st.error();
-      const std::string key = kv.first.Scalar();
-      if (key == "dataset") {
-        auto s = Scalar(w, kv.second, workload + ".dataset");
-        if (!s) return s.error();
-        spec.dataset = {*s, PosOf(kv.second)};
-      } else if (key == "limit") {
-        auto i = Integer(w, kv.second, workload + ".limit", 0, 1 << 30);
-        if (!i) return i.error();
-        spec.limit = static_cast<int>(*i);
-      } else if (key == "template_options" && with_template_options) {
-        auto options = ParseTemplateOptions(w, kv.second);
-        if (!options) return options.error();
-        spec.template_options = std::move(*options);
-      } else {
-        std::vector<std::string> known = {"dataset", "limit"};
-        if (with_template_options) known.push_back("template_options");
-        return w.At(kv.first,
-                    fmt::format("unknown key '{}' in {}{}", key, workload, DidYouMean(key, known)));
-      }
-    }
-  } else if (!node.IsNull()) {
-    return w.At(node, workload + (with_template_options
-                                      ? ": takes a mapping (dataset:, limit:, template_options:) "
-                                        "or nothing"
-                                      : ": takes a mapping (dataset:, limit:) or nothing"));
-  }
-  return spec;
-}
-
-Result<WrittenKld> ParseKld(const Where& w, const YAML::Node& node) {
-  WrittenKld spec;
-  spec.line = Line(node);
-  spec.corpus.pos = PosOf(node);
-  if (!node.IsMap()) return w.At(node, "kld: needs at least 'reference:' (a model of this file)");
-  KeySet keys;
-  std::optional<YAML::Node> top_k_node;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in kld "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "reference") {
-      auto s = Scalar(w, kv.second, "kld.reference");
-      if (!s) return s.error();
-      spec.reference = *s;
-    } else if (key == "mode") {
-      auto s = Scalar(w, kv.second, "kld.mode");
-      if (!s) return s.error();
-      if (*s != "full" && *s != "topk") {
-        return w.At(kv.second, fmt::format("kld.mode must be full or topk, not '{}'{}", *s,
-                                           DidYouMean(*s, {"full", "topk"})));
-      }
-      spec.mode = *s == "topk" ? KldMode::kTopK : KldMode::kFull;
-    } else if (key == "corpus") {
-      auto s = Scalar(w, kv.second, "kld.corpus");
-      if (!s) return s.error();
-      spec.corpus = {*s, PosOf(kv.second)};
-    } else if (key == "n_ctx" || key == "chunks" || key == "top_k") {
-      auto i = Integer(w, kv.second, "kld." + key,
-                       key == "chunks"  ? 0
-                       : key == "top_k" ? 1
-                                        : 4,
-                       key == "top_k" ? 1000 : 1 << 20);
-      if (!i) return i.error();
-      (key == "n_ctx" ? spec.n_ctx : key == "chunks" ? spec.chunks : spec.top_k) = int(*i);
-      if (key == "top_k") top_k_node = kv.second;
-    } else {
-      return w.At(kv.first, fmt::format("unknown key '{}' in kld{}", key,
-                                        DidYouMean(key, {"reference", "corpus", "n_ctx", "chunks",
-                                                         "mode", "top_k"})));
-    }
-  }
-  // `top_k` asks for the compact mode; with `mode: full` it would be ignored, so it is refused.
-  if (top_k_node && spec.mode == KldMode::kFull) {
-    return w.At(*top_k_node,
-                "kld.top_k applies to mode: topk only (mode: full compares every "
-                "id of the vocabulary)");
-  }
-  if (spec.reference.empty()) return w.At(node, "kld: needs 'reference:' (a model of this file)");
-  return spec;
-}
 
 Result<std::vector<std::string>> FileTypes(const Where& w, const YAML::Node& node,
                                            const std::string& what) {
@@ -326,37 +185,31 @@ Result<WrittenQuantize> ParseQuantizeEntry(const Where& w, const YAML::Node& nod
 
 }  // namespace
 
-Status ParseQuality(const Where& w, const YAML::Node& node, WrittenExperiment* ex) {
+Status ParseQuality(const Where& w, const YAML::Node& node, const QualityRegistry& qualities,
+                    WrittenExperiment* ex) {
   if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
   KeySet keys;
   for (const auto& kv : node) {
     if (auto st = keys.Add(w, kv.first, "in quality "); !st) return st;
     const std::string key = kv.first.Scalar();
-    if (key == "ppl") {
-      auto p = ParsePpl(w, kv.second);
-      if (!p) return p.error();
-      ex->ppl = *p;
-    } else if (key == "divergence") {
-      if (!kv.second.IsMap() || !kv.second["reference"] || !kv.second["reference"].IsScalar() ||
-          kv.second.size() != 1) {
-        return w.At(kv.second, "divergence: takes exactly 'reference:' (a model of this file)");
-      }
-      ex->divergence_reference = kv.second["reference"].Scalar();
-    } else if (key == "kld") {
-      auto k = ParseKld(w, kv.second);
-      if (!k) return k.error();
-      ex->kld = *k;
-    } else if (key == "gen" || key == "mc") {
-      auto d = ParseDataset(w, kv.second, key, key == "gen");
-      if (!d) return d.error();
-      (key == "gen" ? ex->gen : ex->mc) = std::move(*d);
-    } else {
-      return w.At(
-          kv.first,
-          fmt::format("unknown quality workload '{}'{} (workloads: ppl, kld, mc, gen, divergence)",
-                      key, DidYouMean(key, {"ppl", "kld", "mc", "gen", "divergence"})));
+    const QualitySpecDef* def = qualities.Find(key);
+    if (!def) {
+      const std::vector<std::string> names = qualities.Names();
+      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: {})", key,
+                                        DidYouMean(key, names), fmt::join(names, ", ")));
+    }
+    auto spec = def->Parse(w, kv.second);
+    if (!spec) return spec.error();
+    ex->quality.Set(*def, std::move(*spec));
+  }
+  // In the registry's order, whatever the file's.
+  QualitySpecs ordered;
+  for (const QualitySpecDef* def : qualities.defs()) {
+    for (const QualitySpec& q : ex->quality.all()) {
+      if (q.def == def) ordered.Set(*def, q.value);
     }
   }
+  ex->quality = std::move(ordered);
   return {};
 }
 

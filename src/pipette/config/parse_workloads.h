@@ -6,14 +6,17 @@
 
 #include <vector>
 
+#include "pipette/config/quality_spec.h"
 #include "pipette/config/written.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
 
-// quality: (ppl, kld, mc, gen, divergence) into `ex`.
-Status ParseQuality(const Where& w, const YAML::Node& node, WrittenExperiment* ex);
+// quality: into `ex`: each workload's entry parsed by its def in `qualities`, kept in the
+// registry's order.
+Status ParseQuality(const Where& w, const YAML::Node& node, const QualityRegistry& qualities,
+                    WrittenExperiment* ex);
 
 // quantize: one entry or a list of them.
 Result<std::vector<WrittenQuantize>> ParseQuantize(const Where& w, const YAML::Node& node);

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve_files.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/model/bundled.h"
-#include "pipette/quality/datasets.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/sha256.h"
 
@@ -49,7 +49,7 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
   return r;
 }
 
-// Every model must be in a format every runtime of the file loads (llama.cpp: GGUF).
+// Every model must be in a format every runtime of the file loads (each runtime says which).
 Status CheckModelFormats(const Where& w, const Experiment& ex,
                          const runtime::RuntimeRegistry& runtimes) {
   for (const RuntimeSpec& r : ex.runtimes) {
@@ -63,90 +63,6 @@ Status CheckModelFormats(const Where& w, const Experiment& ex,
     }
   }
   return {};
-}
-
-Result<PplSpec> ResolvePpl(const Where& w, const WrittenPpl& written, const ResolveOptions& opt) {
-  PplSpec spec;
-  spec.line = written.line;
-  spec.n_ctx = written.n_ctx.value_or(spec.n_ctx);
-  spec.chunks = written.chunks.value_or(spec.chunks);
-  auto file = CorpusFile(w, written.corpus, opt, "corpus");
-  if (!file) return file.error();
-  spec.corpus = *file;
-  if (auto st = CheckCorpusFitsAChunk(w, written.corpus.pos, spec.corpus, spec.n_ctx, "ppl corpus");
-      !st) {
-    return st.error();
-  }
-  return spec;
-}
-
-Result<KldSpec> ResolveKld(const Where& w, const WrittenKld& written, const ResolveOptions& opt) {
-  KldSpec spec;
-  spec.line = written.line;
-  spec.reference = written.reference;
-  spec.n_ctx = written.n_ctx.value_or(spec.n_ctx);
-  spec.chunks = written.chunks.value_or(spec.chunks);
-  spec.top_k = written.top_k.value_or(spec.top_k);
-  // `top_k` alone asks for the compact mode.
-  spec.mode = written.mode.value_or(written.top_k ? KldMode::kTopK : KldMode::kFull);
-  auto file = CorpusFile(w, written.corpus, opt, "corpus");
-  if (!file) return file.error();
-  spec.corpus = *file;
-  if (auto st = CheckCorpusFitsAChunk(w, written.corpus.pos, spec.corpus, spec.n_ctx, "kld corpus");
-      !st) {
-    return st.error();
-  }
-  return spec;
-}
-
-// The dataset file of mc or gen: the one written, else the shipped default.
-Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
-                                const ResolveOptions& opt, const std::string& workload,
-                                const char* default_file) {
-  if (!dataset.path || dataset.path->empty()) {
-    return (fs::path(opt.datasets_dir) / default_file).lexically_normal().string();
-  }
-  return ResolveDataPath(w, dataset.pos, *dataset.path, workload + " dataset");
-}
-
-Result<McSpec> ResolveMc(const Where& w, const WrittenDataset& written, const ResolveOptions& opt) {
-  McSpec spec;
-  spec.line = written.line;
-  spec.limit = written.limit.value_or(spec.limit);
-  auto file = DatasetFile(w, written.dataset, opt, "mc", kDefaultMcDataset);
-  if (!file) return file.error();
-  spec.dataset = *file;
-  // A malformed line is bad input: it names the dataset file and line.
-  auto ds = quality::LoadMcDataset(spec.dataset);
-  if (!ds) return ds.error();
-  spec.n_items = static_cast<int64_t>(ds->items.size());
-  for (const auto& item : ds->items) {
-    for (const auto& choice : item.choices) {
-      spec.max_bytes = std::max<int64_t>(
-          spec.max_bytes, int64_t(McPrompt(item.question).size() + McContinuation(choice).size()));
-    }
-  }
-  return spec;
-}
-
-Result<GenSpec> ResolveGen(const Where& w, const WrittenDataset& written,
-                           const ResolveOptions& opt) {
-  GenSpec spec;
-  spec.line = written.line;
-  spec.limit = written.limit.value_or(spec.limit);
-  if (written.template_options) spec.template_options = *written.template_options;
-  auto file = DatasetFile(w, written.dataset, opt, "gen", kDefaultGenDataset);
-  if (!file) return file.error();
-  spec.dataset = *file;
-  auto ds = quality::LoadGenDataset(spec.dataset);
-  if (!ds) return ds.error();
-  spec.n_items = static_cast<int64_t>(ds->items.size());
-  for (const auto& item : ds->items) {
-    // Bytes bound tokens; 64 tokens for the template's own markers.
-    spec.max_need = std::max<int64_t>(
-        spec.max_need, int64_t(item.prompt.size() + item.system.size()) + 64 + item.max_tokens);
-  }
-  return spec;
 }
 
 std::string VariantsDir(const ResolveOptions& opt) {
@@ -248,29 +164,14 @@ Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOp
   return {};
 }
 
+// Each quality workload's entry, by its def.
 Status ResolveQuality(const Where& w, const WrittenExperiment& written, const ResolveOptions& opt,
                       Experiment* ex) {
-  if (written.ppl) {
-    auto p = ResolvePpl(w, *written.ppl, opt);
-    if (!p) return p.error();
-    ex->ppl = *p;
+  for (const QualitySpec& q : written.quality.all()) {
+    auto spec = q.def->Resolve(w, q.value, opt);
+    if (!spec) return spec.error();
+    ex->quality.Set(*q.def, std::move(*spec));
   }
-  if (written.kld) {
-    auto k = ResolveKld(w, *written.kld, opt);
-    if (!k) return k.error();
-    ex->kld = *k;
-  }
-  if (written.mc) {
-    auto m = ResolveMc(w, *written.mc, opt);
-    if (!m) return m.error();
-    ex->mc = *m;
-  }
-  if (written.gen) {
-    auto g = ResolveGen(w, *written.gen, opt);
-    if (!g) return g.error();
-    ex->gen = *g;
-  }
-  ex->divergence_reference = written.divergence_reference;
   return {};
 }
 

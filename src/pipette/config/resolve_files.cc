@@ -102,6 +102,15 @@ Result<std::string> CorpusFile(const Where& w, const WrittenFile& corpus,
   return fs::absolute(def).lexically_normal().string();
 }
 
+Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
+                                const ResolveOptions& options, const std::string& workload,
+                                const char* default_file) {
+  if (!dataset.path || dataset.path->empty()) {
+    return (fs::path(options.datasets_dir) / default_file).lexically_normal().string();
+  }
+  return ResolveDataPath(w, dataset.pos, *dataset.path, workload + " dataset");
+}
+
 Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& path, int n_ctx,
                              const std::string& what) {
   std::error_code ec;

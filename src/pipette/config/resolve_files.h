@@ -23,10 +23,20 @@ Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::s
 Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
                                const ResolveOptions& options);
 
+// The corpus Pipette ships (datasets/ppl), used when a workload or an importance matrix names
+// none.
+inline constexpr const char* kDefaultPplCorpus = "ppl/devils-dictionary.txt";
+
 // The corpus a workload names, or the shipped one when it names none; either way the file must
 // be there.
 Result<std::string> CorpusFile(const Where& w, const WrittenFile& corpus,
                                const ResolveOptions& options, const std::string& what);
+
+// The dataset file a workload names (mc, gen), else the one Pipette ships (`default_file`,
+// under options.datasets_dir).
+Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
+                                const ResolveOptions& options, const std::string& workload,
+                                const char* default_file);
 
 // A corpus is read in chunks of n_ctx tokens, and one that cannot fill a single chunk measures
 // nothing. Its tokens are known only once a model has tokenized it, but a token covers at least

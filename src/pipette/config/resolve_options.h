@@ -11,6 +11,8 @@ class RuntimeRegistry;
 
 namespace pipette::config {
 
+class QualityRegistry;
+
 // Facts of the machine that decide values the experiment leaves out.
 struct MachineFacts {
   int logical_cpus = 1;  // what the quantizer's threads default to
@@ -25,6 +27,9 @@ struct ResolveOptions {
   MachineFacts machine{};
   // The runtimes an experiment may name; nullptr: those Pipette ships (runtime::Registry()).
   const runtime::RuntimeRegistry* runtimes = nullptr;
+  // The quality workloads an experiment may name; nullptr: none (workload::QualitySpecs() are
+  // those Pipette ships: config/ does not know them).
+  const QualityRegistry* qualities = nullptr;
 };
 
 // options.runtimes, or runtime::Registry() where it is unset.

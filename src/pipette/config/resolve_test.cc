@@ -9,6 +9,7 @@
 #include "pipette/config/parse.h"
 #include "pipette/runtime/llama.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"  // the quality workloads Pipette ships (kld)
 
 namespace pipette::config {
 namespace {
@@ -18,7 +19,7 @@ using ResolveTest = ExperimentTest;
 
 TEST_F(ResolveTest, MinimalFileGetsDefaults) {
   auto written = ParseExperiment("models: [smollm2-135m-instruct-q4_1]\ntests: [pp512, tg128]\n",
-                                 File(), registry_);
+                                 File(), registry_, QualityRegistry());
   ASSERT_TRUE(written.ok()) << written.error().message;
   auto ex = Resolve(*written, registry_, opts_);
   ASSERT_TRUE(ex.ok()) << ex.error().message;
@@ -89,56 +90,25 @@ TEST_F(ResolveTest, ModelFilesAreCheckedBeforeAnythingRuns) {
                 (dir_ / "pipette-worker-llama") + ": build it with `make build`");
 }
 
-TEST_F(ResolveTest, CorporaThatCannotFillOneChunkAreRefused) {
-  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
-  std::ofstream(dir_ / "empty.txt") << "";
+TEST_F(ResolveTest, AnImatrixCorpusThatCannotFillOneChunkIsRefused) {
   std::ofstream(dir_ / "ten.txt") << "ten bytes.";
-  const std::string empty = dir_ / "empty.txt", ten = dir_ / "ten.txt";
-  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: empty.txt}\n"),
-            "ex.yaml:3:17: the ppl corpus " + empty + " is empty");
-  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
-                    "empty.txt}\n"),
-            "ex.yaml:3:56: the kld corpus " + empty + " is empty");
-  // Ten bytes are at most ten tokens, plus a BOS: enough for n_ctx 11, never for 12.
-  EXPECT_TRUE(Parse(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 11}\n").ok());
-  EXPECT_EQ(ErrorOf(m + "quality:\n  ppl: {corpus: ten.txt, n_ctx: 12}\n"),
-            "ex.yaml:3:17: the ppl corpus " + ten +
-                " has 10 bytes, too few for one chunk of 12 tokens: a token covers at least one "
-                "byte, so a chunk needs at least 11 bytes (n_ctx less the BOS token a tokenizer "
-                "may add)");
-  EXPECT_EQ(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, corpus: " +
-                    "ten.txt}\n")
-                .substr(0, 30 + ten.size()),
-            "ex.yaml:3:56: the kld corpus " + ten + " ");
+  const std::string ten = dir_ / "ten.txt";
   EXPECT_EQ(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
                     "  imatrix: {types: [Q4_0], corpus: ten.txt, n_ctx: 32}\ntests: [pp16]\n"),
             "ex.yaml:3:36: the imatrix corpus " + ten +
                 " has 10 bytes, too few for one chunk of 32 tokens: a token covers at least one "
                 "byte, so a chunk needs at least 31 bytes (n_ctx less the BOS token a tokenizer "
                 "may add)");
-  // The defaults are checked the same way: here the shipped corpus is missing.
+  // The default is checked the same way: here the shipped corpus is missing.
   opts_.datasets_dir = dir_.path().string();
-  EXPECT_NE(ErrorOf(m + "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1}\n")
-                .find("the default corpus is missing at " + dir_.path().string()),
-            std::string::npos);
-  EXPECT_NE(ErrorOf(m + "quality:\n  ppl:\n").find("the default corpus is missing"),
-            std::string::npos);
   EXPECT_NE(ErrorOf("quantize:\n  base: smollm2-135m-instruct-q4_1\n"
                     "  imatrix: {types: [Q4_0]}\ntests: [pp16]\n")
                 .find("the default corpus is missing"),
             std::string::npos);
 }
 
-TEST_F(ResolveTest, DatasetsWithoutItemsAreRefused) {
-  std::ofstream(dir_ / "none.jsonl") << "\n\n";
-  const std::string m = "models: [smollm2-135m-instruct-q4_1]\n";
-  EXPECT_EQ(ErrorOf(m + "quality:\n  mc: {dataset: none.jsonl}\n"),
-            "none.jsonl: no items (the file is empty or has only blank lines)");
-  EXPECT_EQ(ErrorOf(m + "quality:\n  gen: {dataset: none.jsonl}\n"),
-            "none.jsonl: no items (the file is empty or has only blank lines)");
-}
-
 TEST_F(ResolveTest, QuantizeAddsVariantsOfTheBase) {
+  opts_.qualities = &workload::QualitySpecs();  // kld names a variant as its reference
   auto ex = Parse(
       "models: [smollm2-135m-instruct-q4_1]\n"
       "quantize:\n"
@@ -202,39 +172,12 @@ TEST_F(ResolveTest, AVariantGivenByPathKeepsItsOrigin) {
   EXPECT_TRUE(other->models[0].provenance.is_null());
 }
 
-TEST_F(ResolveTest, WorkloadsGetTheirFilesAndDefaults) {
-  const std::string corpus = opts_.datasets_dir + "/ppl/devils-dictionary.txt";
+TEST_F(ResolveTest, ARuntimeMayNameItsOwnWorker) {
   auto ex = Parse(
       "models: [smollm2-135m-instruct-q4_1]\n"
-      "runtimes: [{name: llama.cpp, worker: pipette-worker-llama}]\n"
-      "quality:\n"
-      "  ppl: {corpus: " +
-      corpus +
-      ", n_ctx: 256, chunks: 2}\n"
-      "  mc: {dataset: " +
-      opts_.datasets_dir +
-      "/mc/pipette-mc-v1.jsonl, limit: 3}\n"
-      "  kld: {corpus: " +
-      corpus + ", reference: smollm2-135m-instruct-q4_1, chunks: 1}\n  gen:\n");
+      "runtimes: [{name: llama.cpp, worker: pipette-worker-llama}]\ntests: [pp16]\n");
   ASSERT_TRUE(ex.ok()) << ex.error().message;
   EXPECT_EQ(ex->runtimes[0].worker, dir_ / "pipette-worker-llama");
-  EXPECT_EQ(ex->ppl->n_ctx, 256);
-  EXPECT_EQ(ex->ppl->chunks, 2);
-  EXPECT_EQ(ex->mc->limit, 3);
-  EXPECT_GT(ex->mc->n_items, 3);
-  EXPECT_GT(ex->mc->max_bytes, 0);
-  EXPECT_EQ(ex->kld->chunks, 1);
-  EXPECT_EQ(ex->kld->n_ctx, 512);
-  EXPECT_EQ(ex->kld->mode, KldMode::kFull);
-  EXPECT_EQ(ex->gen->dataset, opts_.datasets_dir + "/gen/pipette-gen-v1.jsonl");
-  EXPECT_GT(ex->gen->max_need, 0);
-  // top_k alone asks for the compact mode.
-  auto topk = Parse(
-      "models: [smollm2-135m-instruct-q4_1]\n"
-      "quality:\n  kld: {reference: smollm2-135m-instruct-q4_1, top_k: 16}\n");
-  ASSERT_TRUE(topk.ok()) << topk.error().message;
-  EXPECT_EQ(topk->kld->mode, KldMode::kTopK);
-  EXPECT_EQ(topk->kld->top_k, 16);
 }
 
 // Beside llama.cpp, a made-up runtime "other" with one parameter of its own, `ubatch`.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipette/config/quality_specs.h"
 #include "pipette/quant/variant.h"
 
 namespace pipette::config {
@@ -31,8 +32,6 @@ struct TestSpec {
   std::string name{};  // canonical: pp512, tg128, ttft@64
   int line = 0;
 };
-
-enum class KldMode { kFull, kTopK };
 
 // A model entry: a bundled name or a path, optionally with a display name ({path:, name:}).
 struct WrittenModel {
@@ -62,29 +61,6 @@ struct WrittenFile {
   Pos pos{};  // the value, or the workload's node when none is written (errors about the default)
 };
 
-struct WrittenPpl {
-  WrittenFile corpus{};
-  std::optional<int> n_ctx{}, chunks{};
-  int line = 0;
-};
-
-struct WrittenKld {
-  std::string reference{};
-  WrittenFile corpus{};
-  std::optional<int> n_ctx{}, chunks{}, top_k{};
-  std::optional<KldMode> mode{};  // as written; top_k alone means topk
-  int line = 0;
-};
-
-// mc: and gen: (gen also takes template_options).
-struct WrittenDataset {
-  WrittenFile dataset{};
-  std::optional<int> limit{};
-  // Variables for the chat template (llama-server's chat_template_kwargs): name -> JSON scalar.
-  std::optional<nlohmann::json> template_options{};
-  int line = 0;
-};
-
 struct WrittenImatrix {
   std::vector<std::string> types{};
   WrittenFile corpus{};
@@ -109,10 +85,8 @@ struct WrittenExperiment {
   std::vector<WrittenRuntime> runtimes{};  // empty: none written (llama.cpp)
   std::vector<WrittenParam> params{};      // in the order written
   std::vector<TestSpec> tests{};
-  std::optional<WrittenPpl> ppl{};
-  std::optional<WrittenKld> kld{};
-  std::optional<WrittenDataset> mc{}, gen{};
-  std::optional<std::string> divergence_reference{};
+  // quality: each workload's entry as written, of its own type (workload/<name>/spec.h).
+  QualitySpecs quality{};
   std::vector<WrittenQuantize> quantize{};
   std::optional<int> repetitions{}, warmup{}, timeout{};
   std::optional<uint64_t> seed{};

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "pipette/metrics/history.h"
+#include "pipette/workload/gen/spec.h"
+#include "pipette/workload/kld/spec.h"
+#include "pipette/workload/mc/spec.h"
+#include "pipette/workload/ppl/spec.h"
 
 namespace pipette::estimate {
 namespace {
@@ -42,11 +46,12 @@ TEST(Work, SpeedTestsAndLoadsOfAPlan) {
 
 TEST(Work, PlanEstimateOfQualityWorkloads) {
   config::Experiment ex;
-  ex.ppl = config::PplSpec{"/nonexistent", 512, 4, 1};
-  ex.kld = config::KldSpec{"ref", "/nonexistent", 256, 2, 128, 1};
-  ex.gen = config::GenSpec{"/g.jsonl", 3, 10, 100, 1};
-  ex.mc = config::McSpec{};
-  ex.mc->n_items = 5;
+  workload::SetPplSpec(&ex, workload::PplSpec{"/nonexistent", 512, 4, 1});
+  workload::SetKldSpec(&ex, workload::KldSpec{"ref", "/nonexistent", 256, 2, 128, 1});
+  workload::SetGenSpec(&ex, workload::GenSpec{"/g.jsonl", 3, 10, 100, 1});
+  workload::McSpec mc_spec;
+  mc_spec.n_items = 5;
+  workload::SetMcSpec(&ex, mc_spec);
   const std::vector<plan::Cell> cells = {MakeCell("ref", "1"), MakeCell("other", "1")};
   History h;
   h.seconds_per_request[{cells[0].Key(), "ppl"}] = 2.0;  // this cell's ppl chunks took 2 s
@@ -64,8 +69,9 @@ TEST(Work, PlanEstimateOfQualityWorkloads) {
 // A store that measured mc (its samples carry timestamps) covers mc in the estimate.
 TEST(Work, AStoreThatMeasuredMcCoversIt) {
   config::Experiment ex;
-  ex.mc = config::McSpec{};
-  ex.mc->n_items = 5;
+  workload::McSpec mc_spec;
+  mc_spec.n_items = 5;
+  workload::SetMcSpec(&ex, mc_spec);
   const std::vector<plan::Cell> cells = {MakeCell("m", "1")};
   store::SampleRecord mc;
   mc.test = "mc";

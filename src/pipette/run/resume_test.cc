@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/util/temp_dir.h"
+#include "pipette/workload/kld/spec.h"
 
 namespace pipette::run {
 namespace {
@@ -87,7 +88,8 @@ class ResumeReferences : public ::testing::Test {
     ASSERT_TRUE(id.ok()) << id.error().message;
     run_ = *id;
     plan_ = Plan(2);
-    ex_.kld = config::KldSpec{"m", "/c.txt", 512, 1, 16, 1, config::KldMode::kTopK};
+    workload::SetKldSpec(&ex_,
+                         workload::KldSpec{"m", "/c.txt", 512, 1, 16, 1, workload::KldMode::kTopK});
   }
   int64_t Cell(int index, const std::string& status) {
     store::CellRecord c = Stored(plan_, index, 0, status);

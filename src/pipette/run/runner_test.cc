@@ -15,6 +15,7 @@
 #include "pipette/run/runner_testing.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
+#include "pipette/workload/kld/spec.h"
 
 namespace pipette::run {
 namespace {
@@ -349,12 +350,12 @@ class RunnerKldTest : public RunnerTest {
   void SetUp() override {
     RunnerTest::SetUp();
     std::ofstream(dir_ / "corpus.txt") << std::string(100, 'x') + "some text for the chunks";
-    config::KldSpec k;
+    workload::KldSpec k;
     k.reference = "a";
     k.corpus = (dir_ / "corpus.txt").string();
     k.n_ctx = 32;
     k.chunks = 2;
-    ex_.kld = k;
+    workload::SetKldSpec(&ex_, k);
     ex_.tests.clear();
   }
   std::vector<metrics::ResultRow> Rows(int64_t run_id) {

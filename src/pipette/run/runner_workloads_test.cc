@@ -18,6 +18,11 @@
 #include "pipette/run/runner_testing.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
+#include "pipette/workload/divergence/spec.h"
+#include "pipette/workload/gen/spec.h"
+#include "pipette/workload/kld/spec.h"
+#include "pipette/workload/mc/spec.h"
+#include "pipette/workload/ppl/spec.h"
 
 namespace pipette::run {
 namespace {
@@ -150,11 +155,11 @@ class RunnerPplTest : public RunnerWorkloadTest {
  protected:
   void SetUp() override {
     RunnerWorkloadTest::SetUp();
-    config::PplSpec p;
+    workload::PplSpec p;
     p.corpus = Write("corpus.txt", kCorpus);
     p.n_ctx = 16;
     p.chunks = 3;
-    ex_.ppl = p;
+    workload::SetPplSpec(&ex_, p);
   }
   // The perplexity of model `scale` over the first `chunks` chunks, from the formula.
   static double ExpectedPpl(double scale, int chunks) {
@@ -233,13 +238,13 @@ class RunnerKldFakeTest : public RunnerWorkloadTest {
  protected:
   void SetUp() override {
     RunnerWorkloadTest::SetUp();
-    config::KldSpec k;
+    workload::KldSpec k;
     k.reference = "a";
     k.corpus = Write("kld.txt", kCorpus);
     k.n_ctx = 16;
     k.chunks = 2;
     k.top_k = 4;
-    ex_.kld = k;
+    workload::SetKldSpec(&ex_, k);
     tokens_ = FakeTokens(kCorpus.substr(0, kCorpus.size() - 1), false);
   }
   // The tokens whose next-token distributions chunk c scores.
@@ -310,7 +315,7 @@ TEST_F(RunnerKldFakeTest, AnAbortedFrameStreamFailsTheCellNotTheRun) {
 }
 
 TEST_F(RunnerKldFakeTest, TopKRecordsTheReferenceOnceAndAsksEveryCellForItsIds) {
-  ex_.kld->mode = config::KldMode::kTopK;
+  workload::MutableKldSpecOf(&ex_)->mode = workload::KldMode::kTopK;
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(fake_->launches(), 2);  // no reference worker
@@ -356,7 +361,7 @@ class RunnerMcTest : public RunnerWorkloadTest {
  protected:
   void SetUp() override {
     RunnerWorkloadTest::SetUp();
-    config::McSpec m;
+    workload::McSpec m;
     m.dataset = Write(
         "mc.jsonl",
         R"({"id": "q1", "question": "Sky?", "choices": ["blue", "red"], "answer": 0, "language": "en", "task_type": "t"})"
@@ -364,7 +369,7 @@ class RunnerMcTest : public RunnerWorkloadTest {
         R"({"id": "q2", "question": "Two?", "choices": ["one", "two", "three"], "answer": 1, "language": "en", "task_type": "t"})"
         "\n");
     m.n_items = 2;
-    ex_.mc = m;
+    workload::SetMcSpec(&ex_, m);
   }
   // The summed log-probability of `choice`'s tokens after `question`'s prompt.
   static double ChoiceLp(double scale, const std::string& question, const std::string& choice) {
@@ -437,7 +442,7 @@ class RunnerGenTest : public RunnerWorkloadTest {
  protected:
   void SetUp() override {
     RunnerWorkloadTest::SetUp();
-    config::GenSpec g;
+    workload::GenSpec g;
     g.dataset = Write(
         "gen.jsonl",
         R"({"id": "g1", "prompt": "Color of the sky?", "max_tokens": 8, "language": "en", "task_type": "t", "checkers": [{"type": "exact", "value": "blue"}]})"
@@ -446,8 +451,8 @@ class RunnerGenTest : public RunnerWorkloadTest {
         "\n");
     g.n_items = 2;
     g.template_options = {{"enable_thinking", false}};
-    ex_.gen = g;
-    ex_.divergence_reference = "a";
+    workload::SetGenSpec(&ex_, g);
+    workload::SetDivergenceSpec(&ex_, {"a"});
   }
 };
 

@@ -2,22 +2,58 @@
 
 #include <algorithm>
 
+#include "pipette/workload/divergence/spec.h"
 #include "pipette/workload/gen/gen.h"
+#include "pipette/workload/gen/spec.h"
 #include "pipette/workload/kld/kld.h"
+#include "pipette/workload/kld/spec.h"
 #include "pipette/workload/mc/mc.h"
+#include "pipette/workload/mc/spec.h"
 #include "pipette/workload/ppl/ppl.h"
+#include "pipette/workload/ppl/spec.h"
 #include "pipette/workload/speed/speed.h"
 
 namespace pipette::workload {
+namespace {
+
+// One line per workload: how a run makes it (none: its rows come from another's samples) and
+// the spec it reads from quality: (none: it reads the experiment's own keys).
+struct Entry {
+  std::unique_ptr<Workload> (*make)() = nullptr;
+  const config::QualitySpecDef* spec = nullptr;
+};
+
+const std::vector<Entry>& Entries() {
+  static const std::vector<Entry> kAll = {
+      {NewSpeed, nullptr},              // pp, tg, ttft: the experiment's `tests`
+      {NewPpl, &PplSpecDef()},          //
+      {NewKld, &KldSpecDef()},          //
+      {NewMc, &McSpecDef()},            //
+      {NewGen, &GenSpecDef()},          //
+      {nullptr, &DivergenceSpecDef()},  // derived with gen's rows (workload/gen)
+  };
+  return kAll;
+}
+
+}  // namespace
 
 std::vector<std::unique_ptr<Workload>> MakeWorkloads() {
   std::vector<std::unique_ptr<Workload>> w;
-  w.push_back(NewSpeed());  // pp, tg, ttft: the experiment's `tests`
-  w.push_back(NewPpl());
-  w.push_back(NewKld());
-  w.push_back(NewMc());
-  w.push_back(NewGen());
+  for (const Entry& e : Entries()) {
+    if (e.make) w.push_back(e.make());
+  }
   return w;
+}
+
+const config::QualityRegistry& QualitySpecs() {
+  static const config::QualityRegistry kRegistry = [] {
+    std::vector<const config::QualitySpecDef*> defs;
+    for (const Entry& e : Entries()) {
+      if (e.spec) defs.push_back(e.spec);
+    }
+    return config::QualityRegistry(std::move(defs));
+  }();
+  return kRegistry;
 }
 
 int64_t ContextNeed(const config::Experiment& ex, int64_t depth) {

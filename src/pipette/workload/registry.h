@@ -1,18 +1,23 @@
-// Every workload Pipette runs, in the order a cell runs them (docs/architecture.md "Adding a
-// workload"). A new workload is one folder under src/pipette/workload/ and one line in
-// registry.cc.
+// Every workload Pipette runs, in the order a cell runs them, with the spec each reads from
+// quality: (docs/architecture.md "Adding a workload"). A new workload is one folder under
+// src/pipette/workload/ and one line in registry.cc.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "pipette/config/quality_spec.h"
 #include "pipette/workload/workload.h"
 
 namespace pipette::workload {
 
 // A fresh instance of each, for one run.
 std::vector<std::unique_ptr<Workload>> MakeWorkloads();
+
+// The quality workloads an experiment may name (quality: ppl, kld, mc, gen, divergence), in
+// this order: for the config step (config::ResolveOptions::qualities).
+const config::QualityRegistry& QualitySpecs();
 
 // Tokens a cell's context must hold at `depth`: the most any workload of the experiment needs.
 int64_t ContextNeed(const config::Experiment& ex, int64_t depth);

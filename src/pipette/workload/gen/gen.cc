@@ -11,7 +11,9 @@
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/util/sha256.h"
+#include "pipette/workload/divergence/spec.h"
 #include "pipette/workload/gen/derive.h"
+#include "pipette/workload/gen/spec.h"
 #include "pipette/workload/timing.h"
 
 namespace pipette::workload {
@@ -24,26 +26,27 @@ class Gen : public Workload {
   std::string Name() const override { return "gen"; }
 
   std::vector<Phase> Phases(const config::Experiment& ex) const override {
-    if (!ex.gen) return {};
+    if (!GenSpecOf(ex)) return {};
     return {{"gen", {protocol::op::kChat, protocol::op::kTokenize}}};
   }
 
   int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
-    return ex.gen ? ex.gen->max_need : 0;
+    const GenSpec* spec = GenSpecOf(ex);
+    return spec ? spec->max_need : 0;
   }
 
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
-    if (!ex.gen) return;
-    out->push_back(
-        {cell.Key(), "gen", "gen", double(estimate::Items(ex.gen->limit, ex.gen->n_items))});
+    const GenSpec* spec = GenSpecOf(ex);
+    if (!spec) return;
+    out->push_back({cell.Key(), "gen", "gen", double(estimate::Items(spec->limit, spec->n_items))});
   }
 
   // The divergence reference: the cell the kept cells were compared with, else the first kept
   // cell of the reference model; {cell_id}.
   Result<json> ResumeState(store::Store& store, const config::Experiment& ex,
                            const ResumeInput& in) const override {
-    if (!ex.divergence_reference) return json();
+    if (!DivergenceSpecOf(ex)) return json();
     auto samples = store.SamplesOfRun(in.run_id, {"gen_dataset"});
     if (!samples) return samples.error();
     std::set<int64_t> kept;
@@ -54,7 +57,7 @@ class Gen : public Workload {
         ref = s.raw.value("divergence_reference_cell_id", int64_t{0});
       }
     }
-    if (!ref) ref = FirstKeptCellOf(in, *ex.divergence_reference);
+    if (!ref) ref = FirstKeptCellOf(in, DivergenceSpecOf(ex)->reference);
     if (!kept.count(ref)) return json();
     return json{{"cell_id", ref}};
   }
@@ -77,7 +80,7 @@ class Gen : public Workload {
 
   RunStatus Run(Context& ctx, size_t) override {
     const config::Experiment& ex = ctx.Experiment();
-    const config::GenSpec& spec = *ex.gen;
+    const GenSpec& spec = *GenSpecOf(ex);
     const plan::Cell& cell = ctx.Cell();
     const store::CellRecord& rec = ctx.Record();
     if (!gen_) {
@@ -113,10 +116,11 @@ class Gen : public Workload {
             {"template_origin", chat->template_origin.value_or("")},
             {"template_options", spec.template_options},
             {"enable_thinking", chat->enable_thinking ? json(*chat->enable_thinking) : json()}};
-        if (ex.divergence_reference) {
+        if (DivergenceSpecOf(ex)) {
           // The first cell of the reference model that completes gen is the one every later
           // cell is compared with; a reference cell compares with itself.
-          const bool candidate_ref = !ref_cell_id_ && cell.model.name == *ex.divergence_reference;
+          const bool candidate_ref =
+              !ref_cell_id_ && cell.model.name == DivergenceSpecOf(ex)->reference;
           info["divergence_reference_cell_id"] = candidate_ref ? rec.id : ref_cell_id_;
         }
         if (auto st = ctx.Keep("gen_dataset", 0, false, info); !st) return st;
@@ -142,7 +146,8 @@ class Gen : public Workload {
       if (auto st = ctx.Keep("gen", static_cast<int>(i), false, raw); !st) return st;
       ctx.Step(fmt::format("gen item {}/{}", i + 1, n));
     }
-    if (ex.divergence_reference && !ref_cell_id_ && cell.model.name == *ex.divergence_reference) {
+    if (DivergenceSpecOf(ex) && !ref_cell_id_ &&
+        cell.model.name == DivergenceSpecOf(ex)->reference) {
       ref_cell_id_ = rec.id;
     }
     return {};

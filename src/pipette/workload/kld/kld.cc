@@ -15,6 +15,7 @@
 #include "pipette/workload/chunks.h"
 #include "pipette/workload/kld/derive.h"
 #include "pipette/workload/kld/kld_frames.h"
+#include "pipette/workload/kld/spec.h"
 #include "pipette/workload/timing.h"
 
 namespace pipette::workload {
@@ -33,24 +34,25 @@ class Kld : public Workload {
   std::string Name() const override { return "kld"; }
 
   std::vector<Phase> Phases(const config::Experiment& ex) const override {
-    if (!ex.kld) return {};
+    if (!KldSpecOf(ex)) return {};
     return {{"kld", {protocol::op::kTokenize, protocol::op::kScore}}};
   }
 
   int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
-    return ex.kld ? ex.kld->n_ctx : 0;
+    const KldSpec* spec = KldSpecOf(ex);
+    return spec ? spec->n_ctx : 0;
   }
 
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
-    if (!ex.kld) return;
-    const double chunks =
-        double(estimate::CorpusChunks(ex.kld->corpus, ex.kld->n_ctx, ex.kld->chunks));
+    const KldSpec* spec = KldSpecOf(ex);
+    if (!spec) return;
+    const double chunks = double(estimate::CorpusChunks(spec->corpus, spec->n_ctx, spec->chunks));
     // The reference's cell scores its chunks twice: as the reference, and as a model.
-    if (cell.model.name == ex.kld->reference) {
-      out->push_back({cell.Key(), "kld_ref", "kld", chunks, double(ex.kld->n_ctx)});
+    if (cell.model.name == spec->reference) {
+      out->push_back({cell.Key(), "kld_ref", "kld", chunks, double(spec->n_ctx)});
     }
-    out->push_back({cell.Key(), "kld", "kld", chunks, double(ex.kld->n_ctx)});
+    out->push_back({cell.Key(), "kld", "kld", chunks, double(spec->n_ctx)});
   }
 
   // The top-k reference distribution a kept cell was compared with (else the first kept cell of
@@ -58,7 +60,7 @@ class Kld : public Workload {
   // keeps no reference in the store: its reference worker starts anew.
   Result<json> ResumeState(store::Store& store, const config::Experiment& ex,
                            const ResumeInput& in) const override {
-    if (!ex.kld || ex.kld->mode != config::KldMode::kTopK) return json();
+    if (!KldSpecOf(ex) || KldSpecOf(ex)->mode != KldMode::kTopK) return json();
     auto samples = store.SamplesOfRun(in.run_id, {"kld", "kld_ref"});
     if (!samples) return samples.error();
     std::set<int64_t> kept;
@@ -76,7 +78,7 @@ class Kld : public Workload {
         r["tokens_sha256"] = request.value("tokens_sha256", "");
       }
     }
-    if (!ref) ref = FirstKeptCellOf(in, ex.kld->reference);
+    if (!ref) ref = FirstKeptCellOf(in, KldSpecOf(ex)->reference);
     auto it = recorded.find(ref);
     if (it == recorded.end() || !kept.count(ref)) return json();
     if (it->second["tokens_sha256"].get<std::string>().empty()) {
@@ -111,7 +113,7 @@ class Kld : public Workload {
   }
 
   RunStatus Run(Context& ctx, size_t) override {
-    const config::KldSpec& spec = *ctx.Experiment().kld;
+    const KldSpec& spec = *KldSpecOf(ctx.Experiment());
     if (text_.empty()) {
       auto text = ReadFileToString(spec.corpus);
       if (!text || text->empty()) return Failed("cannot read the corpus " + spec.corpus);
@@ -123,7 +125,7 @@ class Kld : public Workload {
     const auto chunks =
         quality::PplChunks(static_cast<int64_t>(tokens->size()), spec.n_ctx, spec.chunks);
     if (chunks.empty()) return Failed("the kld corpus is shorter than one chunk");
-    if (spec.mode == config::KldMode::kFull) return RunFull(ctx, *tokens, chunks);
+    if (spec.mode == KldMode::kFull) return RunFull(ctx, *tokens, chunks);
     return RunTopK(ctx, *tokens, chunks);
   }
 
@@ -133,7 +135,7 @@ class Kld : public Workload {
   // per-position facts are stored (one `kld` sample per chunk).
   RunStatus RunFull(Context& ctx, const std::vector<int64_t>& tokens,
                     const std::vector<quality::PplChunk>& chunks) {
-    const config::KldSpec& spec = *ctx.Experiment().kld;
+    const KldSpec& spec = *KldSpecOf(ctx.Experiment());
     if (auto st = EnsureReference(ctx); !st) return st;
     if (TokensSha256(tokens) != ref_.tokens_sha256) {
       return Failed(
@@ -229,7 +231,7 @@ class Kld : public Workload {
   // types the reference worker uses.
   static const plan::Cell* ReferenceCell(Context& ctx) {
     for (const plan::Cell& c : ctx.Cells()) {
-      if (c.model.name == ctx.Experiment().kld->reference) return &c;
+      if (c.model.name == KldSpecOf(ctx.Experiment())->reference) return &c;
     }
     return nullptr;
   }
@@ -321,7 +323,7 @@ class Kld : public Workload {
     if (tail.size() > 1000) tail = tail.substr(tail.size() - 1000);
     ResetReference();
     return Broken(fmt::format("the kld reference worker ({}) failed: {}{}",
-                              ctx.Experiment().kld->reference, why,
+                              KldSpecOf(ctx.Experiment())->reference, why,
                               tail.empty() ? "" : "; its standard error ended with: " + tail));
   }
 
@@ -335,7 +337,7 @@ class Kld : public Workload {
   // positions asking for the log-probabilities of the reference's top-k ids.
   RunStatus RunTopK(Context& ctx, const std::vector<int64_t>& tokens,
                     const std::vector<quality::PplChunk>& chunks) {
-    const config::KldSpec& spec = *ctx.Experiment().kld;
+    const KldSpec& spec = *KldSpecOf(ctx.Experiment());
     if (ref_ids_.empty() && ctx.Cell().model.name == spec.reference) {
       // Kept only once every chunk is recorded: a reference cut short serves no one.
       std::vector<json> ref_ids;

@@ -10,6 +10,7 @@
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
 #include "pipette/workload/mc/derive.h"
+#include "pipette/workload/mc/spec.h"
 #include "pipette/workload/timing.h"
 
 namespace pipette::workload {
@@ -22,20 +23,22 @@ class Mc : public Workload {
   std::string Name() const override { return "mc"; }
 
   std::vector<Phase> Phases(const config::Experiment& ex) const override {
-    if (!ex.mc) return {};
+    if (!McSpecOf(ex)) return {};
     return {{"mc", {protocol::op::kTokenize, protocol::op::kScore}}};
   }
 
   // A byte-level tokenizer never makes more tokens than bytes (+ special tokens): the longest
   // item's bytes bound its tokens.
   int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
-    return ex.mc ? ex.mc->max_bytes + 8 : 0;
+    const McSpec* spec = McSpecOf(ex);
+    return spec ? spec->max_bytes + 8 : 0;
   }
 
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
-    if (!ex.mc) return;
-    out->push_back({cell.Key(), "mc", "mc", double(estimate::Items(ex.mc->limit, ex.mc->n_items))});
+    const McSpec* spec = McSpecOf(ex);
+    if (!spec) return;
+    out->push_back({cell.Key(), "mc", "mc", double(estimate::Items(spec->limit, spec->n_items))});
   }
 
   // Per item.
@@ -52,7 +55,7 @@ class Mc : public Workload {
   }
 
   RunStatus Run(Context& ctx, size_t) override {
-    const config::McSpec& spec = *ctx.Experiment().mc;
+    const McSpec& spec = *McSpecOf(ctx.Experiment());
     if (!mc_) {
       auto ds = quality::LoadMcDataset(spec.dataset);
       if (!ds) return Failed(ds.error().message);
@@ -60,16 +63,15 @@ class Mc : public Workload {
     }
     const size_t n =
         spec.limit > 0 ? std::min<size_t>(spec.limit, mc_->items.size()) : mc_->items.size();
-    json info = {
-        {"path", mc_->path},
-        {"sha256", mc_->sha256},
-        {"n_items", n},
-        {"prompt_format", config::McPrompt("{question}") + config::McContinuation("{choice}")}};
+    json info = {{"path", mc_->path},
+                 {"sha256", mc_->sha256},
+                 {"n_items", n},
+                 {"prompt_format", McPrompt("{question}") + McContinuation("{choice}")}};
     if (auto st = ctx.Keep("mc_dataset", 0, false, info); !st) return st;
     for (size_t i = 0; i < n; ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
       const quality::McItem& item = mc_->items[i];
-      const std::string prompt = config::McPrompt(item.question);
+      const std::string prompt = McPrompt(item.question);
       auto context = Tokenize(ctx, prompt);
       if (!context) return context.error();
       json choices = json::array();
@@ -79,7 +81,7 @@ class Mc : public Workload {
         // The continuation is what tokens(prompt + choice) has beyond its common prefix with
         // tokens(prompt): a token merged across the boundary (or an end token the tokenizer
         // appends to the prompt alone) belongs to the continuation, so it is scored, not lost.
-        auto full = Tokenize(ctx, prompt + config::McContinuation(choice));
+        auto full = Tokenize(ctx, prompt + McContinuation(choice));
         if (!full) return full.error();
         size_t common = 0;
         while (common < context->size() && common < full->size() &&

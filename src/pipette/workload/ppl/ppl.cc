@@ -12,6 +12,7 @@
 #include "pipette/util/sha256.h"
 #include "pipette/workload/chunks.h"
 #include "pipette/workload/ppl/derive.h"
+#include "pipette/workload/ppl/spec.h"
 #include "pipette/workload/timing.h"
 
 namespace pipette::workload {
@@ -24,20 +25,21 @@ class Ppl : public Workload {
   std::string Name() const override { return "ppl"; }
 
   std::vector<Phase> Phases(const config::Experiment& ex) const override {
-    if (!ex.ppl) return {};
+    if (!PplSpecOf(ex)) return {};
     return {{"ppl", {protocol::op::kTokenize, protocol::op::kScore}}};
   }
 
   int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
-    return ex.ppl ? ex.ppl->n_ctx : 0;
+    const PplSpec* spec = PplSpecOf(ex);
+    return spec ? spec->n_ctx : 0;
   }
 
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
-    if (!ex.ppl) return;
-    const double chunks =
-        double(estimate::CorpusChunks(ex.ppl->corpus, ex.ppl->n_ctx, ex.ppl->chunks));
-    out->push_back({cell.Key(), "ppl", "ppl", chunks, double(ex.ppl->n_ctx)});
+    const PplSpec* spec = PplSpecOf(ex);
+    if (!spec) return;
+    const double chunks = double(estimate::CorpusChunks(spec->corpus, spec->n_ctx, spec->chunks));
+    out->push_back({cell.Key(), "ppl", "ppl", chunks, double(spec->n_ctx)});
   }
 
   // A scored chunk: per token of the chunk (its request names its length).
@@ -54,7 +56,7 @@ class Ppl : public Workload {
   }
 
   RunStatus Run(Context& ctx, size_t) override {
-    const config::PplSpec& spec = *ctx.Experiment().ppl;
+    const PplSpec& spec = *PplSpecOf(ctx.Experiment());
     if (corpus_text_.empty()) {
       auto text = ReadFileToString(spec.corpus);
       if (!text || text->empty()) return Failed("cannot read the corpus " + spec.corpus);

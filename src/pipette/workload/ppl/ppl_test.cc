@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pipette/workload/ppl/spec.h"
+
 namespace pipette::workload {
 namespace {
 
@@ -78,7 +80,7 @@ class PplTest : public ::testing::Test {
   void SetUp() override {
     corpus_ = fs::temp_directory_path() / ("pipette-ppl-test-" + std::to_string(::getpid()));
     std::ofstream(corpus_) << std::string(40, 'x') << "\n";  // 40 tokens: the newline is not read
-    ctx_.ex.ppl = config::PplSpec{corpus_.string(), 16, 0, 1};
+    SetPplSpec(&ctx_.ex, PplSpec{corpus_.string(), 16, 0, 1});
   }
   void TearDown() override { fs::remove(corpus_); }
   fs::path corpus_;
@@ -120,7 +122,7 @@ TEST_F(PplTest, ABrokenWorkerEndsThePhaseSayingSo) {
 }
 
 TEST_F(PplTest, NotAskedForNotRun) {
-  ctx_.ex.ppl.reset();
+  ctx_.ex.quality.Erase("ppl");
   auto ppl = NewPpl();
   EXPECT_TRUE(ppl->Phases(ctx_.ex).empty());
   EXPECT_EQ(ppl->ContextNeed(ctx_.ex, 0), 0);

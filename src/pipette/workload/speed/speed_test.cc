@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/config/parse.h"
+#include "pipette/workload/ppl/spec.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::workload {
@@ -35,8 +36,9 @@ TEST(Speed, ItsContextNeedFitsTheLargestTest) {
 TEST(Speed, TheRegistrysContextNeedIsTheLargestWorkloads) {
   config::Experiment ex = WithTests({"pp64"});
   EXPECT_EQ(ContextNeed(ex, 0), 64);
-  ex.ppl = config::PplSpec{};
-  ex.ppl->n_ctx = 512;
+  PplSpec ppl;
+  ppl.n_ctx = 512;
+  SetPplSpec(&ex, ppl);
   EXPECT_EQ(ContextNeed(ex, 0), 512);
   EXPECT_EQ(ContextNeed(ex, 1000), 512);  // no tg: the depth adds nothing
   ex.tests.push_back(*config::ParseTestName("tg8"));

@@ -1,0 +1,86 @@
+// The spec of a quality workload (quality: ppl, kld, mc, gen, divergence): how its entry is
+// parsed, written in canonical form, resolved on this machine and checked against the whole
+// experiment. Each workload's folder (src/pipette/workload/<name>/spec.h) owns its spec type and
+// its QualitySpecDef; config/ holds the specs by workload name without knowing their types, and
+// is given the defs as a QualityRegistry (workload::QualitySpecs() outside tests), the way it is
+// given the parameters and the runtimes.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <any>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pipette/config/quality_specs.h"
+#include "pipette/config/resolve_options.h"
+#include "pipette/config/yaml_helpers.h"
+#include "pipette/util/result.h"
+
+namespace pipette::config {
+
+struct Experiment;
+
+// What a quality workload's spec is, for config/: one per workload, in its folder.
+class QualitySpecDef {
+ public:
+  virtual ~QualitySpecDef() = default;
+  // The key under quality: ("ppl").
+  virtual std::string Name() const = 0;
+  // The entry as written, pure (no file is read); errors name file:line:column.
+  virtual Result<std::any> Parse(const Where& w, const YAML::Node& node) const = 0;
+  // Checks of the written entry against the other workloads of the file (`all`, as written).
+  virtual Status CheckWritten(const Where& w, const QualitySpecs& all) const {
+    (void)w, (void)all;
+    return {};
+  }
+  // The model the workload compares the others with, as written; it runs first (validate).
+  virtual std::optional<std::string> Reference(const std::any& written) const {
+    (void)written;
+    return std::nullopt;
+  }
+  // The canonical form of the written entry (config/canonical.h): the keys it gives, only those.
+  virtual nlohmann::json Canonical(const std::any& written) const = 0;
+  // The written entry resolved on this machine: defaults applied, files found and read.
+  virtual Result<std::any> Resolve(const Where& w, const std::any& written,
+                                   const ResolveOptions& options) const = 0;
+  // Checks across the resolved experiment (a reference is one of its models); may reorder the
+  // models (the reference first).
+  virtual Status Validate(Experiment* ex) const {
+    (void)ex;
+    return {};
+  }
+  // The resolved spec as stored beside the hash (Experiment::Resolved()).
+  virtual nlohmann::json Resolved(const std::any& resolved) const = 0;
+};
+
+// The quality workloads an experiment may name, in order.
+class QualityRegistry {
+ public:
+  QualityRegistry() = default;
+  explicit QualityRegistry(std::vector<const QualitySpecDef*> defs) : defs_(std::move(defs)) {}
+  const QualitySpecDef* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+  const std::vector<const QualitySpecDef*>& defs() const { return defs_; }
+
+ private:
+  std::vector<const QualitySpecDef*> defs_;
+};
+
+// options.qualities, or a registry of none where it is unset.
+const QualityRegistry& QualitiesOf(const ResolveOptions& options);
+
+// The model the workloads of `written` that compare with one name (parsing checked they name the
+// same), or "" when none does.
+std::string ReferenceModel(const QualitySpecs& written);
+
+// The models of `ex` by name, for a reference's check: the index of `name`, or -1.
+int ModelIndex(const Experiment& ex, const std::string& name);
+// Moves model `index` of `ex` first: its cells run before the others, which compare with it.
+void MoveModelFirst(Experiment* ex, int index);
+
+}  // namespace pipette::config
