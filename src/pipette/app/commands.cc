@@ -108,7 +108,7 @@ class ExportingProgress : public ConsoleProgress {
       formats.push_back(*f);
       if ((*f)->parts == report::ReportParts::kAll) parts = report::ReportParts::kAll;
     }
-    const report::Report doc = report::BuildReport(*data, params_, parts);
+    const report::Report doc = report::BuildReport(*data, params_, workload::Headlines(), parts);
     for (size_t i = 0; i < exports_.size(); ++i) {
       const std::string& path = exports_[i].second;
       std::ostringstream out;
@@ -399,7 +399,8 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   if (!data) return Fail(data.error());
   fmt::print("\n");
   auto md = report::FindFormat("md");
-  (*md)->render(report::BuildReport(*data, registry, (*md)->parts), std::cout);
+  (*md)->render(report::BuildReport(*data, registry, workload::Headlines(), (*md)->parts),
+                std::cout);
   std::cout.flush();
   WarnIfNoisy(*data, ex->path);
   const int failed_kept = resume ? resume->failed_kept : 0;
@@ -451,7 +452,7 @@ int Report(const ReportArgs& args) {
     if (args.format != "md") {
       return Fail(InputError("--vary prints Markdown tables: leave out --format or use md"));
     }
-    auto table = metrics::BuildVaryTable(data->rows, args.vary, params);
+    auto table = metrics::BuildVaryTable(data->rows, args.vary, params, workload::Headlines());
     if (!table) return Fail(table.error());
     std::ostringstream vary_out;
     report::WriteVaryMarkdown(report::BuildVaryView(*table, data->rows, params), vary_out);
@@ -462,7 +463,8 @@ int Report(const ReportArgs& args) {
     if (auto st = WriteFileAtomically(args.output, vary_out.str()); !st) return Fail(st.error());
     return 0;
   }
-  const report::Report doc = report::BuildReport(*data, params, (*format)->parts);
+  const report::Report doc =
+      report::BuildReport(*data, params, workload::Headlines(), (*format)->parts);
   if (args.output.empty()) {
     (*format)->render(doc, std::cout);
     return 0;

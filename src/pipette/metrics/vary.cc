@@ -12,18 +12,15 @@ namespace pipette::metrics {
 namespace {
 
 // The figure a row contributes to the table, as a column name; "" if none.
-std::string ColumnOf(const ResultRow& r) {
+// (The workloads' figures: their headlines.)
+std::string ColumnOf(const ResultRow& r, const Headlines& headlines) {
   if (!r.na_reason.empty()) return "";
   if (IsHeadline(r)) return fmt::format("{} {}", r.test, r.unit);
   if (r.test == "memory" && r.metric == "peak_rss") return "peak RSS";
   if (r.test == "model" && r.metric == "file_size") return "file size";
-  if (r.test == "ppl" && r.metric == "ppl") return "ppl";
-  if (r.test == "kld" && r.metric == "kld_mean") {
-    // A top-k figure is a lower bound of the full one: never in the same column.
-    return r.subset.starts_with("lower bound") ? "kld mean (top-k lower bound)" : "kld mean";
+  for (const Headline& h : headlines) {
+    if (std::string column = h.vary_column(r); !column.empty()) return column;
   }
-  if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) return "mc acc";
-  if (r.test == "gen" && r.metric == "task_acc" && r.subset.empty()) return "gen task_acc";
   return "";
 }
 
@@ -64,7 +61,7 @@ std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
 }
 
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
-                                 const config::ParamRegistry& params) {
+                                 const config::ParamRegistry& params, const Headlines& headlines) {
   const std::vector<std::string> dims = VaryDimensions(rows);
   if (std::find(dims.begin(), dims.end(), dimension) == dims.end()) {
     std::string known;
@@ -88,7 +85,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   std::map<std::pair<size_t, std::string>, size_t> row_index;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
-    const std::string col = ColumnOf(r);
+    const std::string col = ColumnOf(r, headlines);
     if (col.empty() || r.cell->cell_status != "ok") continue;
     table.sources.push_back(i);
     if (!column_index.count(col)) {

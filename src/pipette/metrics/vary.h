@@ -9,6 +9,7 @@
 
 #include "pipette/config/params.h"
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
 namespace pipette::metrics {
@@ -56,8 +57,9 @@ std::string DimensionKey(const ResultRow& row, const std::string& dimension,
                          const config::ParamRegistry& params);
 
 // One group per combination of the other dimensions within one run; rows in first-seen order;
-// only cells that completed. An unknown dimension is an input error with a suggestion.
+// only cells that completed. An unknown dimension is an input error with a suggestion. Columns:
+// the speed tests, peak RSS, file size, and each workload's figure in `headlines`.
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
-                                 const config::ParamRegistry& params);
+                                 const config::ParamRegistry& params, const Headlines& headlines);
 
 }  // namespace pipette::metrics

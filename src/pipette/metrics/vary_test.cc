@@ -4,6 +4,7 @@
 
 #include "pipette/metrics/vary_test_rows.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::metrics {
 namespace {
@@ -16,7 +17,7 @@ ResultRow Row(const std::string& quant, int threads, const std::string& test,
 std::vector<ResultRow> Rows() { return fixture::VaryRows(); }
 
 TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
-  auto t = BuildVaryTable(Rows(), "quant", runtime::Registry().Params());
+  auto t = BuildVaryTable(Rows(), "quant", runtime::Registry().Params(), workload::Headlines());
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);   // threads=1 and threads=2
   ASSERT_EQ(t->columns.size(), 3u);  // tg16 t/s, peak RSS, ppl
@@ -36,11 +37,11 @@ TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
 }
 
 TEST(Vary, ParameterDimensionAndUnknownDimension) {
-  auto t = BuildVaryTable(Rows(), "threads", runtime::Registry().Params());
+  auto t = BuildVaryTable(Rows(), "threads", runtime::Registry().Params(), workload::Headlines());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->groups.size(), 2u);  // one per model file
   EXPECT_DOUBLE_EQ(*t->groups[0].rows[1].ratios[0], 90.0 / 50.0);
-  auto bad = BuildVaryTable(Rows(), "thread", runtime::Registry().Params());
+  auto bad = BuildVaryTable(Rows(), "thread", runtime::Registry().Params(), workload::Headlines());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().exit_code, 2);
   EXPECT_NE(bad.error().message.find("did you mean 'threads'"), std::string::npos);
@@ -63,7 +64,7 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
       row("smol:Q4_0", "Q4_0", "smol", "Smollm2 135M 8k Lc100K Mix1 Ep2", 60),
       row("smol-q8", "Q8_0", "smol-q8", "Smollm2 135M 8k Lc100K Mix1 Ep2", 40),
       row("gemma", "Q4_K_M", "gemma", "Gemma 3 270m", 30)};
-  auto t = BuildVaryTable(rows, "quant", runtime::Registry().Params());
+  auto t = BuildVaryTable(rows, "quant", runtime::Registry().Params(), workload::Headlines());
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);
   EXPECT_EQ(t->groups[0].base_models, (std::vector<std::string>{"smol", "smol-q8"}));
@@ -75,16 +76,16 @@ TEST(Vary, DimensionKeysTellValuesApart) {
   ResultRow a = Row("Q4_K_M", 1, "tg16", "throughput", "t/s", 1);
   ResultRow b = a;
   b.EditCell().quant_origin = "re-quantized from Q4_1";
-  EXPECT_NE(DimensionKey(a, "quant", runtime::Registry().Params()),
-            DimensionKey(b, "quant", runtime::Registry().Params()));
-  EXPECT_EQ(DimensionKey(a, "threads", runtime::Registry().Params()), "1");
-  EXPECT_EQ(DimensionKey(a, "n_batch", runtime::Registry().Params()),
+  EXPECT_NE(DimensionKey(a, "quant", runtime::Registry().Params(), workload::Headlines()),
+            DimensionKey(b, "quant", runtime::Registry().Params(), workload::Headlines()));
+  EXPECT_EQ(DimensionKey(a, "threads", runtime::Registry().Params(), workload::Headlines()), "1");
+  EXPECT_EQ(DimensionKey(a, "n_batch", runtime::Registry().Params(), workload::Headlines()),
             "");  // not a parameter of the row
   a.EditCell().params["flash_attn"] = "on";
   b.EditCell().params["flash_attn"] = "on";
   b.EditCell().params_set["flash_attn"] = "on";  // asked for, not left to the runtime
-  EXPECT_NE(DimensionKey(a, "flash_attn", runtime::Registry().Params()),
-            DimensionKey(b, "flash_attn", runtime::Registry().Params()));
+  EXPECT_NE(DimensionKey(a, "flash_attn", runtime::Registry().Params(), workload::Headlines()),
+            DimensionKey(b, "flash_attn", runtime::Registry().Params(), workload::Headlines()));
 }
 
 }  // namespace

@@ -184,7 +184,8 @@ Table McItemsTable(const std::vector<metrics::McItemRow>& items) {
   return t;
 }
 
-Report BuildReport(const ReportData& data, const config::ParamRegistry& params, ReportParts parts) {
+Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
+                   const metrics::Headlines& headlines, ReportParts parts) {
   Report r;
   r.generated_at = data.generated_at;
   r.pipette_version = data.pipette_version;
@@ -197,7 +198,7 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params, 
     r.results = ResultsTable(data.rows);
     r.mc_items = McItemsTable(data.mc_items);
   }
-  r.summary = SummaryTable(data.rows, params);
+  r.summary = SummaryTable(data.rows, params, headlines);
   r.incomplete = IncompleteCells(data.cells);
   return r;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipette/config/params.h"
+#include "pipette/metrics/headline.h"
 #include "pipette/report/data.h"
 #include "pipette/report/table.h"
 
@@ -37,9 +38,10 @@ struct Report {
 // its notes and warnings (md), or every table.
 enum class ReportParts { kSummary, kAll };
 
-// `params`: the parameters the rows' runtimes take (how the console table names and shows them).
+// `params`: the parameters the rows' runtimes take (how the console table names and shows them);
+// `headlines`: the workloads' summary columns (workload::Headlines()).
 Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
-                   ReportParts parts = ReportParts::kAll);
+                   const metrics::Headlines& headlines, ReportParts parts = ReportParts::kAll);
 
 // The tables, each from its records (BuildReport calls them all).
 Table RunsTable(const std::vector<store::RunRecord>& runs);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -48,7 +49,7 @@ TEST(Document, BuiltOnceWithEveryTable) {
   c.status = "failed";
   c.error = "died";
   d.cells = {c};
-  const Report r = BuildReport(d, runtime::Registry().Params());
+  const Report r = BuildReport(d, runtime::Registry().Params(), workload::Headlines());
   EXPECT_EQ(r.schema_version, kJsonSchemaVersion);
   EXPECT_EQ(r.store, "s.db");
   EXPECT_EQ(r.cells.rows.size(), 1u);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -162,7 +163,7 @@ std::string Render(const std::string& format, const ReportData& data) {
   EXPECT_TRUE(f.ok()) << format;
   if (!f) return "";
   std::ostringstream out;
-  (*f)->render(BuildReport(data, runtime::Registry().Params()), out);
+  (*f)->render(BuildReport(data, runtime::Registry().Params(), workload::Headlines()), out);
   return out.str();
 }
 
@@ -196,7 +197,7 @@ TEST(Json, WrittenAsItGoesIsTheWholeDocumentsDump) {
   ReportData no_results = Sample();
   no_results.rows.clear();
   for (const ReportData& data : {Sample(), no_results, empty}) {
-    const Report report = BuildReport(data, runtime::Registry().Params());
+    const Report report = BuildReport(data, runtime::Registry().Params(), workload::Headlines());
     nlohmann::ordered_json doc;
     doc["schema"] = report.schema;
     doc["schema_version"] = report.schema_version;
@@ -217,15 +218,16 @@ TEST(Json, WrittenAsItGoesIsTheWholeDocumentsDump) {
 // md renders the console table only: the report it is given need not hold the data tables.
 TEST(Formats, MdIsTheSummaryAloneAndTheOthersEveryTable) {
   const ReportData data = Sample();
-  const Report summary = BuildReport(data, runtime::Registry().Params(), ReportParts::kSummary);
+  const Report summary =
+      BuildReport(data, runtime::Registry().Params(), workload::Headlines(), ReportParts::kSummary);
   EXPECT_TRUE(summary.results.rows.empty());
   EXPECT_TRUE(summary.cells.rows.empty());
   EXPECT_FALSE(summary.summary.rows.empty());
   for (const Format& f : Formats()) {
     SCOPED_TRACE(std::string(f.name));
     std::ostringstream whole, part;
-    f.render(BuildReport(data, runtime::Registry().Params()), whole);
-    f.render(BuildReport(data, runtime::Registry().Params(), f.parts), part);
+    f.render(BuildReport(data, runtime::Registry().Params(), workload::Headlines()), whole);
+    f.render(BuildReport(data, runtime::Registry().Params(), workload::Headlines(), f.parts), part);
     EXPECT_EQ(part.str(), whole.str());
   }
   EXPECT_EQ((*FindFormat("md"))->parts, ReportParts::kSummary);

@@ -5,13 +5,15 @@
 
 #include "pipette/report/formats.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
 
 std::string Render(const std::string& format, const ReportData& d) {
   std::ostringstream out;
-  (*FindFormat(format))->render(BuildReport(d, runtime::Registry().Params()), out);
+  (*FindFormat(format))
+      ->render(BuildReport(d, runtime::Registry().Params(), workload::Headlines()), out);
   return out.str();
 }
 

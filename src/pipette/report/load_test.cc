@@ -13,6 +13,7 @@
 #include "pipette/report/document.h"
 #include "pipette/report/formats.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -83,7 +84,8 @@ class DerivedCacheTest : public ::testing::Test {
     data->generated_at = "2026-12-01T00:00:00Z";
     EXPECT_FALSE(data->rows.empty());
     std::ostringstream out;
-    const report::Report doc = BuildReport(*data, runtime::Registry().Params());
+    const report::Report doc =
+        BuildReport(*data, runtime::Registry().Params(), workload::Headlines());
     for (const Format& f : Formats()) {
       out << "== " << f.name << "\n";
       f.render(doc, out);

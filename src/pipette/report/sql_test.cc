@@ -8,6 +8,7 @@
 
 #include "pipette/report/formats.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -45,7 +46,8 @@ ReportData Data() {
 
 std::string Sql(const ReportData& d) {
   std::ostringstream out;
-  (*FindFormat("sql"))->render(BuildReport(d, runtime::Registry().Params()), out);
+  (*FindFormat("sql"))
+      ->render(BuildReport(d, runtime::Registry().Params(), workload::Headlines()), out);
   return out.str();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,8 +18,8 @@ Column TextColumn(std::string name, Align align) {
 
 }  // namespace
 
-Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
-                   const config::ParamRegistry& params) {
+Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::ParamRegistry& params,
+                   const metrics::Headlines& headlines) {
   Table t;
   t.name = "summary";
   std::map<std::string, std::set<std::string>> values;
@@ -38,15 +39,18 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
     const config::ParamDef* def = params.Find(k);
     if ((def && def->always_column) || values[k].size() > 1) param_cols.push_back(k);
   }
-  std::map<int64_t, const metrics::ResultRow*> peak, ppl, mc;
-  std::map<int64_t, std::map<std::string, const metrics::ResultRow*>> gen, kld;
+  // The workloads' columns, in their order, each with the rows of every cell it shows.
+  std::vector<const metrics::Headline*> quality;
+  for (const metrics::Headline& h : headlines) quality.push_back(&h);
+  std::stable_sort(quality.begin(), quality.end(),
+                   [](auto* a, auto* b) { return a->order < b->order; });
+  std::vector<std::map<int64_t, std::vector<const metrics::ResultRow*>>> shown(quality.size());
+  std::map<int64_t, const metrics::ResultRow*> peak;
   for (const auto& r : rows) {
     if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell->cell_id] = &r;
-    if (r.metric == "ppl") ppl[r.cell->cell_id] = &r;
-    if (r.test == "mc" && r.metric == "acc" && r.subset.empty()) mc[r.cell->cell_id] = &r;
-    const bool all_na = r.metric == "all";  // a phase not served: its own line, no column
-    if (r.test == "gen" && r.subset.empty() && !all_na) gen[r.cell->cell_id][r.metric] = &r;
-    if (r.test == "kld" && !all_na) kld[r.cell->cell_id][r.metric] = &r;
+    for (size_t q = 0; q < quality.size(); ++q) {
+      if (quality[q]->shows(r)) shown[q][r.cell->cell_id].push_back(&r);
+    }
   }
   std::set<int64_t> runs;
   for (const auto& r : rows) runs.insert(r.cell->run_id);
@@ -61,10 +65,9 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
   for (const auto& p : param_cols) t.columns.push_back(TextColumn(params.Column(p), Align::kRight));
   t.columns.push_back(TextColumn("test", Align::kRight));
   t.columns.push_back(TextColumn("result", Align::kRight));
-  if (!ppl.empty()) t.columns.push_back(TextColumn("ppl", Align::kRight));
-  if (!mc.empty()) t.columns.push_back(TextColumn("mc acc [95% CI]", Align::kRight));
-  if (!gen.empty()) t.columns.push_back(TextColumn("gen format_ok / task_acc", Align::kRight));
-  if (!kld.empty()) t.columns.push_back(TextColumn("kld mean / top1 agree", Align::kRight));
+  for (size_t q = 0; q < quality.size(); ++q) {
+    if (!shown[q].empty()) t.columns.push_back(TextColumn(quality[q]->column, Align::kRight));
+  }
   t.columns.push_back(TextColumn("peak RSS", Align::kRight));
 
   // One line per cell and speed test; a cell with quality figures only gets one line too.
@@ -76,8 +79,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
     // A cell without speed tests gets one line, on its first quality figure.
     const bool quality_only =
         !cells_with_speed.count(r.cell->cell_id) && !quality_line.count(r.cell->cell_id) &&
-        (r.metric == "ppl" || ((r.test == "mc" || r.test == "gen") && r.subset.empty()) ||
-         r.metric == "kld_mean");
+        std::any_of(quality.begin(), quality.end(), [&](auto* h) { return h->makes_line(r); });
     if (quality_only) quality_line.insert(r.cell->cell_id);
     // A phase the runtime does not serve: its own line, n/a with the reason.
     const bool na_line = r.metric == "all" && !r.na_reason.empty();
@@ -94,44 +96,10 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
     row.push_back(Text(
         r.cell->cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell->cell_status)));
     row.push_back(Text(quality_only ? "" : na_line ? "n/a: " + r.na_reason : FigureDisplay(r)));
-    if (!ppl.empty()) {
-      auto q = ppl.find(r.cell->cell_id);
-      row.push_back(Text(q == ppl.end() ? ""
-                                        : fmt::format("{:.4f} ± {:.4f}", q->second->value,
-                                                      q->second->std_error.value_or(0))));
-    }
-    if (!mc.empty()) {
-      auto q = mc.find(r.cell->cell_id);
-      row.push_back(Text(q == mc.end()
-                             ? ""
-                             : fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * q->second->value,
-                                           100 * q->second->ci_low.value_or(0),
-                                           100 * q->second->ci_high.value_or(0))));
-    }
-    if (!gen.empty()) {
-      auto q = gen.find(r.cell->cell_id);
-      std::string text;
-      if (q != gen.end() && q->second.count("format_ok") && q->second.count("task_acc")) {
-        text = fmt::format("{:.1f}% / {:.1f}%", 100 * q->second.at("format_ok")->value,
-                           100 * q->second.at("task_acc")->value);
-      }
-      row.push_back(Text(text));
-    }
-    if (!kld.empty()) {
-      auto q = kld.find(r.cell->cell_id);
-      std::string text;
-      if (q != kld.end() && q->second.count("kld_mean") && q->second.count("top1_agree")) {
-        text = fmt::format("{:.6f} / {:.1f}%", q->second.at("kld_mean")->value,
-                           100 * q->second.at("top1_agree")->value);
-        // A top-k reference (it has a tail mass) gives a lower bound: always said, with the
-        // mass it leaves in its tail, and what to do when that is large.
-        if (auto tail = q->second.find("ref_tail_mass"); tail != q->second.end()) {
-          text = fmt::format("≥ {} (top-k lower bound, tail {:.1f}%{})", text,
-                             100 * tail->second->value,
-                             tail->second->value > 0.05 ? ": raise top_k or use mode full" : "");
-        }
-      }
-      row.push_back(Text(text));
+    for (size_t q = 0; q < quality.size(); ++q) {
+      if (shown[q].empty()) continue;
+      auto cell = shown[q].find(r.cell->cell_id);
+      row.push_back(Text(cell == shown[q].end() ? "" : quality[q]->text(cell->second)));
     }
     auto it = peak.find(r.cell->cell_id);
     row.push_back(Text(it == peak.end() || !it->second->na_reason.empty()

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -37,7 +38,7 @@ std::vector<std::string> Names(const Table& t) {
 TEST(Summary, OneTextRowPerSpeedTestWithNoiseFlags) {
   const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 256, {100, 101, 99}),
                                                 Speed(2, 2, 512, {50, 60, 40})};
-  const Table t = SummaryTable(rows, runtime::Registry().Params());
+  const Table t = SummaryTable(rows, runtime::Registry().Params(), workload::Headlines());
   // threads always; n_batch because it varies; n_ubatch not (one value). In name order.
   EXPECT_EQ(Names(t),
             (std::vector<std::string>{"model", "size", "params", "quant", "runtime", "n_batch",
@@ -53,10 +54,43 @@ TEST(Summary, OneTextRowPerSpeedTestWithNoiseFlags) {
   EXPECT_TRUE(t.footnotes.empty());
 }
 
+// A workload's figures reach the summary through its headline alone: a made-up workload (a test
+// fixture) gets its column, its text, and a line for a cell that has no speed test, with no
+// edit to report/; with no headlines the same rows show no quality column.
+TEST(Summary, AWorkloadsHeadlineIsItsColumn) {
+  metrics::ResultRow echo = Speed(2, 1, 512, {});
+  echo.test = "echo";
+  echo.metric = "score";
+  echo.value = 0.25;
+  const metrics::Headlines fixture = {
+      {.column = "echo score",
+       .order = 1,
+       .shows = [](const metrics::ResultRow& r) { return r.test == "echo"; },
+       .makes_line = [](const metrics::ResultRow& r) { return r.test == "echo"; },
+       .text =
+           [](const std::vector<const metrics::ResultRow*>& rows) {
+             return "score " + std::to_string(int(100 * rows.back()->value));
+           },
+       .vary_column = [](const metrics::ResultRow&) { return std::string(); }}};
+  const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100}), echo};
+  const Table t = SummaryTable(rows, runtime::Registry().Params(), fixture);
+  const std::vector<std::string> names = Names(t);
+  ASSERT_EQ(names.size(), 10u);
+  EXPECT_EQ(names[8], "echo score");
+  ASSERT_EQ(t.rows.size(), 2u);  // cell 1's tg16, cell 2's quality line
+  EXPECT_EQ(std::get<std::string>(t.rows[0].values[8]), "");
+  EXPECT_EQ(std::get<std::string>(t.rows[1].values[6]), "quality");
+  EXPECT_EQ(std::get<std::string>(t.rows[1].values[8]), "score 25");
+
+  const Table none = SummaryTable(rows, runtime::Registry().Params(), {});
+  EXPECT_EQ(Names(none).size(), 9u);
+  EXPECT_EQ(none.rows.size(), 1u);
+}
+
 TEST(Summary, RequantizedVariantsGetAFootnoteAndIncompleteCellsANote) {
   std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100})};
   rows[0].EditCell().quant_origin = "re-quantized from Q4_1";
-  const Table t = SummaryTable(rows, runtime::Registry().Params());
+  const Table t = SummaryTable(rows, runtime::Registry().Params(), workload::Headlines());
   ASSERT_EQ(t.footnotes.size(), 1u);
   EXPECT_EQ(t.footnotes[0].rfind("* re-quantized from Q4_1", 0), 0u);
   store::CellRecord ok, failed, superseded;

@@ -9,6 +9,7 @@
 #include "pipette/metrics/vary_test_rows.h"
 #include "pipette/report/markdown.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
@@ -16,9 +17,10 @@ namespace {
 std::vector<metrics::ResultRow> Rows() { return metrics::fixture::VaryRows(); }
 
 VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& dim) {
-  auto t = metrics::BuildVaryTable(rows, dim, runtime::Registry().Params());
+  auto t = metrics::BuildVaryTable(rows, dim, runtime::Registry().Params(), workload::Headlines());
   EXPECT_TRUE(t.ok()) << t.error().message;
-  return t ? BuildVaryView(*t, rows, runtime::Registry().Params()) : VaryView{};
+  return t ? BuildVaryView(*t, rows, runtime::Registry().Params(), workload::Headlines())
+           : VaryView{};
 }
 
 std::string Cell(const Table& t, size_t row, size_t col) {

@@ -56,6 +56,17 @@ const config::QualityRegistry& QualitySpecs() {
   return kRegistry;
 }
 
+const metrics::Headlines& Headlines() {
+  static const metrics::Headlines kAll = [] {
+    metrics::Headlines all;
+    for (const auto& w : MakeWorkloads()) {
+      for (metrics::Headline& h : w->Headlines()) all.push_back(std::move(h));
+    }
+    return all;
+  }();
+  return kAll;
+}
+
 int64_t ContextNeed(const config::Experiment& ex, int64_t depth) {
   int64_t need = 0;
   for (const auto& w : MakeWorkloads()) need = std::max(need, w->ContextNeed(ex, depth));

@@ -19,6 +19,9 @@ std::vector<std::unique_ptr<Workload>> MakeWorkloads();
 // this order: for the config step (config::ResolveOptions::qualities).
 const config::QualityRegistry& QualitySpecs();
 
+// Every workload's headlines (Workload::Headlines), for the reports.
+const metrics::Headlines& Headlines();
+
 // Tokens a cell's context must hold at `depth`: the most any workload of the experiment needs.
 int64_t ContextNeed(const config::Experiment& ex, int64_t depth);
 

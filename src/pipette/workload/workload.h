@@ -15,6 +15,7 @@
 #include "pipette/estimate/estimator.h"
 #include "pipette/estimate/history.h"
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/headline.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 #include "pipette/workload/context.h"
@@ -60,6 +61,9 @@ class Workload {
     (void)base, (void)cell, (void)by_id, (void)rows;
     return {};
   }
+  // Its headline figures: the summary column and `report --vary` column its rows fill (none: its
+  // figures are only in the results tables).
+  virtual metrics::Headlines Headlines() const { return {}; }
   // Resuming a stored run: what this workload takes up from the cells kept (the references they
   // recorded), read from the store; null when nothing. An input error when the cells to measure
   // need a kept reference that cannot be reused.

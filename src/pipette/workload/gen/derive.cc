@@ -116,4 +116,26 @@ Status DeriveGen(const metrics::ResultRow& base, const metrics::CellSamples& cel
   });
 }
 
+metrics::Headline GenHeadline() {
+  auto all_items = [](const metrics::ResultRow& r) { return r.test == "gen" && r.subset.empty(); };
+  return {.column = "gen format_ok / task_acc",
+          .order = 30,
+          // A phase not served (metric "all"): its own n/a line, no figure.
+          .shows = [=](const metrics::ResultRow& r) { return all_items(r) && r.metric != "all"; },
+          .makes_line = all_items,
+          .text =
+              [](const std::vector<const metrics::ResultRow*>& rows) {
+                const metrics::ResultRow* format_ok = metrics::LastWithMetric(rows, "format_ok");
+                const metrics::ResultRow* task_acc = metrics::LastWithMetric(rows, "task_acc");
+                if (!format_ok || !task_acc) return std::string();
+                return fmt::format("{:.1f}% / {:.1f}%", 100 * format_ok->value,
+                                   100 * task_acc->value);
+              },
+          .vary_column =
+              [=](const metrics::ResultRow& r) {
+                return all_items(r) && r.metric == "task_acc" ? std::string("gen task_acc")
+                                                              : std::string();
+              }};
+}
+
 }  // namespace pipette::workload

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
 namespace pipette::workload {
@@ -15,5 +16,8 @@ namespace pipette::workload {
 // read.
 Status DeriveGen(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                  const metrics::CellsById& by_id, std::vector<metrics::ResultRow>* rows);
+
+// Its summary column (format_ok / task_acc) and `report --vary` column (task_acc).
+metrics::Headline GenHeadline();
 
 }  // namespace pipette::workload

@@ -72,6 +72,8 @@ class Gen : public Workload {
     return ItemTimed(s.raw, "gen");
   }
 
+  metrics::Headlines Headlines() const override { return {GenHeadline()}; }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {

@@ -123,4 +123,34 @@ Status DeriveKld(const metrics::ResultRow& base, const std::vector<store::Sample
   return ReadStored("kld", [&] { AddKldRows(base, samples, by_id, rows); });
 }
 
+metrics::Headline KldHeadline() {
+  return {
+      .column = "kld mean / top1 agree",
+      .order = 40,
+      .shows = [](const metrics::ResultRow& r) { return r.test == "kld" && r.metric != "all"; },
+      .makes_line = [](const metrics::ResultRow& r) { return r.metric == "kld_mean"; },
+      .text =
+          [](const std::vector<const metrics::ResultRow*>& rows) {
+            const metrics::ResultRow* mean = metrics::LastWithMetric(rows, "kld_mean");
+            const metrics::ResultRow* top1 = metrics::LastWithMetric(rows, "top1_agree");
+            if (!mean || !top1) return std::string();
+            std::string text = fmt::format("{:.6f} / {:.1f}%", mean->value, 100 * top1->value);
+            // A top-k reference (it has a tail mass) gives a lower bound: always said, with
+            // the mass it leaves in its tail, and what to do when that is large.
+            if (const metrics::ResultRow* tail = metrics::LastWithMetric(rows, "ref_tail_mass")) {
+              text =
+                  fmt::format("≥ {} (top-k lower bound, tail {:.1f}%{})", text, 100 * tail->value,
+                              tail->value > 0.05 ? ": raise top_k or use mode full" : "");
+            }
+            return text;
+          },
+      .vary_column =
+          [](const metrics::ResultRow& r) {
+            if (r.test != "kld" || r.metric != "kld_mean") return std::string();
+            // A top-k figure is a lower bound of the full one: never in the same column.
+            return std::string(r.subset.starts_with("lower bound") ? "kld mean (top-k lower bound)"
+                                                                   : "kld mean");
+          }};
+}
+
 }  // namespace pipette::workload

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
 namespace pipette::workload {
@@ -13,5 +14,9 @@ namespace pipette::workload {
 // distribution (`by_id`), a lower bound. An error when a stored sample cannot be read.
 Status DeriveKld(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
                  const metrics::CellsById& by_id, std::vector<metrics::ResultRow>* rows);
+
+// Its summary column (mean KL / top-1 agreement; a top-k reference's figure as the lower bound
+// it is) and `report --vary` column.
+metrics::Headline KldHeadline();
 
 }  // namespace pipette::workload

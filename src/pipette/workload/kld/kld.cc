@@ -106,6 +106,8 @@ class Kld : public Workload {
     return ChunkTimed(s.raw, "kld");
   }
 
+  metrics::Headlines Headlines() const override { return {KldHeadline()}; }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {

@@ -1,5 +1,7 @@
 #include "pipette/workload/mc/derive.h"
 
+#include <fmt/format.h>
+
 #include "pipette/metrics/items.h"
 #include "pipette/workload/proportions.h"
 #include "pipette/workload/stored.h"
@@ -35,6 +37,24 @@ void AddMcRows(const metrics::ResultRow& base, const std::vector<store::SampleRe
 Status DeriveMc(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
                 std::vector<metrics::ResultRow>* rows) {
   return ReadStored("mc", [&] { AddMcRows(base, samples, rows); });
+}
+
+metrics::Headline McHeadline() {
+  auto all_items = [](const metrics::ResultRow& r) { return r.test == "mc" && r.subset.empty(); };
+  return {.column = "mc acc [95% CI]",
+          .order = 20,
+          .shows = [=](const metrics::ResultRow& r) { return all_items(r) && r.metric == "acc"; },
+          .makes_line = all_items,
+          .text =
+              [](const std::vector<const metrics::ResultRow*>& rows) {
+                const metrics::ResultRow* r = rows.back();
+                return fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * r->value,
+                                   100 * r->ci_low.value_or(0), 100 * r->ci_high.value_or(0));
+              },
+          .vary_column =
+              [=](const metrics::ResultRow& r) {
+                return all_items(r) && r.metric == "acc" ? std::string("mc acc") : std::string();
+              }};
 }
 
 }  // namespace pipette::workload

@@ -47,6 +47,8 @@ class Mc : public Workload {
     return ItemTimed(s.raw, "mc");
   }
 
+  metrics::Headlines Headlines() const override { return {McHeadline()}; }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {

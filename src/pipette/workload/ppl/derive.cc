@@ -1,5 +1,7 @@
 #include "pipette/workload/ppl/derive.h"
 
+#include <fmt/format.h>
+
 #include "pipette/quality/ppl.h"
 #include "pipette/workload/stored.h"
 
@@ -51,6 +53,22 @@ void AddPplRows(const metrics::ResultRow& base, const std::vector<store::SampleR
 Status DerivePpl(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
                  std::vector<metrics::ResultRow>* rows) {
   return ReadStored("ppl", [&] { AddPplRows(base, samples, rows); });
+}
+
+metrics::Headline PplHeadline() {
+  return {.column = "ppl",
+          .order = 10,
+          .shows = [](const metrics::ResultRow& r) { return r.metric == "ppl"; },
+          .makes_line = [](const metrics::ResultRow& r) { return r.metric == "ppl"; },
+          .text =
+              [](const std::vector<const metrics::ResultRow*>& rows) {
+                const metrics::ResultRow* r = rows.back();
+                return fmt::format("{:.4f} ± {:.4f}", r->value, r->std_error.value_or(0));
+              },
+          .vary_column =
+              [](const metrics::ResultRow& r) {
+                return r.test == "ppl" && r.metric == "ppl" ? std::string("ppl") : std::string();
+              }};
 }
 
 }  // namespace pipette::workload

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
 namespace pipette::workload {
@@ -13,5 +14,8 @@ namespace pipette::workload {
 // An error when a stored sample cannot be read.
 Status DerivePpl(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
                  std::vector<metrics::ResultRow>* rows);
+
+// Its summary column (ppl ± its standard error) and `report --vary` column.
+metrics::Headline PplHeadline();
 
 }  // namespace pipette::workload

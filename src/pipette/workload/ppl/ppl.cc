@@ -48,6 +48,8 @@ class Ppl : public Workload {
     return ChunkTimed(s.raw, "ppl");
   }
 
+  metrics::Headlines Headlines() const override { return {PplHeadline()}; }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {
