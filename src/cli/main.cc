@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--export-md", run.export_md, "write a Markdown report, after every cell");
   run_cmd->add_option("--export-csv", run.export_csv, "write a CSV report, after every cell");
   run_cmd->add_option("--export-json", run.export_json, "write a JSON report, after every cell");
+  run_cmd->add_option("--export", run.exports,
+                      "write a report in FORMAT to PATH, after every cell: FORMAT=PATH (" +
+                          pipette::report::FormatList() + "); repeatable");
   run_cmd->add_flag("--no-bandwidth", run.no_bandwidth,
                     "skip the memory-bandwidth probe in the environment record");
   run_cmd

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "fixture.h"
@@ -107,9 +108,27 @@ class States : public E2E {
 TEST_F(States, ExportsAreRewrittenWithTheRunsFinalState) {
   const fs::path ex = TinyExperiment();
   const fs::path json_out = dir_ / "out.json", md_out = dir_ / "out.md";
+  const fs::path sql_out = dir_ / "out.sql", jsonl_out = dir_ / "out.jsonl";
+  // --export takes any registered format; an unknown one is refused before anything is written.
+  Output bad = Pipette(
+      {"run", ex.string(), "--store", Store(), "--export", "xml=" + (dir_ / "out.xml").string()});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--export xml="), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("unknown report format 'xml'"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(Store()));
+  EXPECT_FALSE(fs::exists(dir_ / "out.xml"));
   Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth", "--export-json",
-                      json_out.string(), "--export-md", md_out.string()});
+                      json_out.string(), "--export-md", md_out.string(), "--export",
+                      "sql=" + sql_out.string(), "--export", "jsonl=" + jsonl_out.string()});
   ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(ReadFile(sql_out).find("CREATE TABLE"), std::string::npos);
+  std::istringstream jsonl(ReadFile(jsonl_out));
+  int lines = 0;
+  for (std::string line; std::getline(jsonl, line); ++lines) {
+    EXPECT_TRUE(json::accept(line)) << line;
+  }
+  EXPECT_GT(lines, 0);
+  EXPECT_NE(o.err.find("report (sql): " + sql_out.string()), std::string::npos) << o.err;
   json doc = json::parse(ReadFile(json_out));
   EXPECT_EQ(doc["runs"][0]["status"], "done");
   EXPECT_TRUE(doc["runs"][0]["finished_at"].is_string());

@@ -81,16 +81,39 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
   fmt::print("tests:{}\nmodel loads: {}\n", tests, loads);
 }
 
-// Progress on the console, plus the --export-* files rewritten after every cell.
+using Exports = std::vector<std::pair<std::string, std::string>>;  // (format, path)
+
+// The report files a run writes: --export-md/--export-csv/--export-json and each --export
+// FORMAT=PATH, of a registered format (report/formats.h). An unknown format is bad input.
+Result<Exports> ExportsOf(const RunArgs& args) {
+  Exports out;
+  if (!args.export_md.empty()) out.push_back({"md", args.export_md});
+  if (!args.export_csv.empty()) out.push_back({"csv", args.export_csv});
+  if (!args.export_json.empty()) out.push_back({"json", args.export_json});
+  for (const std::string& e : args.exports) {
+    const size_t eq = e.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == e.size()) {
+      return InputError(
+          fmt::format("--export {}: give FORMAT=PATH, e.g. --export sql=run.sql (formats: {})", e,
+                      report::FormatList()));
+    }
+    auto f = report::FindFormat(e.substr(0, eq));
+    if (!f) return InputError(fmt::format("--export {}: {}", e, f.error().message));
+    out.push_back({e.substr(0, eq), e.substr(eq + 1)});
+  }
+  return out;
+}
+
+// Progress on the console, plus the export files rewritten after every cell.
 class ExportingProgress : public ConsoleProgress {
  public:
-  ExportingProgress(store::Store* store, const RunArgs& args, const env::ProcessTable* processes,
+  ExportingProgress(store::Store* store, Exports exports, const env::ProcessTable* processes,
                     const config::ParamRegistry& params)
-      : ConsoleProgress(stderr), store_(store), processes_(processes), params_(params) {
-    if (!args.export_md.empty()) exports_.push_back({"md", args.export_md});
-    if (!args.export_csv.empty()) exports_.push_back({"csv", args.export_csv});
-    if (!args.export_json.empty()) exports_.push_back({"json", args.export_json});
-  }
+      : ConsoleProgress(stderr),
+        store_(store),
+        processes_(processes),
+        params_(params),
+        exports_(std::move(exports)) {}
   void CellFinished(const plan::Cell& cell, int n_cells, const store::CellRecord& rec) override {
     ConsoleProgress::CellFinished(cell, n_cells, rec);
     if (auto st = Export(rec.run_id); !st) fmt::print(stderr, "warning: {}\n", st.error().message);
@@ -117,13 +140,13 @@ class ExportingProgress : public ConsoleProgress {
     }
     return {};
   }
-  const std::vector<std::pair<std::string, std::string>>& exports() const { return exports_; }
+  const Exports& exports() const { return exports_; }
 
  private:
   store::Store* store_;
   const env::ProcessTable* processes_;
   const config::ParamRegistry& params_;  // how the reports show parameters
-  std::vector<std::pair<std::string, std::string>> exports_;
+  Exports exports_;
 };
 
 // hyperfine-style advice: say what is wrong and what to do next.
@@ -225,6 +248,8 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   if (args.retry_failed && !resuming) {
     return Fail(InputError("--retry-failed goes with --resume RUN"));
   }
+  auto exports = ExportsOf(args);
+  if (!exports) return Fail(exports.error());
   env::LinuxProcessTable processes;
 
   // The experiment, and for a resume the stored run it continues: everything is checked from a
@@ -376,7 +401,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
 
-  ExportingProgress progress(store.get(), args, &processes, registry);
+  ExportingProgress progress(store.get(), std::move(*exports), &processes, registry);
   run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
   deps.lock = (*lock)->Record();
   int64_t run_id = 0;

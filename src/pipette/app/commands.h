@@ -44,6 +44,7 @@ struct RunArgs {
   // Reports rewritten after every cell (hyperfine-style), so a crash keeps what was measured,
   // and once more when the run ends, with its final state.
   std::string export_md, export_csv, export_json;
+  std::vector<std::string> exports;  // --export FORMAT=PATH: any format `report --format` knows
   int64_t resume = 0;         // continue this run of the store: the cells with no complete result
   bool retry_failed = false;  // with resume: failed cells are measured again too
   bool no_wait = false;       // refuse at once when another Pipette is measuring

@@ -176,9 +176,8 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device&
     return Fail(InputError("--layers needs layer groups: add layers to --groups"));
   }
   if (!args.layers.empty()) {
-    std::string err;
-    auto layers = sensitivity::ParseLayerList(args.layers, &err);
-    if (!layers) return Fail(InputError("--layers: " + err));
+    auto layers = sensitivity::ParseLayerList(args.layers);
+    if (!layers) return Fail(InputError("--layers: " + layers.error().message));
     gopt.only_layers = *layers;
   }
 
@@ -192,10 +191,9 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device&
   auto gguf = model::ReadGguf(base.path);
   if (!gguf) return Fail(gguf.error());
   // A layer the model does not have would quietly leave the recipe without it.
-  if (const std::string missing =
-          sensitivity::MissingLayers(gopt.only_layers, sensitivity::LayerCount(*gguf));
-      !missing.empty()) {
-    return Fail(InputError(fmt::format("--layers {}: {} {}", args.layers, base.name, missing)));
+  if (auto has = sensitivity::HasLayers(gopt.only_layers, sensitivity::LayerCount(*gguf)); !has) {
+    return Fail(
+        InputError(fmt::format("--layers {}: {} {}", args.layers, base.name, has.error().message)));
   }
   const auto groups = sensitivity::GroupsOf(*gguf, gopt);
   if (groups.empty()) {

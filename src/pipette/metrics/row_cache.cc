@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::metrics {
 namespace {
 
@@ -111,16 +113,16 @@ std::optional<std::vector<ResultRow>> DecodeParsed(const json& doc,
 }  // namespace
 
 bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) {
-  return std::any_of(samples.begin(), samples.end(), [](const store::SampleRecord& s) {
-    return s.test == "kld" ||
-           (s.test == "gen_dataset" && s.raw.contains("divergence_reference_cell_id"));
-  });
+  const auto& all = workload::Registered();
+  return std::any_of(all.begin(), all.end(),
+                     [&](const auto& w) { return w->ReadsOtherCells(samples); });
 }
 
 bool Cacheable(const CellSamples& cell) {
-  return !ReadsOtherCells(cell.samples) &&
-         std::none_of(cell.samples.begin(), cell.samples.end(),
-                      [](const store::SampleRecord& s) { return s.test == "mc"; });
+  const auto& all = workload::Registered();
+  return !ReadsOtherCells(cell.samples) && std::all_of(all.begin(), all.end(), [&](const auto& w) {
+    return w->RowsCacheable(cell.samples);
+  });
 }
 
 std::string EncodeCellRows(const std::vector<ResultRow>& rows) {

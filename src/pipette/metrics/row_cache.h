@@ -27,11 +27,12 @@ namespace pipette::metrics {
 inline constexpr int64_t kDerivationVersion = 1;
 
 // Whether a cell's rows depend on its own samples only (and on the load sample of the cell whose
-// model load served it). kld and divergence cells read a reference cell's samples: they are
-// never cached, and a report that derives one live reads the samples of every cell of the run.
+// model load served it), as each workload says (Workload::ReadsOtherCells: kld and divergence
+// read a reference cell's samples): such cells are never cached, and a report that derives one
+// live reads the samples of every cell of the run.
 bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples);
-// Whether a cell's rows are cached when it finishes: it reads no other cell and has no
-// multiple-choice items (the report's per-item results come from the samples themselves).
+// Whether a cell's rows are cached when it finishes: it reads no other cell and every workload
+// allows it (Workload::RowsCacheable: mc's per-item results come from the samples themselves).
 bool Cacheable(const CellSamples& cell);
 
 // The compact text of one cell's rows (all rows of one cell): each row's figures, once the

@@ -76,16 +76,16 @@ TEST(Vary, DimensionKeysTellValuesApart) {
   ResultRow a = Row("Q4_K_M", 1, "tg16", "throughput", "t/s", 1);
   ResultRow b = a;
   b.EditCell().quant_origin = "re-quantized from Q4_1";
-  EXPECT_NE(DimensionKey(a, "quant", runtime::Registry().Params(), workload::Headlines()),
-            DimensionKey(b, "quant", runtime::Registry().Params(), workload::Headlines()));
-  EXPECT_EQ(DimensionKey(a, "threads", runtime::Registry().Params(), workload::Headlines()), "1");
-  EXPECT_EQ(DimensionKey(a, "n_batch", runtime::Registry().Params(), workload::Headlines()),
+  EXPECT_NE(DimensionKey(a, "quant", runtime::Registry().Params()),
+            DimensionKey(b, "quant", runtime::Registry().Params()));
+  EXPECT_EQ(DimensionKey(a, "threads", runtime::Registry().Params()), "1");
+  EXPECT_EQ(DimensionKey(a, "n_batch", runtime::Registry().Params()),
             "");  // not a parameter of the row
   a.EditCell().params["flash_attn"] = "on";
   b.EditCell().params["flash_attn"] = "on";
   b.EditCell().params_set["flash_attn"] = "on";  // asked for, not left to the runtime
-  EXPECT_NE(DimensionKey(a, "flash_attn", runtime::Registry().Params(), workload::Headlines()),
-            DimensionKey(b, "flash_attn", runtime::Registry().Params(), workload::Headlines()));
+  EXPECT_NE(DimensionKey(a, "flash_attn", runtime::Registry().Params()),
+            DimensionKey(b, "flash_attn", runtime::Registry().Params()));
 }
 
 }  // namespace

@@ -92,12 +92,11 @@ int NestingDepth(std::string_view text) {
   return max_depth;
 }
 
-// Parses `text` as strict JSON (no comments, no trailing commas, nothing around it). On failure
-// returns nullopt and sets *error to the parser's message.
-std::optional<json> ParseStrict(std::string_view text, std::string* error) {
+// Parses `text` as strict JSON (no comments, no trailing commas, nothing around it); the error
+// is the parser's message.
+Result<json> ParseStrict(std::string_view text) {
   if (NestingDepth(text) > kMaxJsonDepth) {
-    *error = fmt::format("nested more than {} levels deep", kMaxJsonDepth);
-    return std::nullopt;
+    return RuntimeError(fmt::format("nested more than {} levels deep", kMaxJsonDepth));
   }
   try {
     return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/true,
@@ -108,24 +107,16 @@ std::optional<json> ParseStrict(std::string_view text, std::string* error) {
       const size_t close = msg.find("] ");
       if (close != std::string::npos) msg.erase(0, close + 2);
     }
-    *error = std::move(msg);
-    return std::nullopt;
+    return RuntimeError(std::move(msg));
   }
 }
 
-// Parses `text` as a JSON object for json_keys / json_values.
-std::optional<json> ParseObject(std::string_view text, CheckResult* failure) {
-  std::string error;
-  std::optional<json> v = ParseStrict(text, &error);
-  if (!v) {
-    *failure = Fail("output is not valid JSON: " + error);
-    return std::nullopt;
-  }
-  if (!v->is_object()) {
-    *failure = Fail(fmt::format("output is {}, not a JSON object", JsonKind(*v)));
-    return std::nullopt;
-  }
-  return v;
+// Parses `text` as a JSON object for json_keys / json_values; else the check's failure.
+Result<json, CheckResult> ParseObject(std::string_view text) {
+  auto v = ParseStrict(text);
+  if (!v) return Fail("output is not valid JSON: " + v.error().message);
+  if (!v->is_object()) return Fail(fmt::format("output is {}, not a JSON object", JsonKind(*v)));
+  return std::move(*v);
 }
 
 bool HasType(const json& v, std::string_view type) {
@@ -177,17 +168,16 @@ CheckResult CheckRegex(const json& spec, std::string_view out) {
 }
 
 CheckResult CheckJsonValid(std::string_view out) {
-  std::string error;
-  if (ParseStrict(out, &error)) return Pass();
-  return Fail("output is not valid JSON: " + error);
+  auto v = ParseStrict(out);
+  if (v) return Pass();
+  return Fail("output is not valid JSON: " + v.error().message);
 }
 
 CheckResult CheckJsonKeys(const json& spec, std::string_view out) {
   auto keys = spec.find("keys");
   if (keys == spec.end() || !keys->is_object()) return Fail("checker has no object 'keys'");
-  CheckResult failure;
-  std::optional<json> obj = ParseObject(out, &failure);
-  if (!obj) return failure;
+  auto obj = ParseObject(out);
+  if (!obj) return obj.error();
   for (const auto& [name, type] : keys->items()) {
     const std::string t = type.is_string() ? type.get<std::string>() : std::string();
     auto it = obj->find(name);
@@ -203,9 +193,8 @@ CheckResult CheckJsonKeys(const json& spec, std::string_view out) {
 CheckResult CheckJsonValues(const json& spec, std::string_view out) {
   auto values = spec.find("values");
   if (values == spec.end() || !values->is_object()) return Fail("checker has no object 'values'");
-  CheckResult failure;
-  std::optional<json> obj = ParseObject(out, &failure);
-  if (!obj) return failure;
+  auto obj = ParseObject(out);
+  if (!obj) return obj.error();
   for (const auto& [name, expected] : values->items()) {
     auto it = obj->find(name);
     if (it == obj->end()) return Fail(fmt::format("missing key '{}'", name));

@@ -19,8 +19,7 @@ std::vector<metrics::ResultRow> Rows() { return metrics::fixture::VaryRows(); }
 VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& dim) {
   auto t = metrics::BuildVaryTable(rows, dim, runtime::Registry().Params(), workload::Headlines());
   EXPECT_TRUE(t.ok()) << t.error().message;
-  return t ? BuildVaryView(*t, rows, runtime::Registry().Params(), workload::Headlines())
-           : VaryView{};
+  return t ? BuildVaryView(*t, rows, runtime::Registry().Params()) : VaryView{};
 }
 
 std::string Cell(const Table& t, size_t row, size_t col) {

@@ -344,9 +344,8 @@ class Runner {
     applied_n_batch_ = typed_ctx->n_batch;
     // The stored parameters must be the ones that ran: a planned value the runtime changed fails
     // the cell; one the experiment left to the runtime is stored as the runtime applied it.
-    if (const std::string changed = NotAppliedAsPlanned(cell, load_applied_, ctx, registry_);
-        !changed.empty()) {
-      return Failed(changed);
+    if (auto planned = AppliedAsPlanned(cell, load_applied_, ctx, registry_); !planned) {
+      return Failed(planned.error().message);
     }
     rec.params = AppliedParams(rec.params, load_applied_, ctx, registry_, cell.runtime.name);
     if (auto st = deps_.store->UpdateCell(rec); !st) return Failed(st.error().message);

@@ -99,8 +99,8 @@ json AppliedParams(const json& planned, const json& load_applied, const json& co
   return out;
 }
 
-std::string NotAppliedAsPlanned(const plan::Cell& cell, const json& load_reply,
-                                const json& context_reply, const config::ParamRegistry& registry) {
+Status AppliedAsPlanned(const plan::Cell& cell, const json& load_reply, const json& context_reply,
+                        const config::ParamRegistry& registry) {
   for (const ParamDef& def : registry.defs()) {
     if (!def.must_apply_as_planned || def.scope == ParamScope::kTest) continue;
     const std::string* planned = runtime::FindParam(cell.params, def.name);
@@ -110,11 +110,11 @@ std::string NotAppliedAsPlanned(const plan::Cell& cell, const json& load_reply,
     if (!reply.is_object() || !reply.contains(field)) continue;
     const json want = config::ParamRegistry::ToJson(def, *planned);
     if (reply[field] != want) {
-      return fmt::format("the runtime applied {} {} instead of the planned {}", def.name,
-                         reply[field].dump(), *planned);
+      return RuntimeError(fmt::format("the runtime applied {} {} instead of the planned {}",
+                                      def.name, reply[field].dump(), *planned));
     }
   }
-  return "";
+  return {};
 }
 
 }  // namespace pipette::run

@@ -11,6 +11,7 @@
 
 #include "pipette/config/params.h"
 #include "pipette/plan/plan.h"
+#include "pipette/util/result.h"
 
 namespace pipette::run {
 
@@ -43,11 +44,10 @@ nlohmann::json AppliedParams(const nlohmann::json& planned, const nlohmann::json
                              const nlohmann::json& context_reply,
                              const config::ParamRegistry& registry, std::string_view runtime);
 
-// The first parameter the runtime did not apply as planned (ParamDef::must_apply_as_planned:
-// its applied field in the init_context or load_model reply differs from the cell's value), as
-// "the runtime applied n_batch 256 instead of the planned 512"; "" when every one was.
-std::string NotAppliedAsPlanned(const plan::Cell& cell, const nlohmann::json& load_reply,
-                                const nlohmann::json& context_reply,
-                                const config::ParamRegistry& registry);
+// Every parameter the runtime must apply as planned (ParamDef::must_apply_as_planned) was: else
+// an error naming the first whose applied field in the init_context or load_model reply differs
+// from the cell's value, "the runtime applied n_batch 256 instead of the planned 512".
+Status AppliedAsPlanned(const plan::Cell& cell, const nlohmann::json& load_reply,
+                        const nlohmann::json& context_reply, const config::ParamRegistry& registry);
 
 }  // namespace pipette::run

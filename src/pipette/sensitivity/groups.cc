@@ -62,18 +62,19 @@ int LayerCount(const model::GgufFile& file) {
   return n;
 }
 
-std::string MissingLayers(const std::vector<int>& layers, int n_layers) {
+Status HasLayers(const std::vector<int>& layers, int n_layers) {
   std::vector<int> missing;
   for (int l : layers) {
     if (l >= n_layers) missing.push_back(l);
   }
-  if (missing.empty()) return "";
+  if (missing.empty()) return {};
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   const std::string have =
       n_layers == 0 ? "no layers" : fmt::format("{} layers (0-{})", n_layers, n_layers - 1);
-  return fmt::format("has {}, so there {} {}", have,
-                     missing.size() > 1 ? "are no layers" : "is no layer", LayerRanges(missing));
+  return InputError(fmt::format("has {}, so there {} {}", have,
+                                missing.size() > 1 ? "are no layers" : "is no layer",
+                                LayerRanges(missing)));
 }
 
 std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& options) {
@@ -105,7 +106,7 @@ std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& opt
   return out;
 }
 
-std::optional<std::vector<int>> ParseLayerList(const std::string& text, std::string* error) {
+Result<std::vector<int>> ParseLayerList(const std::string& text) {
   std::vector<int> out;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -121,8 +122,7 @@ std::optional<std::vector<int>> ParseLayerList(const std::string& text, std::str
                         ? num(item, &lo) && (hi = lo, true)
                         : num(item.substr(0, dash), &lo) && num(item.substr(dash + 1), &hi);
     if (!ok || hi < lo) {
-      *error = fmt::format("'{}' is not a layer number or range (e.g. 0-3,7)", item);
-      return std::nullopt;
+      return InputError(fmt::format("'{}' is not a layer number or range (e.g. 0-3,7)", item));
     }
     for (int i = lo; i <= hi; ++i) out.push_back(i);
     pos = comma + 1;

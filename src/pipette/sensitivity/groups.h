@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipette/model/gguf.h"
+#include "pipette/util/result.h"
 
 namespace pipette::sensitivity {
 
@@ -34,11 +35,11 @@ std::vector<Group> GroupsOf(const model::GgufFile& file, const GroupOptions& opt
 // How many layers (blocks) the model has: one more than the highest N of its blk.N tensors.
 int LayerCount(const model::GgufFile& file);
 
-// "" when every layer of `layers` is one of the model's n_layers; else, to follow the model's
-// name, what is missing: "has 30 layers (0-29), so there are no layers 40-50".
-std::string MissingLayers(const std::vector<int>& layers, int n_layers);
+// Every layer of `layers` is one of the model's n_layers; else an input error saying, to follow
+// the model's name, what is missing: "has 30 layers (0-29), so there are no layers 40-50".
+Status HasLayers(const std::vector<int>& layers, int n_layers);
 
-// Parses "0-3,7" into layer numbers; an error message names what is wrong.
-std::optional<std::vector<int>> ParseLayerList(const std::string& text, std::string* error);
+// Parses "0-3,7" into layer numbers; an input error names what is wrong.
+Result<std::vector<int>> ParseLayerList(const std::string& text);
 
 }  // namespace pipette::sensitivity

@@ -73,23 +73,28 @@ TEST(Groups, OnlySomeLayers) {
 }
 
 TEST(Groups, LayerLists) {
-  std::string err;
-  EXPECT_EQ(ParseLayerList("0-2,7", &err), (std::vector<int>{0, 1, 2, 7}));
-  EXPECT_EQ(ParseLayerList("3", &err), (std::vector<int>{3}));
-  EXPECT_FALSE(ParseLayerList("2-1", &err));
-  EXPECT_FALSE(ParseLayerList("a", &err));
-  EXPECT_NE(err.find("'a'"), std::string::npos);
-  EXPECT_FALSE(ParseLayerList("", &err));
+  EXPECT_EQ(*ParseLayerList("0-2,7"), (std::vector<int>{0, 1, 2, 7}));
+  EXPECT_EQ(*ParseLayerList("3"), (std::vector<int>{3}));
+  EXPECT_FALSE(ParseLayerList("2-1").ok());
+  auto a = ParseLayerList("a");
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().message, "'a' is not a layer number or range (e.g. 0-3,7)");
+  EXPECT_EQ(a.error().exit_code, 2);
+  EXPECT_FALSE(ParseLayerList("").ok());
 }
 
 TEST(Groups, LayersTheModelDoesNotHaveAreNamed) {
   EXPECT_EQ(LayerCount(TwoLayers()), 2);
   EXPECT_EQ(LayerCount(model::GgufFile{}), 0);
-  EXPECT_EQ(MissingLayers({0, 1}, 2), "");
-  EXPECT_EQ(MissingLayers({}, 2), "");
-  EXPECT_EQ(MissingLayers({1, 2}, 2), "has 2 layers (0-1), so there is no layer 2");
-  EXPECT_EQ(MissingLayers({5, 0, 2, 3, 3}, 2), "has 2 layers (0-1), so there are no layers 2-3, 5");
-  EXPECT_EQ(MissingLayers({0}, 0), "has no layers, so there is no layer 0");
+  auto missing = [](const std::vector<int>& layers, int n) {
+    Status st = HasLayers(layers, n);
+    return st ? std::string("(all there)") : st.error().message;
+  };
+  EXPECT_EQ(missing({0, 1}, 2), "(all there)");
+  EXPECT_EQ(missing({}, 2), "(all there)");
+  EXPECT_EQ(missing({1, 2}, 2), "has 2 layers (0-1), so there is no layer 2");
+  EXPECT_EQ(missing({5, 0, 2, 3, 3}, 2), "has 2 layers (0-1), so there are no layers 2-3, 5");
+  EXPECT_EQ(missing({0}, 0), "has no layers, so there is no layer 0");
 }
 
 }  // namespace

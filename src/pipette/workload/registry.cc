@@ -56,10 +56,15 @@ const config::QualityRegistry& QualitySpecs() {
   return kRegistry;
 }
 
+const std::vector<std::unique_ptr<Workload>>& Registered() {
+  static const std::vector<std::unique_ptr<Workload>> kAll = MakeWorkloads();
+  return kAll;
+}
+
 const metrics::Headlines& Headlines() {
   static const metrics::Headlines kAll = [] {
     metrics::Headlines all;
-    for (const auto& w : MakeWorkloads()) {
+    for (const auto& w : Registered()) {
       for (metrics::Headline& h : w->Headlines()) all.push_back(std::move(h));
     }
     return all;

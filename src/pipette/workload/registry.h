@@ -19,6 +19,10 @@ std::vector<std::unique_ptr<Workload>> MakeWorkloads();
 // this order: for the config step (config::ResolveOptions::qualities).
 const config::QualityRegistry& QualitySpecs();
 
+// One instance of each, never run: what reports and the cache ask of the workloads (their const
+// hooks: Headlines, ReadsOtherCells, RowsCacheable).
+const std::vector<std::unique_ptr<Workload>>& Registered();
+
 // Every workload's headlines (Workload::Headlines), for the reports.
 const metrics::Headlines& Headlines();
 

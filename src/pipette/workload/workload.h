@@ -61,6 +61,19 @@ class Workload {
     (void)base, (void)cell, (void)by_id, (void)rows;
     return {};
   }
+  // Whether its figures of a cell with these samples read another cell's samples (a reference
+  // cell's): such a cell's rows are never cached, and a report deriving it live reads every cell
+  // of the run (metrics/row_cache.h).
+  virtual bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) const {
+    (void)samples;
+    return false;
+  }
+  // Whether a cell's rows may be cached when it finishes, given that it reads no other cell
+  // (false: the report needs the samples themselves, as mc's per-item table does).
+  virtual bool RowsCacheable(const std::vector<store::SampleRecord>& samples) const {
+    (void)samples;
+    return true;
+  }
   // Its headline figures: the summary column and `report --vary` column its rows fill (none: its
   // figures are only in the results tables).
   virtual metrics::Headlines Headlines() const { return {}; }

@@ -74,6 +74,13 @@ class Gen : public Workload {
 
   metrics::Headlines Headlines() const override { return {GenHeadline()}; }
 
+  // Divergence: the cell's outputs against the reference cell's.
+  bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) const override {
+    return std::any_of(samples.begin(), samples.end(), [](const store::SampleRecord& s) {
+      return s.test == "gen_dataset" && s.raw.contains("divergence_reference_cell_id");
+    });
+  }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {

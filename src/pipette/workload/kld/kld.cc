@@ -108,6 +108,11 @@ class Kld : public Workload {
 
   metrics::Headlines Headlines() const override { return {KldHeadline()}; }
 
+  bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) const override {
+    return std::any_of(samples.begin(), samples.end(),
+                       [](const store::SampleRecord& s) { return s.test == "kld"; });
+  }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {

@@ -49,6 +49,12 @@ class Mc : public Workload {
 
   metrics::Headlines Headlines() const override { return {McHeadline()}; }
 
+  // The report's per-item table reads the samples themselves.
+  bool RowsCacheable(const std::vector<store::SampleRecord>& samples) const override {
+    return std::none_of(samples.begin(), samples.end(),
+                        [](const store::SampleRecord& s) { return s.test == "mc"; });
+  }
+
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
                 const metrics::CellsById& by_id,
                 std::vector<metrics::ResultRow>* rows) const override {
