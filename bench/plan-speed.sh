@@ -2,7 +2,7 @@
 # How fast a plan of 10,000 cells expands (BENCHMARKS.md, "Plan expansion of 10,000 cells"):
 # bench/plan-speed.yaml sweeps one model over 125 x 8 x 10 parameter values. Builds the timer
 # (build/pipette_plan_speed, bench/plan_speed.cc), which reads the experiment once and expands its
-# plan REPS times (default 15), printing the median; then times the whole
+# plan REPS times (default 15), printing the median wall and CPU time; then times the whole
 # `pipette run bench/plan-speed.yaml --dry-run` (reading the file, the plan, printing 10,000
 # lines) REPS times. Target: the expansion under 100 ms.
 # Usage: bench/plan-speed.sh   (REPS= to change the repetitions; PIPETTE_WORKERS_DIR= where the
