@@ -380,6 +380,14 @@ TEST_P(Conformance, ChatAnswersFromMessagesOrPromptTokens) {
       Ok({{"op", "chat"}, {"prompt_tokens", Tokens("Once upon")}, {"max_tokens", 3}});
   EXPECT_LE(tokens["tokens"].size(), 3u);
   EXPECT_TRUE(tokens["template"].is_null());
+  // A prompt rendered elsewhere (render_chat) is answered for exactly that text.
+  const std::string rendered = "<|im_start|>user\nSay hi.<|im_end|>\n<|im_start|>assistant\n";
+  const json prompt = Ok({{"op", "chat"}, {"prompt", rendered}, {"max_tokens", 2}});
+  EXPECT_EQ(prompt["prompt"], rendered);
+  EXPECT_TRUE(prompt["template"].is_null());
+  EXPECT_GT(prompt["n_prompt_tokens"].get<int64_t>(), 0);
+  // Messages only where the worker renders templates itself (it serves render_chat).
+  if (!Unserved({"render_chat"}).empty()) return;
   const json messages = Ok({{"op", "chat"},
                             {"messages", {{{"role", "user"}, {"content", "Say hi."}}}},
                             {"max_tokens", 2}});
@@ -387,6 +395,33 @@ TEST_P(Conformance, ChatAnswersFromMessagesOrPromptTokens) {
   EXPECT_GT(messages["n_prompt_tokens"].get<int64_t>(), 0);
   const std::string stop = messages["stop"];
   EXPECT_TRUE(stop == "eog" || stop == "max_tokens") << stop;
+}
+
+TEST_P(Conformance, RenderChatRendersATemplateGivenAsTextWithNoModelLoaded) {
+  if (const std::string why = Unserved({"render_chat"}); !why.empty()) GTEST_SKIP() << why;
+  Hello();  // no model: the template comes with the request
+  const json base = {
+      {"op", "render_chat"},
+      {"template",
+       "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
+       "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"},
+      {"bos_text", "<|im_start|>"},
+      {"eos_text", "<|im_end|>"},
+      {"messages", {{{"role", "user"}, {"content", "Say hi."}}}}};
+  const json out = Ok(base);
+  EXPECT_EQ(out["prompt"], "<|im_start|>user\nSay hi.<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_EQ(out["template_origin"], "tokenizer.chat_template");
+  // A vocabulary that adds BOS: the BOS text the template writes first is removed.
+  json adds = base;
+  adds["add_bos"] = true;
+  EXPECT_EQ(Ok(adds)["prompt"], "user\nSay hi.<|im_end|>\n<|im_start|>assistant\n");
+  // No template: llama.cpp's ChatML.
+  json none = base;
+  none["template"] = "";
+  EXPECT_EQ(Ok(none)["template_origin"], "chatml");
+  json broken = base;
+  broken["template"] = "{% for m in messages %}";
+  EXPECT_NE(Refused(broken).find("chat template"), std::string::npos);
 }
 
 TEST_P(Conformance, AHandlerThatThrowsIsRefusedNamingTheOpAndTheWorkerStaysUsable) {

@@ -213,11 +213,14 @@ def score(request, frames):
 def chat(request):
     f = Fields(request, "chat")
     has_messages, has_tokens = f.has("messages"), f.has("prompt_tokens")
+    has_prompt = f.has("prompt")
     prompt_tokens = f.tokens("prompt_tokens") if has_tokens else []
+    rendered = f.string("prompt") if has_prompt else ""
     max_tokens = f.int("max_tokens", 1, INT32_MAX)
     f.check()
-    if has_messages == has_tokens:
-        f.fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'")
+    if int(has_messages) + int(has_tokens) + int(has_prompt) != 1:
+        f.fail("send exactly one of 'messages' (templated chat), 'prompt' (a rendered prompt) "
+               "and 'prompt_tokens'")
     messages = f.array("messages") if has_messages else []
     for i, message in enumerate(messages):
         m = f.nested(message, "messages[%d]" % i)
@@ -229,6 +232,9 @@ def chat(request):
     batch(f)
     if has_messages:
         prompt = "".join("<%s>%s" % (m["role"], m["content"]) for m in messages) + "<assistant>"
+        prompt_tokens = tokenize(prompt, True)
+    elif has_prompt:
+        prompt = rendered
         prompt_tokens = tokenize(prompt, True)
     else:
         check_ids(prompt_tokens, "prompt_tokens")

@@ -15,6 +15,11 @@ struct ChatTemplate::Impl {
   // the template's capabilities say.
   bool supports_thinking = false;
   bool parallel_tool_calls = false;
+  // A template given as text: the engine does not know the vocabulary, so the BOS text the
+  // template writes first and the EOS text it writes last are removed here, by the engine's own
+  // rule (common_chat_template_direct_apply) for a vocabulary that adds them.
+  bool strip_bos = false, strip_eos = false;
+  std::string bos_text, eos_text;
 };
 
 ChatTemplate::ChatTemplate(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -24,6 +29,36 @@ Result<std::unique_ptr<ChatTemplate>> ChatTemplate::Load(const llama_model* mode
   auto impl = std::make_unique<Impl>();
   try {
     impl->templates = common_chat_templates_init(model, /*chat_template_override=*/"");
+  } catch (const std::exception& e) {
+    return Error{std::string("llama.cpp cannot parse the model's chat template: ") + e.what()};
+  }
+  return Make(std::move(impl), llama_model_chat_template(model, /*name=*/nullptr),
+              llama_model_chat_template(model, "tool_use"));
+}
+
+Result<std::unique_ptr<ChatTemplate>> ChatTemplate::FromText(const Source& source) {
+  auto impl = std::make_unique<Impl>();
+  // common_chat_templates_init reads the tool-use template from a model only; given as text, a
+  // model with no template of its own renders with its tool-use one, as Load would.
+  std::string text = source.own;
+  if (text.empty() || text == "chatml") text = source.tool_use.value_or("");
+  try {
+    impl->templates = common_chat_templates_init(/*model=*/nullptr, text.empty() ? "chatml" : text,
+                                                 source.bos_text, source.eos_text);
+  } catch (const std::exception& e) {
+    return Error{std::string("llama.cpp cannot parse the model's chat template: ") + e.what()};
+  }
+  impl->strip_bos = source.add_bos;
+  impl->strip_eos = source.add_eos;
+  impl->bos_text = source.bos_text;
+  impl->eos_text = source.eos_text;
+  return Make(std::move(impl), source.own.c_str(),
+              source.tool_use ? source.tool_use->c_str() : nullptr);
+}
+
+Result<std::unique_ptr<ChatTemplate>> ChatTemplate::Make(std::unique_ptr<Impl> impl,
+                                                         const char* own, const char* tool_use) {
+  try {
     impl->supports_thinking = common_chat_templates_support_enable_thinking(impl->templates.get());
     const std::map<std::string, bool> caps = common_chat_templates_get_caps(impl->templates.get());
     const auto parallel = caps.find("supports_parallel_tool_calls");
@@ -34,8 +69,6 @@ Result<std::unique_ptr<ChatTemplate>> ChatTemplate::Load(const llama_model* mode
   std::unique_ptr<ChatTemplate> t(new ChatTemplate(std::move(impl)));
   t->source_ = common_chat_templates_source(t->impl_->templates.get(), "");
   // common_chat_templates_init takes the default template, else the tool-use one, else chatml.
-  const char* own = llama_model_chat_template(model, /*name=*/nullptr);
-  const char* tool_use = llama_model_chat_template(model, "tool_use");
   if (own != nullptr && *own != '\0' && std::string(own) != "chatml") {
     t->origin_ = "tokenizer.chat_template";
   } else if (tool_use != nullptr && *tool_use != '\0') {
@@ -87,6 +120,12 @@ Result<RenderedChat> ChatTemplate::Render(const std::vector<ChatMessage>& messag
   RenderedChat out;
   try {
     out.prompt = common_chat_templates_apply(impl_->templates.get(), inputs).prompt;
+    if (impl_->strip_bos && !impl_->bos_text.empty() && out.prompt.starts_with(impl_->bos_text)) {
+      out.prompt.erase(0, impl_->bos_text.size());
+    }
+    if (impl_->strip_eos && !impl_->eos_text.empty() && out.prompt.ends_with(impl_->eos_text)) {
+      out.prompt.resize(out.prompt.size() - impl_->eos_text.size());
+    }
   } catch (const std::exception& e) {
     return Error{std::string("llama.cpp cannot render the model's chat template: ") + e.what()};
   }

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,17 @@ class ChatTemplate {
  public:
   // Reads and parses the loaded model's templates.
   static Result<std::unique_ptr<ChatTemplate>> Load(const llama_model* model);
+
+  // The same from a model's templates given as text (`render_chat`: no model loaded), with its
+  // BOS and EOS texts and whether its vocabulary adds BOS and EOS, which is what Load reads from
+  // the model. An empty `own` with no `tool_use` is llama.cpp's ChatML, as for a model without one.
+  struct Source {
+    std::string own;                      // tokenizer.chat_template
+    std::optional<std::string> tool_use;  // tokenizer.chat_template.tool_use
+    std::string bos_text, eos_text;
+    bool add_bos = false, add_eos = false;
+  };
+  static Result<std::unique_ptr<ChatTemplate>> FromText(const Source& source);
   ~ChatTemplate();
   ChatTemplate(const ChatTemplate&) = delete;
   ChatTemplate& operator=(const ChatTemplate&) = delete;
@@ -47,6 +59,8 @@ class ChatTemplate {
  private:
   struct Impl;
   explicit ChatTemplate(std::unique_ptr<Impl> impl);
+  static Result<std::unique_ptr<ChatTemplate>> Make(std::unique_ptr<Impl> impl, const char* own,
+                                                    const char* tool_use);
 
   std::unique_ptr<Impl> impl_;
   std::string source_;

@@ -636,7 +636,12 @@ Reply LlamaSession::Chat(const json& request) {
 
   protocol::ChatResponse out;
   std::vector<llama_token> prompt;
-  if (!req->prompt_tokens) {
+  if (req->prompt) {
+    // Rendered by `render_chat` (the same engine), tokenized as a templated prompt is.
+    out.prompt = *req->prompt;
+    prompt = TokenizeText(out.prompt, /*add_special=*/true, /*parse_special=*/true);
+    if (prompt.empty()) return Fail("the prompt tokenizes to no tokens");
+  } else if (!req->prompt_tokens) {
     auto templated = TemplatedPrompt(*req);
     if (!templated) return templated.error();
     prompt = std::move(templated->tokens);

@@ -13,6 +13,7 @@
 #include "llama_session.h"
 #include "pipette/protocol/ops.h"
 #include "quantize.h"
+#include "render_chat.h"
 #include "runtime_info.h"
 
 namespace {
@@ -48,6 +49,7 @@ void AddHandlers(LlamaSession& session, Dispatcher& d) {
   d.HandleWithFrames(op::kScore,
                      [&](const json& r, FrameStream* frames) { return session.Score(r, frames); });
   d.Handle(op::kChat, [&](const json& r) { return session.Chat(r); });
+  d.Handle(op::kRenderChat, [](const json& r) { return pipette::llama_worker::RenderChat(r); });
   d.Handle(op::kImatrix, [&](const json& r) { return session.Imatrix(r); });
   d.Handle(op::kQuantize, [](const json& r) { return pipette::llama_worker::Quantize(r); });
 }

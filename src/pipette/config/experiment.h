@@ -33,6 +33,10 @@ struct ModelSpec {
   std::string unavailable{};
   // The file's format ("gguf"); each runtime says which it loads (runtime/registry.h).
   std::string format{};
+  // A model converted from another file (an ONNX conversion of a GGUF): that file, whose
+  // tokenizer the model's must agree with token for token (Experiment::source_tokenizer
+  // tokenizes it); "" for any other model.
+  std::string tokenizer_source{};
 };
 
 struct RuntimeSpec {
@@ -64,6 +68,14 @@ struct Experiment {
   std::string source_text;  // the file's bytes, kept with the run
   // Machine-derived: CPU threads the quantizer uses to make variants (every logical CPU).
   int quantize_threads = 1;
+  // The worker program that renders chat templates for a runtime without an engine of its own
+  // (runtime::Runtime::renders_chat_templates: llama.cpp's; the file's own `worker:` for it when
+  // it names one); "" when no registered runtime renders them.
+  std::string chat_renderer;
+  // The worker program that loads the source file of a converted model (ModelSpec::
+  // tokenizer_source; the first registered runtime that loads GGUF: llama.cpp's), to check the
+  // converted tokenizer against it; "" when none is registered.
+  std::string source_tokenizer;
   // What the file says, as parsed: the canonical form and config_hash come from this alone.
   WrittenExperiment written;
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve_files.h"
@@ -210,6 +211,20 @@ void ResolveParams(const WrittenExperiment& written, const ParamRegistry& regist
   }
 }
 
+// The worker of the first registered runtime that `serves`: the file's own for it when the file
+// lists it, else the one Pipette builds.
+std::string HelperWorker(const Experiment& ex, const ResolveOptions& opt,
+                         const std::function<bool(const runtime::Runtime&)>& serves) {
+  for (const runtime::Runtime& r : RuntimesOf(opt).runtimes()) {
+    if (!serves(r) || !r.Worker()) continue;
+    for (const RuntimeSpec& spec : ex.runtimes) {
+      if (spec.name == r.name) return spec.worker;
+    }
+    return (fs::path(opt.workers_dir) / r.Worker()->program).string();
+  }
+  return "";
+}
+
 }  // namespace
 
 const runtime::RuntimeRegistry& RuntimesOf(const ResolveOptions& options) {
@@ -259,6 +274,10 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
   if (written.timeout) ex.timeout_s = static_cast<double>(*written.timeout);
   ex.seed = written.seed.value_or(ex.seed);
   ex.quantize_threads = std::max(1, options.machine.logical_cpus);
+  ex.chat_renderer =
+      HelperWorker(ex, options, [](const runtime::Runtime& r) { return r.renders_chat_templates; });
+  ex.source_tokenizer =
+      HelperWorker(ex, options, [](const runtime::Runtime& r) { return r.Accepts("gguf"); });
   return ex;
 }
 

@@ -50,6 +50,14 @@ std::string DimensionKey(const ResultRow& r, const std::string& dim,
   return it->dump();
 }
 
+std::string WeightPrecision(const std::string& quant) {
+  const std::string q = ToLower(quant);
+  if (q == "f32" || q == "fp32" || q == "float32") return "f32";
+  if (q == "f16" || q == "fp16" || q == "float16") return "f16";
+  if (q == "bf16" || q == "bfloat16") return "bf16";
+  return quant;
+}
+
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
   std::vector<std::string> dims = {"model", "quant", "runtime", "device"};
   for (const auto& r : rows) {
@@ -73,6 +81,10 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   // base stay together (their base is fixed) when the quantization varies.
   std::set<std::string> free = {dimension};
   if (dimension == "quant" || dimension == "model") free = {"model", "quant"};
+  // Each runtime loads its own file of the same weights (a GGUF, its ONNX conversion): varying
+  // the runtime, the rows of one model family and weight precision share a table.
+  const bool by_weights = dimension == "runtime";
+  if (by_weights) free = {"runtime", "model", "quant"};
 
   VaryTable table;
   table.dimension = dimension;
@@ -96,11 +108,19 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
     for (const std::string& d : table.fixed) fixed += DimensionKey(r, d, params) + '\n';
     fixed += std::to_string(r.cell->run_id);  // within one run
     // Varying the quantization, the files of one model family share a table.
-    const std::string group_key = dimension == "quant" ? r.cell->family + '\n' + fixed : fixed;
+    const std::string precision = by_weights ? WeightPrecision(r.cell->quant) : "";
+    const std::string group_key = dimension == "quant" ? r.cell->family + '\n' + fixed
+                                  : by_weights ? r.cell->family + '\n' + precision + '\n' + fixed
+                                               : fixed;
     auto g = group_index.find(group_key);
     if (g == group_index.end()) {
       g = group_index.emplace(group_key, table.groups.size()).first;
-      table.groups.push_back({i, {}, {}});
+      VaryGroup group{i, {}, {}, {}, {}};
+      if (by_weights) {
+        group.family = r.cell->family;
+        group.precision = precision;
+      }
+      table.groups.push_back(std::move(group));
     }
     VaryGroup& group = table.groups[g->second];
     if (dimension == "quant" && !r.cell->base_model.empty() &&

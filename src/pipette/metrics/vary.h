@@ -32,6 +32,9 @@ struct VaryGroup {
   // Varying the quantization: the base models of its rows, as first seen (files of one model
   // family share a group).
   std::vector<std::string> base_models;
+  // Varying the runtime: the weights the group's rows share, their family (the model's own name)
+  // and number format (WeightPrecision), since each runtime loads its own file of them.
+  std::string family, precision;
   std::vector<VaryRow> rows;
 };
 
@@ -43,6 +46,11 @@ struct VaryTable {
   std::vector<VaryGroup> groups;
   std::vector<size_t> sources;  // every row that gave a value, in order
 };
+
+// The number format of a model's weights, the same for every runtime's spelling of it ("F32",
+// "fp32" and "float32" are "f32"; "F16", "fp16": "f16"; "BF16": "bf16"); any other quantization
+// is its own label (Q4_1 in GGUF is not ONNX Runtime's 4-bit).
+std::string WeightPrecision(const std::string& quant);
 
 // Dimensions one can vary: model, quant, runtime, device, or any parameter present in the rows.
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows);

@@ -72,6 +72,39 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
   EXPECT_EQ(t->groups[1].base_models, (std::vector<std::string>{"gemma"}));
 }
 
+TEST(Vary, RuntimesShareATableOfTheSameWeightsInTheSamePrecision) {
+  // llama.cpp on an F32 GGUF and ONNX Runtime on its fp32 conversion: two files of one model
+  // in one precision; the Q4_1 GGUF has no partner; another family is apart.
+  auto row = [](const std::string& model, const std::string& quant, const std::string& runtime,
+                const std::string& family, double value) {
+    ResultRow r = Row(quant, 2, "tg16", "throughput", "t/s", value);
+    auto& facts = r.EditCell();
+    facts.model = model;
+    facts.runtime = runtime;
+    facts.runtime_version = runtime == "llama.cpp" ? "0.3.36" : "1.32.0";
+    facts.family = family;
+    return r;
+  };
+  const std::vector<ResultRow> rows = {row("smol:F32", "F32", "llama.cpp", "Smol", 40),
+                                       row("smol", "Q4_1", "llama.cpp", "Smol", 90),
+                                       row("smol:onnx-fp32", "fp32", "onnxruntime", "Smol", 20),
+                                       row("gem:onnx-fp32", "fp32", "onnxruntime", "Gem", 10)};
+  auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Headlines());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads"}));
+  ASSERT_EQ(t->groups.size(), 3u);
+  EXPECT_EQ(t->groups[0].family, "Smol");
+  EXPECT_EQ(t->groups[0].precision, "f32");
+  ASSERT_EQ(t->groups[0].rows.size(), 2u);
+  EXPECT_EQ(t->groups[0].rows[1].source, 2u);  // ONNX Runtime beside llama.cpp
+  EXPECT_DOUBLE_EQ(*t->groups[0].rows[1].ratios[0], 0.5);
+  EXPECT_EQ(t->groups[1].precision, "Q4_1");
+  EXPECT_EQ(t->groups[1].rows.size(), 1u);
+  EXPECT_EQ(WeightPrecision("FP16"), "f16");
+  EXPECT_EQ(WeightPrecision("BF16"), "bf16");
+  EXPECT_EQ(WeightPrecision("W8A8 (int8 dynamic)"), "W8A8 (int8 dynamic)");
+}
+
 TEST(Vary, DimensionKeysTellValuesApart) {
   ResultRow a = Row("Q4_K_M", 1, "tg16", "throughput", "t/s", 1);
   ResultRow b = a;

@@ -36,6 +36,7 @@ Status CheckRequest(const json& request) {
   if (name == op::kTtft) return Parses<TtftRequest>(request);
   if (name == op::kScore) return Parses<ScoreRequest>(request);
   if (name == op::kChat) return Parses<ChatRequest>(request);
+  if (name == op::kRenderChat) return Parses<RenderChatRequest>(request);
   if (name == op::kQuantize) return Parses<QuantizeRequest>(request);
   if (name == op::kImatrix) return Parses<ImatrixRequest>(request);
   if (name == op::kShutdown) return Parses<ShutdownRequest>(request);
@@ -57,6 +58,7 @@ Status CheckResponse(std::string_view name, const json& response, bool frames) {
     return frames ? Parses<ScoreFramesResponse>(response) : Parses<ScoreResponse>(response);
   }
   if (name == op::kChat) return Parses<ChatResponse>(response);
+  if (name == op::kRenderChat) return Parses<RenderChatResponse>(response);
   if (name == op::kQuantize) return Parses<QuantizeResponse>(response);
   if (name == op::kImatrix) return Parses<ImatrixResponse>(response);
   if (name == op::kShutdown) return Parses<ShutdownResponse>(response);

@@ -127,12 +127,23 @@ TEST(Messages, ScoreRequestsAreCheckedBeyondTheirTypes) {
 
 TEST(Messages, ChatTakesExactlyOnePromptForm) {
   EXPECT_EQ(ErrorOf<ChatRequest>({{"op", "chat"}, {"max_tokens", 1}}),
-            "chat request: send exactly one of 'messages' (templated chat) and 'prompt_tokens'");
+            "chat request: send exactly one of 'messages' (templated chat), 'prompt' (a rendered "
+            "prompt) and 'prompt_tokens'");
+  EXPECT_EQ(ErrorOf<ChatRequest>(
+                {{"op", "chat"}, {"max_tokens", 1}, {"prompt", "x"}, {"prompt_tokens", {1}}}),
+            "chat request: send exactly one of 'messages' (templated chat), 'prompt' (a rendered "
+            "prompt) and 'prompt_tokens'");
+  EXPECT_EQ(ErrorOf<ChatRequest>({{"op", "chat"}, {"max_tokens", 1}, {"prompt", ""}}),
+            "chat request: 'prompt' is empty: nothing to continue");
+  EXPECT_EQ(
+      ErrorOf<ChatRequest>(
+          {{"op", "chat"}, {"max_tokens", 1}, {"prompt", "x"}, {"template_options", {{"a", 1}}}}),
+      "chat request: 'template_options' go with 'messages'; 'prompt' is not templated");
   EXPECT_EQ(ErrorOf<ChatRequest>({{"op", "chat"},
                                   {"max_tokens", 1},
                                   {"prompt_tokens", {1}},
                                   {"template_options", {{"a", 1}}}}),
-            "chat request: 'template_options' go with 'messages'; 'prompt_tokens' are not "
+            "chat request: 'template_options' go with 'messages'; 'prompt_tokens' is not "
             "templated");
   EXPECT_EQ(ErrorOf<ChatRequest>({{"op", "chat"},
                                   {"max_tokens", 1},
@@ -140,6 +151,31 @@ TEST(Messages, ChatTakesExactlyOnePromptForm) {
                                   {"template_options", {{"a", {1}}}}}),
             "chat request: template_options.a must be a JSON scalar (string, number, boolean, "
             "null)");
+}
+
+TEST(Messages, RenderChatNeedsTheTemplateItsTokensAndMessages) {
+  const json base = {{"op", "render_chat"},
+                     {"template", ""},
+                     {"bos_text", "<s>"},
+                     {"eos_text", "</s>"},
+                     {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+  auto ok = RenderChatRequest::FromJson(base);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_FALSE(ok->add_bos);  // absent: false
+  json no_bos = base;
+  no_bos.erase("bos_text");
+  EXPECT_EQ(ErrorOf<RenderChatRequest>(no_bos),
+            "render_chat request: missing required field 'bos_text'");
+  json empty = base;
+  empty["messages"] = json::array();
+  EXPECT_EQ(ErrorOf<RenderChatRequest>(empty),
+            "render_chat request: field 'messages' must be a non-empty array of "
+            "{\"role\":..,\"content\":..} objects");
+  json nested = base;
+  nested["template_options"] = {{"a", {{"b", 1}}}};
+  EXPECT_EQ(ErrorOf<RenderChatRequest>(nested),
+            "render_chat request: template_options.a must be a JSON scalar (string, number, "
+            "boolean, null)");
 }
 
 TEST(Messages, ResponsesMustBeAlignedWithWhatWasAsked) {

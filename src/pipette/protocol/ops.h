@@ -21,6 +21,7 @@ inline constexpr char kTg[] = "tg";
 inline constexpr char kTtft[] = "ttft";
 inline constexpr char kScore[] = "score";
 inline constexpr char kChat[] = "chat";
+inline constexpr char kRenderChat[] = "render_chat";
 inline constexpr char kQuantize[] = "quantize";
 inline constexpr char kImatrix[] = "imatrix";
 inline constexpr char kShutdown[] = "shutdown";

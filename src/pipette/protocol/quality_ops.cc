@@ -37,6 +37,34 @@ std::optional<std::vector<double>> OptionalNumbers(FieldReader& f, const char* n
   return f.Numbers(name);
 }
 
+json MessagesJson(const std::vector<ChatMessage>& messages) {
+  json list = json::array();
+  for (const ChatMessage& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
+  return list;
+}
+
+// `messages`: a non-empty array of {"role", "content"} strings.
+void ReadMessages(FieldReader& f, std::vector<ChatMessage>& out) {
+  const json messages = f.Array("messages");
+  if (f.ok() && messages.empty()) {
+    f.Fail("field 'messages' must be a non-empty array of {\"role\":..,\"content\":..} objects");
+  }
+  for (size_t i = 0; f.ok() && i < messages.size(); ++i) {
+    FieldReader m = f.Nested(messages[i], "messages[" + std::to_string(i) + "]");
+    ChatMessage message{m.String("role"), m.String("content")};
+    f.Take(m);
+    out.push_back(std::move(message));
+  }
+}
+
+void CheckTemplateOptions(FieldReader& f, const json& options) {
+  for (const auto& [key, value] : options.items()) {
+    if (f.ok() && (value.is_object() || value.is_array())) {
+      f.Fail("template_options." + key + " must be a JSON scalar (string, number, boolean, null)");
+    }
+  }
+}
+
 }  // namespace
 
 json ScoreRequest::ToJson() const {
@@ -158,11 +186,10 @@ json ChatRequest::ToJson() const {
   json j = {{"op", op::kChat}, {"max_tokens", max_tokens}};
   if (prompt_tokens) {
     j["prompt_tokens"] = *prompt_tokens;
+  } else if (prompt) {
+    j["prompt"] = *prompt;
   } else {
-    json list = json::array();
-    for (const ChatMessage& m : messages)
-      list.push_back({{"role", m.role}, {"content", m.content}});
-    j["messages"] = std::move(list);
+    j["messages"] = MessagesJson(messages);
   }
   if (!template_options.empty()) j["template_options"] = template_options;
   if (n_batch) j["n_batch"] = *n_batch;
@@ -172,40 +199,79 @@ json ChatRequest::ToJson() const {
 Result<ChatRequest> ChatRequest::FromJson(const json& j) {
   return ReadRequest<ChatRequest>(j, op::kChat, [](FieldReader& f, ChatRequest& r) {
     const bool has_messages = f.Has("messages");
+    const bool has_prompt = f.Has("prompt");
     const bool has_prompt_tokens = f.Has("prompt_tokens");
     if (has_prompt_tokens) r.prompt_tokens = f.Tokens("prompt_tokens");
+    if (has_prompt) r.prompt = f.String("prompt");
     r.max_tokens = f.Int("max_tokens", 1, kInt32Max);
     r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
     if (f.Has("template_options")) r.template_options = f.Object("template_options");
     if (!f.ok()) return;
-    if (has_messages == has_prompt_tokens) {
-      f.Fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'");
+    if (int{has_messages} + int{has_prompt} + int{has_prompt_tokens} != 1) {
+      f.Fail(
+          "send exactly one of 'messages' (templated chat), 'prompt' (a rendered prompt) and "
+          "'prompt_tokens'");
     } else if (has_messages) {
-      const json messages = f.Array("messages");
-      if (f.ok() && messages.empty()) {
-        f.Fail(
-            "field 'messages' must be a non-empty array of {\"role\":..,\"content\":..} objects");
-      }
-      for (size_t i = 0; f.ok() && i < messages.size(); ++i) {
-        FieldReader m = f.Nested(messages[i], "messages[" + std::to_string(i) + "]");
-        ChatMessage message{m.String("role"), m.String("content")};
-        f.Take(m);
-        r.messages.push_back(std::move(message));
-      }
-      for (const auto& [key, value] : r.template_options.items()) {
-        if (f.ok() && (value.is_object() || value.is_array())) {
-          f.Fail("template_options." + key +
-                 " must be a JSON scalar (string, number, boolean, null)");
-        }
-      }
-    } else {
-      if (f.Has("template_options")) {
-        f.Fail("'template_options' go with 'messages'; 'prompt_tokens' are not templated");
-      } else if (r.prompt_tokens->empty()) {
-        f.Fail("'prompt_tokens' is empty: nothing to continue");
-      }
+      ReadMessages(f, r.messages);
+      CheckTemplateOptions(f, r.template_options);
+    } else if (f.Has("template_options")) {
+      f.Fail("'template_options' go with 'messages'; '" +
+             std::string(has_prompt ? "prompt" : "prompt_tokens") + "' is not templated");
+    } else if (has_prompt ? r.prompt->empty() : r.prompt_tokens->empty()) {
+      f.Fail(has_prompt ? "'prompt' is empty: nothing to continue"
+                        : "'prompt_tokens' is empty: nothing to continue");
     }
   });
+}
+
+json RenderChatRequest::ToJson() const {
+  json j = {{"op", op::kRenderChat},
+            {"template", template_text},
+            {"bos_text", bos_text},
+            {"eos_text", eos_text},
+            {"add_bos", add_bos},
+            {"add_eos", add_eos},
+            {"messages", MessagesJson(messages)}};
+  if (template_tool_use) j["template_tool_use"] = *template_tool_use;
+  if (!template_options.empty()) j["template_options"] = template_options;
+  return j;
+}
+
+Result<RenderChatRequest> RenderChatRequest::FromJson(const json& j) {
+  return ReadRequest<RenderChatRequest>(
+      j, op::kRenderChat, [](FieldReader& f, RenderChatRequest& r) {
+        r.template_text = f.String("template");
+        r.template_tool_use = f.OptionalString("template_tool_use");
+        r.bos_text = f.String("bos_text");
+        r.eos_text = f.String("eos_text");
+        r.add_bos = f.Bool("add_bos", false);
+        r.add_eos = f.Bool("add_eos", false);
+        if (f.Has("template_options")) r.template_options = f.Object("template_options");
+        if (!f.ok()) return;
+        ReadMessages(f, r.messages);
+        CheckTemplateOptions(f, r.template_options);
+      });
+}
+
+ordered_json RenderChatResponse::ToJson() const {
+  ordered_json out;
+  out["template"] = template_text;
+  out["template_origin"] = template_origin;
+  out["template_options"] = template_options;
+  out["enable_thinking"] = enable_thinking;
+  out["prompt"] = prompt;
+  return out;
+}
+
+Result<RenderChatResponse> RenderChatResponse::FromJson(const json& j) {
+  return ReadResponse<RenderChatResponse>(j, op::kRenderChat,
+                                          [](FieldReader& f, RenderChatResponse& r) {
+                                            r.template_text = f.String("template");
+                                            r.template_origin = f.String("template_origin");
+                                            r.template_options = f.Object("template_options");
+                                            r.enable_thinking = f.Bool("enable_thinking");
+                                            r.prompt = f.String("prompt");
+                                          });
 }
 
 ordered_json ChatResponse::ToJson() const {

@@ -65,8 +65,11 @@ struct ChatMessage {
 };
 
 struct ChatRequest {
-  // Exactly one of the two: messages through the model's chat template, or raw prompt tokens.
+  // Exactly one of the three: messages through the model's chat template, a prompt already
+  // rendered (by `render_chat`, for a runtime without a template engine: tokenized as a
+  // templated prompt is), or raw prompt tokens.
   std::vector<ChatMessage> messages;
+  std::optional<std::string> prompt;
   std::optional<TokenIds> prompt_tokens;
   // Template variables (JSON scalars), only with messages.
   nlohmann::json template_options = nlohmann::json::object();
@@ -93,6 +96,33 @@ struct ChatResponse {
 
   nlohmann::ordered_json ToJson() const;
   static Result<ChatResponse> FromJson(const nlohmann::json& j);
+};
+
+// `render_chat`: a chat template given as text, rendered with llama.cpp's engine exactly as
+// `chat` renders the loaded model's (no model needed), so that a runtime without a template
+// engine is sent the same prompt bytes.
+struct RenderChatRequest {
+  std::string template_text;                     // "template"; "" : llama.cpp's ChatML
+  std::optional<std::string> template_tool_use;  // the model's tool-use template, if any
+  std::string bos_text, eos_text;                // the model's BOS and EOS token texts
+  bool add_bos = false;  // the vocabulary adds BOS itself: a BOS text the template writes goes
+  bool add_eos = false;
+  std::vector<ChatMessage> messages;
+  nlohmann::json template_options = nlohmann::json::object();
+
+  nlohmann::json ToJson() const;
+  static Result<RenderChatRequest> FromJson(const nlohmann::json& j);
+};
+
+struct RenderChatResponse {
+  std::string template_text;  // "template": the template that rendered
+  std::string template_origin;
+  nlohmann::json template_options = nlohmann::json::object();
+  bool enable_thinking = false;
+  std::string prompt;
+
+  nlohmann::ordered_json ToJson() const;
+  static Result<RenderChatResponse> FromJson(const nlohmann::json& j);
 };
 
 }  // namespace pipette::protocol

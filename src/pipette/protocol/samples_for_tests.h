@@ -115,6 +115,25 @@ inline std::vector<Sample> AllSamples() {
   chatted.t_end_ns = 3;
   s.push_back({op::kChat, chat.ToJson(), {chatted.ToJson()}});
   s.push_back({op::kChat, chat_tokens.ToJson(), {}});
+  ChatRequest chat_prompt;
+  chat_prompt.prompt = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n";
+  chat_prompt.max_tokens = 4;
+  s.push_back({op::kChat, chat_prompt.ToJson(), {}});
+
+  RenderChatRequest render;
+  render.template_text = "{% for m in messages %}{{ m.content }}{% endfor %}";
+  render.template_tool_use = "{{ tools }}";
+  render.bos_text = "<s>";
+  render.eos_text = "</s>";
+  render.add_bos = true;
+  render.messages = {{"system", "be brief"}, {"user", "hi"}};
+  render.template_options = {{"enable_thinking", false}};
+  RenderChatResponse rendered;
+  rendered.template_text = render.template_text;
+  rendered.template_origin = "tokenizer.chat_template";
+  rendered.template_options = render.template_options;
+  rendered.prompt = "be briefhi";
+  s.push_back({op::kRenderChat, render.ToJson(), {rendered.ToJson()}});
 
   QuantizeRequest quantize;
   quantize.input = "/in.gguf";

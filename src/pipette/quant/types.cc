@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pipette/util/strings.h"
+
 namespace pipette::quant {
 namespace {
 
@@ -44,14 +46,9 @@ const std::vector<std::string>& TensorTypeNames() {
 }
 
 std::optional<std::string> CanonicalTensorType(std::string_view name) {
-  auto lower = [](std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
-  const std::string want = lower(name);
+  const std::string want = ToLower(name);
   for (const TensorFormat& f : kTensorFormats) {
-    if (lower(f.name) == want) return std::string(f.name);
+    if (ToLower(f.name) == want) return std::string(f.name);
   }
   return std::nullopt;
 }

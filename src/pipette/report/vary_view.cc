@@ -25,6 +25,10 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
       for (const auto& b : g.base_models) names += (names.empty() ? "" : " / ") + b;
       fixed = fmt::format("base={}", names);
     }
+    if (table.dimension == "runtime") {
+      fixed = fmt::format("weights={} {}", g.family.empty() ? first.cell->model : g.family,
+                          g.precision);
+    }
     for (const std::string& d : table.fixed) {
       fixed +=
           fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, DimensionDisplay(first, d, params));
@@ -42,6 +46,9 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
       std::vector<Value> cells = {
           Text(table.dimension == "quant"
                    ? fmt::format("{} ({})", QuantDisplay(source), source.cell->model)
+               : table.dimension == "runtime"
+                   ? fmt::format("{} ({})", DimensionDisplay(source, table.dimension, params),
+                                 source.cell->model)
                    : DimensionDisplay(source, table.dimension, params))};
       for (size_t c = 0; c < table.columns.size(); ++c) {
         if (!row.values[c]) {

@@ -16,6 +16,7 @@
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
 #include "pipette/run/runtime_params.h"
+#include "pipette/run/tokenizer_reference.h"
 #include "pipette/runtime/ops.h"
 #include "pipette/workload/registry.h"
 
@@ -118,6 +119,7 @@ class Runner {
 
   void FinishWorkloads() {
     for (auto& w : workloads_) w->Finish();
+    tokenizer_reference_.Stop();
   }
 
   // One phase of a cell, announced to the progress sink at its start and its end.
@@ -415,6 +417,11 @@ class Runner {
       return r_.Call(request, to);
     }
     worker::WorkerChannel& Channel() override { return *r_.channel_; }
+    bool Serves(std::string_view op) const override { return r_.served_ops_.Has(op); }
+    Result<worker::WorkerChannel*, RunError> TokenizerReference() override {
+      return r_.tokenizer_reference_.For(cell_, r_.ex_.source_tokenizer, *r_.deps_.device,
+                                         r_.Timeout());
+    }
     device::Device& Device() override { return *r_.deps_.device; }
     milliseconds Timeout() const override { return r_.Timeout(); }
     RunStatus Keep(const std::string& test, int rep, bool warmup, json raw) override {
@@ -457,6 +464,7 @@ class Runner {
   runtime::SupportedOps served_ops_;  // hello's `ops` of the cell's worker
   int na_count_ = 0;                  // `na` samples of the current cell
   std::vector<std::unique_ptr<workload::Workload>> workloads_;  // registry.h, in order
+  TokenizerReference tokenizer_reference_;  // a converted model's source, to check its tokenizer
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "pipette/run/runner_testing.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
+#include "pipette/util/sha256.h"
 #include "pipette/workload/divergence/spec.h"
 #include "pipette/workload/gen/spec.h"
 #include "pipette/workload/kld/spec.h"
@@ -202,6 +203,43 @@ TEST_F(RunnerPplTest, TokenizesOnceScoresEachChunkAndThePerplexityIsTheModels) {
   EXPECT_NEAR(Figure(rows, 1, "ppl", "ppl"), ExpectedPpl(kScaleB, 3), 1e-9);
   EXPECT_NE(ExpectedPpl(kScaleA, 3), ExpectedPpl(kScaleB, 3));
   EXPECT_DOUBLE_EQ(Figure(rows, 0, "ppl", "tok_per_kchar"), 1000.0);  // one token per byte
+}
+
+TEST_F(RunnerPplTest, AConvertedModelsTokensAreCheckedAgainstItsSourcesOnce) {
+  // Model b is a conversion of /m/src.gguf, whose tokenizer is the same (no BOS either).
+  ex_.models[1].tokenizer_source = "/m/src.gguf";
+  ex_.source_tokenizer = "/src/pipette-worker-llama";
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 2);
+  // a's worker, b's worker, then the source's (started by b's first tokenize).
+  EXPECT_EQ(fake_->launches(), 3);
+  EXPECT_EQ(fake_->Ops(3), (Ops{"hello", "load_model", "tokenize"}));
+  EXPECT_EQ(Requests(3, "load_model")[0]["path"], "/m/src.gguf");
+  EXPECT_EQ(Requests(3, "tokenize")[0], Requests(2, "tokenize")[0]);
+  const auto cells = Cells(s->run_id);
+  const auto checks = Samples(cells[1].id, "tokenizer_check");
+  ASSERT_EQ(checks.size(), 1u);  // the corpus
+  EXPECT_EQ(checks[0].raw["n_tokens"], 135);
+  EXPECT_EQ(checks[0].raw["agreed"], true);
+  EXPECT_TRUE(Samples(cells[0].id, "tokenizer_check").empty());  // no conversion, no check
+}
+
+TEST_F(RunnerPplTest, AConvertedTokenizerThatDisagreesFailsItsCellNamingThePosition) {
+  fake_->SetModel("/m/src.gguf", FakeModel{kScaleB, /*add_bos=*/true, ""});  // BOS in front
+  ex_.models[1].tokenizer_source = "/m/src.gguf";
+  ex_.source_tokenizer = "/src/pipette-worker-llama";
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto cells = Cells(s->run_id);
+  EXPECT_EQ(cells[0].status, "ok");
+  EXPECT_EQ(cells[1].status, "failed");
+  EXPECT_EQ(cells[1].error,
+            "the model's tokenizer disagrees with that of the file it was converted from "
+            "(/m/src.gguf) on the text \"The quick brown fox jumps over the lazy ...\" (135 "
+            "bytes), at token 0 of 136: id 86 here, id 1 in the reference: the conversion "
+            "changed the tokenizer");
+  EXPECT_TRUE(Samples(cells[1].id, "ppl").empty());  // nothing scored with the wrong tokens
 }
 
 TEST_F(RunnerPplTest, AFailedScoreFailsOnlyItsCellAndKeepsWhatWasScored) {
@@ -489,6 +527,42 @@ TEST_F(RunnerGenTest, ChatsEachItemJudgesTheOutputAndComparesWithTheReference) {
   EXPECT_EQ(Figure(rows, 0, "divergence", "identical"), 1.0);
   EXPECT_EQ(Figure(rows, 1, "divergence", "identical"), 0.5);         // g2's "blu" is a's
   EXPECT_EQ(Figure(rows, 1, "divergence", "first_diff_index"), 3.0);  // blu[e] / blu[r]
+}
+
+TEST_F(RunnerGenTest, ARuntimeWithoutATemplateEngineIsSentThePromptTheRendererMade) {
+  ex_.chat_renderer = "/renderer/pipette-worker-llama";
+  fake_->LackIn(ex_.runtimes[0].worker, "render_chat");  // the cells' runtime cannot render
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 2);
+  // Launch 1: a's worker; 2: the renderer (started by the first item, kept for the run); 3: b's.
+  EXPECT_EQ(fake_->launches(), 3);
+  EXPECT_EQ(fake_->Ops(2),
+            (Ops{"hello", "render_chat", "render_chat", "render_chat", "render_chat"}));
+  const auto renders = Requests(2, "render_chat");
+  EXPECT_EQ(
+      renders[1]["messages"],
+      json::parse(
+          R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say blue."}])"));
+  EXPECT_EQ(renders[1]["template_options"], (json{{"enable_thinking", false}}));
+  EXPECT_TRUE(renders[0]["bos_text"].is_string());  // the cell's detokenize of its BOS
+  for (int launch : {1, 3}) {
+    const auto chats = Requests(launch, "chat");
+    ASSERT_EQ(chats.size(), 2u);
+    EXPECT_EQ(chats[1]["prompt"], "<|system|>Be brief.\n<|user|>Say blue.\n<|assistant|>");
+    EXPECT_FALSE(chats[1].contains("messages"));
+    EXPECT_FALSE(chats[1].contains("template_options"));
+  }
+  const auto cells = Cells(s->run_id);
+  const auto info = Samples(cells[1].id, "gen_dataset");
+  ASSERT_EQ(info.size(), 1u);
+  EXPECT_EQ(info[0].raw["template_rendered_by"], "render_chat");
+  EXPECT_EQ(info[0].raw["template_origin"], "model");  // the renderer's answer
+  // The same prompt bytes as a runtime that renders them itself (the fake's own template).
+  const auto gen = Samples(cells[1].id, "gen");
+  EXPECT_EQ(gen[1].raw["prompt_sha256"],
+            Sha256Hex("<|system|>Be brief.\n<|user|>Say blue.\n<|assistant|>"));
+  EXPECT_EQ(Figure(Rows(s->run_id), 1, "divergence", "identical"), 0.5);
 }
 
 TEST_F(RunnerGenTest, AResumeMeasuresOnlyTheFailedCellAgainstTheKeptReference) {

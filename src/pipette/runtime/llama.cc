@@ -12,7 +12,8 @@ Runtime LlamaCpp() {
           .model_formats = {"gguf"},
           .params = LlamaParams(),
           .resolve_cell = LlamaResolveCell,
-          .makes_variants = true};
+          .makes_variants = true,
+          .renders_chat_templates = true};
 }
 
 config::ParamRegistry LlamaParams() {

@@ -52,6 +52,10 @@ struct Runtime {
   std::function<void(CellParams&)> resolve_cell{};
   // Its worker serves `quantize` and `imatrix`: it makes the variants of `quantize:`.
   bool makes_variants = false;
+  // Its worker serves `render_chat`: the chat prompts of a runtime without a template engine of
+  // its own (its worker lacks `render_chat`) are rendered by this one's, so every runtime is
+  // sent the same prompt bytes.
+  bool renders_chat_templates = false;
 
   bool Accepts(const std::string& format) const;
   // The worker program's file name, or nullptr when it is reached otherwise.

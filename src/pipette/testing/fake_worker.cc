@@ -93,7 +93,8 @@ class FakeChannel : public worker::WorkerChannel {
       }
       return worker::FailedCall(op, "the fake worker failed '" + op + "', as told", kProgram);
     }
-    if (fake_->Lacks(op)) return worker::FailedCall(op, "unknown op '" + op + "'", kProgram);
+    if (fake_->Lacks(op, launch_))
+      return worker::FailedCall(op, "unknown op '" + op + "'", kProgram);
     clock_ += 1'000'000;
     try {
       Result<json> body = Answer(op, req);
@@ -186,7 +187,9 @@ class FakeChannel : public worker::WorkerChannel {
       h.pid = Pid();
       for (std::string_view o : p::Ops()) {
         const std::string s(o);
-        if (s != p::op::kQuantize && s != p::op::kImatrix && !fake_->Lacks(s)) h.ops.push_back(s);
+        if (s != p::op::kQuantize && s != p::op::kImatrix && !fake_->Lacks(s, launch_)) {
+          h.ops.push_back(s);
+        }
       }
       return Out(h.ToJson());
     }
@@ -223,6 +226,7 @@ class FakeChannel : public worker::WorkerChannel {
     if (op == p::op::kTtft) return Ttft(req);
     if (op == p::op::kScore) return Score(req);
     if (op == p::op::kChat) return Chat(req);
+    if (op == p::op::kRenderChat) return RenderChat(req);
     return Error{"unknown op '" + op + "'"};
   }
 
@@ -381,6 +385,26 @@ class FakeChannel : public worker::WorkerChannel {
     return Out(resp.ToJson());
   }
 
+  // The fake chat template: `<|role|>content` lines, then the assistant's turn opened.
+  static std::string FakeChatPrompt(const std::vector<protocol::ChatMessage>& messages) {
+    std::string prompt;
+    for (const protocol::ChatMessage& m : messages)
+      prompt += "<|" + m.role + "|>" + m.content + "\n";
+    return prompt + "<|assistant|>";
+  }
+
+  // render_chat needs no model: the fake template, whatever template text it is given.
+  Result<json> RenderChat(const json& req) {
+    auto r = protocol::RenderChatRequest::FromJson(req);
+    if (!r) return r.error();
+    protocol::RenderChatResponse resp;
+    resp.template_text = "{# the fake chat template #}";
+    resp.template_origin = "model";
+    resp.template_options = r->template_options;
+    resp.prompt = FakeChatPrompt(r->messages);
+    return Out(resp.ToJson());
+  }
+
   Result<json> Chat(const json& req) {
     auto r = protocol::ChatRequest::FromJson(req);
     if (!r) return r.error();
@@ -390,11 +414,11 @@ class FakeChannel : public worker::WorkerChannel {
       if (auto st = CheckTokens(*r->prompt_tokens); !st) return st.error();
       resp.prompt = FakeText(*r->prompt_tokens);
       resp.n_prompt_tokens = int64_t(r->prompt_tokens->size());
+    } else if (r->prompt) {
+      resp.prompt = *r->prompt;
+      resp.n_prompt_tokens = int64_t(FakeTokens(resp.prompt, model_.add_bos).size());
     } else {
-      for (const protocol::ChatMessage& m : r->messages) {
-        resp.prompt += "<|" + m.role + "|>" + m.content + "\n";
-      }
-      resp.prompt += "<|assistant|>";
+      resp.prompt = FakeChatPrompt(r->messages);
       resp.n_prompt_tokens = int64_t(FakeTokens(resp.prompt, model_.add_bos).size());
       resp.template_text = "{# the fake chat template #}";
       resp.template_origin = "model";
@@ -426,8 +450,10 @@ class FakeChannel : public worker::WorkerChannel {
   int64_t frame_position_ = 0, frames_left_ = 0;
 };
 
-Result<std::unique_ptr<worker::WorkerChannel>> FakeWorker::Launch(const std::vector<std::string>&) {
+Result<std::unique_ptr<worker::WorkerChannel>> FakeWorker::Launch(
+    const std::vector<std::string>& argv) {
   ++launches_;
+  programs_[launches_] = argv.empty() ? "" : argv[0];
   return std::unique_ptr<worker::WorkerChannel>(new FakeChannel(this, launches_));
 }
 
@@ -450,8 +476,12 @@ const FakeModel& FakeWorker::Model(const std::string& path) const {
   return it == models_.end() ? kDefault : it->second;
 }
 
-bool FakeWorker::Lacks(const std::string& op) const {
-  return std::find(lacking_.begin(), lacking_.end(), op) != lacking_.end();
+bool FakeWorker::Lacks(const std::string& op, int launch) const {
+  const auto it = programs_.find(launch);
+  const std::string program = it == programs_.end() ? "" : it->second;
+  return std::any_of(lacking_.begin(), lacking_.end(), [&](const auto& lack) {
+    return lack.first == op && (lack.second.empty() || lack.second == program);
+  });
 }
 
 const FailRule* FakeWorker::Fires(const std::string& op, int launch) {

@@ -81,7 +81,11 @@ class FakeWorker : public worker::WorkerLauncher {
   void SetModel(const std::string& path, FakeModel model) { models_[path] = std::move(model); }
   void Fail(FailRule rule) { rules_.push_back(std::move(rule)); }
   // Ops the fake does not serve: left out of hello's list, answered ok:false.
-  void Lack(const std::string& op) { lacking_.push_back(op); }
+  void Lack(const std::string& op) { lacking_.push_back({op, ""}); }
+  // The same only for the workers started as `program` (argv[0]): a second runtime's worker.
+  void LackIn(const std::string& program, const std::string& op) {
+    lacking_.push_back({op, program});
+  }
   // Drops field `field` from every reply of `op` (a worker breaking the protocol).
   void Drop(const std::string& op, const std::string& field) { dropped_.emplace_back(op, field); }
 
@@ -101,13 +105,14 @@ class FakeWorker : public worker::WorkerLauncher {
  private:
   friend class FakeChannel;
   const FakeModel& Model(const std::string& path) const;
-  bool Lacks(const std::string& op) const;
+  bool Lacks(const std::string& op, int launch) const;
   // The rule that fires for this request of `op` in `launch`, counted now; null: none.
   const FailRule* Fires(const std::string& op, int launch);
 
   std::map<std::string, FakeModel> models_;
   std::vector<FailRule> rules_;
-  std::vector<std::string> lacking_;
+  std::vector<std::pair<std::string, std::string>> lacking_;  // (op, program; "": every one)
+  std::map<int, std::string> programs_;                       // launch -> argv[0]
   std::vector<std::pair<std::string, std::string>> dropped_;  // (op, field)
   std::map<std::string, int> seen_;                           // op -> requests so far, every launch
   std::map<std::pair<int, std::string>, int> seen_in_;        // (launch, op) -> requests so far

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace pipette {
@@ -84,6 +85,12 @@ std::string FormatDuration(double seconds) {
   const long total = std::lround(seconds);
   if (total < 3600) return fmt::format("{}m {:02}s", total / 60, total % 60);
   return fmt::format("{}h {:02}m", total / 3600, (total % 3600) / 60);
+}
+
+std::string ToLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 }  // namespace pipette

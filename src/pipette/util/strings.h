@@ -23,6 +23,9 @@ std::string MarkdownCell(std::string_view text);
 std::string MarkdownLine(std::string_view text);
 
 // Human-readable sizes and durations for tables.
+// ASCII letters lower-cased; other bytes as they are.
+std::string ToLower(std::string_view text);
+
 std::string FormatBytes(double bytes);       // "98.36 MiB"
 std::string FormatDuration(double seconds);  // "1m 05s", "12.3s"
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipette/config/experiment.h"
@@ -72,6 +73,12 @@ class Context {
   virtual Result<nlohmann::json, RunError> Call(const nlohmann::json& request,
                                                 worker::WorkerChannel* to = nullptr) = 0;
   virtual worker::WorkerChannel& Channel() = 0;
+  // Whether the cell's worker serves `op` (its hello's `ops`).
+  virtual bool Serves(std::string_view op) const = 0;
+  // For a converted model (config::ModelSpec::tokenizer_source), a worker with the file it was
+  // converted from loaded, whose tokenizer the cell's must agree with (started on first use, kept
+  // for the run); nullptr for any other model.
+  virtual Result<worker::WorkerChannel*, RunError> TokenizerReference() = 0;
   // Where the cell runs: a workload starts a worker of its own (the kld reference) through it.
   virtual device::Device& Device() = 0;
   virtual std::chrono::milliseconds Timeout() const = 0;
@@ -87,9 +94,12 @@ class Context {
 // The raw facts of a response: everything but the envelope.
 nlohmann::json RawFacts(nlohmann::json response);
 
-// `tokenize` through the context's worker (or `to`).
+// `tokenize` through the context's worker (or `to`). Through the cell's worker, a converted
+// model's tokens are checked against its source's (Context::TokenizerReference): a
+// disagreement fails the cell naming the first differing position.
 Result<std::vector<int64_t>, RunError> Tokenize(Context& ctx, const std::string& text,
                                                 bool add_special = true,
-                                                worker::WorkerChannel* to = nullptr);
+                                                worker::WorkerChannel* to = nullptr,
+                                                bool parse_special = false);
 
 }  // namespace pipette::workload

@@ -16,6 +16,7 @@ OPS = (
     "ttft",
     "score",
     "chat",
+    "render_chat",
     "quantize",
     "imatrix",
     "shutdown",

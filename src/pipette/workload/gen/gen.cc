@@ -13,6 +13,7 @@
 #include "pipette/util/sha256.h"
 #include "pipette/workload/divergence/spec.h"
 #include "pipette/workload/gen/derive.h"
+#include "pipette/workload/gen/renderer.h"
 #include "pipette/workload/gen/spec.h"
 #include "pipette/workload/timing.h"
 
@@ -74,6 +75,8 @@ class Gen : public Workload {
 
   metrics::Headlines Headlines() const override { return {GenHeadline()}; }
 
+  void Finish() override { renderer_.Finish(); }
+
   // Divergence: the cell's outputs against the reference cell's.
   bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) const override {
     return std::any_of(samples.begin(), samples.end(), [](const store::SampleRecord& s) {
@@ -108,11 +111,37 @@ class Gen : public Workload {
       request.max_tokens = item.max_tokens;
       request.n_batch = ctx.NBatch();
       if (!spec.template_options.empty()) request.template_options = spec.template_options;
+      // A runtime without a template engine is sent the prompt the renderer made.
+      std::optional<protocol::RenderChatResponse> rendered;
+      if (!ctx.Serves(protocol::op::kRenderChat)) {
+        auto r = renderer_.Render(ctx, request.messages, spec.template_options);
+        if (!r) return r.error();
+        rendered = std::move(*r);
+        // Tokenized as the worker will tokenize it: a converted tokenizer is checked here.
+        if (auto toks = Tokenize(ctx, rendered->prompt, true, nullptr, true); !toks) {
+          return toks.error();
+        }
+        request.prompt = rendered->prompt;
+        request.messages.clear();
+        request.template_options = json::object();
+      }
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(request.ToJson());
       if (!resp) return resp.error();
       auto chat = protocol::ChatResponse::FromJson(*resp);
       if (!chat) return Broken(chat.error().message);
+      if (rendered) {
+        if (chat->prompt != rendered->prompt) {
+          return Broken(
+              fmt::format("item {}: the worker answered for another prompt than the "
+                          "rendered one it was sent",
+                          item.id));
+        }
+        chat->template_text = rendered->template_text;
+        chat->template_origin = rendered->template_origin;
+        chat->template_options = rendered->template_options;
+        chat->enable_thinking = rendered->enable_thinking;
+      }
       ctx.Done("gen", 1, SecondsSince(t0));
       if (i == 0) {
         // How every prompt of the cell was made: the template (hashed; it is the model file's),
@@ -124,7 +153,9 @@ class Gen : public Workload {
             {"template_sha256", Sha256Hex(chat->template_text.value_or(""))},
             {"template_origin", chat->template_origin.value_or("")},
             {"template_options", spec.template_options},
-            {"enable_thinking", chat->enable_thinking ? json(*chat->enable_thinking) : json()}};
+            {"enable_thinking", chat->enable_thinking ? json(*chat->enable_thinking) : json()},
+            // Who rendered the prompts: the runtime itself, or the renderer for it.
+            {"template_rendered_by", rendered ? "render_chat" : "runtime"}};
         if (DivergenceSpecOf(ex)) {
           // The first cell of the reference model that completes gen is the one every later
           // cell is compared with; a reference cell compares with itself.
@@ -164,6 +195,7 @@ class Gen : public Workload {
 
  private:
   std::optional<quality::GenDataset> gen_;  // read once per run
+  ChatRenderer renderer_;                   // prompts for runtimes that cannot render them
   int64_t ref_cell_id_ = 0;                 // the divergence reference cell
 };
 

@@ -17,6 +17,7 @@
 #include "pipette/workload/kld/kld_frames.h"
 #include "pipette/workload/kld/spec.h"
 #include "pipette/workload/timing.h"
+#include "pipette/workload/token_agreement.h"
 
 namespace pipette::workload {
 namespace {
@@ -144,11 +145,11 @@ class Kld : public Workload {
                     const std::vector<quality::PplChunk>& chunks) {
     const KldSpec& spec = *KldSpecOf(ctx.Experiment());
     if (auto st = EnsureReference(ctx); !st) return st;
-    if (TokensSha256(tokens) != ref_.tokens_sha256) {
+    if (auto differs = FirstTokenDifference(tokens, ref_.tokens)) {
       return Failed(
           fmt::format("the model's tokenizer differs from the kld reference '{}' "
-                      "on the corpus: KL divergence needs the same tokenizer",
-                      spec.reference));
+                      "on the corpus, {}: KL divergence needs the same tokenizer",
+                      spec.reference, *differs));
     }
     if (!ctx.Model().n_vocab) {
       return Failed(
@@ -283,7 +284,8 @@ class Kld : public Workload {
       ref_.chunk_bos = ChunkBos(loaded->model);
       auto tok = Tokenize(ctx, std::string(quality::CorpusText(text_)), true, ref_.channel.get());
       if (!tok) return ReferenceFailed(ctx, tok.error().message);
-      ref_.tokens_sha256 = TokensSha256(*tok);
+      ref_.tokens = std::move(*tok);
+      ref_.tokens_sha256 = TokensSha256(ref_.tokens);
       ref_.facts = {{"model", rc->model.name},
                     {"path", rc->model.path},
                     {"pid", ref_.channel->Pid()},
@@ -297,7 +299,16 @@ class Kld : public Workload {
     // distribution (llama.cpp: cache types, flash attention), so the reference distribution stays
     // one across cells, each sent only where set.
     json ctx_req = ctx.ContextRequest(ctx.Cell());
+    const bool same_runtime = rc->runtime.name == ctx.Cell().runtime.name;
     for (const config::ParamDef& def : ctx.Params().defs()) {
+      // A reference of another runtime (llama.cpp's F32 against a converted model) is sent only
+      // the parameters its runtime has.
+      if (!same_runtime && !def.runtimes.empty() &&
+          std::find(def.runtimes.begin(), def.runtimes.end(), rc->runtime.name) ==
+              def.runtimes.end()) {
+        for (const std::string& field : def.request_fields) ctx_req.erase(field);
+        continue;
+      }
       if (!def.changes_distribution || def.scope != config::ParamScope::kContext) continue;
       for (const std::string& field : def.request_fields) ctx_req.erase(field);
       if (!rc->HasParam(def.name)) continue;
@@ -309,7 +320,9 @@ class Kld : public Workload {
       if (!made) return ReferenceFailed(ctx, made.error().message);
       auto typed = protocol::InitContextResponse::FromJson(*made);
       if (!typed) return ReferenceFailed(ctx, typed.error().message);
-      if (typed->n_batch != ctx.NBatch()) {
+      // The same runtime scores the same positions in the same batches; another runtime's
+      // batches are its own (stored in the facts).
+      if (same_runtime && typed->n_batch != ctx.NBatch()) {
         auto text = [](const std::optional<int64_t>& n) {
           return n ? std::to_string(*n) : std::string("none");
         };
@@ -370,6 +383,7 @@ class Kld : public Workload {
       }
       ref_ids_ = std::move(ref_ids);
       ref_tokens_sha256_ = TokensSha256(tokens);
+      ref_tokens_ = tokens;
       ref_cell_id_ = ctx.Record().id;
     }
     if (ref_ids_.empty()) {
@@ -379,10 +393,13 @@ class Kld : public Workload {
                       spec.reference));
     }
     if (TokensSha256(tokens) != ref_tokens_sha256_) {
+      // The reference's tokens are known in this run; a resumed run has their SHA-256 only.
+      const auto differs =
+          ref_tokens_.empty() ? std::nullopt : FirstTokenDifference(tokens, ref_tokens_);
       return Failed(
           fmt::format("the model's tokenizer differs from the kld reference '{}' "
-                      "on the corpus: KL divergence needs the same tokenizer",
-                      spec.reference));
+                      "on the corpus{}: KL divergence needs the same tokenizer",
+                      spec.reference, differs ? ", " + *differs : std::string()));
     }
     for (size_t c = 0; c < chunks.size() && c < ref_ids_.size(); ++c) {
       if (ctx.Stopped()) return Failed("interrupted");
@@ -407,13 +424,15 @@ class Kld : public Workload {
   struct ReferenceWorker {
     std::unique_ptr<worker::WorkerChannel> channel;
     int64_t n_vocab = 0;
-    int64_t chunk_bos = -1;     // as ChunkBos(), for the reference model
-    std::string tokens_sha256;  // its tokens of the kld corpus
-    std::string context_key;    // the init_context request its context was made with
-    json facts;                 // stored with every cell it serves (test "kld_reference")
+    int64_t chunk_bos = -1;       // as ChunkBos(), for the reference model
+    std::vector<int64_t> tokens;  // its tokens of the kld corpus
+    std::string tokens_sha256;    // theirs
+    std::string context_key;      // the init_context request its context was made with
+    json facts;                   // stored with every cell it serves (test "kld_reference")
   } ref_;
-  std::vector<json> ref_ids_;      // top-k: per chunk, the reference's top-k ids per position
-  std::string ref_tokens_sha256_;  // the reference's tokens of the corpus
+  std::vector<json> ref_ids_;        // top-k: per chunk, the reference's top-k ids per position
+  std::string ref_tokens_sha256_;    // the reference's tokens of the corpus
+  std::vector<int64_t> ref_tokens_;  // the same tokens, when this run tokenized them
   int64_t ref_cell_id_ = 0;
 };
 

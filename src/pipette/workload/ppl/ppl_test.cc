@@ -47,6 +47,10 @@ class FakeContext : public Context {
                 {"logprob", std::vector<double>(size_t(n - 1 - from), -1.0)}};
   }
   worker::WorkerChannel& Channel() override { std::abort(); }
+  bool Serves(std::string_view) const override { return true; }
+  Result<worker::WorkerChannel*, RunError> TokenizerReference() override {
+    return static_cast<worker::WorkerChannel*>(nullptr);
+  }
   device::Device& Device() override { std::abort(); }
   std::chrono::milliseconds Timeout() const override { return std::chrono::milliseconds(1000); }
   RunStatus Keep(const std::string& test, int rep, bool warmup, json raw) override {

@@ -1,0 +1,47 @@
+#include "pipette/run/tokenizer_reference.h"
+
+#include <fmt/format.h>
+
+#include "pipette/protocol/model_ops.h"
+#include "pipette/protocol/session_ops.h"
+
+namespace pipette::run {
+
+void TokenizerReference::Stop() {
+  if (channel_) channel_->Shutdown(std::chrono::milliseconds(2000));
+  channel_.reset();
+  source_.clear();
+}
+
+Result<worker::WorkerChannel*, workload::RunError> TokenizerReference::For(
+    const plan::Cell& cell, const std::string& program, device::Device& device,
+    std::chrono::milliseconds timeout) {
+  const std::string& source = cell.model.tokenizer_source;
+  if (source.empty()) return static_cast<worker::WorkerChannel*>(nullptr);
+  if (channel_ && channel_->Alive() && source_ == source) return channel_.get();
+  Stop();
+  auto failed = [&](const std::string& why) {
+    Stop();
+    return workload::Failed(fmt::format(
+        "cannot check the model's tokenizer against the file it was converted from ({}): {}",
+        source, why));
+  };
+  if (program.empty()) return failed("no registered runtime loads it");
+  auto ch = device.StartWorker({program});
+  if (!ch) return failed(ch.error().message);
+  channel_ = std::move(*ch);
+  if (auto hello = channel_->Call(protocol::HelloRequest{}.ToJson(), timeout); !hello) {
+    return failed(hello.error().message);
+  }
+  auto staged = device.Stage(source);
+  if (!staged) return failed(staged.error().message);
+  protocol::LoadModelRequest load;
+  load.path = *staged;
+  if (auto loaded = channel_->Call(load.ToJson(), timeout); !loaded) {
+    return failed(loaded.error().message);
+  }
+  source_ = source;
+  return channel_.get();
+}
+
+}  // namespace pipette::run
