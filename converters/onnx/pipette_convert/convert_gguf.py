@@ -6,7 +6,7 @@ import time
 import onnx
 
 from . import versions
-from .external_data import ExternalDataWriter
+from .external_data import ExternalDataWriter, check_external_data
 from .folder import file_hashes, output_folder, sha256_file, write_meta
 from .gguf_model import GgufModel
 from .llama_graph import OPSET, build_model, io_names
@@ -31,6 +31,7 @@ def convert(gguf_path, out_dir, dtype, progress):
         with open(os.path.join(out_dir, "model.onnx"), "xb") as f:
             f.write(proto.SerializeToString())
         onnx.checker.check_model(os.path.join(out_dir, "model.onnx"))
+        check_external_data(os.path.join(out_dir, "model.onnx"))
         build_tokenizer(vocab).save(os.path.join(out_dir, "tokenizer.json"))
         inputs, outputs = io_names(model.n_layer)
         meta = {

@@ -47,3 +47,28 @@ class ExternalDataWriter:
         if self._f is not None:
             self._f.close()
             self._f = None
+
+
+def check_external_data(model_path):
+    """Raises RuntimeError unless every external tensor of the model lies inside its data file
+    and no two overlap (a quantizer that keeps a stale reference would otherwise pass silently)."""
+    import onnx
+
+    folder = os.path.dirname(model_path)
+    model = onnx.load(model_path, load_external_data=False)
+    spans = {}
+    for t in model.graph.initializer:
+        if t.data_location != TensorProto.EXTERNAL:
+            continue
+        kv = {e.key: e.value for e in t.external_data}
+        spans.setdefault(kv["location"], []).append((int(kv.get("offset", 0)), int(kv["length"]), t.name))
+    for location, items in spans.items():
+        size = os.path.getsize(os.path.join(folder, location))
+        items.sort()
+        end, last = 0, None
+        for offset, length, name in items:
+            if offset < end:
+                raise RuntimeError(f"{location}: tensor {name} overlaps {last} (a stale external reference)")
+            if offset + length > size:
+                raise RuntimeError(f"{location}: tensor {name} ends at {offset + length}, past the file ({size})")
+            end, last = offset + length, name
