@@ -3,6 +3,7 @@
 int8-dynamic: onnxruntime.quantization.quantize_dynamic (int8 weights of every MatMul with a
 constant weight, activations quantized at run time: W8A8). int4-rtn: MatMulNBitsQuantizer with
 RTNWeightOnlyQuantConfig (4-bit block-wise round-to-nearest weights in MatMulNBits: W4A16).
+int4-gptq: the converter's numpy GPTQ (gptq.py) on calibration text, into the same MatMulNBits.
 Every option passed is recorded in the variant's pipette-model.json.
 """
 
@@ -42,12 +43,19 @@ def _source(folder):
 def _check_args(args):
     if args.method not in METHODS:
         raise BadInput(f"--method {args.method!r}: one of {', '.join(METHODS)}")
-    if args.method == "int4-gptq":
-        raise BadInput("--method int4-gptq: not yet implemented (a numpy GPTQ is planned); use int4-rtn")
     calib = (args.calibration, args.calibration_tokens, args.calibration_samples)
-    if any(v is not None for v in calib):
+    if args.method == "int4-gptq":
+        if args.calibration is None:
+            raise BadInput("--method int4-gptq needs --calibration FILE (UTF-8 text)")
+        for flag, v in (("--calibration-tokens", args.calibration_tokens),
+                        ("--calibration-samples", args.calibration_samples)):
+            if v is not None and v < 1:
+                raise BadInput(f"{flag} {v}: 1 or more")
+        if not 0 <= args.damp < 1:
+            raise BadInput(f"--damp {args.damp}: from 0 to 1")
+    elif any(v is not None for v in calib):
         raise BadInput(f"--calibration*: {args.method} takes no calibration data (only int4-gptq does)")
-    if args.method == "int4-rtn":
+    if args.method != "int8-dynamic":
         b = args.block_size
         if b < 16 or b & (b - 1):
             raise BadInput(f"--block-size {b}: a power of two, 16 or more (MatMulNBits)")
@@ -94,10 +102,20 @@ def quantize(args, progress):
     with output_folder(args.out):
         src = os.path.join(args.onnx, "model.onnx")
         dst = os.path.join(args.out, "model.onnx")
-        make = _int8_dynamic if args.method == "int8-dynamic" else _int4_rtn
+        calibration = None
         chatter = io.StringIO()  # the quantizers print progress bars on stdout: keep stdout one line
         with contextlib.redirect_stdout(chatter):
-            weights, options = make(src, dst, args)
+            if args.method == "int4-gptq":
+                from .gptq import quantize_gptq
+
+                weights, options = "int4", quantize_gptq(args.onnx, dst, base, args, ort, progress)
+                calibration = {"path": os.path.abspath(args.calibration),
+                               "sha256": sha256_file(args.calibration),
+                               "tokens": args.calibration_tokens or 128,
+                               "samples": args.calibration_samples or 8}
+            else:
+                make = _int8_dynamic if args.method == "int8-dynamic" else _int4_rtn
+                weights, options = make(src, dst, args)
         check_external_data(dst)
         if not os.path.isfile(dst + ".data"):
             raise RuntimeError(f"the quantizer wrote no {dst}.data")
@@ -106,8 +124,9 @@ def quantize(args, progress):
         meta.pop("source_folder", None)
         meta["converter"] = versions.converter_info()
         meta["variant"] = {"name": args.method, "dtype": "float32", "weights": weights,
-                           "quantizer": f"onnxruntime {ort.__version__}", "options": options,
-                           "calibration": None}
+                           "quantizer": ("pipette-convert gptq.py" if args.method == "int4-gptq" else
+                                         f"onnxruntime {ort.__version__}"), "options": options,
+                           "calibration": calibration}
         meta["graph"] = dict(base["graph"], weights=weights)
         meta["source_folder"] = {"path": os.path.abspath(args.onnx), "meta": base}
         meta["files"] = file_hashes(args.out, MODEL_FILES)

@@ -11,7 +11,7 @@ import unittest
 import numpy as np
 import onnx
 
-from .testing import OrtModel, TinyLlama, convert_ok, run_cli
+from .testing import OrtModel, convert_ok, run_cli, tiny_fp32
 
 IDS = [5, 77, 200, 1, 31, 260, 9, 150]
 # Relative error ||logits - fp32 logits|| / ||fp32 logits|| on this synthetic model (random
@@ -31,11 +31,7 @@ class QuantizeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        gguf_path = os.path.join(cls.tmp.name, "tiny.gguf")
-        TinyLlama(seed=7, n_embd=64, n_head=4, n_head_kv=2, n_ff=96).write_gguf(gguf_path)
-        cls.fp32 = os.path.join(cls.tmp.name, "fp32")
-        convert_ok(unittest.TestCase(), "gguf", "--gguf", gguf_path, "--out", cls.fp32)
-        cls.want, _ = OrtModel(cls.fp32).run(IDS)
+        cls.fp32, cls.want = tiny_fp32(cls.tmp.name, IDS)
 
     @classmethod
     def tearDownClass(cls):
@@ -111,7 +107,7 @@ class QuantizeTest(unittest.TestCase):
     def test_refusals(self):
         out = os.path.join(self.tmp.name, "refused")
         for args, words in [
-            (["--method", "int4-gptq"], "not yet"),
+            (["--method", "int4-gptq"], "needs --calibration"),
             (["--method", "int4-rtn", "--block-size", "24"], "power of two"),
             (["--method", "int8-dynamic", "--calibration", "x.txt"], "no calibration"),
         ]:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import unittest
 
 import numpy as np
 
@@ -170,6 +171,17 @@ def convert_ok(test, *args):
     reply = json.loads(lines[0])
     test.assertTrue(reply["ok"])
     return reply
+
+
+def tiny_fp32(folder, ids):
+    """The fp32 conversion of a 64-wide synthetic llama in folder/fp32, and its logits for ids
+    (the reference of the quantized variants' tests)."""
+    gguf_path = os.path.join(folder, "tiny.gguf")
+    TinyLlama(seed=7, n_embd=64, n_head=4, n_head_kv=2, n_ff=96).write_gguf(gguf_path)
+    out = os.path.join(folder, "fp32")
+    convert_ok(unittest.TestCase(), "gguf", "--gguf", gguf_path, "--out", out)
+    logits, _ = OrtModel(out).run(ids)
+    return out, logits
 
 
 class OrtModel:
