@@ -218,12 +218,17 @@ def chat(request):
     f.check()
     if has_messages == has_tokens:
         f.fail("send exactly one of 'messages' (templated chat) and 'prompt_tokens'")
-    messages = f.messages() if has_messages else []
+    messages = f.array("messages") if has_messages else []
+    for i, message in enumerate(messages):
+        m = f.nested(message, "messages[%d]" % i)
+        m.string("role")
+        m.string("content")
+        f.take(m)
     f.check()
     need(context=True)
     batch(f)
     if has_messages:
-        prompt = "".join("<%s>%s" % (role, content) for role, content in messages) + "<assistant>"
+        prompt = "".join("<%s>%s" % (m["role"], m["content"]) for m in messages) + "<assistant>"
         prompt_tokens = tokenize(prompt, True)
     else:
         check_ids(prompt_tokens, "prompt_tokens")

@@ -136,9 +136,11 @@ def _tokenizer():
     return tok
 
 
-def write_fake_model(folder, dtype="float32", add_bos=False, chat_template="{{ messages }}"):
+def write_fake_model(folder, dtype="float32", add_bos=False, chat_template="{{ messages }}",
+                     tied_embeddings=False):
     """Writes a fake converted-model folder (model.onnx + model.onnx.data, tokenizer.json,
-    pipette-model.json) into `folder`, which must not exist. Returns the folder."""
+    pipette-model.json) into `folder`, which must not exist. Returns the folder.
+    `tied_embeddings` is only what the meta says (for the parameter count)."""
     os.makedirs(folder)
     onnx.save_model(_graph(dtype), os.path.join(folder, "model.onnx"),
                     save_as_external_data=True, all_tensors_to_one_file=True,
@@ -153,7 +155,7 @@ def write_fake_model(folder, dtype="float32", add_bos=False, chat_template="{{ m
                     "calibration": None},
         "arch": "llama", "n_layer": N_LAYER, "n_head": N_HEAD_KV, "n_head_kv": N_HEAD_KV,
         "head_dim": HEAD_DIM, "n_embd": N_VOCAB, "n_vocab": N_VOCAB, "n_ctx_train": 64,
-        "rope_freq_base": 10000.0, "rms_eps": 1e-5,
+        "rope_freq_base": 10000.0, "rms_eps": 1e-5, "tied_embeddings": tied_embeddings,
         "bos": BOS, "eos": EOS, "eog": [EOS, EOT], "add_bos": add_bos, "add_eos": False,
         "chat_template": chat_template, "bos_text": SPECIALS[0], "eos_text": SPECIALS[1],
         "graph": {"opset": 18, "dtype": dtype, "kv_dtype": dtype, "inputs": [], "outputs": []},

@@ -21,9 +21,16 @@ def log_sum_exp(row):
 
 def top_k(row, k, lse):
     """The k most likely (id, log-probability) pairs, most likely first (ties: smaller id)."""
-    k = max(0, min(k, row.shape[0]))
-    order = np.lexsort((np.arange(row.shape[0]), -row.astype(np.float64)))[:k]
-    return [(int(i), float(np.float64(row[i]) - lse)) for i in order]
+    n = row.shape[0]
+    k = max(0, min(k, n))
+    if k == 0:
+        return []
+    values = row.astype(np.float64)
+    # Every id at least as likely as the k-th most likely one (ties included), then sorted.
+    kth = np.partition(values, n - k)[n - k]
+    candidates = np.flatnonzero(values >= kth)
+    order = candidates[np.lexsort((candidates, -values[candidates]))][:k]
+    return [(int(i), float(values[i] - lse)) for i in order]
 
 
 def tail_log_prob(row, ids, lse):

@@ -18,6 +18,14 @@ class LogitFactsTest(unittest.TestCase):
         self.assertEqual(len(top_k(row, 10, lse)), 4)
         self.assertAlmostEqual(top_k(row, 1, lse)[0][1], 3.0 - lse, places=12)
 
+    def test_top_k_is_a_full_sort_cut_to_k(self):
+        rng = np.random.default_rng(3)
+        row = rng.integers(0, 20, 500).astype(np.float32)  # many ties
+        lse = log_sum_exp(row)
+        expected = sorted(range(500), key=lambda i: (-row[i], i))
+        for k in (0, 1, 7, 100, 500):
+            self.assertEqual([i for i, _ in top_k(row, k, lse)], expected[:k])
+
     def test_the_tail_is_summed_directly_and_stays_finite(self):
         row = np.array([0.0, 0.0, -2000.0], np.float32)
         lse = log_sum_exp(row)

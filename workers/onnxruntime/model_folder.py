@@ -50,7 +50,8 @@ class ModelFolder:
         """The model's parameter count: the converter's `n_params` where it records one, else
         the graph's weights counted: floating-point and 8-bit initializers of more than one
         element (not shapes and indices), MatMulNBits weights as K x N (not their scales and
-        zero points). A tied lm_head (a copy of the embedding) counts twice."""
+        zero points), less the lm_head where the meta says the embeddings are tied (the graph
+        holds the embedding twice: a Gather table and its transposed copy)."""
         if isinstance(self.meta.get("n_params"), int):
             return self.meta["n_params"]
         graph = onnx.load_model(self.onnx_path, load_external_data=False).graph
@@ -73,6 +74,8 @@ class ModelFolder:
                 elements *= d
             if elements > 1:
                 total += elements
+        if self.meta.get("tied_embeddings") is True:
+            total -= self.meta["n_vocab"] * self.meta["n_embd"]
         return total
 
     def desc(self):

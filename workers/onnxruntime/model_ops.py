@@ -82,6 +82,7 @@ def load_model(state, request):
     out["chat_template"] = model.meta.get("chat_template")
     out["bos_text"] = model.meta.get("bos_text")
     out["eos_text"] = model.meta.get("eos_text")
+    out["add_eos"] = bool(model.meta.get("add_eos", False))  # for the controller's renderer
     return out
 
 

@@ -22,13 +22,20 @@ class ModelOpsTest(unittest.TestCase):
                              (N_VOCAB, N_LAYER, BOS, 257))
             self.assertEqual(model["desc"], "llama 0M fp32 (onnx)")
             self.assertEqual(model["n_params"], 2 * N_VOCAB * N_VOCAB + N_VOCAB)
+            self.assertEqual(r["threads"], None)  # ONNX Runtime's default
             sizes = sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder))
             self.assertEqual(model["size_bytes"], sizes)
             self.assertEqual(model["meta"]["variant.name"], "fp32")
             self.assertEqual(model["meta"]["eog"], "[257,258]")
             self.assertEqual((r["chat_template"], r["bos_text"], r["eos_text"]),
                              ("{{ messages }}", "<|im_start|>", "<|im_end|>"))
+            self.assertFalse(r["add_eos"])
             self.assertEqual(r["execution_provider"], "CPUExecutionProvider")
+
+    def test_tied_embeddings_count_once(self):
+        folder = fake_model_for(self, tied_embeddings=True)  # the fake's two tables, one tied
+        model = self.calls.ok("load_model", path=folder)["model"]
+        self.assertEqual(model["n_params"], N_VOCAB * N_VOCAB + N_VOCAB)
 
     def test_a_path_that_is_no_model_is_refused_and_the_loaded_model_stays(self):
         folder = fake_model_for(self)
