@@ -8,6 +8,7 @@ import unittest
 
 import worker as worker_main
 from fake_model_fixture import WorkerCalls, fake_model_for
+from ort_session import fallback_report_of
 
 
 def optimized_scratch():
@@ -41,6 +42,12 @@ class FallbackTest(unittest.TestCase):
                                 fallback["inserted_casts"])
         calls.ok("init_context", n_ctx=16)
         self.assertEqual(calls.ok("tg", first_token=5, n_gen=3)["tokens"], [6, 7, 8])
+
+    def test_a_report_that_cannot_be_made_says_why(self):
+        report, why = fallback_report_of("/no/such/model.onnx", None, "all")
+        self.assertIsNone(report)
+        self.assertTrue(why.startswith("the fall-back report failed: "), why)
+        self.assertIn("/no/such/model.onnx", why)
 
     def test_the_report_can_be_left_out(self):
         calls = WorkerCalls(worker_main.make_worker())

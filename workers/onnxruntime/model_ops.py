@@ -6,7 +6,8 @@ from pipette_worker.memory import MemoryReadError
 
 from decoder import Decoder, DecodeError
 from model_folder import ModelFolderError, open_model_folder
-from ort_session import DEFAULT_GRAPH_OPTIMIZATION, GRAPH_OPTIMIZATION, PROVIDER, create_session
+from ort_session import (DEFAULT_GRAPH_OPTIMIZATION, GRAPH_OPTIMIZATION, PROVIDER,
+                         create_session, fallback_report_of)
 from state import DEFAULT_N_BATCH
 from text_tokenizer import TextTokenizer
 
@@ -65,20 +66,24 @@ def load_model(state, request):
         tokenizer = TextTokenizer(model.tokenizer_path, meta["bos"], meta["eos"],
                                   bool(meta.get("add_bos", False)),
                                   bool(meta.get("add_eos", False)))
-        session, report = create_session(model.onnx_path, threads, graph_optimization,
-                                         with_report)
+        session = create_session(model.onnx_path, threads, graph_optimization)
     except Exception as e:  # ONNX Runtime's and tokenizers' errors have no common type
         raise RequestError("onnxruntime could not load '%s': %s; no model is loaded now"
                            % (path, e)) from e
     t_end = now_ns()
     rss_after = _rss()
-    state.model, state.tokenizer, state.session, state.report = model, tokenizer, session, report
+    report = {"execution_provider": PROVIDER}
+    if with_report:  # after the load's span, in another process
+        made, why = fallback_report_of(model.onnx_path, threads, graph_optimization)
+        report = made if made is not None else {**report, "fallback": None,
+                                                "fallback_error": why}
+    state.model, state.tokenizer, state.session = model, tokenizer, session
     state.threads, state.graph_optimization = threads, graph_optimization
     out = {"t_start_ns": t_start, "t_end_ns": t_end, "rss_before": rss_before,
            "rss_after": rss_after, "model": _model_info(model)}
     out["threads"] = threads
     out["graph_optimization"] = graph_optimization
-    out.update(report or {"execution_provider": PROVIDER})
+    out.update(report)
     out["chat_template"] = model.meta.get("chat_template")
     out["bos_text"] = model.meta.get("bos_text")
     out["eos_text"] = model.meta.get("eos_text")
@@ -98,11 +103,11 @@ def init_context(state, request):
     t_start = now_ns()
     recreated = threads is not None and threads != state.threads
     if recreated:
-        # The threads are the session's: a session is made again with them (its fall-back
-        # report is the load's: the same graph and options).
+        # The threads are the session's: a session is made again with them (the load's
+        # fall-back report holds: the same graph and options).
         try:
-            state.session, _ = create_session(state.model.onnx_path, threads,
-                                              state.graph_optimization, with_report=False)
+            state.session = create_session(state.model.onnx_path, threads,
+                                           state.graph_optimization)
         except Exception as e:
             state.unload()
             raise RequestError("onnxruntime could not create the session again with %d "

@@ -7,9 +7,18 @@ import worker as worker_main
 from fake_model_fixture import BOS, N_LAYER, N_VOCAB, WorkerCalls, fake_model_for
 
 
+class NoReportCalls(WorkerCalls):
+    """load_model without the fall-back report (fallback_test.py tests it)."""
+
+    def call(self, op, **fields):
+        if op == "load_model":
+            fields.setdefault("fallback_report", False)
+        return super().call(op, **fields)
+
+
 class ModelOpsTest(unittest.TestCase):
     def setUp(self):
-        self.calls = WorkerCalls(worker_main.make_worker())
+        self.calls = NoReportCalls(worker_main.make_worker())
         self.state = self.calls.worker.state
 
     def test_load_model_answers_the_models_facts_from_the_folder_or_its_model_onnx(self):

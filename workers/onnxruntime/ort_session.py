@@ -1,7 +1,10 @@
-"""Creating the ONNX Runtime session of a converted model, with the fall-back report."""
+"""Creating the ONNX Runtime session of a converted model, and its fall-back report."""
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import onnxruntime as ort
@@ -27,15 +30,18 @@ def _options(threads, graph_optimization):
     return so
 
 
-def create_session(onnx_path, threads, graph_optimization, with_report):
-    """(session, report): the CPU provider's session of the model at `onnx_path`
-    (intra_op_num_threads = `threads`, or ONNX Runtime's default when None). With `with_report`,
-    ONNX Runtime also records its node assignment and writes the optimized graph (and its
-    weights) into a temporary folder, removed before this returns, to count the inserted casts
-    (fallback.py); the report is None without it."""
+def create_session(onnx_path, threads, graph_optimization):
+    """The CPU provider's session of the model at `onnx_path` (intra_op_num_threads =
+    `threads`, or ONNX Runtime's default when None)."""
+    return ort.InferenceSession(onnx_path, _options(threads, graph_optimization),
+                                providers=[PROVIDER])
+
+
+def _report_session(onnx_path, threads, graph_optimization):
+    """The fall-back report of a session made as create_session makes it: ONNX Runtime records
+    its node assignment and writes the optimized graph (and its weights) into a temporary folder,
+    removed before this returns, where the inserted casts are counted (fallback.py)."""
     so = _options(threads, graph_optimization)
-    if not with_report:
-        return ort.InferenceSession(onnx_path, so, providers=[PROVIDER]), None
     so.add_session_config_entry(ASSIGNMENT_INFO_KEY, "1")
     scratch = tempfile.mkdtemp(prefix="pipette-ort-optimized-")
     try:
@@ -44,13 +50,33 @@ def create_session(onnx_path, threads, graph_optimization, with_report):
         so.add_session_config_entry("session.optimized_model_external_initializers_file_name",
                                     "optimized.onnx.data")
         session = ort.InferenceSession(onnx_path, so, providers=[PROVIDER])
-        report = fallback_report(PROVIDER, session.get_provider_graph_assignment_info(),
-                                 optimized)
+        return fallback_report(PROVIDER, session.get_provider_graph_assignment_info(), optimized)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return session, report
+
+
+def fallback_report_of(onnx_path, threads, graph_optimization):
+    """The fall-back report, made in a child process (this file run as a program): writing the
+    optimized graph takes seconds and a second session's memory, which must not count as the
+    worker's load time or memory. Returns (report, None) or (None, why it failed)."""
+    command = [sys.executable, "-B", os.path.abspath(__file__), onnx_path,
+               str(threads or 0), graph_optimization]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=1800, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, "the fall-back report could not be made: %s" % e
+    if done.returncode != 0:
+        tail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:]
+        return None, "the fall-back report failed: %s" % (tail[0] if tail else
+                                                          "exit status %d" % done.returncode)
+    return json.loads(done.stdout), None
 
 
 def session_threads(session):
     """The intra-op threads the session runs with (0: ONNX Runtime's default)."""
     return session.get_session_options().intra_op_num_threads
+
+
+if __name__ == "__main__":  # the child process of fallback_report_of: ONNX_PATH THREADS LEVEL
+    sys.stdout.write(json.dumps(_report_session(sys.argv[1], int(sys.argv[2]) or None,
+                                                sys.argv[3])))

@@ -12,14 +12,13 @@ def batch_spans(n, n_batch):
 
 
 class State:
-    """What is loaded. `model` (a ModelFolder), `tokenizer`, `session` and `report` exist
-    after load_model; `decoder`, `n_ctx` and `n_batch` after init_context."""
+    """What is loaded. `model` (a ModelFolder), `tokenizer` and `session` exist after
+    load_model; `decoder`, `n_ctx` and `n_batch` after init_context."""
 
     def __init__(self):
         self.model = None
         self.tokenizer = None
         self.session = None
-        self.report = None
         self.graph_optimization = None
         self.threads = None  # the session's intra-op threads as asked (None: ORT's default)
         self.decoder = None
@@ -31,7 +30,6 @@ class State:
         self.session = None
         self.tokenizer = None
         self.model = None
-        self.report = None
 
     @property
     def n_vocab(self):
