@@ -3,11 +3,13 @@
 // must do (docs/protocol.md): the handshake, the envelope, errors that name the field, the
 // shapes of the responses (the protocol layer's typed structs read them), frames, and exit.
 //
-// The workers: the C++ llama.cpp worker on the real bundled SmolLM2 model, and
+// The workers: the C++ llama.cpp worker on the real bundled SmolLM2 model,
 // tests/conformance/fixture_worker.py, a TEST FIXTURE on the Python worker module that answers
-// with fixed data. A new runtime's worker is added to kWorkers, with its model file and the
-// init_context options its cases use. A case about an op the worker's hello does not list is
-// skipped, saying so: a worker need not serve every op (the runner stores a missing op as n/a).
+// with fixed data, and the ONNX Runtime worker on the bundled model converted to ONNX (a ctest
+// fixture converts it: tests/conformance/CMakeLists.txt). A new runtime's worker is added to
+// kWorkers, with its model file and the init_context options its cases use. A case about an op the
+// worker's hello does not list is skipped, saying so: a worker need not serve every op (the runner
+// stores a missing op as n/a).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,6 +61,11 @@ const WorkerUnderTest kWorkers[] = {
     {"python_fixture",
      {PIPETTE_PYTHON3, "-B", kSource + "/tests/conformance/fixture_worker.py"},
      kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf",  // a file to load; never read
+     {{"n_ctx", 256}, {"n_batch", 4}},
+     "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
+    {"onnxruntime",
+     {PIPETTE_WORKER_ONNXRUNTIME},
+     PIPETTE_ONNX_TEST_MODEL,
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
 };

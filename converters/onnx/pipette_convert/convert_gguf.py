@@ -49,6 +49,7 @@ def convert(gguf_path, out_dir, dtype, progress):
             "bos": vocab.bos, "eos": vocab.eos, "eog": vocab.eog,
             "add_bos": vocab.add_bos, "add_eos": vocab.add_eos,
             "chat_template": model.field("tokenizer.chat_template"),
+            "chat_template_tool_use": model.field("tokenizer.chat_template.tool_use"),
             "bos_text": vocab.text(vocab.bos), "eos_text": vocab.text(vocab.eos),
             "tokenizer": {"model": "gpt2", "pre": vocab.pre},
             "graph": {"opset": OPSET, "dtype": dtype, "kv_dtype": dtype, "logits_dtype": "float32",

@@ -133,6 +133,20 @@ class Fields:
             return []
         return value
 
+    def messages(self, name="messages"):
+        """A chat's messages: a non-empty array of objects with string `role` and `content`,
+        as [(role, content), ...]; the problems named `messages[i].role`."""
+        value = self.array(name)
+        if not self.error and not value:
+            self._field_fail(name, "must be a non-empty array of {\"role\":..,\"content\":..} "
+                             "objects")
+        out = []
+        for i, item in enumerate(value):
+            m = self.nested(item, "%s[%d]" % (name, i))
+            out.append((m.string("role"), m.string("content")))
+            self.take(m)
+        return out
+
     def nested(self, value, name):
         """A reader for an object inside this request (an item of an array field), its fields
         named `name.field`; take its problems back with take()."""

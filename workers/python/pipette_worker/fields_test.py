@@ -53,6 +53,20 @@ class FieldsTest(unittest.TestCase):
         self.assertEqual(g.error, "chat request: field 'messages[1]' must be an object")
         self.assertEqual(Fields([1], "pp").error, "pp request is not a JSON object")
 
+    def test_chat_messages_are_a_non_empty_array_of_roles_and_contents(self):
+        f = Fields({"messages": [{"role": "user", "content": "hi"}]}, "chat")
+        self.assertEqual(f.messages(), [("user", "hi")])
+        f.check()
+        for messages, error in (
+                ([], "chat request: field 'messages' must be a non-empty array of "
+                     "{\"role\":..,\"content\":..} objects"),
+                ([{"role": "user"}], "chat request: missing required field 'messages[0].content'"),
+                ([{"role": "user", "content": 1}],
+                 "chat request: field 'messages[0].content' must be a string")):
+            f = Fields({"messages": messages}, "chat")
+            f.messages()
+            self.assertEqual(f.error, error)
+
 
 if __name__ == "__main__":
     unittest.main()
