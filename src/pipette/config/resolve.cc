@@ -49,18 +49,29 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
   return r;
 }
 
-// Every model must be in a format every runtime of the file loads (each runtime says which).
+// Every model must be in a format at least one runtime of the file loads (each runtime says
+// which); the plan pairs it with those alone.
 Status CheckModelFormats(const Where& w, const Experiment& ex,
                          const runtime::RuntimeRegistry& runtimes) {
-  for (const RuntimeSpec& r : ex.runtimes) {
-    const runtime::Runtime* entry = runtimes.Find(r.name);
-    if (!entry) continue;  // refused by ResolveRuntime already
-    for (const ModelSpec& m : ex.models) {
-      if (entry->Accepts(m.format)) continue;
-      return w.AtLine(m.line, fmt::format("model '{}' is a {} file; runtime '{}' loads only {}",
-                                          m.name, m.format.empty() ? "unknown" : m.format, r.name,
-                                          fmt::join(entry->model_formats, ", ")));
+  std::vector<std::string> names;
+  for (const RuntimeSpec& r : ex.runtimes) names.push_back(r.name);
+  for (const ModelSpec& m : ex.models) {
+    const bool loaded = std::any_of(ex.runtimes.begin(), ex.runtimes.end(), [&](const auto& r) {
+      const runtime::Runtime* entry = runtimes.Find(r.name);
+      return entry && entry->Accepts(m.format);
+    });
+    if (loaded) continue;
+    std::vector<std::string> could;
+    for (const runtime::Runtime& r : runtimes.runtimes()) {
+      if (r.Accepts(m.format)) could.push_back(r.name);
     }
+    return w.AtLine(
+        m.line,
+        fmt::format("model '{}' (format {}) is loaded by no runtime of this experiment ({}){}",
+                    m.name, m.format.empty() ? "unknown" : m.format, fmt::join(names, ", "),
+                    could.empty()
+                        ? std::string()
+                        : fmt::format(": add {} to runtimes:", fmt::join(could, " or "))));
   }
   return {};
 }
@@ -95,6 +106,14 @@ Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOp
     auto m = ResolveModel(w, q.base, opt);
     if (!m) return m.error();
     base = *m;
+  }
+  const auto& all = RuntimesOf(opt).runtimes();
+  auto quantizer =
+      std::find_if(all.begin(), all.end(), [](const auto& r) { return r.makes_variants; });
+  if (quantizer != all.end() && !quantizer->Accepts(base.format)) {
+    return w.At(q.base.pos, fmt::format("quantize: makes its variants with {}, which does not load "
+                                        "base '{}' (a {} model)",
+                                        quantizer->name, base.name, base.format));
   }
   std::string base_sha;
   const model::BundledModel* bundled =
@@ -246,7 +265,6 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
     }
     ex.runtimes.push_back(*r);
   }
-  if (auto st = CheckModelFormats(w, ex, RuntimesOf(options)); !st) return st.error();
   if (auto st = CheckParamsHaveARuntime(w, written, registry, ex); !st) return st.error();
   ResolveParams(written, registry, &ex);
   ex.tests = written.tests;
@@ -254,6 +272,7 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
   for (const WrittenQuantize& q : written.quantize) {
     if (auto st = ResolveQuantize(w, q, options, &ex); !st) return st.error();
   }
+  if (auto st = CheckModelFormats(w, ex, RuntimesOf(options)); !st) return st.error();
   ex.repetitions = written.repetitions.value_or(ex.repetitions);
   ex.warmup = written.warmup.value_or(ex.warmup);
   if (written.timeout) ex.timeout_s = static_cast<double>(*written.timeout);
