@@ -212,12 +212,14 @@ Paths DefaultPaths(const std::string& argv0) {
       d && *d ? d : (fs::path(exe_dir) / ".." / "datasets").lexically_normal().string();
   const char* v = std::getenv("PIPETTE_VARIANTS_DIR");
   p.variants_dir = v && *v ? v : (fs::path(p.models_dir) / "variants").string();
+  const char* c = std::getenv("PIPETTE_CONVERTED_DIR");
+  p.converted_dir = c && *c ? c : (fs::path(p.models_dir) / "converted").string();
   return p;
 }
 
 config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
   config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
-                           paths.variants_dir};
+                           paths.variants_dir, paths.converted_dir};
   o.qualities = &workload::QualitySpecs();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;

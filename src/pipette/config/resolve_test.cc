@@ -245,6 +245,54 @@ TEST_F(OnnxModelsTest, EachModelNeedsARuntimeOfTheFileThatLoadsIt) {
             "'conv' (a onnx model)");
 }
 
+TEST_F(OnnxModelsTest, ConvertAddsOnnxVariantsOfTheGguf) {
+  opts_.converted_dir = dir_ / "converted";
+  auto ex = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "runtimes: [llama.cpp, onnxruntime]\n"
+      "convert:\n"
+      "  base: smollm2-135m-instruct-q4_1\n"
+      "  to: onnx\n"
+      "  variants: [fp32, int8-dynamic, int4-rtn]\n"
+      "  int4: {block_size: 64}\n"
+      "tests: [pp16]\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->models.size(), 4u);
+  const ModelSpec& fp32 = ex->models[1];
+  EXPECT_EQ(fp32.name, "smollm2-135m-instruct-q4_1:onnx-fp32");
+  EXPECT_EQ(fp32.format, "onnx");
+  EXPECT_EQ(fp32.quant, "fp32");
+  EXPECT_EQ(fp32.n_ctx_train, ex->models[0].n_ctx_train);
+  EXPECT_EQ(fp32.source, "converted:bundled:smollm2-135m-instruct-q4_1");
+  ASSERT_TRUE(fp32.conversion.has_value());
+  EXPECT_EQ(fp32.conversion->base_sha256,
+            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
+  EXPECT_EQ(fp32.conversion->base_quant, "Q4_1");
+  EXPECT_EQ(fs::path(fp32.path).filename(), "model.onnx");
+  EXPECT_EQ(fs::path(fp32.path).parent_path().parent_path(), dir_ / "converted");
+  EXPECT_EQ(fp32.provenance.value("format", ""), "pipette-conversion/1");
+  EXPECT_FALSE(fp32.provenance.value("requantized", true));
+  const ModelSpec& int4 = ex->models[3];
+  EXPECT_EQ(int4.name, "smollm2-135m-instruct-q4_1:onnx-int4-rtn");
+  EXPECT_EQ(int4.quant, "W4A16 (int4 RTN, block 64)");
+  EXPECT_EQ(int4.conversion->block_size, 64);
+  EXPECT_TRUE(int4.conversion->symmetric);  // the default
+  EXPECT_TRUE(int4.provenance.value("requantized", false));
+  EXPECT_EQ(ex->models[2].quant, "W8A8 (int8 dynamic)");
+  EXPECT_NE(ex->models[2].path, int4.path);
+  EXPECT_EQ(ex->Resolved()["models"][3]["conversion"]["variant"]["block_size"], 64);
+}
+
+TEST_F(OnnxModelsTest, ConvertNeedsAGgufBaseAndARuntimeForItsModels) {
+  EXPECT_EQ(ErrorOf("models: [conv]\nruntimes: [onnxruntime]\n"
+                    "convert: {base: conv, variants: [fp32]}\ntests: [pp16]\n"),
+            "ex.yaml:3:17: convert: reads a GGUF, and base 'conv' is a onnx model");
+  EXPECT_EQ(ErrorOf("convert: {base: smollm2-135m-instruct-q4_1, variants: [fp16]}\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1: model 'smollm2-135m-instruct-q4_1:onnx-fp16' (format onnx) is loaded by no "
+            "runtime of this experiment (llama.cpp): add onnxruntime to runtimes:");
+}
+
 // Beside llama.cpp, a made-up runtime "other" with one parameter of its own, `ubatch`.
 class TwoRuntimesTest : public ExperimentTest {
  protected:
