@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/conversions.h"
 #include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/resume_checks.h"
@@ -311,6 +312,8 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     }
     PrintPlan(*ex, *cells, registry);
     PrintVariantPlan(*ex, *cells, device);
+    convert::ProcessCommandRunner converter;
+    PrintConversionPlan(*ex, *cells, converter);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
     std::error_code ec;
@@ -387,18 +390,21 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     }
   }
 
+  convert::ProcessCommandRunner converter;  // converts on this machine, before the cells
   if (resume) {
     // Only the variants of the cells measured now are made; the files and the build must be
     // those the run measured with.
     std::vector<plan::Cell> todo;
     for (int i : resume->to_run) todo.push_back((*cells)[static_cast<size_t>(i)]);
     MakeVariantsFor(*ex, device, &todo, stop);
+    MakeConversionsFor(*ex, converter, &todo, stop);
     for (const plan::Cell& c : todo) (*cells)[static_cast<size_t>(c.index)] = c;
     if (auto st = CheckSameFilesAndBuild(*prior, *cells, *resume, device); !st) {
       return Fail(st.error());
     }
   } else {
     MakeVariantsFor(*ex, device, &*cells, stop);
+    MakeConversionsFor(*ex, converter, &*cells, stop);
   }
   auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
