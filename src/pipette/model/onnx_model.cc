@@ -97,10 +97,14 @@ std::string OnnxQuantLabel(const nlohmann::json& variant) {
   if (name == "int8-dynamic") return "W8A8 (int8 dynamic)";
   if (name == "int4-rtn" || name == "int4-gptq") {
     std::string label = fmt::format("W4A16 (int4 {}", name == "int4-rtn" ? "RTN" : "GPTQ");
-    if (auto b = variant.find("block_size"); b != variant.end() && b->is_number_integer()) {
+    // The options at the top of the variant, or under "options" (as the converter writes them).
+    const nlohmann::json& options = variant.contains("block_size") || !variant.contains("options")
+                                        ? variant
+                                        : variant["options"];
+    if (auto b = options.find("block_size"); b != options.end() && b->is_number_integer()) {
       label += fmt::format(", block {}", b->get<int64_t>());
     }
-    if (auto s = variant.find("symmetric"); s != variant.end() && s->is_boolean() && !*s) {
+    if (auto s = options.find("symmetric"); s != options.end() && s->is_boolean() && !*s) {
       label += ", asymmetric";
     }
     return label + ")";

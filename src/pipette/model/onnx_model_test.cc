@@ -78,6 +78,10 @@ TEST(OnnxModel, QuantLabelsNameTheScheme) {
             "W4A16 (int4 RTN, block 32)");
   EXPECT_EQ(OnnxQuantLabel({{"name", "int4-rtn"}, {"block_size", 64}, {"symmetric", false}}),
             "W4A16 (int4 RTN, block 64, asymmetric)");
+  // As the converter writes it: the quantizer's options under "options".
+  EXPECT_EQ(OnnxQuantLabel({{"name", "int4-rtn"},
+                            {"options", {{"block_size", 32}, {"symmetric", true}, {"bits", 4}}}}),
+            "W4A16 (int4 RTN, block 32)");
   EXPECT_EQ(OnnxQuantLabel({{"name", "int4-gptq"}, {"block_size", 128}}),
             "W4A16 (int4 GPTQ, block 128)");
 }
