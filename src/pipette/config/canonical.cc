@@ -35,6 +35,13 @@ json Convert(const WrittenConvert& c) {
     PutWritten(j["int4"], "block_size", c.block_size);
     PutWritten(j["int4"], "symmetric", c.symmetric);
   }
+  if (c.calibration || c.calibration_tokens || c.calibration_samples || c.damp) {
+    j["gptq"] = json::object();
+    if (c.calibration) PutWritten(j["gptq"], "calibration", c.calibration->path);
+    PutWritten(j["gptq"], "tokens", c.calibration_tokens);
+    PutWritten(j["gptq"], "samples", c.calibration_samples);
+    PutWritten(j["gptq"], "damp", c.damp);
+  }
   return j;
 }
 

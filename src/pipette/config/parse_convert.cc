@@ -40,6 +40,36 @@ Status ParseInt4(const Where& w, const YAML::Node& node, WrittenConvert* c) {
   return {};
 }
 
+// gptq: {calibration, tokens, samples, damp}.
+Status ParseGptq(const Where& w, const YAML::Node& node, WrittenConvert* c) {
+  if (!node.IsMap()) {
+    return w.At(node, "gptq: is a mapping: calibration:, tokens:, samples:, damp:");
+  }
+  static const std::vector<std::string> kKeys = {"calibration", "tokens", "samples", "damp"};
+  KeySet keys;
+  c->calibration = WrittenFile{std::nullopt, PosOf(node)};
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in gptq "); !st) return st;
+    const std::string key = kv.first.Scalar();
+    if (key == "calibration") {
+      auto f = Scalar(w, kv.second, "gptq.calibration");
+      if (!f) return f.error();
+      c->calibration = WrittenFile{*f, PosOf(kv.second)};
+    } else if (key == "tokens" || key == "samples") {
+      auto n = Integer(w, kv.second, "gptq." + key, 1, key == "tokens" ? 8192 : 4096);
+      if (!n) return n.error();
+      (key == "tokens" ? c->calibration_tokens : c->calibration_samples) = static_cast<int>(*n);
+    } else if (key == "damp") {
+      auto d = Number(w, kv.second, "gptq.damp", 0, 1);
+      if (!d) return d.error();
+      c->damp = *d;
+    } else {
+      return w.At(kv.first, fmt::format("unknown key '{}' in gptq{}", key, DidYouMean(key, kKeys)));
+    }
+  }
+  return {};
+}
+
 Status ParseVariants(const Where& w, const YAML::Node& node, WrittenConvert* c) {
   const std::vector<std::string>& known = convert::ConversionVariants();
   for (const YAML::Node& n : AsList(node)) {
@@ -48,10 +78,6 @@ Status ParseVariants(const Where& w, const YAML::Node& node, WrittenConvert* c) 
     if (std::find(known.begin(), known.end(), *v) == known.end()) {
       return w.At(n, fmt::format("unknown variant '{}'{} (variants: {})", *v, DidYouMean(*v, known),
                                  fmt::join(known, ", ")));
-    }
-    if (!convert::ConversionVariantSupported(*v)) {
-      return w.At(n,
-                  fmt::format("variant '{}' is not yet made by the converter: use int4-rtn", *v));
     }
     if (std::find(c->variants.begin(), c->variants.end(), *v) != c->variants.end()) {
       return w.At(n, fmt::format("variant '{}' is listed twice", *v));
@@ -68,13 +94,14 @@ Status ParseVariants(const Where& w, const YAML::Node& node, WrittenConvert* c) 
 // One convert: entry: ONNX variants of a GGUF.
 Result<WrittenConvert> ParseConvertEntry(const Where& w, const YAML::Node& node) {
   if (!node.IsMap()) {
-    return w.At(node, "a convert entry is a mapping: base:, to:, variants:, and optionally int4:");
+    return w.At(node,
+                "a convert entry is a mapping: base:, to:, variants:, and optionally int4:, gptq:");
   }
-  static const std::vector<std::string> kKeys = {"base", "to", "variants", "int4"};
+  static const std::vector<std::string> kKeys = {"base", "to", "variants", "int4", "gptq"};
   WrittenConvert c;
   c.pos = PosOf(node);
   KeySet keys;
-  YAML::Node base_node, variants_node, int4_node;
+  YAML::Node base_node, variants_node, int4_node, gptq_node;
   for (const auto& kv : node) {
     if (auto st = keys.Add(w, kv.first, "in convert "); !st) return st.error();
     const std::string key = kv.first.Scalar();
@@ -92,6 +119,8 @@ Result<WrittenConvert> ParseConvertEntry(const Where& w, const YAML::Node& node)
       variants_node.reset(kv.second);
     } else if (key == "int4") {
       int4_node.reset(kv.second);
+    } else if (key == "gptq") {
+      gptq_node.reset(kv.second);
     } else {
       return w.At(kv.first,
                   fmt::format("unknown key '{}' in convert{}", key, DidYouMean(key, kKeys)));
@@ -116,6 +145,13 @@ Result<WrittenConvert> ParseConvertEntry(const Where& w, const YAML::Node& node)
                   "int4: options go with an int4 variant (int4-rtn), and none is listed");
     }
     if (auto st = ParseInt4(w, int4_node, &c); !st) return st.error();
+  }
+  const bool gptq =
+      std::find(c.variants.begin(), c.variants.end(), "int4-gptq") != c.variants.end();
+  if (!gptq_node.IsNull()) {
+    if (!gptq)
+      return w.At(gptq_node, "gptq: options go with the int4-gptq variant, which is not listed");
+    if (auto st = ParseGptq(w, gptq_node, &c); !st) return st.error();
   }
   return c;
 }

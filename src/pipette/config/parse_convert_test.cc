@@ -45,6 +45,25 @@ TEST(ParseConvert, OneEntryOrAListWithItsVariantsAndInt4Options) {
   EXPECT_EQ(two->convert[1].variants, std::vector<std::string>{"fp16"});
 }
 
+TEST(ParseConvert, GptqTakesItsCalibrationOptions) {
+  auto ex = Parse(
+      "convert:\n  base: a.gguf\n  variants: [int4-rtn, int4-gptq]\n"
+      "  gptq: {calibration: corpus.txt, tokens: 64, samples: 4, damp: 0.05}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  const WrittenConvert& c = ex->convert[0];
+  ASSERT_TRUE(c.calibration.has_value());
+  EXPECT_EQ(c.calibration->path, "corpus.txt");
+  EXPECT_EQ(c.calibration_tokens, 64);
+  EXPECT_EQ(c.calibration_samples, 4);
+  EXPECT_EQ(c.damp, 0.05);
+  EXPECT_EQ(CanonicalForm(*ex)["convert"][0]["gptq"],
+            nlohmann::json::parse(
+                R"({"calibration": "corpus.txt", "tokens": 64, "samples": 4, "damp": 0.05})"));
+  auto plain = Parse("convert: {base: a.gguf, variants: [int4-gptq]}\n");  // the defaults
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_FALSE(plain->convert[0].calibration.has_value());
+}
+
 TEST(ParseConvert, TheHashCoversItAsWritten) {
   auto a = Parse("convert: {base: a.gguf, variants: [fp32, int4-rtn], int4: {block_size: 32}}\n");
   auto b = Parse(
@@ -66,8 +85,10 @@ TEST(ParseConvert, BadInputNamesLineColumnAndSuggests) {
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp23]}\n"),
             "ex.yaml:2:36: unknown variant 'fp23' (did you mean 'fp32'?) (variants: fp32, fp16, "
             "int8-dynamic, int4-rtn, int4-gptq)");
-  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-gptq]}\n"),
-            "ex.yaml:2:36: variant 'int4-gptq' is not yet made by the converter: use int4-rtn");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp32], gptq: {tokens: 64}}\n"),
+            "ex.yaml:2:49: gptq: options go with the int4-gptq variant, which is not listed");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-gptq], gptq: {token: 64}}\n"),
+            "ex.yaml:2:55: unknown key 'token' in gptq (did you mean 'tokens'?)");
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp32, fp32]}\n"),
             "ex.yaml:2:42: variant 'fp32' is listed twice");
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, to: onx, variants: [fp32]}\n"),

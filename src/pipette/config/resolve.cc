@@ -132,6 +132,17 @@ Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOpti
   }
   auto sha = BaseSha256(w, c.base.pos, *base);
   if (!sha) return sha.error();
+  // GPTQ's calibration text: the one written, else the shipped corpus.
+  std::string calibration, calibration_sha;
+  if (std::find(c.variants.begin(), c.variants.end(), "int4-gptq") != c.variants.end()) {
+    const WrittenFile file = c.calibration.value_or(WrittenFile{std::nullopt, c.pos});
+    auto path = CorpusFile(w, file, opt, "gptq calibration");
+    if (!path) return path.error();
+    auto text_sha = Sha256File(*path);
+    if (!text_sha) return w.At(file.pos, text_sha.error().message);
+    calibration = *path;
+    calibration_sha = *text_sha;
+  }
   for (const std::string& variant : c.variants) {
     convert::ConversionSpec v;
     v.variant = variant;
@@ -143,6 +154,13 @@ Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOpti
     v.base_source = base->source;
     v.block_size = c.block_size.value_or(v.block_size);
     v.symmetric = c.symmetric.value_or(v.symmetric);
+    if (variant == "int4-gptq") {
+      v.calibration = calibration;
+      v.calibration_sha256 = calibration_sha;
+      v.calibration_tokens = c.calibration_tokens.value_or(v.calibration_tokens);
+      v.calibration_samples = c.calibration_samples.value_or(v.calibration_samples);
+      v.damp = c.damp.value_or(v.damp);
+    }
     ModelSpec m;
     m.name = v.name;
     m.path = (fs::path(ConvertedDir(opt)) / v.FolderName() / model::kOnnxGraphFile).string();

@@ -283,6 +283,32 @@ TEST_F(OnnxModelsTest, ConvertAddsOnnxVariantsOfTheGguf) {
   EXPECT_EQ(ex->Resolved()["models"][3]["conversion"]["variant"]["block_size"], 64);
 }
 
+TEST_F(OnnxModelsTest, GptqIsCalibratedOnTheShippedCorpusUnlessTheFileNamesOne) {
+  opts_.converted_dir = dir_ / "converted";
+  const std::string head =
+      "runtimes: [onnxruntime]\nconvert:\n  base: smollm2-135m-instruct-q4_1\n"
+      "  variants: [int4-gptq]\n";
+  auto shipped = Parse(head + "tests: [pp16]\n");
+  ASSERT_TRUE(shipped.ok()) << shipped.error().message;
+  const convert::ConversionSpec& g = *shipped->models.at(0).conversion;
+  EXPECT_EQ(g.calibration, fs::path(opts_.datasets_dir) / "ppl/devils-dictionary.txt");
+  EXPECT_EQ(g.calibration_sha256.size(), 64u);
+  EXPECT_EQ(g.calibration_tokens, 128);
+  EXPECT_EQ(g.calibration_samples, 8);
+  EXPECT_EQ(shipped->models[0].quant, "W4A16 (int4 GPTQ, block 32)");
+  std::ofstream(dir_ / "calib.txt") << "some calibration text";
+  auto own = Parse(head + "  gptq: {calibration: calib.txt, samples: 2}\ntests: [pp16]\n");
+  ASSERT_TRUE(own.ok()) << own.error().message;
+  const convert::ConversionSpec& o = *own->models.at(0).conversion;
+  EXPECT_EQ(o.calibration, dir_ / "calib.txt");
+  EXPECT_EQ(o.calibration_samples, 2);
+  EXPECT_NE(o.CacheKey(), g.CacheKey());  // the calibration defines the bytes
+  const std::string missing = ErrorOf(head + "  gptq: {calibration: nosuch.txt}\ntests: [pp16]\n");
+  EXPECT_EQ(missing.rfind("ex.yaml:5:", 0), 0u) << missing;
+  EXPECT_NE(missing.find("gptq calibration file not found: 'nosuch.txt'"), std::string::npos)
+      << missing;
+}
+
 TEST_F(OnnxModelsTest, ConvertNeedsAGgufBaseAndARuntimeForItsModels) {
   EXPECT_EQ(ErrorOf("models: [conv]\nruntimes: [onnxruntime]\n"
                     "convert: {base: conv, variants: [fp32]}\ntests: [pp16]\n"),

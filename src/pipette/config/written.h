@@ -84,6 +84,11 @@ struct WrittenConvert {
   std::vector<std::string> variants{};  // in the order written
   std::optional<int> block_size{};      // int4: options
   std::optional<bool> symmetric{};
+  // gptq: the calibration text (default: the shipped corpus), its tokens per sample, samples
+  // and the Hessian's damping.
+  std::optional<WrittenFile> calibration{};
+  std::optional<int> calibration_tokens{}, calibration_samples{};
+  std::optional<double> damp{};
   Pos pos{};  // the entry
 };
 

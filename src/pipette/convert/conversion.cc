@@ -20,12 +20,6 @@ const std::vector<std::string>& ConversionVariants() {
   return kVariants;
 }
 
-bool ConversionVariantSupported(const std::string& variant) {
-  return variant != "int4-gptq" &&
-         std::find(ConversionVariants().begin(), ConversionVariants().end(), variant) !=
-             ConversionVariants().end();
-}
-
 bool IsInt4(const std::string& variant) { return variant.starts_with("int4-"); }
 
 json ConversionSpec::Variant() const {
@@ -43,7 +37,11 @@ json ConversionSpec::Definition() const {
   return {{"base_sha256", base_sha256},
           {"to", "onnx"},
           {"variant", Variant()},
-          {"calibration", nullptr},
+          {"calibration", variant == "int4-gptq" ? json{{"sha256", calibration_sha256},
+                                                        {"tokens", calibration_tokens},
+                                                        {"samples", calibration_samples},
+                                                        {"damp", damp}}
+                                                 : json(nullptr)},
           {"converter", "pipette-convert"}};
 }
 
@@ -75,6 +73,7 @@ json ConversionSpec::Provenance() const {
                {"quant", base_quant},
                {"source", base_source}};
   p["requantized"] = requantized;
+  if (variant == "int4-gptq") p["calibration"]["path"] = calibration;
   const std::string from = base_quant.empty() ? "an unknown type" : base_quant;
   p["note"] = requantized ? fmt::format(
                                 "re-quantized from {}: the GGUF is itself quantized, so "

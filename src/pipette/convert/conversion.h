@@ -11,10 +11,8 @@
 namespace pipette::convert {
 
 // The variants `convert:` may name, in the order they are made (fp32 first: the quantized
-// ones are made from it). int4-gptq is parsed and refused until the converter has it.
+// ones are made from it).
 const std::vector<std::string>& ConversionVariants();
-// The variants the converter makes today.
-bool ConversionVariantSupported(const std::string& variant);
 // A 4-bit variant: takes the int4: options.
 bool IsInt4(const std::string& variant);
 
@@ -28,6 +26,12 @@ struct ConversionSpec {
   std::string base_source;
   int block_size = 32;  // int4 only
   bool symmetric = true;
+  // int4-gptq only: the calibration text and how much of it is used, the Hessian's damping.
+  std::string calibration{};  // absolute path
+  std::string calibration_sha256{};
+  int calibration_tokens = 128;
+  int calibration_samples = 8;
+  double damp = 0.01;
 
   // {"name": variant, "block_size", "symmetric" (int4 only)}: as pipette-model.json's variant.
   nlohmann::json Variant() const;

@@ -67,6 +67,11 @@ std::vector<std::string> ConvertArgs(const ConvertJob& job, const std::string& o
     a.insert(a.end(), {"--block-size", std::to_string(s.block_size),
                        s.symmetric ? "--symmetric" : "--asymmetric"});
   }
+  if (s.variant == "int4-gptq") {
+    a.insert(a.end(), {"--calibration", s.calibration, "--calibration-tokens",
+                       std::to_string(s.calibration_tokens), "--calibration-samples",
+                       std::to_string(s.calibration_samples), "--damp", fmt::format("{}", s.damp)});
+  }
   return a;
 }
 

@@ -144,6 +144,27 @@ TEST_F(ConvertMakerTest, MakesFp32FirstAndTheQuantizedFromItThenCaches) {
   EXPECT_EQ(newer.Verbs(), (std::vector<std::string>{"version", "gguf"}));
 }
 
+TEST_F(ConvertMakerTest, GptqIsSentItsCalibration) {
+  FakeConverter fake;
+  ConvertJob gptq = Job("int4-gptq");
+  gptq.spec.calibration = "/data/calib.txt";
+  gptq.spec.calibration_sha256 = std::string(64, 'e');
+  gptq.spec.calibration_tokens = 64;
+  gptq.spec.calibration_samples = 4;
+  gptq.spec.damp = 0.05;
+  auto results = MakeConversions({gptq}, fake, Options());
+  ASSERT_TRUE(results[0].ok()) << results[0].error().message;
+  const Command& c = fake.commands.back();
+  EXPECT_EQ(std::vector<std::string>(c.argv.begin() + 10, c.argv.end()),
+            (std::vector<std::string>{"int4-gptq", "--block-size", "32", "--symmetric",
+                                      "--calibration", "/data/calib.txt", "--calibration-tokens",
+                                      "64", "--calibration-samples", "4", "--damp", "0.05"}));
+  const json& p = results[0]->provenance;
+  EXPECT_EQ(p["calibration"].value("sha256", ""), std::string(64, 'e'));
+  EXPECT_EQ(p["calibration"].value("path", ""), "/data/calib.txt");
+  EXPECT_EQ(p.value("label", ""), "W4A16 (int4 GPTQ, block 32)");
+}
+
 TEST_F(ConvertMakerTest, AQuantizedVariantAloneHasItsFp32SourceMadeToo) {
   FakeConverter fake;
   auto results = MakeConversions({Job("int4-rtn")}, fake, Options());
