@@ -147,6 +147,15 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::Sample
   if (context_ms >= 0) b.Add("load", "context_init", "ms", context_ms);
   auto before = Int(load.raw, "rss_before"), after = Int(load.raw, "rss_after");
   if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
+  // What the runtime did not run as asked (ONNX Runtime's load reply): nodes it assigned to
+  // another execution provider, and the casts it inserted where a provider lacks a kernel for a
+  // type. The op types are in the stored load sample (`fallback`).
+  if (const auto f = load.raw.find("fallback"); f != load.raw.end() && f->is_object()) {
+    if (auto v = Int(*f, "nodes_on_other_providers")) {
+      b.Add("load", "nodes_on_other_providers", "nodes", double(*v));
+    }
+    if (auto v = Int(*f, "inserted_casts")) b.Add("load", "inserted_casts", "nodes", double(*v));
+  }
 }
 
 }  // namespace

@@ -91,6 +91,19 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_DOUBLE_EQ(find("load", "rss_delta")->summary.median, 500);
   EXPECT_DOUBLE_EQ(find("model", "file_size")->summary.median, 1000);
   EXPECT_FALSE(IsHeadline(*find("load", "time")));
+  EXPECT_EQ(find("load", "inserted_casts"), nullptr);  // a runtime that reports no fall-back
+
+  // A runtime's fall-back report (ONNX Runtime's): its counts become rows of the load.
+  c.samples[0].raw["fallback"] = {{"nodes_on_other_providers", 0},
+                                  {"inserted_casts", 483},
+                                  {"inserted_cast_ops", {{"MatMul", 60}}}};
+  rows = DeriveRows(run, env, {c});
+  ASSERT_NE(find("load", "inserted_casts"), nullptr);
+  EXPECT_DOUBLE_EQ(find("load", "inserted_casts")->summary.median, 483);
+  EXPECT_EQ(find("load", "inserted_casts")->unit, "nodes");
+  EXPECT_DOUBLE_EQ(find("load", "nodes_on_other_providers")->summary.median, 0);
+  c.samples[0].raw.erase("fallback");
+  rows = DeriveRows(run, env, {c});
 
   // Without a peak reset, VmHWM is not the cell's own: n/a, with the reason.
   c.samples[4].raw["reset"]["supported"] = false;

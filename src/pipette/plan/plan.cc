@@ -214,7 +214,9 @@ Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::stri
   std::vector<std::string> keys = {"model", "runtime", "quant"};
   for (const auto& n : registry.Names()) keys.push_back(n);
   std::vector<Cell> out = cells;
-  // The reference's cells that match every term but model and quant.
+  // The reference's cells that match every term but model, quant and runtime (the reference may
+  // be another runtime's: llama.cpp's F32 for a converted model), a parameter its runtime lacks
+  // not counting.
   std::vector<Cell> ref;
   for (const Cell& c : cells) {
     if (!reference.empty() && c.model.name == reference) ref.push_back(c);
@@ -247,8 +249,11 @@ Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::stri
           fmt::format("--only: no cell has {}={} (values: {})", key, value, fmt::join(seen, ", ")));
     }
     out = std::move(kept);
-    if (key != "model" && key != "quant") {
-      std::erase_if(ref, [&](const Cell& c) { return value_of(c, key) != value; });
+    if (key != "model" && key != "quant" && key != "runtime") {
+      std::erase_if(ref, [&](const Cell& c) {
+        const std::string v = value_of(c, key);
+        return v != value && v != kUnset;
+      });
     }
   }
   const bool has_ref =

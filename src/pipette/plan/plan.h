@@ -50,8 +50,8 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
 // Narrows a plan to the cells matching every `key=value` of `only` (comma-separated; keys:
 // model, runtime, quant or any parameter), renumbering them. An unknown key or a value no cell
 // has is an input error that says what exists. The cells of `reference` (the model others are
-// compared with; "" for none) that match the terms other than model and quant are kept too,
-// first, when none of its cells would be.
+// compared with; "" for none) that match the terms other than model, quant and runtime are kept
+// too (a parameter their runtime lacks does not count), first, when none of its cells would be.
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
                                  const config::ParamRegistry& registry,
                                  const std::string& reference = "");

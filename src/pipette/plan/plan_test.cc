@@ -294,6 +294,16 @@ TEST(Plan, ModelsPairOnlyWithTheRuntimesThatLoadTheirFormat) {
                                       "model=o16,runtime=onnxruntime,threads=1,n_ctx=64,depth=0",
                                       "model=o16,runtime=onnxruntime,threads=2,n_ctx=64,depth=0"}));
   EXPECT_EQ((*cells)[2].label, "o onnxruntime threads=1");
+  // Narrowed to one runtime, a reference of the other (llama.cpp's g for o) stays, first.
+  auto ort =
+      Narrow(*cells, "runtime=onnxruntime,threads=2,type_k=f32", runtime::Registry().Params(), "g");
+  ASSERT_FALSE(ort.ok());  // no onnxruntime cell sets type_k: the term matches none
+  auto narrowed =
+      Narrow(*cells, "runtime=onnxruntime,threads=2", runtime::Registry().Params(), "g");
+  ASSERT_TRUE(narrowed.ok()) << narrowed.error().message;
+  ASSERT_EQ(narrowed->size(), 3u);
+  EXPECT_EQ((*narrowed)[0].Key(), "model=g,runtime=llama.cpp,threads=2,n_ctx=256,depth=0");
+  EXPECT_EQ((*narrowed)[1].model.name, "o");
 }
 
 TEST(Plan, TheCollapseErrorNamesWhatTheRuntimesRuleChanged) {
