@@ -4,8 +4,7 @@
 # PIPETTE_PYTHON in the environment overrides the interpreter at run time), and adds its unit
 # tests (*_test.py beside it, standard library unittest, under the venv's interpreter) and the
 # launcher's test.
-set(PIPETTE_VENV_PYTHON "${CMAKE_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
-    "the interpreter of the Python runtime workers (the venv with their pinned packages)")
+# PIPETTE_VENV_PYTHON: the top-level CMakeLists.txt.
 
 function(pipette_python_worker runtime)
   set(dir "${CMAKE_SOURCE_DIR}/workers/${runtime}")

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "pipette/app/console_progress.h"
+#include "pipette/app/conversions.h"
 #include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/resume_checks.h"
@@ -212,12 +213,14 @@ Paths DefaultPaths(const std::string& argv0) {
       d && *d ? d : (fs::path(exe_dir) / ".." / "datasets").lexically_normal().string();
   const char* v = std::getenv("PIPETTE_VARIANTS_DIR");
   p.variants_dir = v && *v ? v : (fs::path(p.models_dir) / "variants").string();
+  const char* c = std::getenv("PIPETTE_CONVERTED_DIR");
+  p.converted_dir = c && *c ? c : (fs::path(p.models_dir) / "converted").string();
   return p;
 }
 
 config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
   config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
-                           paths.variants_dir};
+                           paths.variants_dir, paths.converted_dir};
   o.qualities = &workload::QualitySpecs();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
@@ -309,6 +312,8 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     }
     PrintPlan(*ex, *cells, registry);
     PrintVariantPlan(*ex, *cells, device);
+    convert::ProcessCommandRunner converter;
+    PrintConversionPlan(*ex, *cells, converter);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
     std::error_code ec;
@@ -385,18 +390,21 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     }
   }
 
+  convert::ProcessCommandRunner converter;  // converts on this machine, before the cells
   if (resume) {
     // Only the variants of the cells measured now are made; the files and the build must be
     // those the run measured with.
     std::vector<plan::Cell> todo;
     for (int i : resume->to_run) todo.push_back((*cells)[static_cast<size_t>(i)]);
     MakeVariantsFor(*ex, device, &todo, stop);
+    MakeConversionsFor(*ex, converter, &todo, stop);
     for (const plan::Cell& c : todo) (*cells)[static_cast<size_t>(c.index)] = c;
     if (auto st = CheckSameFilesAndBuild(*prior, *cells, *resume, device); !st) {
       return Fail(st.error());
     }
   } else {
     MakeVariantsFor(*ex, device, &*cells, stop);
+    MakeConversionsFor(*ex, converter, &*cells, stop);
   }
   auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());

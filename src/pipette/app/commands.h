@@ -19,10 +19,11 @@ namespace pipette::app {
 Status CheckCommand(std::string_view first, const std::vector<std::string>& commands);
 
 struct Paths {
-  std::string models_dir;    // bundled models
-  std::string workers_dir;   // worker programs
-  std::string datasets_dir;  // datasets Pipette ships
-  std::string variants_dir;  // cache of quantized variants
+  std::string models_dir;       // bundled models
+  std::string workers_dir;      // worker programs
+  std::string datasets_dir;     // datasets Pipette ships
+  std::string variants_dir;     // cache of quantized variants
+  std::string converted_dir{};  // cache of converted models (PIPETTE_CONVERTED_DIR)
 };
 // Defaults relative to the running binary (build/pipette -> ../models, ../models/variants),
 // overridable with PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR, PIPETTE_DATASETS_DIR and

@@ -2,14 +2,49 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "pipette/app/measuring.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
+#include "pipette/model/onnx_model.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::app {
 
+namespace {
+
+// A converted ONNX model: model.onnx's SHA-256 is the model's; every file of the folder is hashed
+// and sized (model.onnx.data holds the weights).
+Result<run::ModelFacts> OnnxFactsOf(const std::string& path) {
+  auto onnx = model::ReadOnnxModel(path);
+  if (!onnx) return onnx.error();
+  run::ModelFacts f;
+  f.info["format"] = "onnx";
+  f.info["architecture"] = onnx->arch;
+  f.info["variant"] = onnx->variant;
+  f.info["quant"] = model::OnnxQuantLabel(onnx->meta.value("variant", nlohmann::json::object()));
+  f.info["n_layer"] = onnx->n_layer;
+  if (!onnx->general_name.empty()) f.info["general_name"] = onnx->general_name;
+  for (const auto& [name, meta_sha] : onnx->files) {
+    const std::string file = (std::filesystem::path(onnx->dir) / name).string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    auto sha = Sha256File(file);
+    if (!sha) return sha.error();
+    f.info["files_sha256"][name] = *sha;
+    if (name == model::kOnnxGraphFile) f.sha256 = *sha;
+    if (name != "tokenizer.json") {
+      f.file_size += static_cast<int64_t>(std::filesystem::file_size(file, ec));
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
 Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
+  if (model::IsOnnxModelPath(path)) return OnnxFactsOf(path);
   auto gguf = model::ReadGguf(path);
   if (!gguf) return gguf.error();
   auto sha = Sha256File(path);

@@ -1,4 +1,5 @@
-// Facts about a model file that every cell records: SHA-256, size, and what its GGUF header says.
+// Facts about a model file that every cell records: SHA-256, size, and what its GGUF header says
+// (a converted ONNX model's pipette-model.json: model.onnx's SHA-256, every file's too).
 #pragma once
 
 #include <atomic>

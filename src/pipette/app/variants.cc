@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "pipette/app/made_models.h"
 #include "pipette/runtime/registry.h"
 
 namespace pipette::app {
@@ -100,25 +101,10 @@ void MakeVariantsFor(const config::Experiment& ex, device::Device& device,
   options.timeout_s = std::max(600.0, ex.timeout_s);
   options.say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   const auto results = quant::MakeVariants(jobs, device, options);
-  std::map<std::string, const Result<quant::MadeVariant>*> by_name;
-  int cached = 0;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    by_name[jobs[i].spec.name] = &results[i];
-    cached += results[i].ok() && results[i]->cached;
-  }
-  if (cached > 0) {
-    fmt::print(stderr, "{} variant(s) from the cache in {}\n", cached,
-               fs::path(jobs[0].output).parent_path().string());
-  }
-  for (auto& c : *cells) {
-    auto it = by_name.find(c.model.name);
-    if (it == by_name.end()) continue;
-    if (it->second->ok()) {
-      c.model.provenance = (*it->second)->provenance;
-    } else {
-      c.model.unavailable = it->second->error().message;
-    }
-  }
+  std::vector<std::string> names;
+  for (const auto& job : jobs) names.push_back(job.spec.name);
+  GiveCellsTheirModels(names, results, "variant", fs::path(jobs[0].output).parent_path().string(),
+                       cells);
 }
 
 }  // namespace pipette::app

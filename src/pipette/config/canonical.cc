@@ -27,6 +27,17 @@ json Quantize(const WrittenQuantize& q) {
   return j;
 }
 
+json Convert(const WrittenConvert& c) {
+  json j = {{"base", c.base.ref}, {"variants", c.variants}};
+  PutWritten(j, "to", c.to);
+  if (c.block_size || c.symmetric) {
+    j["int4"] = json::object();
+    PutWritten(j["int4"], "block_size", c.block_size);
+    PutWritten(j["int4"], "symmetric", c.symmetric);
+  }
+  return j;
+}
+
 }  // namespace
 
 void PutChunks(json& j, const WrittenFile& corpus, const std::optional<int>& n_ctx,
@@ -49,6 +60,7 @@ json CanonicalForm(const WrittenExperiment& ex) {
   for (const auto& t : ex.tests) j["tests"].push_back(t.name);
   for (const QualitySpec& q : ex.quality.all()) j["quality"][q.name] = q.def->Canonical(q.value);
   for (const auto& q : ex.quantize) j["quantize"].push_back(Quantize(q));
+  for (const auto& c : ex.convert) j["convert"].push_back(Convert(c));
   PutWritten(j, "repetitions", ex.repetitions);
   PutWritten(j, "warmup", ex.warmup);
   PutWritten(j, "timeout", ex.timeout);

@@ -24,6 +24,7 @@ nlohmann::json Experiment::Resolved() const {
   for (const auto& m : models) {
     nlohmann::json mj = {{"name", m.name}, {"path", m.path}};
     if (m.variant) mj["variant"] = m.variant->Definition();
+    if (m.conversion) mj["conversion"] = m.conversion->Definition();
     j["models"].push_back(mj);
   }
   for (const auto& r : runtimes) j["runtimes"].push_back(r.name);

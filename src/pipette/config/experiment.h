@@ -13,6 +13,7 @@
 #include "pipette/config/quality_specs.h"
 #include "pipette/config/resolve_options.h"
 #include "pipette/config/written.h"
+#include "pipette/convert/conversion.h"
 #include "pipette/quant/variant.h"
 #include "pipette/util/result.h"
 
@@ -27,6 +28,8 @@ struct ModelSpec {
   std::string quant{};      // the file's quantization (GGUF file type), "" when unknown
   // A variant made by `quantize:` (its file may not exist until the run makes it).
   std::optional<quant::VariantSpec> variant{};
+  // A variant made by `convert:` (its folder may not exist until the run makes it).
+  std::optional<convert::ConversionSpec> conversion{};
   // Stored with every result on this model: where the file came from and how it was made.
   nlohmann::json provenance{};
   // Non-empty: the model could not be made or found, and this says why; its cells fail.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "pipette/config/parse_convert.h"
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/runtime/registry.h"
@@ -16,9 +17,10 @@
 namespace pipette::config {
 namespace {
 
-const std::vector<std::string> kTopKeys = {
-    "quality", "name",        "description", "models",  "runtime", "runtimes", "device",  "params",
-    "tests",   "repetitions", "warmup",      "timeout", "seed",    "store",    "quantize"};
+const std::vector<std::string> kTopKeys = {"quality", "name",        "description", "models",
+                                           "runtime", "runtimes",    "device",      "params",
+                                           "tests",   "repetitions", "warmup",      "timeout",
+                                           "seed",    "store",       "quantize",    "convert"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -202,6 +204,11 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     auto q = ParseQuantize(w, v);
     if (!q) return q.error();
     ex->quantize = std::move(*q);
+  } else if (key == "convert") {
+    if (v.IsNull()) return {};
+    auto c = ParseConvert(w, v);
+    if (!c) return c.error();
+    ex->convert = std::move(*c);
   } else if (key == "tests") {
     *have_tests = true;
     return ParseTests(w, v, &ex->tests);
@@ -337,8 +344,9 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
       return st.error();
     }
   }
-  if (!have_models && ex.quantize.empty()) {
-    return w.File("missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
+  if (!have_models && ex.quantize.empty() && ex.convert.empty()) {
+    return w.File(
+        "missing 'models:' (a list of bundled names or .gguf paths), 'quantize:' or 'convert:'");
   }
   if (auto st = CheckQualityAcross(w, ex.quality); !st) return st.error();
   if (!have_tests && ex.quality.empty()) {

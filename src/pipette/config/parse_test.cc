@@ -90,11 +90,12 @@ TEST(Parse, ErrorsNameLineColumnAndSuggest) {
             "ttft@256");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cp\n"),
             "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
-            "llama.cpp)");
+            "llama.cpp, onnxruntime)");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\ndevice: phone\n"),
             "ex.yaml:3:9: device 'phone' is not supported yet: only 'local'");
   EXPECT_EQ(ErrorOf("tests: [pp16]\n"),
-            "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths) or 'quantize:'");
+            "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths), 'quantize:' or "
+            "'convert:'");
   EXPECT_EQ(ErrorOf(m),
             "ex.yaml: missing 'tests:' (for example [pp512, tg128, ttft@256]) or 'quality:'");
   EXPECT_EQ(ErrorOf("\n  \n"),

@@ -11,6 +11,7 @@
 #include "pipette/config/resolve_files.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/model/bundled.h"
+#include "pipette/model/onnx_model.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/sha256.h"
 
@@ -50,18 +51,29 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
   return r;
 }
 
-// Every model must be in a format every runtime of the file loads (each runtime says which).
+// Every model must be in a format at least one runtime of the file loads (each runtime says
+// which); the plan pairs it with those alone.
 Status CheckModelFormats(const Where& w, const Experiment& ex,
                          const runtime::RuntimeRegistry& runtimes) {
-  for (const RuntimeSpec& r : ex.runtimes) {
-    const runtime::Runtime* entry = runtimes.Find(r.name);
-    if (!entry) continue;  // refused by ResolveRuntime already
-    for (const ModelSpec& m : ex.models) {
-      if (entry->Accepts(m.format)) continue;
-      return w.AtLine(m.line, fmt::format("model '{}' is a {} file; runtime '{}' loads only {}",
-                                          m.name, m.format.empty() ? "unknown" : m.format, r.name,
-                                          fmt::join(entry->model_formats, ", ")));
+  std::vector<std::string> names;
+  for (const RuntimeSpec& r : ex.runtimes) names.push_back(r.name);
+  for (const ModelSpec& m : ex.models) {
+    const bool loaded = std::any_of(ex.runtimes.begin(), ex.runtimes.end(), [&](const auto& r) {
+      const runtime::Runtime* entry = runtimes.Find(r.name);
+      return entry && entry->Accepts(m.format);
+    });
+    if (loaded) continue;
+    std::vector<std::string> could;
+    for (const runtime::Runtime& r : runtimes.runtimes()) {
+      if (r.Accepts(m.format)) could.push_back(r.name);
     }
+    return w.AtLine(
+        m.line,
+        fmt::format("model '{}' (format {}) is loaded by no runtime of this experiment ({}){}",
+                    m.name, m.format.empty() ? "unknown" : m.format, fmt::join(names, ", "),
+                    could.empty()
+                        ? std::string()
+                        : fmt::format(": add {} to runtimes:", fmt::join(could, " or "))));
   }
   return {};
 }
@@ -73,7 +85,7 @@ std::string VariantsDir(const ResolveOptions& opt) {
 
 Status AddModel(const Where& w, const Pos& pos, ModelSpec m, Experiment* ex) {
   for (const auto& other : ex->models) {
-    if (other.name == m.name && (m.variant || other.path == m.path)) {
+    if (other.name == m.name && (m.variant || m.conversion || other.path == m.path)) {
       return w.At(pos,
                   fmt::format("model '{}' is listed twice (first at line {})", m.name, other.line));
     }
@@ -82,31 +94,89 @@ Status AddModel(const Where& w, const Pos& pos, ModelSpec m, Experiment* ex) {
   return {};
 }
 
+std::string ConvertedDir(const ResolveOptions& opt) {
+  if (!opt.converted_dir.empty()) return opt.converted_dir;
+  return (fs::path(opt.models_dir) / "converted").lexically_normal().string();
+}
+
+// The base of a quantize: or convert: entry: a model of this file by name, else a bundled name
+// or a path.
+Result<ModelSpec> ResolveBase(const Where& w, const WrittenModel& ref, const ResolveOptions& opt,
+                              const Experiment& ex) {
+  auto same = std::find_if(ex.models.begin(), ex.models.end(), [&](const ModelSpec& m) {
+    return m.name == ref.ref && !m.variant && !m.conversion;
+  });
+  if (same != ex.models.end()) return *same;
+  return ResolveModel(w, ref, opt);
+}
+
+// The SHA-256 of a base: a bundled model's was verified when it was fetched.
+Result<std::string> BaseSha256(const Where& w, const Pos& pos, const ModelSpec& base) {
+  const model::BundledModel* bundled =
+      base.source.starts_with("bundled:") ? model::FindBundled(base.source.substr(8)) : nullptr;
+  if (bundled) return bundled->sha256;
+  auto sha = Sha256File(base.path);
+  if (!sha) return w.At(pos, sha.error().message);
+  return *sha;
+}
+
+// One convert: entry: its base found (a GGUF) and hashed, and each variant added to the
+// experiment's models, in the folder the maker makes (app/conversions.h).
+Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOptions& opt,
+                      Experiment* ex) {
+  auto base = ResolveBase(w, c.base, opt, *ex);
+  if (!base) return base.error();
+  if (base->format != "gguf") {
+    return w.At(c.base.pos, fmt::format("convert: reads a GGUF, and base '{}' is a {} model",
+                                        base->name, base->format));
+  }
+  auto sha = BaseSha256(w, c.base.pos, *base);
+  if (!sha) return sha.error();
+  for (const std::string& variant : c.variants) {
+    convert::ConversionSpec v;
+    v.variant = variant;
+    v.name = base->name + ":onnx-" + variant;
+    v.base_name = base->name;
+    v.base_path = base->path;
+    v.base_sha256 = *sha;
+    v.base_quant = base->quant;
+    v.base_source = base->source;
+    v.block_size = c.block_size.value_or(v.block_size);
+    v.symmetric = c.symmetric.value_or(v.symmetric);
+    ModelSpec m;
+    m.name = v.name;
+    m.path = (fs::path(ConvertedDir(opt)) / v.FolderName() / model::kOnnxGraphFile).string();
+    m.source = "converted:" + base->source;
+    m.line = c.pos.Line();
+    m.n_ctx_train = base->n_ctx_train;
+    m.quant = v.Label();
+    m.format = "onnx";
+    m.tokenizer_source = base->path;  // its tokenizer must be the GGUF's, token for token
+    m.provenance = v.Provenance();
+    m.conversion = std::move(v);
+    if (auto st = AddModel(w, c.pos, std::move(m), ex); !st) return st;
+  }
+  return {};
+}
+
 // One quantize: entry: its base found and hashed, its importance-matrix corpus found, checked
 // and hashed, and each variant added to the experiment's models.
 Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOptions& opt,
                        Experiment* ex) {
-  // The base: a model of this file by name, else a bundled name or a path.
-  ModelSpec base;
-  auto same = std::find_if(ex->models.begin(), ex->models.end(),
-                           [&](const ModelSpec& m) { return m.name == q.base.ref && !m.variant; });
-  if (same != ex->models.end()) {
-    base = *same;
-  } else {
-    auto m = ResolveModel(w, q.base, opt);
-    if (!m) return m.error();
-    base = *m;
+  auto resolved_base = ResolveBase(w, q.base, opt, *ex);
+  if (!resolved_base) return resolved_base.error();
+  const ModelSpec& base = *resolved_base;
+  const auto& all = RuntimesOf(opt).runtimes();
+  auto quantizer =
+      std::find_if(all.begin(), all.end(), [](const auto& r) { return r.makes_variants; });
+  if (quantizer != all.end() && !quantizer->Accepts(base.format)) {
+    return w.At(q.base.pos, fmt::format("quantize: makes its variants with {}, which does not load "
+                                        "base '{}' (a {} model)",
+                                        quantizer->name, base.name, base.format));
   }
-  std::string base_sha;
-  const model::BundledModel* bundled =
-      base.source.starts_with("bundled:") ? model::FindBundled(base.source.substr(8)) : nullptr;
-  if (bundled) {
-    base_sha = bundled->sha256;  // verified when it was fetched
-  } else {
-    auto sha = Sha256File(base.path);
-    if (!sha) return w.At(q.base.pos, sha.error().message);
-    base_sha = *sha;
-  }
+  auto sha = BaseSha256(w, q.base.pos, base);
+  if (!sha) return sha.error();
+  const std::string& base_sha = *sha;
   std::optional<quant::ImatrixSpec> imatrix;
   if (q.imatrix) {
     quant::ImatrixSpec spec;
@@ -120,9 +190,9 @@ Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOp
         !st) {
       return st;
     }
-    auto sha = Sha256File(spec.corpus);
-    if (!sha) return w.At(q.imatrix->corpus.pos, sha.error().message);
-    spec.corpus_sha256 = *sha;
+    auto corpus_sha = Sha256File(spec.corpus);
+    if (!corpus_sha) return w.At(q.imatrix->corpus.pos, corpus_sha.error().message);
+    spec.corpus_sha256 = *corpus_sha;
     imatrix = spec;
   }
 
@@ -261,7 +331,6 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
     }
     ex.runtimes.push_back(*r);
   }
-  if (auto st = CheckModelFormats(w, ex, RuntimesOf(options)); !st) return st.error();
   if (auto st = CheckParamsHaveARuntime(w, written, registry, ex); !st) return st.error();
   ResolveParams(written, registry, &ex);
   ex.tests = written.tests;
@@ -269,6 +338,10 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
   for (const WrittenQuantize& q : written.quantize) {
     if (auto st = ResolveQuantize(w, q, options, &ex); !st) return st.error();
   }
+  for (const WrittenConvert& c : written.convert) {
+    if (auto st = ResolveConvert(w, c, options, &ex); !st) return st.error();
+  }
+  if (auto st = CheckModelFormats(w, ex, RuntimesOf(options)); !st) return st.error();
   ex.repetitions = written.repetitions.value_or(ex.repetitions);
   ex.warmup = written.warmup.value_or(ex.warmup);
   if (written.timeout) ex.timeout_s = static_cast<double>(*written.timeout);

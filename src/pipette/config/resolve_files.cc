@@ -4,10 +4,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
+#include "pipette/convert/provenance.h"
 #include "pipette/model/bundled.h"
 #include "pipette/model/gguf.h"
+#include "pipette/model/onnx_model.h"
 #include "pipette/util/files.h"
 #include "pipette/util/strings.h"
 
@@ -36,6 +39,51 @@ Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::s
   return w.At(pos, fmt::format("{} not found: '{}' (looked at:{})", what, written, where));
 }
 
+namespace {
+
+// A converted ONNX model named by its folder or its model.onnx (relative to the experiment
+// file, then to the current folder), or nullopt when `ref` names none.
+std::optional<std::string> OnnxModelPath(const Where& w, const std::string& ref) {
+  fs::path p(ref);
+  std::vector<fs::path> tried = {p};
+  if (p.is_relative()) tried = {fs::path(w.path()).parent_path() / p, fs::current_path() / p};
+  for (const fs::path& t : tried) {
+    std::error_code ec;
+    if (fs::exists(t, ec) && model::IsOnnxModelPath(t.string())) {
+      return fs::absolute(t).lexically_normal().string();
+    }
+  }
+  return std::nullopt;
+}
+
+// The ONNX branch of ResolveModel: the facts a GGUF header gives, from pipette-model.json.
+Status ResolveOnnxModel(const Where& w, const WrittenModel& written, const std::string& path,
+                        ModelSpec* m) {
+  auto onnx = model::ReadOnnxModel(path);
+  if (!onnx) return w.At(written.pos, onnx.error().message);
+  m->path = onnx->graph_path;
+  m->source = "path";
+  m->format = "onnx";
+  if (m->name.empty()) m->name = fs::path(onnx->dir).filename().string();
+  m->n_ctx_train = onnx->n_ctx_train;
+  m->quant = model::OnnxQuantLabel(onnx->meta.value("variant", nlohmann::json::object()));
+  m->provenance = convert::ConversionProvenance(*onnx, "");
+  // The GGUF it was converted from, where it is still there: its tokenizer is checked against
+  // that one's (a quantized variant's source is the fp32 folder's source).
+  const nlohmann::json& meta = onnx->meta;
+  const nlohmann::json* source = &meta;
+  while (source->contains("source_folder") && (*source)["source_folder"].contains("meta")) {
+    source = &(*source)["source_folder"]["meta"];
+  }
+  const std::string gguf = source->value("source", nlohmann::json::object()).value("path", "");
+  if (std::error_code ec; !gguf.empty() && fs::is_regular_file(gguf, ec)) {
+    m->tokenizer_source = gguf;
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
                                const ResolveOptions& options) {
   ModelSpec m;
@@ -53,15 +101,19 @@ Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
     m.path = fs::absolute(file).lexically_normal().string();
     m.source = "bundled:" + b->name;
     if (m.name.empty()) m.name = b->name;
+  } else if (auto onnx = OnnxModelPath(w, ref)) {
+    if (auto st = ResolveOnnxModel(w, written, *onnx, &m); !st) return st.error();
+    return m;
   } else {
-    const bool looks_like_path = ref.find('/') != std::string::npos || ref.ends_with(".gguf");
+    const bool looks_like_path =
+        ref.find('/') != std::string::npos || ref.ends_with(".gguf") || ref.ends_with(".onnx");
     if (!looks_like_path) {
       std::vector<std::string> names;
       for (const auto& bm : model::BundledModels()) names.push_back(bm.name);
       std::string known;
       for (const auto& n : names) known += " " + n;
-      return w.At(written.pos, fmt::format("unknown model '{}'{}: give a path to a .gguf file or a "
-                                           "bundled name (known:{})",
+      return w.At(written.pos, fmt::format("unknown model '{}'{}: give a path to a .gguf file, "
+                                           "a converted ONNX folder or a bundled name (known:{})",
                                            ref, DidYouMean(ref, names), known));
     }
     auto resolved = ResolveDataPath(w, written.pos, ref, "model file");

@@ -24,6 +24,8 @@ struct ResolveOptions {
   std::string workers_dir;   // worker programs live here
   std::string datasets_dir;  // the datasets Pipette ships
   std::string variants_dir;  // quantized variants are cached here ("" = models_dir/variants)
+  // Converted models (convert:) are cached here ("" = models_dir/converted).
+  std::string converted_dir{};
   MachineFacts machine{};
   // The runtimes an experiment may name; nullptr: those Pipette ships (runtime::Registry()).
   const runtime::RuntimeRegistry* runtimes = nullptr;

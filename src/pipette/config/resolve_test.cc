@@ -9,6 +9,7 @@
 #include "pipette/config/parse.h"
 #include "pipette/runtime/llama.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/testing/onnx_folder.h"
 #include "pipette/workload/registry.h"  // the quality workloads Pipette ships (kld)
 
 namespace pipette::config {
@@ -74,8 +75,8 @@ TEST_F(ResolveTest, ModelFilesAreCheckedBeforeAnythingRuns) {
   EXPECT_NE(err.find("not a GGUF file"), std::string::npos) << err;
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4]\ntests: [pp16]\n"),
             "ex.yaml:1:10: unknown model 'smollm2-135m-instruct-q4' (did you mean "
-            "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file or a bundled name "
-            "(known: smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)");
+            "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file, a converted ONNX "
+            "folder or a bundled name (known: smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)");
   EXPECT_NE(ErrorOf("models: [" + dir_.path().string() + "]\ntests: [pp16]\n")
                 .find("is a directory, not a model file"),
             std::string::npos);
@@ -178,6 +179,118 @@ TEST_F(ResolveTest, ARuntimeMayNameItsOwnWorker) {
       "runtimes: [{name: llama.cpp, worker: pipette-worker-llama}]\ntests: [pp16]\n");
   ASSERT_TRUE(ex.ok()) << ex.error().message;
   EXPECT_EQ(ex->runtimes[0].worker, dir_ / "pipette-worker-llama");
+}
+
+// Converted ONNX models (model/onnx_model.h) beside the bundled GGUF, for llama.cpp and
+// onnxruntime (placeholder workers).
+class OnnxModelsTest : public ExperimentTest {
+ protected:
+  void SetUp() override {
+    ExperimentTest::SetUp();
+    std::ofstream(dir_ / "pipette-worker-onnxruntime") << "";
+    testing::WriteOnnxFolder(
+        dir_ / "conv",
+        testing::OnnxMeta({{"name", "int4-rtn"}, {"block_size", 32}, {"symmetric", true}}));
+  }
+};
+
+TEST_F(OnnxModelsTest, AConvertedFolderOrItsModelOnnxIsAnOnnxModel) {
+  for (const std::string ref : {"conv", "conv/model.onnx"}) {
+    auto ex = Parse("models: [{path: " + ref + ", name: c}]\nruntimes: [onnxruntime]\n" +
+                    "tests: [pp16]\n");
+    ASSERT_TRUE(ex.ok()) << ex.error().message;
+    const ModelSpec& m = ex->models.at(0);
+    EXPECT_EQ(m.format, "onnx");
+    EXPECT_EQ(m.path, dir_ / "conv/model.onnx");
+    EXPECT_EQ(m.n_ctx_train, 8192);  // pipette-model.json's, as a GGUF header's
+    EXPECT_EQ(m.quant, "W4A16 (int4 RTN, block 32)");
+    EXPECT_EQ(m.provenance.value("format", ""), "pipette-conversion/1");
+    EXPECT_EQ(m.provenance["base"].value("quant", ""), "Q4_1");
+    EXPECT_EQ(m.provenance.value("requantized", false), true);  // int4 from a Q4_1 GGUF
+    EXPECT_EQ(m.provenance["model"].value("n_layer", 0), 30);
+  }
+  auto named = Parse("models: [conv]\nruntimes: [onnxruntime]\ntests: [pp16]\n");
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  EXPECT_EQ(named->models[0].name, "conv");  // the folder's name
+}
+
+TEST_F(OnnxModelsTest, ACorruptOrMissingMetaIsBadInputNamingTheFile) {
+  const std::string meta = dir_ / "conv/pipette-model.json";
+  std::ofstream(meta) << "{\"format\": ";
+  EXPECT_EQ(ErrorOf("models: [conv/model.onnx]\nruntimes: [onnxruntime]\ntests: [pp16]\n"),
+            "ex.yaml:1:10: " + meta + ": not a JSON object (corrupt?)");
+  fs::remove(meta);
+  EXPECT_EQ(ErrorOf("models: [conv/model.onnx]\nruntimes: [onnxruntime]\ntests: [pp16]\n")
+                .rfind("ex.yaml:1:10: " + meta + ": missing", 0),
+            0u);
+}
+
+TEST_F(OnnxModelsTest, EachModelNeedsARuntimeOfTheFileThatLoadsIt) {
+  auto both = Parse(
+      "models: [smollm2-135m-instruct-q4_1, conv]\nruntimes: [llama.cpp, onnxruntime]\n"
+      "tests: [pp16]\n");
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_EQ(both->models[0].format, "gguf");
+  EXPECT_EQ(both->models[1].format, "onnx");
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1, conv]\ntests: [pp16]\n"),
+            "ex.yaml:1: model 'conv' (format onnx) is loaded by no runtime of this experiment "
+            "(llama.cpp): add onnxruntime to runtimes:");
+  EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1]\nruntimes: [onnxruntime]\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1: model 'smollm2-135m-instruct-q4_1' (format gguf) is loaded by no runtime "
+            "of this experiment (onnxruntime): add llama.cpp to runtimes:");
+  EXPECT_EQ(ErrorOf("models: [conv]\nruntimes: [llama.cpp, onnxruntime]\n"
+                    "quantize:\n  base: conv\n  types: [Q4_0]\ntests: [pp16]\n"),
+            "ex.yaml:4:9: quantize: makes its variants with llama.cpp, which does not load base "
+            "'conv' (a onnx model)");
+}
+
+TEST_F(OnnxModelsTest, ConvertAddsOnnxVariantsOfTheGguf) {
+  opts_.converted_dir = dir_ / "converted";
+  auto ex = Parse(
+      "models: [smollm2-135m-instruct-q4_1]\n"
+      "runtimes: [llama.cpp, onnxruntime]\n"
+      "convert:\n"
+      "  base: smollm2-135m-instruct-q4_1\n"
+      "  to: onnx\n"
+      "  variants: [fp32, int8-dynamic, int4-rtn]\n"
+      "  int4: {block_size: 64}\n"
+      "tests: [pp16]\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->models.size(), 4u);
+  const ModelSpec& fp32 = ex->models[1];
+  EXPECT_EQ(fp32.name, "smollm2-135m-instruct-q4_1:onnx-fp32");
+  EXPECT_EQ(fp32.format, "onnx");
+  EXPECT_EQ(fp32.quant, "fp32");
+  EXPECT_EQ(fp32.n_ctx_train, ex->models[0].n_ctx_train);
+  EXPECT_EQ(fp32.source, "converted:bundled:smollm2-135m-instruct-q4_1");
+  ASSERT_TRUE(fp32.conversion.has_value());
+  EXPECT_EQ(fp32.conversion->base_sha256,
+            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
+  EXPECT_EQ(fp32.conversion->base_quant, "Q4_1");
+  EXPECT_EQ(fs::path(fp32.path).filename(), "model.onnx");
+  EXPECT_EQ(fs::path(fp32.path).parent_path().parent_path(), dir_ / "converted");
+  EXPECT_EQ(fp32.provenance.value("format", ""), "pipette-conversion/1");
+  EXPECT_FALSE(fp32.provenance.value("requantized", true));
+  const ModelSpec& int4 = ex->models[3];
+  EXPECT_EQ(int4.name, "smollm2-135m-instruct-q4_1:onnx-int4-rtn");
+  EXPECT_EQ(int4.quant, "W4A16 (int4 RTN, block 64)");
+  EXPECT_EQ(int4.conversion->block_size, 64);
+  EXPECT_TRUE(int4.conversion->symmetric);  // the default
+  EXPECT_TRUE(int4.provenance.value("requantized", false));
+  EXPECT_EQ(ex->models[2].quant, "W8A8 (int8 dynamic)");
+  EXPECT_NE(ex->models[2].path, int4.path);
+  EXPECT_EQ(ex->Resolved()["models"][3]["conversion"]["variant"]["block_size"], 64);
+}
+
+TEST_F(OnnxModelsTest, ConvertNeedsAGgufBaseAndARuntimeForItsModels) {
+  EXPECT_EQ(ErrorOf("models: [conv]\nruntimes: [onnxruntime]\n"
+                    "convert: {base: conv, variants: [fp32]}\ntests: [pp16]\n"),
+            "ex.yaml:3:17: convert: reads a GGUF, and base 'conv' is a onnx model");
+  EXPECT_EQ(ErrorOf("convert: {base: smollm2-135m-instruct-q4_1, variants: [fp16]}\n"
+                    "tests: [pp16]\n"),
+            "ex.yaml:1: model 'smollm2-135m-instruct-q4_1:onnx-fp16' (format onnx) is loaded by no "
+            "runtime of this experiment (llama.cpp): add onnxruntime to runtimes:");
 }
 
 // Beside llama.cpp, a made-up runtime "other" with one parameter of its own, `ubatch`.

@@ -77,6 +77,16 @@ struct WrittenQuantize {
   Pos pos{};  // the entry
 };
 
+// One convert: entry (convert/conversion.h).
+struct WrittenConvert {
+  WrittenModel base{};  // a model of this file by name, else a bundled name or a .gguf path
+  std::optional<std::string> to{};      // "onnx", the one target
+  std::vector<std::string> variants{};  // in the order written
+  std::optional<int> block_size{};      // int4: options
+  std::optional<bool> symmetric{};
+  Pos pos{};  // the entry
+};
+
 struct WrittenExperiment {
   std::string path{};         // the file's name, for messages and relative paths
   std::string source_text{};  // the file's bytes
@@ -88,6 +98,7 @@ struct WrittenExperiment {
   // quality: each workload's entry as written, of its own type (workload/<name>/spec.h).
   QualitySpecs quality{};
   std::vector<WrittenQuantize> quantize{};
+  std::vector<WrittenConvert> convert{};
   std::optional<int> repetitions{}, warmup{}, timeout{};
   std::optional<uint64_t> seed{};
 };

@@ -138,6 +138,10 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
   std::vector<Cell> cells;
   for (const auto& model : ex.models) {
     for (const auto& runtime : ex.runtimes) {
+      // A model is measured only by the runtimes that load its format (resolve refused one that
+      // none of them loads); a format not known ("": made by hand) goes to every runtime.
+      const runtime::Runtime* entry = runtimes.Find(runtime.name);
+      if (entry && !model.format.empty() && !entry->Accepts(model.format)) continue;
       // Only this runtime's parameters multiply its cells.
       std::vector<const Dim*> dims;
       for (const Dim* d : ordered) {

@@ -271,6 +271,31 @@ TEST(Plan, AParameterMultipliesOnlyTheCellsOfTheRuntimesThatHaveIt) {
   EXPECT_EQ((*cells)[4].IntParam("flash_attn"), 0);
 }
 
+// A GGUF goes to llama.cpp, a converted ONNX model to onnxruntime: only the pairs that load.
+TEST(Plan, ModelsPairOnlyWithTheRuntimesThatLoadTheirFormat) {
+  Experiment ex;
+  ex.path = "ex.yaml";
+  ex.models = {
+      {.name = "g", .path = "/m/g.gguf", .source = "path", .line = 1, .format = "gguf"},
+      {.name = "o", .path = "/m/o/model.onnx", .source = "path", .line = 1, .format = "onnx"},
+      {.name = "o16", .path = "/m/o16/model.onnx", .source = "path", .line = 1, .format = "onnx"}};
+  ex.runtimes = {{"llama.cpp", "/w/llama", 2}, {"onnxruntime", "/w/ort", 2}};
+  ex.params = {{"threads", {"1", "2"}}, {"n_ctx", {"0"}}, {"depth", {"0"}}};
+  ex.tests = {*config::ParseTestName("pp64")};
+  auto cells = Expand(ex, runtime::Registry());
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  std::vector<std::string> keys;
+  for (const Cell& c : *cells) keys.push_back(c.Key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"model=g,runtime=llama.cpp,threads=1,n_ctx=256,depth=0",
+                                      "model=g,runtime=llama.cpp,threads=2,n_ctx=256,depth=0",
+                                      "model=o,runtime=onnxruntime,threads=1,n_ctx=64,depth=0",
+                                      "model=o,runtime=onnxruntime,threads=2,n_ctx=64,depth=0",
+                                      "model=o16,runtime=onnxruntime,threads=1,n_ctx=64,depth=0",
+                                      "model=o16,runtime=onnxruntime,threads=2,n_ctx=64,depth=0"}));
+  EXPECT_EQ((*cells)[2].label, "o onnxruntime threads=1");
+}
+
 TEST(Plan, TheCollapseErrorNamesWhatTheRuntimesRuleChanged) {
   auto cells = Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry());
   ASSERT_FALSE(cells.ok());

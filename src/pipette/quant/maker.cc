@@ -33,33 +33,22 @@ std::string PartName(const std::string& path, const env::ProcessIdentity& maker)
   return fmt::format("{}.{}-{}-{:08x}.part", path, maker.pid, maker.start_ticks, rd());
 }
 
+PartFile::PartFile(const std::string& path, const env::ProcessTable* processes) {
+  env::LinuxProcessTable local;
+  const env::ProcessIdentity self = (processes ? *processes : local).Self();
+  path_ = PartName(path, self);
+  (void)WriteFileAtomically(path_ + ".owner", self.ToJson().dump() + "\n");
+}
+
+PartFile::~PartFile() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);  // nothing once it was renamed into place
+  fs::remove(path_ + ".owner", ec);
+}
+
 namespace {
 
 std::string SidecarOf(const std::string& output) { return output + ".json"; }
-
-// A temporary file next to `path` that no other process will pick, with a note of its maker
-// beside it (`<part>.owner`: host, boot, pid namespace, pid, start time) for as long as it lives,
-// so that a later maker anywhere can tell whether its maker is gone.
-class PartFile {
- public:
-  PartFile(const std::string& path, const MakerOptions& options) {
-    env::LinuxProcessTable local;
-    const env::ProcessIdentity self = (options.processes ? *options.processes : local).Self();
-    path_ = PartName(path, self);
-    (void)WriteFileAtomically(path_ + ".owner", self.ToJson().dump() + "\n");
-  }
-  ~PartFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);  // nothing once it was renamed into place
-    fs::remove(path_ + ".owner", ec);
-  }
-  PartFile(const PartFile&) = delete;
-  PartFile& operator=(const PartFile&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // The maker of a `.part` file from its name: pid and start ticks (this release), or the pid only
 // (Pipette 0.1.0 wrote "<path>.<pid>-<random>.part"). nullopt: not a maker's file.
@@ -164,7 +153,7 @@ Status MakeImatrix(Quantizer& q, const MakeJob& job, const MakerOptions& options
     request.chunks.emplace_back(tokens.begin() + ch.begin, tokens.begin() + ch.begin + ch.n_ctx);
   }
   if (auto st = MakeDirs(fs::path(job.imatrix).parent_path()); !st) return st;
-  const PartFile part(job.imatrix, options);
+  const PartFile part(job.imatrix, options.processes);
   const std::string& tmp = part.path();
   request.output = tmp;
   auto r = q.Call(request.ToJson());
@@ -200,7 +189,7 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
     provenance["imatrix"]["file_sha256"] = *sha;
   }
   if (auto st = MakeDirs(fs::path(job.output).parent_path()); !st) return st.error();
-  const PartFile part(job.output, options);
+  const PartFile part(job.output, options.processes);
   const std::string& tmp = part.path();
   protocol::QuantizeRequest req;
   req.input = job.spec.base_path;
@@ -297,7 +286,8 @@ std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
              (ticks && maker->start_ticks && *ticks != *maker->start_ticks);
     }
     if (!gone) continue;
-    if (fs::remove(part, ec)) removed.push_back(part);
+    const uintmax_t n = fs::remove_all(part, ec);  // a file or a folder
+    if (!ec && n > 0) removed.push_back(part);
     fs::remove(owner, ec);
   }
   return removed;

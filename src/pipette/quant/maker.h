@@ -44,9 +44,25 @@ struct MakerOptions {
 // "<path>.<pid>-<start ticks>-<random>.part", so a later maker can tell whether its maker is gone.
 std::string PartName(const std::string& path, const env::ProcessIdentity& maker);
 
-// Removes the `.part` files in `dir` whose maker is gone (a killed run), with the `.part.owner`
-// note that names their maker; those of a maker still running, or on another host or in
-// another container, are left alone. Returns the paths removed.
+// A temporary file (or folder) next to `path` that no other process will pick (PartName), with
+// a note of its maker beside it (`<part>.owner`: host, boot, pid namespace, pid, start time) for
+// as long as it lives, so that a later maker anywhere can tell whether its maker is gone. Removed
+// when it goes away unless it was renamed into place. `processes`: nullptr for this machine's.
+class PartFile {
+ public:
+  PartFile(const std::string& path, const env::ProcessTable* processes);
+  ~PartFile();
+  PartFile(const PartFile&) = delete;
+  PartFile& operator=(const PartFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Removes the `.part` files (or folders) in `dir` whose maker is gone (a killed run), with the
+// `.part.owner` note that names their maker; those of a maker still running, or on another host or
+// in another container, are left alone. Returns the paths removed.
 std::vector<std::string> RemoveAbandonedParts(const std::string& dir,
                                               const env::ProcessTable& processes);
 

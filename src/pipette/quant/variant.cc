@@ -90,7 +90,9 @@ std::string OriginNote(const json& provenance) {
   if (provenance.value("requantized", false)) {
     return fmt::format("re-quantized from {}", base.empty() ? "a quantized file" : base);
   }
-  return base.empty() ? "" : fmt::format("quantized from {}", base);
+  // A converted model (convert/provenance.h) that keeps its source's weights.
+  const bool converted = provenance.value("format", "") == "pipette-conversion/1";
+  return base.empty() ? "" : fmt::format("{} from {}", converted ? "converted" : "quantized", base);
 }
 
 }  // namespace pipette::quant

@@ -57,7 +57,8 @@ struct VariantSpec {
 // The imatrix file of a variant (cache key from the base and the ImatrixSpec).
 std::string ImatrixFileName(const VariantSpec& v);
 
-// "re-quantized from Q4_1" / "quantized from F16": how reports qualify the type.
+// "re-quantized from Q4_1" / "quantized from F16" / "converted from Q4_1" (a converted ONNX
+// model, convert/provenance.h): how reports qualify the type.
 std::string OriginNote(const nlohmann::json& provenance);
 
 }  // namespace pipette::quant

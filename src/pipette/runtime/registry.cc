@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "pipette/runtime/llama.h"
+#include "pipette/runtime/onnxruntime.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::runtime {
@@ -51,6 +52,10 @@ RuntimeRegistry::RuntimeRegistry(std::vector<Runtime> runtimes, const config::Pa
         defs.back().runtimes = {r.name};
       } else if (!known->runtimes.empty()) {
         known->runtimes.push_back(r.name);
+        // Each runtime has its own default: the docs say every one's.
+        if (!d.default_doc.empty() && d.default_doc != known->default_doc) {
+          known->default_doc += fmt::format("; {}: {}", r.name, d.default_doc);
+        }
       }
     }
   }
@@ -83,6 +88,7 @@ Result<const Runtime*> RuntimeRegistry::Lookup(std::string_view name) const {
 const RuntimeRegistry& Registry() {
   static const RuntimeRegistry kRegistry({
       LlamaCpp(),
+      OnnxRuntime(),
   });
   return kRegistry;
 }

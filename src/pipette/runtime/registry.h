@@ -23,7 +23,7 @@ class RuntimeRegistry {
   std::vector<std::string> Names() const;
   const Runtime* Find(std::string_view name) const;
   // The runtime `name`, or bad input (exit code 2, without location: the caller adds file:line)
-  // "unknown runtime 'x' (did you mean 'llama.cpp'?) (known: llama.cpp)".
+  // "unknown runtime 'x' (did you mean 'llama.cpp'?) (known: llama.cpp, onnxruntime)".
   Result<const Runtime*> Lookup(std::string_view name) const;
   // The parameters an experiment may set, in ParamDef::order: Pipette's own (every runtime's)
   // and every runtime's, each name once, each saying the runtimes that define it

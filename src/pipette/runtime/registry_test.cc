@@ -15,7 +15,7 @@ TEST(RuntimeRegistry, FindsLlamaCppByItsName) {
   EXPECT_EQ(r->Worker()->program, "pipette-worker-llama");
   EXPECT_TRUE(r->makes_variants);
   EXPECT_EQ(Registry().Find("llama"), nullptr);
-  EXPECT_EQ(Registry().Names(), std::vector<std::string>{"llama.cpp"});
+  EXPECT_EQ(Registry().Names(), (std::vector<std::string>{"llama.cpp", "onnxruntime"}));
 }
 
 TEST(RuntimeRegistry, UnknownNameIsBadInputWithDidYouMean) {
@@ -23,10 +23,11 @@ TEST(RuntimeRegistry, UnknownNameIsBadInputWithDidYouMean) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().exit_code, 2);
   EXPECT_EQ(r.error().message,
-            "unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: llama.cpp)");
-  auto far = Registry().Lookup("onnxruntime");
+            "unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: llama.cpp, "
+            "onnxruntime)");
+  auto far = Registry().Lookup("openvino");
   ASSERT_FALSE(far.ok());
-  EXPECT_EQ(far.error().message, "unknown runtime 'onnxruntime' (known: llama.cpp)");
+  EXPECT_EQ(far.error().message, "unknown runtime 'openvino' (known: llama.cpp, onnxruntime)");
   auto ok = Registry().Lookup("llama.cpp");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->name, "llama.cpp");
@@ -48,14 +49,18 @@ TEST(RuntimeRegistry, EndpointRuntimeHasNoWorkerProgram) {
 TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnceWithItsRuntimes) {
   using config::ParamDef;
   Runtime a{.name = "a", .reach = WorkerProgram{"wa"}};
-  a.params = config::ParamRegistry(
-      {ParamDef{.name = "threads", .help = "a's"}, ParamDef{.name = "only_a"}});
+  a.params =
+      config::ParamRegistry({ParamDef{.name = "threads", .help = "a's", .default_doc = "a's: 4"},
+                             ParamDef{.name = "only_a"}});
   Runtime b{.name = "b", .reach = WorkerProgram{"wb"}};
   b.params = config::ParamRegistry(
-      {ParamDef{.name = "threads", .help = "b's"}, ParamDef{.name = "only_b"}});
+      {ParamDef{.name = "threads", .help = "b's", .default_doc = "its own choice"},
+       ParamDef{.name = "only_b"}});
   const RuntimeRegistry reg({a, b}, config::ParamRegistry({}));
   EXPECT_EQ(reg.Params().Names(), (std::vector<std::string>{"threads", "only_a", "only_b"}));
   EXPECT_EQ(reg.Params().Find("threads")->help, "a's");
+  // The first's definition, with every runtime's default.
+  EXPECT_EQ(reg.Params().Find("threads")->default_doc, "a's: 4; b: its own choice");
   EXPECT_EQ(reg.Find("b")->params.Find("threads")->help, "b's");
   EXPECT_EQ(reg.Params().Find("threads")->runtimes, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(reg.Params().Find("only_b")->runtimes, (std::vector<std::string>{"b"}));

@@ -1,0 +1,99 @@
+#include "pipette/config/parse_convert.h"
+
+#include <gtest/gtest.h>
+
+#include "pipette/config/canonical.h"
+#include "pipette/config/parse.h"
+
+namespace pipette::config {
+namespace {
+
+// Parsing is pure: the base named here is not looked for.
+Result<WrittenExperiment> Parse(const std::string& convert) {
+  return ParseExperiment("tests: [pp16]\n" + convert, "ex.yaml", ParamRegistry::Default(),
+                         QualityRegistry());
+}
+
+std::string ErrorOf(const std::string& convert) {
+  auto r = Parse(convert);
+  EXPECT_FALSE(r.ok()) << convert;
+  if (r.ok()) return "";
+  EXPECT_EQ(r.error().exit_code, 2);
+  return r.error().message;
+}
+
+TEST(ParseConvert, OneEntryOrAListWithItsVariantsAndInt4Options) {
+  auto ex = Parse(
+      "convert:\n"
+      "  base: smollm2-135m-instruct-q4_1\n"
+      "  to: onnx\n"
+      "  variants: [fp32, fp16, int8-dynamic, int4-rtn]\n"
+      "  int4: {block_size: 64, symmetric: false}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->convert.size(), 1u);
+  const WrittenConvert& c = ex->convert[0];
+  EXPECT_EQ(c.base.ref, "smollm2-135m-instruct-q4_1");
+  EXPECT_EQ(c.base.pos.Line(), 3);
+  EXPECT_EQ(c.to, "onnx");
+  EXPECT_EQ(c.variants, (std::vector<std::string>{"fp32", "fp16", "int8-dynamic", "int4-rtn"}));
+  EXPECT_EQ(c.block_size, 64);
+  EXPECT_EQ(c.symmetric, false);
+  auto two = Parse("convert: [{base: a.gguf, variants: fp32}, {base: b.gguf, variants: [fp16]}]\n");
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  ASSERT_EQ(two->convert.size(), 2u);
+  EXPECT_FALSE(two->convert[0].to.has_value());  // not written: the canonical form leaves it out
+  EXPECT_EQ(two->convert[1].variants, std::vector<std::string>{"fp16"});
+}
+
+TEST(ParseConvert, TheHashCoversItAsWritten) {
+  auto a = Parse("convert: {base: a.gguf, variants: [fp32, int4-rtn], int4: {block_size: 32}}\n");
+  auto b = Parse(
+      "convert:\n  variants: [fp32, int4-rtn]   # same keys, another order\n"
+      "  int4: {block_size: 32}\n  base: a.gguf\n");
+  auto c = Parse("convert: {base: a.gguf, variants: [fp32, int4-rtn], int4: {block_size: 64}}\n");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(
+      CanonicalForm(*a)["convert"],
+      nlohmann::json::parse(
+          R"([{"base": "a.gguf", "variants": ["fp32", "int4-rtn"], "int4": {"block_size": 32}}])"));
+  EXPECT_EQ(ConfigHash(*a), ConfigHash(*b));
+  EXPECT_NE(ConfigHash(*a), ConfigHash(*c));
+}
+
+TEST(ParseConvert, BadInputNamesLineColumnAndSuggests) {
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variant: [fp32]}\n"),
+            "ex.yaml:2:25: unknown key 'variant' in convert (did you mean 'variants'?)");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp23]}\n"),
+            "ex.yaml:2:36: unknown variant 'fp23' (did you mean 'fp32'?) (variants: fp32, fp16, "
+            "int8-dynamic, int4-rtn, int4-gptq)");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-gptq]}\n"),
+            "ex.yaml:2:36: variant 'int4-gptq' is not yet made by the converter: use int4-rtn");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp32, fp32]}\n"),
+            "ex.yaml:2:42: variant 'fp32' is listed twice");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, to: onx, variants: [fp32]}\n"),
+            "ex.yaml:2:29: convert.to 'onx' (did you mean 'onnx'?): the one target is onnx");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {block_size: 48}}\n"),
+            "ex.yaml:2:66: int4.block_size 48 is not a power of 2 (16, 32, 64, 128 or 256)");
+  EXPECT_NE(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {block_size: 512}}\n")
+                .find("ex.yaml:2:66: "),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {blocksize: 32}}\n"),
+            "ex.yaml:2:54: unknown key 'blocksize' in int4 (did you mean 'block_size'?)");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {symmetric: 1}}\n"),
+            "ex.yaml:2:65: int4.symmetric is true or false");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp32], int4: {block_size: 32}}\n"),
+            "ex.yaml:2:49: int4: options go with an int4 variant (int4-rtn), and none is listed");
+  EXPECT_EQ(ErrorOf("convert: {variants: [fp32]}\n"),
+            "ex.yaml:2:10: convert: needs 'base:' (a model of this file, a bundled name or a "
+            ".gguf path)");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf}\n"),
+            "ex.yaml:2:10: convert: needs 'variants:' (e.g. [fp32, int8-dynamic, int4-rtn])");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: []}\n"),
+            "ex.yaml:2:35: convert.variants: name at least one (fp32, fp16, int8-dynamic, "
+            "int4-rtn, int4-gptq)");
+  EXPECT_EQ(ErrorOf("convrt: {base: a.gguf, variants: [fp32]}\n").substr(0, 52),
+            "ex.yaml:2:1: unknown key 'convrt' (did you mean 'con");
+}
+
+}  // namespace
+}  // namespace pipette::config

@@ -1,0 +1,43 @@
+// Running a program to its end (the ONNX converter, `python -m pipette_convert`): argv, extra
+// environment and a time limit in; exit code, standard output and standard error out. Behind an
+// interface so the maker's tests run a fake (convert/maker_test.cc).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipette/util/result.h"
+
+namespace pipette::convert {
+
+struct Command {
+  std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> env{};  // set on top of this process's
+  double timeout_s = 3600;
+  // Each line the program writes to standard error, as it comes (progress lines).
+  std::function<void(const std::string&)> on_stderr_line{};
+};
+
+struct CommandResult {
+  int exit_code = 0;  // the program's; -1 when a signal ended it or it ran out of time
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+};
+
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  // An error only when the program could not be started; its own failure is in the result.
+  virtual Result<CommandResult> Run(const Command& command) = 0;
+};
+
+// The real one: posix_spawn with pipes on standard output and error; killed past its time.
+class ProcessCommandRunner : public CommandRunner {
+ public:
+  Result<CommandResult> Run(const Command& command) override;
+};
+
+}  // namespace pipette::convert
