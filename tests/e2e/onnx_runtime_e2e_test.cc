@@ -41,15 +41,25 @@ class OnnxRuntime : public E2E {
   // ONNX variants, under both runtimes.
   fs::path Experiment(const std::string& variants, const std::string& params,
                       const std::string& quality, const std::string& tests = "[tg4]") {
-    return Write("ex.yaml", "name: cross\n"
-                            "models: [{path: " + kModel + ", name: smol}]\n"
-                            "runtimes: [llama.cpp, onnxruntime]\n"
-                            "quantize: {base: smol, types: [F32]}\n"
-                            "convert: {base: smol, to: onnx, variants: " + variants + "}\n"
-                            "params: " + params + "\n"
-                            "tests: " + tests + "\n"
-                            "repetitions: 1\nwarmup: 0\n"
-                            "quality:\n" + quality);
+    return Write("ex.yaml",
+                 "name: cross\n"
+                 "models: [{path: " +
+                     kModel +
+                     ", name: smol}]\n"
+                     "runtimes: [llama.cpp, onnxruntime]\n"
+                     "quantize: {base: smol, types: [F32]}\n"
+                     "convert: {base: smol, to: onnx, variants: " +
+                     variants +
+                     "}\n"
+                     "params: " +
+                     params +
+                     "\n"
+                     "tests: " +
+                     tests +
+                     "\n"
+                     "repetitions: 1\nwarmup: 0\n"
+                     "quality:\n" +
+                     quality);
   }
 
   Output Run(const fs::path& ex, const std::string& only = "runtime=onnxruntime") {
@@ -65,20 +75,6 @@ class OnnxRuntime : public E2E {
     std::map<std::string, pipette::store::CellRecord> out;
     for (const auto& c : *(*st)->Cells(*run)) out[c.model] = c;
     return out;
-  }
-  std::vector<pipette::store::SampleRecord> Samples(int64_t cell, const std::string& test) {
-    auto st = pipette::store::Store::Open(Store());
-    std::vector<pipette::store::SampleRecord> out;
-    for (auto& s : *(*st)->Samples(cell)) {
-      if (s.test == test) out.push_back(s);
-    }
-    return out;
-  }
-  static double Value(const json& results, int cell, const std::string& test,
-                      const std::string& metric) {
-    const json* r = Find(results, cell, test, metric);
-    EXPECT_NE(r, nullptr) << "cell " << cell << " " << test << " " << metric;
-    return r && r->at("value").is_number() ? r->at("value").get<double>() : NAN;
   }
 
   fs::path variants_;
@@ -154,8 +150,9 @@ TEST_F(OnnxRuntime, WithLlamaCppsDefaultF16KvCacheTheKldStaysWithinItsBound) {
 // The fp16 variant: the CPU provider has no fp16 kernels for some ops and runs them in fp32
 // through casts it inserts; the load reports them, with counts and op types.
 TEST_F(OnnxRuntime, TheFp16VariantsFallBackIsReported) {
-  const Output o = Run(Experiment("[fp32, fp16]", "{threads: 2}", "  ppl: {chunks: 1, n_ctx: 128}\n"),
-                       "runtime=onnxruntime");
+  const Output o =
+      Run(Experiment("[fp32, fp16]", "{threads: 2}", "  ppl: {chunks: 1, n_ctx: 128}\n"),
+          "runtime=onnxruntime");
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   auto cells = CellsByModel();
   const auto load16 = Samples(cells.at("smol:onnx-fp16").id, "load");
@@ -180,7 +177,8 @@ TEST_F(OnnxRuntime, TheFp16VariantsFallBackIsReported) {
 TEST_F(OnnxRuntime, AConversionIsCachedAndItsProvenanceStored) {
   const fs::path own = dir_ / "converted";
   setenv("PIPETTE_CONVERTED_DIR", own.c_str(), 1);
-  const fs::path ex = Experiment("[fp32, int8-dynamic]", "{threads: 2}", "  ppl: {chunks: 1, n_ctx: 128}\n");
+  const fs::path ex =
+      Experiment("[fp32, int8-dynamic]", "{threads: 2}", "  ppl: {chunks: 1, n_ctx: 128}\n");
   const Output dry = Pipette({"run", ex.string(), "--store", Store(), "--dry-run"});
   ASSERT_EQ(dry.code, 0) << dry.err;
   EXPECT_NE(dry.out.find("to convert"), std::string::npos) << dry.out;
@@ -195,7 +193,8 @@ TEST_F(OnnxRuntime, AConversionIsCachedAndItsProvenanceStored) {
     if (c["model"] != "smol:onnx-int8-dynamic") continue;
     int8 = true;
     const json& p = c["model_provenance"];
-    EXPECT_EQ(p["source"]["sha256"], "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
+    EXPECT_EQ(p["source"]["sha256"],
+              "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53");
     EXPECT_EQ(p["variant"]["name"], "int8-dynamic");
     EXPECT_TRUE(p.contains("converter"));
   }
