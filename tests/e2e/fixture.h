@@ -148,9 +148,14 @@ class E2E : public ::testing::Test {
 
   // The samples of `test` the store holds for a cell.
   std::vector<pipette::store::SampleRecord> Samples(int64_t cell, const std::string& test) {
-    auto st = pipette::store::Store::Open(Store());
     std::vector<pipette::store::SampleRecord> out;
-    for (auto& s : *(*st)->Samples(cell)) {
+    auto st = pipette::store::Store::Open(Store());
+    EXPECT_TRUE(st.ok());
+    if (!st.ok()) return out;
+    auto samples = (*st)->Samples(cell);
+    EXPECT_TRUE(samples.ok());
+    if (!samples.ok()) return out;
+    for (auto& s : *samples) {
       if (s.test == test) out.push_back(s);
     }
     return out;

@@ -34,13 +34,18 @@ class SeedRuntimes : public E2E {
   }
 
   std::map<std::string, pipette::store::CellRecord> CellsByRuntime() {
+    std::map<std::string, pipette::store::CellRecord> out;
     auto st = pipette::store::Store::Open(Store());
     EXPECT_TRUE(st.ok());
+    if (!st.ok()) return out;
     auto run = (*st)->LatestRunId();
-    EXPECT_TRUE(run.ok());
-    std::map<std::string, pipette::store::CellRecord> out;
-    for (const auto& c : *(*st)->Cells(*run)) {
-      out[c.model == "smol:F32" ? "reference" : c.runtime] = c;
+    EXPECT_TRUE(run.ok() && run->has_value());
+    if (!run.ok() || !run->has_value()) return out;
+    auto cells = (*st)->Cells(**run);
+    EXPECT_TRUE(cells.ok());
+    if (!cells.ok()) return out;
+    for (const auto& c : *cells) {
+      out[c.model_name == "smol:F32" ? "reference" : c.runtime] = c;
     }
     return out;
   }
@@ -82,7 +87,7 @@ TEST_F(SeedRuntimes, OpenVinoAndMnnAgreeWithLlamaCppF32AsOnnxRuntimeDoes) {
     const auto checks = Samples(c.id, "tokenizer_check");
     EXPECT_FALSE(checks.empty()) << runtime;
     for (const auto& s : checks) EXPECT_EQ(s.raw["agreed"], true) << runtime;
-    const int i = static_cast<int>(c.cell_index);
+    const int i = c.index + 1;  // the report numbers cells from 1
     const double kld = Value(doc["results"], i, "kld", "kld_mean");
     std::cerr << "[seed runtimes] " << runtime << ": kld_mean " << kld << ", top1_agree "
               << Value(doc["results"], i, "kld", "top1_agree") << ", ppl "
