@@ -51,11 +51,13 @@ class SeedRuntimes : public E2E {
   }
 };
 
-// Mean KLD against llama.cpp F32 (F32 KV cache) over the ppl positions, per runtime. Measured on
-// this machine (2 chunks of 256 tokens): see the report of issue 11; the bound leaves room for
-// other CPUs' kernels while staying far below what a wrong graph gives (a rope of the wrong
-// pairing is > 1).
-constexpr double kKldBound = 1e-6;
+// Mean KLD against llama.cpp F32 (F32 KV cache) over the ppl positions (2 chunks of 256), per
+// runtime. Measured on this machine (2 threads): onnxruntime 4.695e-7, openvino 4.702e-7, mnn
+// 4.702e-7, top-1 agreement 1.0 and ppl 45.0041 in all three: the three ONNX-side runtimes agree
+// with each other far closer than with llama.cpp, whose own float kernels make most of the
+// figure. The bound leaves room for other CPUs' kernels while staying far below what a wrong
+// graph gives (a rope of the wrong pairing is > 1).
+constexpr double kKldBound = 2e-6;
 
 TEST_F(SeedRuntimes, OpenVinoAndMnnAgreeWithLlamaCppF32AsOnnxRuntimeDoes) {
   const fs::path ex = Write("ex.yaml",
@@ -75,6 +77,7 @@ TEST_F(SeedRuntimes, OpenVinoAndMnnAgreeWithLlamaCppF32AsOnnxRuntimeDoes) {
                                 "quality:\n"
                                 "  ppl: {chunks: 2, n_ctx: 256}\n"
                                 "  kld: {reference: 'smol:F32', chunks: 2, n_ctx: 256}\n"
+                                "  gen: {limit: 5}\n"
                                 "  divergence: {reference: 'smol:F32'}\n");
   const Output o = Pipette({"run", ex.string(), "--store", Store()});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
