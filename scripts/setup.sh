@@ -55,13 +55,14 @@ if [ ! -f "$LLAMA_SRC/.sdist-sha256" ] ||
 fi
 [ -x .venv/bin/pip ] || "$PY" -m venv .venv
 
-# 2b. The Python packages of the ONNX converter (converters/onnx) and the ONNX Runtime worker
-#     (workers/onnxruntime), exactly the versions of scripts/versions.env, into .venv. Skipped
+# 2b. The Python packages of the converters (converters/onnx) and the Python runtime workers
+#     (workers/onnxruntime, openvino, mnn), exactly the versions of scripts/versions.env, into .venv. Skipped
 #     when `pip freeze` already lists every one of them at its version.
 PY_PACKAGES=("gguf==$PY_GGUF_VERSION" "onnx==$PY_ONNX_VERSION"
   "onnxruntime==$PY_ONNXRUNTIME_VERSION" "onnx-ir==$PY_ONNX_IR_VERSION"
   "tokenizers==$PY_TOKENIZERS_VERSION" "numpy==$PY_NUMPY_VERSION"
-  "protobuf==$PY_PROTOBUF_VERSION")
+  "protobuf==$PY_PROTOBUF_VERSION" "openvino==$PY_OPENVINO_VERSION"
+  "openvino-telemetry==$PY_OPENVINO_TELEMETRY_VERSION" "mnn==$PY_MNN_VERSION")
 frozen=$(.venv/bin/pip freeze 2>/dev/null | tr '[:upper:]_' '[:lower:]-')
 py_missing=()
 for p in "${PY_PACKAGES[@]}"; do

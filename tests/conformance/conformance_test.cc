@@ -68,6 +68,16 @@ const WorkerUnderTest kWorkers[] = {
      PIPETTE_ONNX_TEST_MODEL,
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
+    {"openvino",
+     {PIPETTE_WORKER_OPENVINO},
+     PIPETTE_ONNX_TEST_MODEL,
+     {{"n_ctx", 256}, {"n_batch", 4}},
+     "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
+    {"mnn",
+     {PIPETTE_WORKER_MNN},
+     PIPETTE_MNN_TEST_MODEL,
+     {{"n_ctx", 256}, {"n_batch", 4}},
+     "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
 };
 
 class Conformance : public ::testing::TestWithParam<WorkerUnderTest> {

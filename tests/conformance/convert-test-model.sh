@@ -1,11 +1,13 @@
 #!/bin/sh
 # The conformance suite's ONNX model (a ctest fixture, tests/conformance/CMakeLists.txt): the
 # bundled SmolLM2 GGUF converted by Pipette's converter (converters/onnx) into OUT, once; an OUT
-# that holds a converted model is kept. The converter writes a temporary folder that is renamed
-# to OUT when complete, so a failed conversion leaves nothing at OUT.
+# that holds a converted model is kept. With `mnn`, SRC is that ONNX folder and OUT its MNN
+# conversion. The converter writes a temporary folder that is renamed to OUT when complete, so a
+# failed conversion leaves nothing at OUT.
 # Usage: convert-test-model.sh PYTHON CONVERTER_DIR GGUF OUT
+#        convert-test-model.sh PYTHON CONVERTER_DIR ONNX_FOLDER OUT mnn
 set -eu
-python=$1 converter=$2 gguf=$3 out=$4
+python=$1 converter=$2 src=$3 out=$4 to=${5:-onnx}
 [ -f "$out/pipette-model.json" ] && exit 0
 if [ ! -d "$converter/pipette_convert" ]; then
   echo "convert-test-model: the converter $converter/pipette_convert is missing" >&2
@@ -15,6 +17,10 @@ mkdir -p "$(dirname "$out")"
 tmp="$out.partial-$$"
 rm -rf "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-PYTHONPATH="$converter" "$python" -B -m pipette_convert gguf --gguf "$gguf" --out "$tmp" \
-  --dtype float32 >/dev/null
+if [ "$to" = mnn ]; then
+  PYTHONPATH="$converter" "$python" -B -m pipette_convert mnn --onnx "$src" --out "$tmp" >/dev/null
+else
+  PYTHONPATH="$converter" "$python" -B -m pipette_convert gguf --gguf "$src" --out "$tmp" \
+    --dtype float32 >/dev/null
+fi
 mv "$tmp" "$out"

@@ -146,6 +146,29 @@ class E2E : public ::testing::Test {
     return json::parse(o.out);
   }
 
+  // The samples of `test` the store holds for a cell.
+  std::vector<pipette::store::SampleRecord> Samples(int64_t cell, const std::string& test) {
+    std::vector<pipette::store::SampleRecord> out;
+    auto st = pipette::store::Store::Open(Store());
+    EXPECT_TRUE(st.ok());
+    if (!st.ok()) return out;
+    auto samples = (*st)->Samples(cell);
+    EXPECT_TRUE(samples.ok());
+    if (!samples.ok()) return out;
+    for (auto& s : *samples) {
+      if (s.test == test) out.push_back(s);
+    }
+    return out;
+  }
+
+  // A result's value in the report's JSON (NaN, failing the test, when it has none).
+  static double Value(const json& results, int cell, const std::string& test,
+                      const std::string& metric) {
+    const json* r = Find(results, cell, test, metric);
+    EXPECT_NE(r, nullptr) << "cell " << cell << " " << test << " " << metric;
+    return r && r->at("value").is_number() ? r->at("value").get<double>() : NAN;
+  }
+
   static const json* Find(const json& results, int cell, const std::string& test,
                           const std::string& metric) {
     for (const json& r : results) {

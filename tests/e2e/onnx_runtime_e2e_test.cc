@@ -78,23 +78,6 @@ class OnnxRuntime : public E2E {
     for (const auto& c : *cells) out[c.model_name] = c;
     return out;
   }
-  std::vector<pipette::store::SampleRecord> Samples(int64_t cell, const std::string& test) {
-    auto st = pipette::store::Store::Open(Store());
-    std::vector<pipette::store::SampleRecord> out;
-    auto all = (*st)->Samples(cell);
-    EXPECT_TRUE(all.ok());
-    if (!all.ok()) return out;
-    for (auto& s : *all) {
-      if (s.test == test) out.push_back(s);
-    }
-    return out;
-  }
-  static double Value(const json& results, int cell, const std::string& test,
-                      const std::string& metric) {
-    const json* r = Find(results, cell, test, metric);
-    EXPECT_NE(r, nullptr) << "cell " << cell << " " << test << " " << metric;
-    return r && r->at("value").is_number() ? r->at("value").get<double>() : NAN;
-  }
 
   fs::path variants_;
 };

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 import worker as worker_main
-from fake_model_fixture import WorkerCalls, fake_model_for
+from pipette_decoder.fake_model_fixture import WorkerCalls, fake_model_for
 from ort_session import fallback_report_of
 
 

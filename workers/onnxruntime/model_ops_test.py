@@ -4,7 +4,8 @@ import os
 import unittest
 
 import worker as worker_main
-from fake_model_fixture import BOS, N_LAYER, N_VOCAB, WorkerCalls, fake_model_for
+from pipette_decoder.fake_model_fixture import (BOS, N_LAYER, N_VOCAB, WorkerCalls,
+                                               fake_model_for)
 
 
 class NoReportCalls(WorkerCalls):

@@ -7,7 +7,7 @@ import unittest
 
 import numpy as np
 
-from fake_model_fixture import EOS, N_VOCAB, fake_logits
+from pipette_decoder.fake_model_fixture import EOS, N_VOCAB, fake_logits
 from testing_support import ready_worker
 
 TOKENS = [10, 200, 3, 3, 77, 150, 9, 31, 250, 4, 18]

@@ -4,7 +4,7 @@ import unittest
 
 import numpy as np
 
-from fake_model_fixture import N_VOCAB
+from pipette_decoder.fake_model_fixture import N_VOCAB
 from testing_support import ready_worker
 
 

@@ -1,7 +1,7 @@
 """For the tests: the worker made with its handlers, on a fake model (fake_model_fixture.py)."""
 
 import worker as worker_main
-from fake_model_fixture import WorkerCalls, fake_model_for
+from pipette_decoder.fake_model_fixture import WorkerCalls, fake_model_for
 
 
 def ready_worker(test, n_ctx=32, n_batch=4, **model_options):

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import unittest
 
-from fake_model_fixture import fake_model_for
+from pipette_decoder.fake_model_fixture import fake_model_for
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 

@@ -1,4 +1,4 @@
-"""pipette_convert {version,gguf,quantize}: one JSON line on stdout; progress and errors on stderr.
+"""pipette_convert {version,gguf,quantize,mnn}: one JSON line on stdout; progress and errors on stderr.
 
 Exit 0 on success, 2 for bad input (the message names the file and the problem), 1 for any other
 failure; the output folder is removed whole when anything fails.
@@ -37,6 +37,10 @@ def _parser():
     q.add_argument("--calibration-tokens", type=int)
     q.add_argument("--calibration-samples", type=int)
     q.add_argument("--damp", type=float, default=0.01)
+    m = sub.add_parser("mnn", help="an fp32 model folder converted for MNN (model.mnn)")
+    m.add_argument("--onnx", required=True, help="source folder (an fp32 conversion)")
+    m.add_argument("--out", required=True, help="output folder (must not exist)")
+    m.add_argument("--int8", action="store_true", help="int8 weights (MNN's weight quantization)")
     return p
 
 
@@ -47,6 +51,10 @@ def _run(args):
         from .convert_gguf import convert
 
         meta = convert(args.gguf, args.out, args.dtype, _progress)
+    elif args.command == "mnn":
+        from .to_mnn import convert_mnn
+
+        meta = convert_mnn(args, _progress)
     else:
         from .quantize import quantize
 

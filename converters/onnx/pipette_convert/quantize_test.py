@@ -5,13 +5,12 @@ the fp32 graph's, int4 weights are MatMulNBits nodes, and pipette-model.json rec
 import collections
 import os
 import shutil
-import tempfile
 import unittest
 
 import numpy as np
 import onnx
 
-from .testing import OrtModel, convert_ok, run_cli, tiny_fp32
+from .testing import OrtModel, TinyFp32Case, convert_ok, run_cli
 
 IDS = [5, 77, 200, 1, 31, 260, 9, 150]
 # Relative error ||logits - fp32 logits|| / ||fp32 logits|| on this synthetic model (random
@@ -27,15 +26,8 @@ def op_counts(folder):
     return collections.Counter(n.op_type for n in model.graph.node)
 
 
-class QuantizeTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.fp32, cls.want = tiny_fp32(cls.tmp.name, IDS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
+class QuantizeTest(TinyFp32Case):
+    IDS = IDS
 
     def variant(self, method, *extra):
         out = os.path.join(self.tmp.name, "-".join((method,) + extra))

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -182,6 +183,26 @@ def tiny_fp32(folder, ids):
     convert_ok(unittest.TestCase(), "gguf", "--gguf", gguf_path, "--out", out)
     logits, _ = OrtModel(out).run(ids)
     return out, logits
+
+
+class TinyFp32Case(unittest.TestCase):
+    """Tests on one fp32 conversion of the synthetic llama for the class: `fp32` (the folder),
+    `want` (its logits for the class's IDS), `tmp` (a temporary folder removed after)."""
+
+    IDS = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        try:
+            cls.fp32, cls.want = tiny_fp32(cls.tmp.name, cls.IDS)
+        except BaseException:
+            cls.tmp.cleanup()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
 
 
 class OrtModel:

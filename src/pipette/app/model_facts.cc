@@ -15,12 +15,12 @@ namespace pipette::app {
 namespace {
 
 // A converted ONNX model: model.onnx's SHA-256 is the model's; every file of the folder is hashed
-// and sized (model.onnx.data holds the weights).
+// and sized (model.onnx.data holds the weights). A folder converted for MNN: model.mnn's.
 Result<run::ModelFacts> OnnxFactsOf(const std::string& path) {
   auto onnx = model::ReadOnnxModel(path);
   if (!onnx) return onnx.error();
   run::ModelFacts f;
-  f.info["format"] = "onnx";
+  f.info["format"] = onnx->format;
   f.info["architecture"] = onnx->arch;
   f.info["variant"] = onnx->variant;
   f.info["quant"] = model::OnnxQuantLabel(onnx->meta.value("variant", nlohmann::json::object()));
@@ -33,7 +33,7 @@ Result<run::ModelFacts> OnnxFactsOf(const std::string& path) {
     auto sha = Sha256File(file);
     if (!sha) return sha.error();
     f.info["files_sha256"][name] = *sha;
-    if (name == model::kOnnxGraphFile) f.sha256 = *sha;
+    if (file == onnx->graph_path) f.sha256 = *sha;
     if (name != "tokenizer.json") {
       f.file_size += static_cast<int64_t>(std::filesystem::file_size(file, ec));
     }

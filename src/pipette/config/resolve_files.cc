@@ -63,7 +63,7 @@ Status ResolveOnnxModel(const Where& w, const WrittenModel& written, const std::
   if (!onnx) return w.At(written.pos, onnx.error().message);
   m->path = onnx->graph_path;
   m->source = "path";
-  m->format = "onnx";
+  m->format = onnx->format;  // "onnx", or "mnn" for a folder converted for MNN
   if (m->name.empty()) m->name = fs::path(onnx->dir).filename().string();
   m->n_ctx_train = onnx->n_ctx_train;
   m->quant = model::OnnxQuantLabel(onnx->meta.value("variant", nlohmann::json::object()));

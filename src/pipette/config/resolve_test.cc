@@ -234,7 +234,7 @@ TEST_F(OnnxModelsTest, EachModelNeedsARuntimeOfTheFileThatLoadsIt) {
   EXPECT_EQ(both->models[1].format, "onnx");
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1, conv]\ntests: [pp16]\n"),
             "ex.yaml:1: model 'conv' (format onnx) is loaded by no runtime of this experiment "
-            "(llama.cpp): add onnxruntime to runtimes:");
+            "(llama.cpp): add onnxruntime or openvino to runtimes:");
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1]\nruntimes: [onnxruntime]\n"
                     "tests: [pp16]\n"),
             "ex.yaml:1: model 'smollm2-135m-instruct-q4_1' (format gguf) is loaded by no runtime "
@@ -316,7 +316,7 @@ TEST_F(OnnxModelsTest, ConvertNeedsAGgufBaseAndARuntimeForItsModels) {
   EXPECT_EQ(ErrorOf("convert: {base: smollm2-135m-instruct-q4_1, variants: [fp16]}\n"
                     "tests: [pp16]\n"),
             "ex.yaml:1: model 'smollm2-135m-instruct-q4_1:onnx-fp16' (format onnx) is loaded by no "
-            "runtime of this experiment (llama.cpp): add onnxruntime to runtimes:");
+            "runtime of this experiment (llama.cpp): add onnxruntime or openvino to runtimes:");
 }
 
 // Beside llama.cpp, a made-up runtime "other" with one parameter of its own, `ubatch`.

@@ -26,13 +26,16 @@ Result<int64_t> IntField(const std::string& file, const nlohmann::json& meta, co
 bool IsOnnxModelPath(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return fs::exists(fs::path(path) / kOnnxMetaFile, ec);
-  return fs::path(path).extension() == ".onnx";
+  const fs::path ext = fs::path(path).extension();
+  return ext == ".onnx" || ext == ".mnn";
 }
 
 Result<OnnxModel> ReadOnnxModel(const std::string& path) {
   std::error_code ec;
   fs::path dir = fs::absolute(path, ec).lexically_normal();
-  if (!fs::is_directory(dir, ec) && dir.extension() == ".onnx") dir = dir.parent_path();
+  if (!fs::is_directory(dir, ec) && (dir.extension() == ".onnx" || dir.extension() == ".mnn")) {
+    dir = dir.parent_path();
+  }
   if (!fs::is_directory(dir, ec)) {
     return InputError(fmt::format("{}: no such ONNX model folder", dir.string()));
   }
@@ -53,10 +56,14 @@ Result<OnnxModel> ReadOnnxModel(const std::string& path) {
     return InputError(fmt::format("{}: not a JSON object (corrupt?)", meta_file));
   }
   const std::string format = m.meta.value("format", "");
-  if (format != kOnnxModelFormat) {
-    return InputError(
-        fmt::format("{}: format '{}', expected '{}'", meta_file, format, kOnnxModelFormat));
+  if (format == kMnnModelFormat) {
+    m.format = "mnn";
+    m.graph_path = (dir / kMnnGraphFile).string();
+  } else if (format != kOnnxModelFormat) {
+    return InputError(fmt::format("{}: format '{}', expected '{}' (or '{}')", meta_file, format,
+                                  kOnnxModelFormat, kMnnModelFormat));
   }
+  const std::string graph_file = fs::path(m.graph_path).filename().string();
   if (!fs::is_regular_file(m.graph_path, ec)) {
     return InputError(
         fmt::format("{}: missing (the folder's {} names it)", m.graph_path, kOnnxMetaFile));
@@ -82,9 +89,9 @@ Result<OnnxModel> ReadOnnxModel(const std::string& path) {
   const nlohmann::json source = m.meta.value("source", nlohmann::json::object());
   if (source.is_object()) m.general_name = source.value("general_name", "");
   const nlohmann::json files = m.meta.value("files", nlohmann::json::object());
-  if (!files.is_object() || !files.contains(kOnnxGraphFile) || !files[kOnnxGraphFile].is_string()) {
-    return InputError(fmt::format("{}: field 'files' does not give the SHA-256 of {}", meta_file,
-                                  kOnnxGraphFile));
+  if (!files.is_object() || !files.contains(graph_file) || !files[graph_file].is_string()) {
+    return InputError(
+        fmt::format("{}: field 'files' does not give the SHA-256 of {}", meta_file, graph_file));
   }
   for (const auto& [name, sha] : files.items()) {
     if (sha.is_string()) m.files[name] = sha.get<std::string>();
@@ -95,6 +102,7 @@ Result<OnnxModel> ReadOnnxModel(const std::string& path) {
 std::string OnnxQuantLabel(const nlohmann::json& variant) {
   const std::string name = variant.is_object() ? variant.value("name", "") : "";
   if (name == "int8-dynamic") return "W8A8 (int8 dynamic)";
+  if (name == "int8") return "W8A32 (int8 weights)";  // MNN's weight quantization
   if (name == "int4-rtn" || name == "int4-gptq") {
     std::string label = fmt::format("W4A16 (int4 {}", name == "int4-rtn" ? "RTN" : "GPTQ");
     // The options at the top of the variant, or under "options" (as the converter writes them).

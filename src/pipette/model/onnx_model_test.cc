@@ -36,6 +36,27 @@ TEST(OnnxModel, ReadsTheFolderOrItsModelOnnx) {
   }
 }
 
+// The folder pipette_convert mnn makes: format pipette-mnn/1, its graph model.mnn.
+TEST(OnnxModel, ReadsAnMnnFolderAsFormatMnn) {
+  TempDir tmp("pipette-onnx-model");
+  const std::string dir = tmp / "m";
+  json meta = testing::OnnxMeta({{"name", "int8"}, {"dtype", "float32"}});
+  meta["format"] = "pipette-mnn/1";
+  meta["files"] = {{"model.mnn", std::string(64, 'e')}, {"tokenizer.json", std::string(64, 'd')}};
+  testing::WriteOnnxFolder(dir, meta);
+  EXPECT_FALSE(ReadOnnxModel(dir).ok());  // no model.mnn yet
+  std::ofstream(dir + "/model.mnn") << "not a graph";
+  EXPECT_TRUE(IsOnnxModelPath(dir + "/model.mnn"));
+  for (const std::string& path : {dir, dir + "/model.mnn"}) {
+    auto m = ReadOnnxModel(path);
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_EQ(m->format, "mnn");
+    EXPECT_EQ(m->graph_path, dir + "/model.mnn");
+    EXPECT_EQ(m->variant, "int8");
+  }
+  EXPECT_EQ(OnnxQuantLabel(meta["variant"]), "W8A32 (int8 weights)");
+}
+
 // Each problem is bad input naming the file and what is wrong with it.
 TEST(OnnxModel, MissingOrCorruptMetaIsBadInputNamingTheFile) {
   TempDir tmp("pipette-onnx-model");
@@ -56,7 +77,7 @@ TEST(OnnxModel, MissingOrCorruptMetaIsBadInputNamingTheFile) {
   json other = testing::OnnxMeta({{"name", "fp32"}});
   other["format"] = "pipette-onnx/9";
   std::ofstream(meta) << other.dump();
-  expect_error(meta + ": format 'pipette-onnx/9', expected 'pipette-onnx/1'");
+  expect_error(meta + ": format 'pipette-onnx/9', expected 'pipette-onnx/1' (or 'pipette-mnn/1')");
   json no_layers = testing::OnnxMeta({{"name", "fp32"}});
   no_layers.erase("n_layer");
   std::ofstream(meta) << no_layers.dump();

@@ -17,10 +17,6 @@ Runtime OnnxRuntime() {
           .resolve_cell = OnnxRuntimeResolveCell};
 }
 
-namespace {
-
-// A parameter llama.cpp has too (one parameter to an experiment): llama.cpp's definition, as the
-// registry keeps it, with what this worker is sent and what applies when it is unset here.
 config::ParamDef SharedWithLlama(const char* name, std::vector<std::string> request_fields,
                                  std::string default_doc) {
   config::ParamDef d = *LlamaParams().Find(name);
@@ -28,8 +24,6 @@ config::ParamDef SharedWithLlama(const char* name, std::vector<std::string> requ
   d.default_doc = std::move(default_doc);
   return d;
 }
-
-}  // namespace
 
 config::ParamRegistry OnnxRuntimeParams() {
   using K = config::ParamKind;

@@ -4,6 +4,9 @@
 // clamp of the batch to the context.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "pipette/config/params.h"
 #include "pipette/runtime/runtime.h"
 
@@ -16,8 +19,15 @@ Runtime OnnxRuntime();
 // reply fields are the same here); `graph_optimization` is its own.
 config::ParamRegistry OnnxRuntimeParams();
 
+// A parameter llama.cpp has too (one parameter to an experiment): llama.cpp's definition, as the
+// registry keeps it, with what a worker on workers/python/pipette_decoder (ONNX Runtime's,
+// OpenVINO's, MNN's) is sent and what applies when it is unset there.
+config::ParamDef SharedWithLlama(const char* name, std::vector<std::string> request_fields,
+                                 std::string default_doc);
+
 // The worker runs at most n_ctx prompt tokens per graph run: a batch above the context is
-// clamped to it, so the stored value is the one that runs.
+// clamped to it, so the stored value is the one that runs. The rule of every worker on
+// workers/python/pipette_decoder (OpenVINO's and MNN's too).
 void OnnxRuntimeResolveCell(CellParams& params);
 
 }  // namespace pipette::runtime

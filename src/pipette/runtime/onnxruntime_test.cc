@@ -47,7 +47,9 @@ TEST(OnnxRuntime, SharedParametersAreOneEachWithBothRuntimes) {
   for (const char* name : {"threads", "n_batch"}) {
     const config::ParamDef* merged = all.Find(name);
     ASSERT_NE(merged, nullptr) << name;
-    EXPECT_EQ(merged->runtimes, (std::vector<std::string>{"llama.cpp", "onnxruntime"})) << name;
+    EXPECT_EQ(merged->runtimes,
+              (std::vector<std::string>{"llama.cpp", "onnxruntime", "openvino", "mnn"}))
+        << name;
     EXPECT_TRUE(merged->BelongsTo("onnxruntime")) << name;
     const config::ParamDef* own = own_params.Find(name);
     ASSERT_NE(own, nullptr);

@@ -7,7 +7,9 @@
 #include <charconv>
 
 #include "pipette/runtime/llama.h"
+#include "pipette/runtime/mnn.h"
 #include "pipette/runtime/onnxruntime.h"
+#include "pipette/runtime/openvino.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::runtime {
@@ -89,6 +91,8 @@ const RuntimeRegistry& Registry() {
   static const RuntimeRegistry kRegistry({
       LlamaCpp(),
       OnnxRuntime(),
+      OpenVino(),
+      Mnn(),
   });
   return kRegistry;
 }

@@ -15,7 +15,8 @@ TEST(RuntimeRegistry, FindsLlamaCppByItsName) {
   EXPECT_EQ(r->Worker()->program, "pipette-worker-llama");
   EXPECT_TRUE(r->makes_variants);
   EXPECT_EQ(Registry().Find("llama"), nullptr);
-  EXPECT_EQ(Registry().Names(), (std::vector<std::string>{"llama.cpp", "onnxruntime"}));
+  EXPECT_EQ(Registry().Names(),
+            (std::vector<std::string>{"llama.cpp", "onnxruntime", "openvino", "mnn"}));
 }
 
 TEST(RuntimeRegistry, UnknownNameIsBadInputWithDidYouMean) {
@@ -24,10 +25,11 @@ TEST(RuntimeRegistry, UnknownNameIsBadInputWithDidYouMean) {
   EXPECT_EQ(r.error().exit_code, 2);
   EXPECT_EQ(r.error().message,
             "unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: llama.cpp, "
-            "onnxruntime)");
-  auto far = Registry().Lookup("openvino");
+            "onnxruntime, openvino, mnn)");
+  auto far = Registry().Lookup("tensorrt");
   ASSERT_FALSE(far.ok());
-  EXPECT_EQ(far.error().message, "unknown runtime 'openvino' (known: llama.cpp, onnxruntime)");
+  EXPECT_EQ(far.error().message,
+            "unknown runtime 'tensorrt' (known: llama.cpp, onnxruntime, openvino, mnn)");
   auto ok = Registry().Lookup("llama.cpp");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->name, "llama.cpp");

@@ -9,8 +9,8 @@ import numpy as np
 from pipette_worker import Fields, RequestError, now_ns
 from pipette_worker.fields import INT32_MAX
 
-from logit_facts import argmax, log_sum_exp, tail_log_prob, top_k as top_k_of
-from state import batch_spans
+from .logit_facts import argmax, log_sum_exp, tail_log_prob, top_k as top_k_of
+from .state import batch_spans
 
 NO_TEMPLATES = ("chat request: this runtime does not render chat templates; the controller "
                 "sends the rendered prompt ('prompt') or 'prompt_tokens'")

@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from logit_facts import argmax, log_sum_exp, tail_log_prob, top_k
+from .logit_facts import argmax, log_sum_exp, tail_log_prob, top_k
 
 
 class LogitFactsTest(unittest.TestCase):

@@ -1,15 +1,14 @@
-"""load_model, init_context, tokenize and detokenize (docs/protocol.md)."""
+"""load_model, init_context, tokenize and detokenize (docs/protocol.md), on the worker's
+backend (backend.py): the runtime's session of the model and what it reports."""
 
 from pipette_worker import Fields, RequestError, now_ns, read_memory
 from pipette_worker.fields import INT32_MAX
 from pipette_worker.memory import MemoryReadError
 
-from decoder import Decoder, DecodeError
-from model_folder import ModelFolderError, open_model_folder
-from ort_session import (DEFAULT_GRAPH_OPTIMIZATION, GRAPH_OPTIMIZATION, PROVIDER,
-                         create_session, fallback_report_of)
-from state import DEFAULT_N_BATCH
-from text_tokenizer import TextTokenizer
+from .decoder import Decoder, DecodeError
+from .model_folder import ModelFolderError, open_model_folder
+from .state import DEFAULT_N_BATCH
+from .text_tokenizer import TextTokenizer
 
 
 def _rss():
@@ -44,17 +43,14 @@ def _model_info(model):
 
 
 def load_model(state, request):
+    backend = state.backend
     f = Fields(request, "load_model")
     path = f.string("path")
     threads = _threads(f)
-    graph_optimization = f.string("graph_optimization", DEFAULT_GRAPH_OPTIMIZATION)
-    with_report = f.bool("fallback_report", True)
+    options = backend.load_options(f)
     f.check()
-    if graph_optimization not in GRAPH_OPTIMIZATION:
-        raise RequestError("load_model request: field 'graph_optimization' must be one of %s, "
-                           "got '%s'" % (", ".join(GRAPH_OPTIMIZATION), graph_optimization))
     try:
-        model = open_model_folder(path)  # refused before the loaded model is freed
+        model = open_model_folder(path, backend.folder_kind)  # refused before the unload
     except ModelFolderError as e:
         raise RequestError(str(e)) from e
     # The old model and its context go first, so the new one is measured on its own.
@@ -66,23 +62,18 @@ def load_model(state, request):
         tokenizer = TextTokenizer(model.tokenizer_path, meta["bos"], meta["eos"],
                                   bool(meta.get("add_bos", False)),
                                   bool(meta.get("add_eos", False)))
-        session = create_session(model.onnx_path, threads, graph_optimization)
-    except Exception as e:  # ONNX Runtime's and tokenizers' errors have no common type
-        raise RequestError("onnxruntime could not load '%s': %s; no model is loaded now"
-                           % (path, e)) from e
+        session = backend.create_session(model.model_path, threads, options)
+    except Exception as e:  # the runtimes' and tokenizers' errors have no common type
+        raise RequestError("%s could not load '%s': %s; no model is loaded now"
+                           % (backend.runtime, path, e)) from e
     t_end = now_ns()
     rss_after = _rss()
-    report = {"execution_provider": PROVIDER}
-    if with_report:  # after the load's span, in another process
-        made, why = fallback_report_of(model.onnx_path, threads, graph_optimization)
-        report = made if made is not None else {**report, "fallback": None,
-                                                "fallback_error": why}
+    report = backend.report(session, model.model_path, threads, options)  # after the span
     state.model, state.tokenizer, state.session = model, tokenizer, session
-    state.threads, state.graph_optimization = threads, graph_optimization
+    state.threads, state.options = threads, options
     out = {"t_start_ns": t_start, "t_end_ns": t_end, "rss_before": rss_before,
            "rss_after": rss_after, "model": _model_info(model)}
     out["threads"] = threads
-    out["graph_optimization"] = graph_optimization
     out.update(report)
     out["chat_template"] = model.meta.get("chat_template")
     out["bos_text"] = model.meta.get("bos_text")
@@ -98,6 +89,7 @@ def init_context(state, request):
     threads = _threads(f)
     f.check()
     state.check_ready(need_context=False)
+    backend = state.backend
     meta = state.model.meta
     state.decoder = None
     t_start = now_ns()
@@ -106,16 +98,16 @@ def init_context(state, request):
         # The threads are the session's: a session is made again with them (the load's
         # fall-back report holds: the same graph and options).
         try:
-            state.session = create_session(state.model.onnx_path, threads,
-                                           state.graph_optimization)
+            state.session = backend.create_session(state.model.model_path, threads,
+                                                   state.options)
         except Exception as e:
             state.unload()
-            raise RequestError("onnxruntime could not create the session again with %d "
-                               "threads: %s; no model is loaded now" % (threads, e)) from e
+            raise RequestError("%s could not create the session again with %d threads: %s; "
+                               "no model is loaded now" % (backend.runtime, threads, e)) from e
         state.threads = threads
     try:
-        state.decoder = Decoder(state.session, meta["n_layer"], meta["n_head_kv"],
-                                meta["head_dim"])
+        state.decoder = Decoder(backend.graph(state.session), meta["n_layer"],
+                                meta["n_head_kv"], meta["head_dim"])
     except DecodeError as e:
         raise RequestError("the model's graph cannot be run: %s" % e) from e
     t_end = now_ns()

@@ -1,4 +1,4 @@
-"""The worker's state: the loaded model (its folder, tokenizer and ONNX Runtime session) and
+"""The worker's state: the loaded model (its folder, tokenizer and the runtime's session) and
 the context (the KV cache and its sizes), with the checks every op shares."""
 
 from pipette_worker import RequestError, now_ns
@@ -12,15 +12,17 @@ def batch_spans(n, n_batch):
 
 
 class State:
-    """What is loaded. `model` (a ModelFolder), `tokenizer` and `session` exist after
-    load_model; `decoder`, `n_ctx` and `n_batch` after init_context."""
+    """What is loaded, by the worker's `backend` (backend.py). `model` (a ModelFolder),
+    `tokenizer` and `session` exist after load_model; `decoder`, `n_ctx` and `n_batch` after
+    init_context."""
 
-    def __init__(self):
+    def __init__(self, backend):
+        self.backend = backend
         self.model = None
         self.tokenizer = None
         self.session = None
-        self.graph_optimization = None
-        self.threads = None  # the session's intra-op threads as asked (None: ORT's default)
+        self.options = None  # the backend's own load options
+        self.threads = None  # the session's threads as asked (None: the runtime's default)
         self.decoder = None
         self.n_ctx = 0
         self.n_batch = 0

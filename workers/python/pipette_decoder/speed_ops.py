@@ -4,7 +4,7 @@
 from pipette_worker import Fields, RequestError, now_ns
 from pipette_worker.fields import INT32_MAX, INT32_MIN
 
-from logit_facts import argmax
+from .logit_facts import argmax
 
 
 def pp(state, request):

@@ -1,18 +1,16 @@
 """A converted model folder (issue 11's design, "The converted model: a folder"): where its
-files are, and what its pipette-model.json says."""
+files are, and what its pipette-model.json says. The folder's graph is model.onnx (format
+pipette-onnx/1) or, converted from it for MNN, model.mnn (format pipette-mnn/1)."""
 
 import json
 import os
 
-import onnx
-
-FORMAT = "pipette-onnx/1"
 META_FILE = "pipette-model.json"
 TOKENIZER_FILE = "tokenizer.json"
-MODEL_FILE = "model.onnx"
+# The folder kinds: the meta's format and the graph's file.
+ONNX = ("pipette-onnx/1", "model.onnx")
+MNN = ("pipette-mnn/1", "model.mnn")
 _MAX_META_VALUE_BYTES = 1024  # as the llama.cpp worker: longer values are left out of `meta`
-_WEIGHT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16,
-                 onnx.TensorProto.INT8, onnx.TensorProto.UINT8}
 _REQUIRED_INTS = ("n_layer", "n_head_kv", "head_dim", "n_embd", "n_vocab", "n_ctx_train", "bos",
                   "eos")
 
@@ -22,14 +20,15 @@ class ModelFolderError(Exception):
 
 
 class ModelFolder:
-    """The files and facts of one converted model: `folder`, `onnx_path`, `meta` (the parsed
-    pipette-model.json), `tokenizer_path`."""
+    """The files and facts of one converted model: `folder`, `model_path` (its graph),
+    `meta` (the parsed pipette-model.json), `tokenizer_path`."""
 
-    def __init__(self, folder, meta):
+    def __init__(self, folder, meta, model_file=ONNX[1]):
         self.folder = folder
-        self.onnx_path = os.path.join(folder, MODEL_FILE)
+        self.model_path = os.path.join(folder, model_file)
         self.tokenizer_path = os.path.join(folder, TOKENIZER_FILE)
         self.meta = meta
+        self.kind = os.path.splitext(model_file)[1][1:]  # "onnx", "mnn"
 
     @property
     def eog(self):
@@ -54,7 +53,11 @@ class ModelFolder:
         holds the embedding twice: a Gather table and its transposed copy)."""
         if isinstance(self.meta.get("n_params"), int):
             return self.meta["n_params"]
-        graph = onnx.load_model(self.onnx_path, load_external_data=False).graph
+        import onnx  # an MNN folder's meta carries n_params
+
+        weight_types = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16,
+                        onnx.TensorProto.BFLOAT16, onnx.TensorProto.INT8, onnx.TensorProto.UINT8}
+        graph = onnx.load_model(self.model_path, load_external_data=False).graph
         skipped = set()
         counted = {}
         for node in graph.node:
@@ -64,7 +67,7 @@ class ModelFolder:
                 skipped.update(node.input[2:])
         total = 0
         for init in graph.initializer:
-            if init.name in skipped or init.data_type not in _WEIGHT_TYPES:
+            if init.name in skipped or init.data_type not in weight_types:
                 continue
             if init.name in counted:
                 total += counted[init.name]
@@ -79,11 +82,12 @@ class ModelFolder:
         return total
 
     def desc(self):
-        """"llama 135M fp32 (onnx)", as llama.cpp's model description reads."""
+        """"llama 135M fp32 (onnx)", as llama.cpp's model description reads ("(mnn)" for an
+        MNN folder)."""
         n = self.n_params()
         size = "%dM" % round(n / 1e6) if n < 1e9 else "%.1fB" % (n / 1e9)
         variant = self.meta.get("variant", {}).get("name", "?")
-        return "%s %s %s (onnx)" % (self.meta.get("arch", "?"), size, variant)
+        return "%s %s %s (%s)" % (self.meta.get("arch", "?"), size, variant, self.kind)
 
     def meta_strings(self):
         """pipette-model.json flattened to strings (nested keys joined by '.'), sorted; values
@@ -113,15 +117,16 @@ class ModelFolder:
         return dict(sorted(out.items()))
 
 
-def open_model_folder(path):
-    """The model folder at `path` (the folder or its model.onnx). Raises ModelFolderError
-    naming the file and what is wrong with it."""
+def open_model_folder(path, kind=ONNX):
+    """The model folder of `kind` (ONNX or MNN) at `path` (the folder or its graph file).
+    Raises ModelFolderError naming the file and what is wrong with it."""
+    fmt, model_file = kind
     if os.path.isdir(path):
         folder = path
     elif os.path.isfile(path):
-        if os.path.basename(path) != MODEL_FILE:
+        if os.path.basename(path) != model_file:
             raise ModelFolderError("'%s' is neither a converted model folder nor its %s"
-                                   % (path, MODEL_FILE))
+                                   % (path, model_file))
         folder = os.path.dirname(os.path.abspath(path))
     else:
         raise ModelFolderError("model '%s' does not exist" % path)
@@ -133,14 +138,14 @@ def open_model_folder(path):
         raise ModelFolderError("cannot read %s: %s" % (meta_path, e.strerror)) from e
     except ValueError as e:
         raise ModelFolderError("%s is not valid JSON: %s" % (meta_path, e)) from e
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ModelFolderError("%s: 'format' must be \"%s\"" % (meta_path, FORMAT))
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise ModelFolderError("%s: 'format' must be \"%s\"" % (meta_path, fmt))
     for key in _REQUIRED_INTS:
         value = meta.get(key)
         if not isinstance(value, int) or isinstance(value, bool):
             raise ModelFolderError("%s: '%s' must be an integer" % (meta_path, key))
-    model = ModelFolder(folder, meta)
-    for needed in (model.onnx_path, model.tokenizer_path):
+    model = ModelFolder(folder, meta, model_file)
+    for needed in (model.model_path, model.tokenizer_path):
         if not os.path.isfile(needed):
             raise ModelFolderError("%s is missing (the folder is not a complete converted model)"
                                    % needed)
