@@ -89,10 +89,13 @@ const std::string kQuality =
     "  gen: {limit: 10}\n"
     "  divergence: {reference: 'smol:F32'}\n";
 
-// With an F32 KV cache on both sides the two runtimes hold and compute the same numbers up to
-// float rounding: mean KLD <= 1e-8 and the same top token everywhere (the bounds).
+// With an F32 KV cache on both sides (and llama.cpp's flash attention off: its CPU kernel rounds
+// through F16, which alone gives a mean KLD of about 3.5e-7) the two runtimes compute the same
+// numbers up to float rounding: mean KLD <= 1e-8 (measured 8.9e-12) and the same top token
+// everywhere.
 TEST_F(OnnxRuntime, TheFp32ConversionAgreesWithLlamaCppF32WithAnF32KvCache) {
-  const Output o = Run(Experiment("[fp32]", "{threads: 2, type_k: f32, type_v: f32}", kQuality));
+  const Output o = Run(
+      Experiment("[fp32]", "{threads: 2, type_k: f32, type_v: f32, flash_attn: off}", kQuality));
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   auto cells = CellsByModel();
   ASSERT_EQ(cells.size(), 2u) << o.out;
