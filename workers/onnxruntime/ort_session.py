@@ -7,7 +7,30 @@ import subprocess
 import sys
 import tempfile
 
-import onnxruntime as ort
+
+
+def _import_onnxruntime():
+    """onnxruntime 1.32.0's telemetry writes `$TMPDIR/.ses` when the module is imported: TMPDIR
+    points at a private folder during the import, removed right after, so a worker (or a test)
+    leaves nothing in the caller's temporary folder."""
+    import importlib
+
+    if "onnxruntime" in sys.modules:
+        return sys.modules["onnxruntime"]
+    private = tempfile.mkdtemp(prefix="pipette-ort-")
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = private
+    try:
+        return importlib.import_module("onnxruntime")
+    finally:
+        if saved is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = saved
+        shutil.rmtree(private, ignore_errors=True)
+
+
+ort = _import_onnxruntime()
 
 from fallback import ASSIGNMENT_INFO_KEY, fallback_report
 

@@ -17,10 +17,9 @@ from pipette_decoder.worker import make_worker as make_decoder_worker, serve_mai
 
 def make_worker():
     """The worker and its handlers (imports ONNX Runtime)."""
-    import onnxruntime
-
     from ort_backend import OrtBackend
     from ort_session import PROVIDER
+    from ort_session import ort as onnxruntime
 
     return make_decoder_worker(OrtBackend(), onnxruntime.__version__,
                                {"onnxruntime": onnxruntime.__version__,
