@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   rep_cmd->add_option("--output,-o", report.output, "write to this file instead of stdout");
   rep_cmd->add_option("--vary", report.vary,
                       "one table per combination of the other dimensions, varying this one "
-                      "(model, quant, runtime, device or a parameter), with ratios to the first "
-                      "row");
+                      "(model, quant, runtime, device, scheme: quant and runtime together, or a "
+                      "parameter), with ratios to the first row");
   // Hidden (no group): for tests and benchmarks, derive every row from the raw samples.
   rep_cmd->add_flag("--no-cache", report.no_cache, "ignore the derived-results cache")->group("");
 

@@ -71,13 +71,15 @@ Status ParseGptq(const Where& w, const YAML::Node& node, WrittenConvert* c) {
 }
 
 Status ParseVariants(const Where& w, const YAML::Node& node, WrittenConvert* c) {
-  const std::vector<std::string>& known = convert::ConversionVariants();
+  const std::vector<std::string>& known = convert::ConversionVariants(c->to.value_or("onnx"));
   for (const YAML::Node& n : AsList(node)) {
     auto v = Scalar(w, n, "convert.variants");
     if (!v) return v.error();
     if (std::find(known.begin(), known.end(), *v) == known.end()) {
-      return w.At(n, fmt::format("unknown variant '{}'{} (variants: {})", *v, DidYouMean(*v, known),
-                                 fmt::join(known, ", ")));
+      const std::string to = c->to.value_or("onnx");
+      return w.At(n,
+                  fmt::format("unknown variant '{}'{} (variants{}: {})", *v, DidYouMean(*v, known),
+                              to == "onnx" ? "" : " for " + to, fmt::join(known, ", ")));
     }
     if (std::find(c->variants.begin(), c->variants.end(), *v) != c->variants.end()) {
       return w.At(n, fmt::format("variant '{}' is listed twice", *v));
@@ -110,9 +112,10 @@ Result<WrittenConvert> ParseConvertEntry(const Where& w, const YAML::Node& node)
     } else if (key == "to") {
       auto to = Scalar(w, kv.second, "convert.to");
       if (!to) return to.error();
-      if (*to != "onnx") {
-        return w.At(kv.second, fmt::format("convert.to '{}'{}: the one target is onnx", *to,
-                                           DidYouMean(*to, {"onnx"})));
+      const std::vector<std::string>& targets = convert::ConversionTargets();
+      if (std::find(targets.begin(), targets.end(), *to) == targets.end()) {
+        return w.At(kv.second, fmt::format("convert.to '{}'{}: the targets are {}", *to,
+                                           DidYouMean(*to, targets), fmt::join(targets, ", ")));
       }
       c.to = *to;
     } else if (key == "variants") {

@@ -79,6 +79,13 @@ TEST(ParseConvert, TheHashCoversItAsWritten) {
   EXPECT_NE(ConfigHash(*a), ConfigHash(*c));
 }
 
+TEST(ParseConvert, MnnTakesItsOwnVariants) {
+  auto ex = Parse("convert: {base: a.gguf, variants: [int8, fp32], to: mnn}\n");  // to: after
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->convert[0].to, "mnn");
+  EXPECT_EQ(ex->convert[0].variants, (std::vector<std::string>{"int8", "fp32"}));
+}
+
 TEST(ParseConvert, BadInputNamesLineColumnAndSuggests) {
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variant: [fp32]}\n"),
             "ex.yaml:2:25: unknown key 'variant' in convert (did you mean 'variants'?)");
@@ -92,7 +99,9 @@ TEST(ParseConvert, BadInputNamesLineColumnAndSuggests) {
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp32, fp32]}\n"),
             "ex.yaml:2:42: variant 'fp32' is listed twice");
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, to: onx, variants: [fp32]}\n"),
-            "ex.yaml:2:29: convert.to 'onx' (did you mean 'onnx'?): the one target is onnx");
+            "ex.yaml:2:29: convert.to 'onx' (did you mean 'onnx'?): the targets are onnx, mnn");
+  EXPECT_EQ(ErrorOf("convert: {base: a.gguf, to: mnn, variants: [int4-rtn]}\n"),
+            "ex.yaml:2:45: unknown variant 'int4-rtn' (variants for mnn: fp32, int8)");
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {block_size: 48}}\n"),
             "ex.yaml:2:66: int4.block_size 48 is not a power of 2 (16, 32, 64, 128 or 256)");
   EXPECT_NE(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {block_size: 512}}\n")

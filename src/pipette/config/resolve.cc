@@ -145,8 +145,9 @@ Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOpti
   }
   for (const std::string& variant : c.variants) {
     convert::ConversionSpec v;
+    v.to = c.to.value_or("onnx");
     v.variant = variant;
-    v.name = base->name + ":onnx-" + variant;
+    v.name = fmt::format("{}:{}-{}", base->name, v.to, variant);
     v.base_name = base->name;
     v.base_path = base->path;
     v.base_sha256 = *sha;
@@ -163,12 +164,12 @@ Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOpti
     }
     ModelSpec m;
     m.name = v.name;
-    m.path = (fs::path(ConvertedDir(opt)) / v.FolderName() / model::kOnnxGraphFile).string();
+    m.path = (fs::path(ConvertedDir(opt)) / v.FolderName() / v.GraphFile()).string();
     m.source = "converted:" + base->source;
     m.line = c.pos.Line();
     m.n_ctx_train = base->n_ctx_train;
     m.quant = v.Label();
-    m.format = "onnx";
+    m.format = v.Format();
     m.tokenizer_source = base->path;  // its tokenizer must be the GGUF's, token for token
     m.provenance = v.Provenance();
     m.conversion = std::move(v);

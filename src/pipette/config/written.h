@@ -80,7 +80,7 @@ struct WrittenQuantize {
 // One convert: entry (convert/conversion.h).
 struct WrittenConvert {
   WrittenModel base{};  // a model of this file by name, else a bundled name or a .gguf path
-  std::optional<std::string> to{};      // "onnx", the one target
+  std::optional<std::string> to{};      // "onnx" (the default) or "mnn"
   std::vector<std::string> variants{};  // in the order written
   std::optional<int> block_size{};      // int4: options
   std::optional<bool> symmetric{};

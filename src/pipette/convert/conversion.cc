@@ -14,10 +14,16 @@ namespace pipette::convert {
 
 using nlohmann::json;
 
-const std::vector<std::string>& ConversionVariants() {
-  static const std::vector<std::string> kVariants = {"fp32", "fp16", "int8-dynamic", "int4-rtn",
-                                                     "int4-gptq"};
-  return kVariants;
+const std::vector<std::string>& ConversionTargets() {
+  static const std::vector<std::string> kTargets = {"onnx", "mnn"};
+  return kTargets;
+}
+
+const std::vector<std::string>& ConversionVariants(const std::string& to) {
+  static const std::vector<std::string> kOnnx = {"fp32", "fp16", "int8-dynamic", "int4-rtn",
+                                                 "int4-gptq"};
+  static const std::vector<std::string> kMnn = {"fp32", "int8"};
+  return to == "mnn" ? kMnn : kOnnx;
 }
 
 bool IsInt4(const std::string& variant) { return variant.starts_with("int4-"); }
@@ -35,7 +41,7 @@ std::string ConversionSpec::Label() const { return model::OnnxQuantLabel(Variant
 
 json ConversionSpec::Definition() const {
   return {{"base_sha256", base_sha256},
-          {"to", "onnx"},
+          {"to", to},
           {"variant", Variant()},
           {"calibration", variant == "int4-gptq" ? json{{"sha256", calibration_sha256},
                                                         {"tokens", calibration_tokens},
@@ -53,16 +59,20 @@ std::string ConversionSpec::FolderName() const {
     const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     if (!ok) c = '-';
   }
-  return fmt::format("{}.onnx-{}.{}", stem, variant, CacheKey().substr(0, 12));
+  return fmt::format("{}.{}-{}.{}", stem, to, variant, CacheKey().substr(0, 12));
 }
 
-std::string ConversionSpec::MadeFrom() const {
-  return variant == "fp32" || variant == "fp16" ? "" : "fp32";
+std::string ConversionSpec::GraphFile() const {
+  return to == "mnn" ? model::kMnnGraphFile : model::kOnnxGraphFile;
 }
+
+std::string ConversionSpec::MadeFrom() const { return to == "onnx" && !Quantizes() ? "" : "fp32"; }
+
+bool ConversionSpec::Quantizes() const { return variant != "fp32" && variant != "fp16"; }
 
 json ConversionSpec::Provenance() const {
   json p = Definition();
-  const bool requantized = !MadeFrom().empty() && !quant::IsFullPrecision(base_quant);
+  const bool requantized = Quantizes() && !quant::IsFullPrecision(base_quant);
   p["format"] = "pipette-conversion/1";
   p["key"] = CacheKey();
   p["name"] = name;
@@ -79,7 +89,8 @@ json ConversionSpec::Provenance() const {
                                 "re-quantized from {}: the GGUF is itself quantized, so "
                                 "this is not a quantization of the full-precision weights",
                                 from)
-                          : fmt::format("converted from {}", from);
+                          : fmt::format("converted from {}{}", from,
+                                        to == "mnn" ? " through its ONNX fp32 conversion" : "");
   return p;
 }
 

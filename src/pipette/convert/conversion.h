@@ -10,15 +10,18 @@
 
 namespace pipette::convert {
 
-// The variants `convert:` may name, in the order they are made (fp32 first: the quantized
-// ones are made from it).
-const std::vector<std::string>& ConversionVariants();
+// What `convert:` may make (`to:`): onnx (the default), or mnn (from the ONNX fp32 conversion).
+const std::vector<std::string>& ConversionTargets();
+// The variants `convert:` may name for target `to`, in the order they are made (fp32 first: the
+// quantized ones are made from it). MNN's: fp32 and int8 (its weight quantization).
+const std::vector<std::string>& ConversionVariants(const std::string& to = "onnx");
 // A 4-bit variant: takes the int4: options.
 bool IsInt4(const std::string& variant);
 
 struct ConversionSpec {
-  std::string name;     // what the experiment calls it: "<base>:onnx-<variant>"
-  std::string variant;  // fp32, fp16, int8-dynamic, int4-rtn
+  std::string name;         // what the experiment calls it: "<base>:<to>-<variant>"
+  std::string to = "onnx";  // the target: onnx or mnn
+  std::string variant;      // fp32, fp16, int8-dynamic, int4-rtn, int4-gptq; mnn: fp32, int8
   std::string base_name;
   std::string base_path;  // the GGUF
   std::string base_sha256;
@@ -42,10 +45,17 @@ struct ConversionSpec {
   nlohmann::json Definition() const;
   // SHA-256 of Definition(): the cache key.
   std::string CacheKey() const;
-  // The cache folder's name: "<base stem>.onnx-<variant>.<first 12 hex of the key>".
+  // The cache folder's name: "<base stem>.<to>-<variant>.<first 12 hex of the key>".
   std::string FolderName() const;
-  // The variant it is made from: "" (from the GGUF: fp32, fp16) or "fp32" (a quantization).
+  // The graph file in that folder: model.onnx, or model.mnn.
+  std::string GraphFile() const;
+  // The model format an experiment's cells load it as: "onnx" or "mnn".
+  std::string Format() const { return to; }
+  // The ONNX variant it is made from: "" (from the GGUF: fp32, fp16) or "fp32" (an ONNX
+  // quantization, and every MNN folder).
   std::string MadeFrom() const;
+  // It quantizes the weights (not fp32 or fp16).
+  bool Quantizes() const;
   // What every result on it carries before it is made (the maker adds the folder's
   // pipette-model.json and how long): Definition() plus names, the label and a note.
   nlohmann::json Provenance() const;

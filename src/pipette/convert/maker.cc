@@ -53,6 +53,11 @@ Error Failure(const CommandResult& r, const std::string& what) {
 std::vector<std::string> ConvertArgs(const ConvertJob& job, const std::string& out,
                                      const std::string& source) {
   const ConversionSpec& s = job.spec;
+  if (s.to == "mnn") {
+    std::vector<std::string> a = {"mnn", "--onnx", source, "--out", out};
+    if (s.variant == "int8") a.push_back("--int8");
+    return a;
+  }
   if (s.MadeFrom().empty()) {
     return {"gguf",
             "--gguf",
@@ -88,7 +93,10 @@ Result<json> Make(CommandRunner& runner, const ConvertJob& job, const std::strin
   if (options.say) c.on_stderr_line = [&](const std::string& l) { options.say("  " + l); };
   auto run = runner.Run(c);
   if (!run) return run.error();
-  if (run->exit_code != 0) return Failure(*run, job.spec.MadeFrom().empty() ? "gguf" : "quantize");
+  const std::string step = job.spec.to == "mnn"          ? "mnn"
+                           : job.spec.MadeFrom().empty() ? "gguf"
+                                                         : "quantize";
+  if (run->exit_code != 0) return Failure(*run, step);
   auto reply = ReplyOf(*run, "conversion");
   if (!reply) return reply.error();
   if (!reply->value("ok", false)) {
@@ -98,13 +106,16 @@ Result<json> Make(CommandRunner& runner, const ConvertJob& job, const std::strin
   auto onnx = model::ReadOnnxModel(part.path());
   if (!onnx)
     return RuntimeError("the converter wrote an unreadable folder: " + onnx.error().message);
+  if (onnx->format != job.spec.Format()) {
+    return RuntimeError(fmt::format("the converter wrote a folder of format {}, asked for {}",
+                                    onnx->format, job.spec.Format()));
+  }
+  const std::string graph = job.spec.GraphFile();
   auto sha = Sha256File(onnx->graph_path);
   if (!sha) return sha.error();
-  if (*sha != onnx->files[model::kOnnxGraphFile]) {
-    return RuntimeError(
-        fmt::format("the converter's {} says model.onnx has SHA-256 {}, and it "
-                    "has {}",
-                    model::kOnnxMetaFile, onnx->files[model::kOnnxGraphFile], *sha));
+  if (*sha != onnx->files[graph]) {
+    return RuntimeError(fmt::format("the converter's {} says {} has SHA-256 {}, and it has {}",
+                                    model::kOnnxMetaFile, graph, onnx->files[graph], *sha));
   }
   fs::remove_all(job.output, ec);  // a folder made by another converter version
   fs::rename(part.path(), job.output, ec);
@@ -151,7 +162,7 @@ Result<ConverterIdentity> AskConverter(CommandRunner& runner, const ConverterOpt
 
 std::optional<json> CachedConversion(const ConvertJob& job, const ConverterIdentity& by) {
   std::error_code ec;
-  if (!fs::is_regular_file(fs::path(job.output) / model::kOnnxGraphFile, ec)) return std::nullopt;
+  if (!fs::is_regular_file(fs::path(job.output) / job.spec.GraphFile(), ec)) return std::nullopt;
   auto text = ReadFileToString(SidecarOf(job.output));
   if (!text) return std::nullopt;
   json p = json::parse(*text, nullptr, /*allow_exceptions=*/false);
@@ -166,6 +177,7 @@ std::optional<json> CachedConversion(const ConvertJob& job, const ConverterIdent
 
 ConvertJob SourceJob(const ConvertJob& job) {
   ConvertJob src = job;
+  src.spec.to = "onnx";
   src.spec.variant = "fp32";
   src.spec.name = job.spec.base_name + ":onnx-fp32";
   src.output = (fs::path(job.output).parent_path() / src.spec.FolderName()).string();
@@ -237,7 +249,10 @@ std::vector<Result<MadeConversion>> MakeConversions(const std::vector<ConvertJob
       const std::string eta = left < 0 ? "" : fmt::format(", about {} left", FormatDuration(left));
       options.say(fmt::format("[convert {}/{}] {} ({} from {}){}", n + 1, all.size(), job.spec.name,
                               job.spec.Label(),
-                              source.empty() ? job.spec.base_quant + " GGUF" : "fp32", eta));
+                              source.empty()         ? job.spec.base_quant + " GGUF"
+                              : job.spec.to == "mnn" ? "ONNX fp32"
+                                                     : "fp32",
+                              eta));
     }
     const auto t0 = std::chrono::steady_clock::now();
     auto p = Make(runner, job, source, *identity, options);

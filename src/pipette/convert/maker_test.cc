@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "pipette/testing/onnx_folder.h"
@@ -15,8 +17,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A TEST FAKE of the converter: `version` names `version`; `gguf` and `quantize` write a folder
-// at --out as the converter would (pipette-model.json with model.onnx's real SHA-256) and reply
-// its JSON line, unless the variant is in `fail`.
+// at --out as the converter would (pipette-model.json with model.onnx's real SHA-256), `mnn` an
+// MNN folder (model.mnn), and reply its JSON line, unless the variant is in `fail`.
 class FakeConverter : public CommandRunner {
  public:
   Result<CommandResult> Run(const Command& c) override {
@@ -37,22 +39,36 @@ class FakeConverter : public CommandRunner {
               "\n",
           ""};
     }
-    const std::string variant =
-        a.at(4) == "gguf" ? (arg("--dtype") == "float16" ? "fp16" : "fp32") : arg("--method");
+    const bool mnn = a.at(4) == "mnn";
+    const bool int8 = std::find(a.begin(), a.end(), "--int8") != a.end();
+    const std::string variant = a.at(4) == "gguf" ? (arg("--dtype") == "float16" ? "fp16" : "fp32")
+                                : mnn             ? (int8 ? "mnn-int8" : "mnn-fp32")
+                                                  : arg("--method");
     if (fail.count(variant)) return CommandResult{1, false, "", "converting: layer 1/30\nboom\n"};
     if (c.on_stderr_line) c.on_stderr_line("converting: layer 30/30, about 0 s left");
     const std::string out = arg("--out");
-    json meta = testing::OnnxMeta({{"name", variant}});
+    json meta = testing::OnnxMeta({{"name", mnn ? variant.substr(4) : variant}});
     testing::WriteOnnxFolder(out, meta);
     meta["files"]["model.onnx"] = *Sha256File(out + "/model.onnx");
-    testing::WriteOnnxFolder(out, meta);
+    if (mnn) {
+      fs::remove(out + "/model.onnx");
+      fs::remove(out + "/model.onnx.data");
+      std::ofstream(out + "/model.mnn") << "not an MNN model";
+      meta["format"] = "pipette-mnn/1";
+      meta["files"] = {{"model.mnn", *Sha256File(out + "/model.mnn")}};
+      std::ofstream(out + "/pipette-model.json") << meta.dump();
+    } else {
+      testing::WriteOnnxFolder(out, meta);
+    }
     return CommandResult{0, false,
                          json{{"ok", true}, {"seconds", 2.5}, {"meta", meta}}.dump() + "\n", ""};
   }
   std::vector<std::string> Verbs() const {
     std::vector<std::string> v;
     for (const auto& c : commands)
-      v.push_back(c.argv.at(4) == "quantize" ? "quantize " + c.argv.at(10) : c.argv.at(4));
+      v.push_back(c.argv.at(4) == "quantize" ? "quantize " + c.argv.at(10)
+                  : c.argv.at(4) == "mnn"    ? "mnn " + c.argv.back()
+                                             : c.argv.at(4));
     return v;
   }
 
@@ -63,10 +79,11 @@ class FakeConverter : public CommandRunner {
 
 class ConvertMakerTest : public ::testing::Test {
  protected:
-  ConvertJob Job(const std::string& variant) {
+  ConvertJob Job(const std::string& variant, const std::string& to = "onnx") {
     ConvertJob j;
+    j.spec.to = to;
     j.spec.variant = variant;
-    j.spec.name = "smol:onnx-" + variant;
+    j.spec.name = "smol:" + to + "-" + variant;
     j.spec.base_name = "smol";
     j.spec.base_path = "/models/smol.Q4_1.gguf";
     j.spec.base_sha256 = std::string(64, 'a');
@@ -171,6 +188,40 @@ TEST_F(ConvertMakerTest, AQuantizedVariantAloneHasItsFp32SourceMadeToo) {
   ASSERT_TRUE(results[0].ok()) << results[0].error().message;
   EXPECT_EQ(fake.Verbs(), (std::vector<std::string>{"version", "gguf", "quantize int4-rtn"}));
   EXPECT_TRUE(fs::exists(fs::path(Job("fp32").output) / "model.onnx"));
+}
+
+TEST_F(ConvertMakerTest, MnnFoldersAreMadeFromTheOnnxFp32Conversion) {
+  FakeConverter fake;
+  const std::vector<ConvertJob> jobs = {Job("int8", "mnn"), Job("fp32", "mnn")};
+  auto results = MakeConversions(jobs, fake, Options());
+  for (const auto& r : results) ASSERT_TRUE(r.ok()) << r.error().message;
+  // The ONNX fp32 conversion first (a folder of its own), then each MNN folder from it.
+  EXPECT_EQ(fake.Verbs(), (std::vector<std::string>{"version", "gguf", "mnn --int8", "mnn "}));
+  const Command& int8 = fake.commands.at(2);
+  EXPECT_EQ(std::vector<std::string>(int8.argv.begin() + 4, int8.argv.begin() + 7),
+            (std::vector<std::string>{"mnn", "--onnx", Job("fp32").output}));
+  EXPECT_TRUE(fs::exists(fs::path(Job("fp32").output) / "model.onnx"));
+  EXPECT_NE(jobs[0].output, jobs[1].output);
+  EXPECT_NE(Job("fp32", "mnn").output, Job("fp32").output);
+  EXPECT_TRUE(fs::path(jobs[1].output).filename().string().find(".mnn-fp32.") != std::string::npos);
+  for (const auto& j : jobs) EXPECT_TRUE(fs::exists(fs::path(j.output) / "model.mnn"));
+  EXPECT_EQ(results[0]->provenance.value("label", ""), "W8A32 (int8 weights)");
+  EXPECT_TRUE(results[0]->provenance.value("requantized", false));  // int8 of a Q4_1's weights
+  EXPECT_FALSE(results[1]->provenance.value("requantized", true));  // fp32: the same weights
+  EXPECT_EQ(results[1]->provenance.value("to", ""), "mnn");
+  EXPECT_EQ(results[1]->provenance.value("note", ""),
+            "converted from Q4_1 through its ONNX fp32 conversion");
+  EXPECT_NE(std::find_if(said_.begin(), said_.end(),
+                         [](const std::string& l) {
+                           return l.starts_with(
+                               "[convert 2/3] smol:mnn-int8 (W8A32 (int8 weights) from ONNX fp32)");
+                         }),
+            said_.end());
+
+  FakeConverter again;
+  auto cached = MakeConversions(jobs, again, Options());
+  EXPECT_EQ(again.Verbs(), std::vector<std::string>{"version"});  // model.mnn found: cached
+  for (const auto& r : cached) EXPECT_TRUE(r.ok() && r->cached);
 }
 
 TEST_F(ConvertMakerTest, AFailedConversionMakesOnlyItsModelsUnavailable) {

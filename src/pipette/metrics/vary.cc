@@ -41,6 +41,10 @@ std::string DimensionKey(const ResultRow& r, const std::string& dim,
   if (dim == "quant") return r.cell->quant + '\x1f' + r.cell->quant_origin;
   if (dim == "runtime") return r.cell->runtime + '\x1f' + r.cell->runtime_version;
   if (dim == "device") return r.cell->device;
+  if (dim == "scheme") {
+    return DimensionKey(r, "quant", params) + '\n' + r.cell->model + '\n' +
+           DimensionKey(r, "runtime", params);
+  }
   auto it = r.cell->params.find(dim);
   if (it == r.cell->params.end()) return "";
   // A value left to the runtime (flash_attn auto) differs from the same value asked for.
@@ -58,8 +62,18 @@ std::string WeightPrecision(const std::string& quant) {
   return quant;
 }
 
+bool FreesRuntime(const std::string& dimension) {
+  return dimension == "runtime" || dimension == "scheme";
+}
+
+std::string AskedValue(const ResultRow& r, const config::ParamDef& def) {
+  auto asked = r.cell->params_set.find(def.name);
+  if (asked == r.cell->params_set.end()) return def.default_value;
+  return asked->is_string() ? asked->get<std::string>() : asked->dump();
+}
+
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
-  std::vector<std::string> dims = {"model", "quant", "runtime", "device"};
+  std::vector<std::string> dims = {"model", "quant", "runtime", "device", "scheme"};
   for (const auto& r : rows) {
     for (const auto& [k, v] : r.cell->params.items()) {
       if (std::find(dims.begin(), dims.end(), k) == dims.end()) dims.push_back(k);
@@ -79,18 +93,38 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   }
   // A model's file fixes its quantization, so varying one frees the other too; variants of one
   // base stay together (their base is fixed) when the quantization varies.
-  std::set<std::string> free = {dimension};
-  if (dimension == "quant" || dimension == "model") free = {"model", "quant"};
+  std::set<std::string> free = {dimension, "scheme"};
+  if (dimension == "quant" || dimension == "model") free = {"model", "quant", "scheme"};
   // Each runtime loads its own file of the same weights (a GGUF, its ONNX conversion): varying
-  // the runtime, the rows of one model family and weight precision share a table.
+  // the runtime, the rows of one model family and weight precision share a table; varying the
+  // scheme, those of one model family.
   const bool by_weights = dimension == "runtime";
-  if (by_weights) free = {"runtime", "model", "quant"};
+  const bool frees_runtime = FreesRuntime(dimension);
+  if (frees_runtime) free = {"runtime", "model", "quant", "scheme"};
 
   VaryTable table;
   table.dimension = dimension;
+  std::set<std::string> runtimes;
+  for (const ResultRow& r : rows) runtimes.insert(r.cell->runtime);
   for (const std::string& d : dims) {
-    if (!free.count(d)) table.fixed.push_back(d);
+    if (free.count(d)) continue;
+    const config::ParamDef* def = frees_runtime ? params.Find(d) : nullptr;
+    const bool everyones =
+        !def || std::all_of(runtimes.begin(), runtimes.end(),
+                            [&](const std::string& rt) { return def->BelongsTo(rt); });
+    if (!everyones) {
+      table.row_params.push_back(d);
+      continue;
+    }
+    if (def && def->runtimes.empty() && def->must_apply_as_planned) table.as_asked.push_back(d);
+    table.fixed.push_back(d);
   }
+  auto fixed_key = [&](const ResultRow& r, const std::string& d) {
+    if (std::find(table.as_asked.begin(), table.as_asked.end(), d) != table.as_asked.end()) {
+      return AskedValue(r, *params.Find(d));
+    }
+    return DimensionKey(r, d, params);
+  };
   std::map<std::string, size_t> column_index;
   std::map<std::string, size_t> group_index;
   // (group, varied value) -> row position
@@ -105,11 +139,12 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       table.columns.push_back({col, r.unit});
     }
     std::string fixed;
-    for (const std::string& d : table.fixed) fixed += DimensionKey(r, d, params) + '\n';
+    for (const std::string& d : table.fixed) fixed += fixed_key(r, d) + '\n';
     fixed += std::to_string(r.cell->run_id);  // within one run
     // Varying the quantization, the files of one model family share a table.
     const std::string precision = by_weights ? WeightPrecision(r.cell->quant) : "";
-    const std::string group_key = dimension == "quant" ? r.cell->family + '\n' + fixed
+    const std::string group_key = dimension == "quant" || dimension == "scheme"
+                                      ? r.cell->family + '\n' + fixed
                                   : by_weights ? r.cell->family + '\n' + precision + '\n' + fixed
                                                : fixed;
     auto g = group_index.find(group_key);
@@ -128,14 +163,15 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
             group.base_models.end()) {
       group.base_models.push_back(r.cell->base_model);
     }
-    const std::string value = dimension == "quant" ? DimensionKey(r, "quant", params) + '\n' +
-                                                         DimensionKey(r, "model", params)
-                                                   : DimensionKey(r, dimension, params);
+    std::string value = dimension == "quant" || by_weights
+                            ? DimensionKey(r, dimension, params) + '\n' + r.cell->model
+                            : DimensionKey(r, dimension, params);
+    for (const std::string& p : table.row_params) value += '\n' + DimensionKey(r, p, params);
     auto key = std::make_pair(g->second, value);
     auto ri = row_index.find(key);
     if (ri == row_index.end()) {
       ri = row_index.emplace(key, group.rows.size()).first;
-      group.rows.push_back({i, {}, {}});
+      group.rows.push_back({i, {}, {}, {}});
     }
     VaryRow& row = group.rows[ri->second];
     const size_t c = column_index[col];
@@ -143,6 +179,20 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
     row.values[c] = r.value;
   }
   for (VaryGroup& g : table.groups) {
+    // A parameter of only some runtimes names a row where another row of its runtime and model
+    // in the group has another value of it.
+    auto runtime_model = [&](const VaryRow& row) {
+      return rows[row.source].cell->runtime + '\n' + rows[row.source].cell->model;
+    };
+    for (const std::string& p : table.row_params) {
+      std::map<std::string, std::set<std::string>> values;  // runtime and model -> values
+      for (const VaryRow& row : g.rows) {
+        values[runtime_model(row)].insert(DimensionKey(rows[row.source], p, params));
+      }
+      for (VaryRow& row : g.rows) {
+        if (values[runtime_model(row)].size() > 1) row.shown_params.push_back(p);
+      }
+    }
     for (VaryRow& row : g.rows) {
       row.values.resize(table.columns.size());
       row.ratios.resize(table.columns.size());

@@ -22,6 +22,9 @@ struct VaryColumn {
 struct VaryRow {
   // The first of the rows given with this row's value of the dimension: what names it.
   size_t source = 0;
+  // Varying the runtime: the parameters of VaryTable::row_params that tell this row from another
+  // of the same runtime in its group (llama.cpp with flash attention on and off), to name it by.
+  std::vector<std::string> shown_params;
   std::vector<std::optional<double>> values;  // one per column; nullopt: not measured
   std::vector<std::optional<double>> ratios;  // value / the first row's value
 };
@@ -42,6 +45,14 @@ struct VaryTable {
   std::string dimension;
   // The dimensions every group holds fixed, in order (each group is also within one run).
   std::vector<std::string> fixed;
+  // Varying the runtime (`runtime`, `scheme`): the fixed parameters compared as the experiment
+  // asked for them, since each runtime then applies its own rule (llama.cpp rounds n_ctx up to a
+  // multiple of 256, ONNX Runtime runs it as planned): Pipette's own that the plan resolves.
+  std::vector<std::string> as_asked;
+  // Varying the runtime: the parameters that only some of the rows' runtimes have (flash_attn,
+  // graph_optimization). They cannot be held fixed across runtimes, so they are part of what
+  // tells one row from another instead.
+  std::vector<std::string> row_params;
   std::vector<VaryColumn> columns;
   std::vector<VaryGroup> groups;
   std::vector<size_t> sources;  // every row that gave a value, in order
@@ -52,8 +63,17 @@ struct VaryTable {
 // is its own label (Q4_1 in GGUF is not ONNX Runtime's 4-bit).
 std::string WeightPrecision(const std::string& quant);
 
-// Dimensions one can vary: model, quant, runtime, device, or any parameter present in the rows.
+// Dimensions one can vary: model, quant, runtime, device, scheme (a quantization under a runtime:
+// model, quant and runtime together, the rows of one model family), or any parameter present in
+// the rows.
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows);
+
+// The dimension lets the runtime vary (`runtime`, `scheme`).
+bool FreesRuntime(const std::string& dimension);
+
+// The value of parameter `def` the experiment asked for in the row's cell (its default where it
+// set none), as shown: what VaryTable::as_asked compares.
+std::string AskedValue(const ResultRow& row, const config::ParamDef& def);
 
 // The row's cell left parameter `def` to its runtime, which resolved it (ParamDef::LeftToRuntime:
 // flash_attn unset or "auto", stored as "on"): shown and told apart as such.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "pipette/metrics/vary_test_rows.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/workload/registry.h"
@@ -15,6 +17,7 @@ ResultRow Row(const std::string& quant, int threads, const std::string& test,
 }
 
 std::vector<ResultRow> Rows() { return fixture::VaryRows(); }
+std::vector<ResultRow> RuntimeRows() { return fixture::RuntimeVaryRows(); }
 
 TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
   auto t = BuildVaryTable(Rows(), "quant", runtime::Registry().Params(), workload::Headlines());
@@ -103,6 +106,49 @@ TEST(Vary, RuntimesShareATableOfTheSameWeightsInTheSamePrecision) {
   EXPECT_EQ(WeightPrecision("FP16"), "f16");
   EXPECT_EQ(WeightPrecision("BF16"), "bf16");
   EXPECT_EQ(WeightPrecision("W8A8 (int8 dynamic)"), "W8A8 (int8 dynamic)");
+}
+
+TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHasAndTheContextAsAsked) {
+  const std::vector<ResultRow> rows = RuntimeRows();
+  auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Headlines());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  // flash_attn and graph_optimization are one runtime's each: they name rows, not groups.
+  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads", "n_ctx"}));
+  EXPECT_EQ(t->as_asked, (std::vector<std::string>{"n_ctx"}));
+  EXPECT_EQ(t->row_params, (std::vector<std::string>{"flash_attn", "graph_optimization"}));
+  ASSERT_EQ(t->groups.size(), 3u);  // f32; Q4_1; int4 RTN
+  const VaryGroup& f32 = t->groups[0];
+  ASSERT_EQ(f32.rows.size(), 3u);  // llama.cpp twice (flash attention on and off), ONNX Runtime
+  EXPECT_EQ(f32.rows[1].source, 1u);
+  EXPECT_EQ(f32.rows[0].shown_params, (std::vector<std::string>{"flash_attn"}));
+  EXPECT_EQ(f32.rows[1].shown_params, (std::vector<std::string>{"flash_attn"}));
+  EXPECT_TRUE(f32.rows[2].shown_params.empty());  // ONNX Runtime's only row
+  EXPECT_DOUBLE_EQ(*f32.rows[2].ratios[0], 0.5);
+
+  // A context asked for explicitly is compared as asked too: another value is another group.
+  std::vector<ResultRow> asked = rows;
+  asked[2].EditCell().params_set["n_ctx"] = 1024;
+  auto apart =
+      BuildVaryTable(asked, "runtime", runtime::Registry().Params(), workload::Headlines());
+  ASSERT_TRUE(apart.ok());
+  EXPECT_EQ(apart->groups.size(), 4u);
+  EXPECT_EQ(AskedValue(asked[2], *runtime::Registry().Params().Find("n_ctx")), "1024");
+  EXPECT_EQ(AskedValue(asked[0], *runtime::Registry().Params().Find("n_ctx")), "0");
+}
+
+TEST(Vary, SchemesOfOneModelShareOneTable) {
+  const std::vector<ResultRow> rows = RuntimeRows();
+  auto t = BuildVaryTable(rows, "scheme", runtime::Registry().Params(), workload::Headlines());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads", "n_ctx"}));
+  ASSERT_EQ(t->groups.size(), 1u);
+  ASSERT_EQ(t->groups[0].rows.size(), 5u);  // every quantization under every runtime
+  EXPECT_DOUBLE_EQ(*t->groups[0].rows[3].ratios[0], 90.0 / 40.0);
+  // Other dimensions never hold the scheme fixed: it is model, quant and runtime together.
+  auto threads =
+      BuildVaryTable(rows, "threads", runtime::Registry().Params(), workload::Headlines());
+  ASSERT_TRUE(threads.ok());
+  EXPECT_EQ(std::count(threads->fixed.begin(), threads->fixed.end(), "scheme"), 0);
 }
 
 TEST(Vary, DimensionKeysTellValuesApart) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "pipette/report/display.h"
@@ -16,6 +17,13 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
   for (size_t i : table.sources) {
     if (const std::string n = RequantNote(rows[i]); !n.empty()) notes.insert(n);
   }
+  for (const std::string& d : table.as_asked) {
+    const config::ParamDef* def = params.Find(d);
+    notes.insert(
+        fmt::format("{}: as the experiment asked for it; each runtime then applies its own "
+                    "rule ({})",
+                    d, def ? def->default_doc : ""));
+  }
   view.notes.assign(notes.begin(), notes.end());
   for (const metrics::VaryGroup& g : table.groups) {
     const metrics::ResultRow& first = rows[g.source];
@@ -29,9 +37,17 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
       fixed = fmt::format("weights={} {}", g.family.empty() ? first.cell->model : g.family,
                           g.precision);
     }
+    if (table.dimension == "scheme") {
+      fixed = fmt::format("weights={}",
+                          first.cell->family.empty() ? first.cell->base_model : first.cell->family);
+    }
     for (const std::string& d : table.fixed) {
-      fixed +=
-          fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, DimensionDisplay(first, d, params));
+      const bool asked =
+          std::find(table.as_asked.begin(), table.as_asked.end(), d) != table.as_asked.end();
+      const config::ParamDef* def = params.Find(d);
+      fixed += fmt::format(
+          "{}{}={}", fixed.empty() ? "" : ", ", d,
+          asked && def ? metrics::AskedValue(first, *def) : DimensionDisplay(first, d, params));
     }
     fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", first.cell->run_id);
     Table t;
@@ -43,13 +59,20 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
     }
     for (const metrics::VaryRow& row : g.rows) {
       const metrics::ResultRow& source = rows[row.source];
+      // What tells the row from its runtime's others in the group (flash_attn=off).
+      std::string own;
+      for (const std::string& p : row.shown_params) {
+        own += fmt::format("; {}={}", p, ParamDisplay(source, p, params));
+      }
+      const std::string runtime = DimensionDisplay(source, "runtime", params);
       std::vector<Value> cells = {
           Text(table.dimension == "quant"
                    ? fmt::format("{} ({})", QuantDisplay(source), source.cell->model)
                : table.dimension == "runtime"
-                   ? fmt::format("{} ({})", DimensionDisplay(source, table.dimension, params),
-                                 source.cell->model)
-                   : DimensionDisplay(source, table.dimension, params))};
+                   ? fmt::format("{} ({}{})", runtime, source.cell->model, own)
+               : table.dimension == "scheme" ? fmt::format("{} · {} ({}{})", QuantDisplay(source),
+                                                           runtime, source.cell->model, own)
+                                             : DimensionDisplay(source, table.dimension, params))};
       for (size_t c = 0; c < table.columns.size(); ++c) {
         if (!row.values[c]) {
           cells.push_back(Text(""));

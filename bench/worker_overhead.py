@@ -1,14 +1,17 @@
-"""The ONNX Runtime worker's own per-call overhead: raw samples for bench/ort-worker-overhead.sh
+"""A Python runtime worker's own per-call overhead: raw samples for bench/worker-overhead.sh
 (which takes the medians). Prints one line per sample, "<what> <nanoseconds>":
 
 - round_trip_ns: a `memory` request written to the worker program and its response read back
   (the protocol round trip of a trivial op, over the pipes, JSON both ways);
 - worker_step_ns: one tg step as the worker times it (token_end_ns differences: feeds, the
   graph run, the presents kept, the argmax);
-- bare_run_ns: one bare InferenceSession.run of the same one-token step on a session made the
-  same way in this process, at the same cache lengths (feeds made before the clock starts).
+- bare_run_ns: one bare run of the same one-token step through the runtime's own backend
+  (workers/<runtime>/*_backend.py: the session the worker makes, its Graph.run, which is the
+  runtime's call and nothing of the worker loop), in this process, at the same cache lengths
+  (feeds made before the clock starts).
 
-Usage: ort_worker_overhead.py WORKER_COMMAND MODEL_FOLDER THREADS REPS
+Usage: worker_overhead.py RUNTIME WORKER_COMMAND MODEL_FOLDER THREADS REPS
+(RUNTIME: onnxruntime, openvino or mnn; its worker folder and workers/python on PYTHONPATH)
 """
 
 import json
@@ -19,7 +22,6 @@ import sys
 import time
 
 import numpy as np
-import onnxruntime as ort
 
 PROMPT = 64  # tokens decoded before the timed steps
 N_GEN = 32
@@ -58,17 +60,31 @@ def worker_samples(command, model, threads, reps):
     return prompt
 
 
-def bare_samples(model, threads, reps, prompt):
+def backend_of(runtime):
+    """The runtime's backend and its load options, as its worker makes them."""
+    if runtime == "onnxruntime":
+        from ort_backend import OrtBackend, OrtOptions
+
+        return OrtBackend(), OrtOptions("all", False), "model.onnx"
+    if runtime == "openvino":
+        from ov_backend import OvBackend
+
+        return OvBackend(), None, "model.onnx"
+    if runtime == "mnn":
+        from mnn_backend import MnnBackend
+
+        return MnnBackend(), None, "model.mnn"
+    raise SystemExit("unknown runtime %r (onnxruntime, openvino, mnn)" % runtime)
+
+
+def bare_samples(runtime, model, threads, reps, prompt):
     with open(os.path.join(model, "pipette-model.json"), encoding="utf-8") as f:
         meta = json.load(f)
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    session = ort.InferenceSession(os.path.join(model, "model.onnx"), so,
-                                   providers=["CPUExecutionProvider"])
-    past = [i.name for i in session.get_inputs() if i.name.startswith("past_")]
-    kv_dtype = np.float16 if "float16" in session.get_inputs()[3].type else np.float32
-    outputs = [o.name for o in session.get_outputs()]
+    backend, options, graph_file = backend_of(runtime)
+    session = backend.create_session(os.path.join(model, graph_file), threads, options)
+    graph = backend.graph(session)
+    past = sorted(name for name in graph.inputs if name.startswith("past_"))
+    kv_dtype = graph.inputs[past[0]]
     shape = (1, meta["n_head_kv"], 0, meta["head_dim"])
 
     def feeds(tokens, n_past, cache):
@@ -81,15 +97,14 @@ def bare_samples(model, threads, reps, prompt):
 
     for rep in range(reps + 1):  # the first is a warm-up
         cache = [np.zeros(shape, kv_dtype)] * len(past)
-        result = dict(zip(outputs, session.run(None, feeds(prompt, 0, cache))))
+        result = graph.run(feeds(prompt, 0, cache))
         cache = [result["present" + name[len("past"):]] for name in past]
         token = 1
         for step in range(N_GEN):
             f = feeds([token], PROMPT + step, cache)
             t0 = time.monotonic_ns()
-            raw = session.run(None, f)
+            result = graph.run(f)
             elapsed = time.monotonic_ns() - t0
-            result = dict(zip(outputs, raw))
             cache = [result["present" + name[len("past"):]] for name in past]
             token = int(np.argmax(result["logits"][0, -1]))
             if rep > 0:
@@ -97,9 +112,10 @@ def bare_samples(model, threads, reps, prompt):
 
 
 def main():
-    command, model, threads, reps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    runtime, command, model = sys.argv[1], sys.argv[2], sys.argv[3]
+    threads, reps = int(sys.argv[4]), int(sys.argv[5])
     prompt = worker_samples(command, model, threads, reps)
-    bare_samples(model, threads, reps, prompt)
+    bare_samples(runtime, model, threads, reps, prompt)
 
 
 if __name__ == "__main__":
