@@ -66,12 +66,6 @@ bool FreesRuntime(const std::string& dimension) {
   return dimension == "runtime" || dimension == "scheme";
 }
 
-std::string AskedValue(const ResultRow& r, const config::ParamDef& def) {
-  auto asked = r.cell->params_set.find(def.name);
-  if (asked == r.cell->params_set.end()) return def.default_value;
-  return asked->is_string() ? asked->get<std::string>() : asked->dump();
-}
-
 std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
   std::vector<std::string> dims = {"model", "quant", "runtime", "device", "scheme"};
   for (const auto& r : rows) {
@@ -116,15 +110,12 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       table.row_params.push_back(d);
       continue;
     }
-    if (def && def->runtimes.empty() && def->must_apply_as_planned) table.as_asked.push_back(d);
+    if (def && def->runtimes.empty() && def->must_apply_as_planned) {
+      table.planned_params.push_back(d);
+      continue;
+    }
     table.fixed.push_back(d);
   }
-  auto fixed_key = [&](const ResultRow& r, const std::string& d) {
-    if (std::find(table.as_asked.begin(), table.as_asked.end(), d) != table.as_asked.end()) {
-      return AskedValue(r, *params.Find(d));
-    }
-    return DimensionKey(r, d, params);
-  };
   std::map<std::string, size_t> column_index;
   std::map<std::string, size_t> group_index;
   // (group, varied value) -> row position
@@ -139,7 +130,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       table.columns.push_back({col, r.unit});
     }
     std::string fixed;
-    for (const std::string& d : table.fixed) fixed += fixed_key(r, d) + '\n';
+    for (const std::string& d : table.fixed) fixed += DimensionKey(r, d, params) + '\n';
     fixed += std::to_string(r.cell->run_id);  // within one run
     // Varying the quantization, the files of one model family share a table.
     const std::string precision = by_weights ? WeightPrecision(r.cell->quant) : "";
@@ -167,6 +158,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
                             ? DimensionKey(r, dimension, params) + '\n' + r.cell->model
                             : DimensionKey(r, dimension, params);
     for (const std::string& p : table.row_params) value += '\n' + DimensionKey(r, p, params);
+    for (const std::string& p : table.planned_params) value += '\n' + DimensionKey(r, p, params);
     auto key = std::make_pair(g->second, value);
     auto ri = row_index.find(key);
     if (ri == row_index.end()) {
@@ -192,6 +184,12 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       for (VaryRow& row : g.rows) {
         if (values[runtime_model(row)].size() > 1) row.shown_params.push_back(p);
       }
+    }
+    for (const std::string& p : table.planned_params) {
+      std::set<std::string> values;
+      for (const VaryRow& row : g.rows) values.insert(DimensionKey(rows[row.source], p, params));
+      if (values.size() < 2) continue;
+      for (VaryRow& row : g.rows) row.shown_params.push_back(p);
     }
     for (VaryRow& row : g.rows) {
       row.values.resize(table.columns.size());

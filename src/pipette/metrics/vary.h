@@ -23,7 +23,8 @@ struct VaryRow {
   // The first of the rows given with this row's value of the dimension: what names it.
   size_t source = 0;
   // Varying the runtime: the parameters of VaryTable::row_params that tell this row from another
-  // of the same runtime in its group (llama.cpp with flash attention on and off), to name it by.
+  // of the same runtime and model in its group (llama.cpp with flash attention on and off), and
+  // those of VaryTable::planned_params on which the group's rows differ, to name it by.
   std::vector<std::string> shown_params;
   std::vector<std::optional<double>> values;  // one per column; nullopt: not measured
   std::vector<std::optional<double>> ratios;  // value / the first row's value
@@ -45,14 +46,14 @@ struct VaryTable {
   std::string dimension;
   // The dimensions every group holds fixed, in order (each group is also within one run).
   std::vector<std::string> fixed;
-  // Varying the runtime (`runtime`, `scheme`): the fixed parameters compared as the experiment
-  // asked for them, since each runtime then applies its own rule (llama.cpp rounds n_ctx up to a
-  // multiple of 256, ONNX Runtime runs it as planned): Pipette's own that the plan resolves.
-  std::vector<std::string> as_asked;
-  // Varying the runtime: the parameters that only some of the rows' runtimes have (flash_attn,
-  // graph_optimization). They cannot be held fixed across runtimes, so they are part of what
-  // tells one row from another instead.
+  // Varying the runtime (`runtime`, `scheme`): the parameters that only some of the rows'
+  // runtimes have (flash_attn, graph_optimization). They cannot be held fixed across runtimes,
+  // so they are part of what tells one row from another instead.
   std::vector<std::string> row_params;
+  // Varying the runtime: Pipette's own parameters that each runtime's rule resolves its own way
+  // (n_ctx: llama.cpp rounds the context the tests need up to a multiple of 256, ONNX Runtime
+  // runs it as needed). Not held fixed either: part of the row, shown where rows differ.
+  std::vector<std::string> planned_params;
   std::vector<VaryColumn> columns;
   std::vector<VaryGroup> groups;
   std::vector<size_t> sources;  // every row that gave a value, in order
@@ -70,10 +71,6 @@ std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows);
 
 // The dimension lets the runtime vary (`runtime`, `scheme`).
 bool FreesRuntime(const std::string& dimension);
-
-// The value of parameter `def` the experiment asked for in the row's cell (its default where it
-// set none), as shown: what VaryTable::as_asked compares.
-std::string AskedValue(const ResultRow& row, const config::ParamDef& def);
 
 // The row's cell left parameter `def` to its runtime, which resolved it (ParamDef::LeftToRuntime:
 // flash_attn unset or "auto", stored as "on"): shown and told apart as such.

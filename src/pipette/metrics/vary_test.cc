@@ -108,39 +108,42 @@ TEST(Vary, RuntimesShareATableOfTheSameWeightsInTheSamePrecision) {
   EXPECT_EQ(WeightPrecision("W8A8 (int8 dynamic)"), "W8A8 (int8 dynamic)");
 }
 
-TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHasAndTheContextAsAsked) {
+TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHas) {
   const std::vector<ResultRow> rows = RuntimeRows();
   auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Headlines());
   ASSERT_TRUE(t.ok()) << t.error().message;
-  // flash_attn and graph_optimization are one runtime's each: they name rows, not groups.
-  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads", "n_ctx"}));
-  EXPECT_EQ(t->as_asked, (std::vector<std::string>{"n_ctx"}));
+  // flash_attn and graph_optimization are one runtime's each, and each runtime rounds n_ctx its
+  // own way: they name rows, not groups.
+  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads"}));
   EXPECT_EQ(t->row_params, (std::vector<std::string>{"flash_attn", "graph_optimization"}));
+  EXPECT_EQ(t->planned_params, (std::vector<std::string>{"n_ctx"}));
   ASSERT_EQ(t->groups.size(), 3u);  // f32; Q4_1; int4 RTN
   const VaryGroup& f32 = t->groups[0];
   ASSERT_EQ(f32.rows.size(), 3u);  // llama.cpp twice (flash attention on and off), ONNX Runtime
   EXPECT_EQ(f32.rows[1].source, 1u);
-  EXPECT_EQ(f32.rows[0].shown_params, (std::vector<std::string>{"flash_attn"}));
-  EXPECT_EQ(f32.rows[1].shown_params, (std::vector<std::string>{"flash_attn"}));
-  EXPECT_TRUE(f32.rows[2].shown_params.empty());  // ONNX Runtime's only row
+  // llama.cpp's two rows differ in flash_attn; the group's rows differ in n_ctx (768, 700).
+  EXPECT_EQ(f32.rows[0].shown_params, (std::vector<std::string>{"flash_attn", "n_ctx"}));
+  EXPECT_EQ(f32.rows[1].shown_params, (std::vector<std::string>{"flash_attn", "n_ctx"}));
+  EXPECT_EQ(f32.rows[2].shown_params, std::vector<std::string>{"n_ctx"});
   EXPECT_DOUBLE_EQ(*f32.rows[2].ratios[0], 0.5);
+  EXPECT_TRUE(t->groups[1].rows[0].shown_params.empty());  // alone in its group
 
-  // A context asked for explicitly is compared as asked too: another value is another group.
-  std::vector<ResultRow> asked = rows;
-  asked[2].EditCell().params_set["n_ctx"] = 1024;
-  auto apart =
-      BuildVaryTable(asked, "runtime", runtime::Registry().Params(), workload::Headlines());
-  ASSERT_TRUE(apart.ok());
-  EXPECT_EQ(apart->groups.size(), 4u);
-  EXPECT_EQ(AskedValue(asked[2], *runtime::Registry().Params().Find("n_ctx")), "1024");
-  EXPECT_EQ(AskedValue(asked[0], *runtime::Registry().Params().Find("n_ctx")), "0");
+  // Another n_ctx of the same runtime and model is another row, named by it.
+  std::vector<ResultRow> longer = rows;
+  longer.push_back(rows[2]);
+  longer.back().EditCell().params["n_ctx"] = 1024;
+  auto more =
+      BuildVaryTable(longer, "runtime", runtime::Registry().Params(), workload::Headlines());
+  ASSERT_TRUE(more.ok());
+  ASSERT_EQ(more->groups.size(), 3u);
+  EXPECT_EQ(more->groups[0].rows.size(), 4u);
 }
 
 TEST(Vary, SchemesOfOneModelShareOneTable) {
   const std::vector<ResultRow> rows = RuntimeRows();
   auto t = BuildVaryTable(rows, "scheme", runtime::Registry().Params(), workload::Headlines());
   ASSERT_TRUE(t.ok()) << t.error().message;
-  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads", "n_ctx"}));
+  EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads"}));
   ASSERT_EQ(t->groups.size(), 1u);
   ASSERT_EQ(t->groups[0].rows.size(), 5u);  // every quantization under every runtime
   EXPECT_DOUBLE_EQ(*t->groups[0].rows[3].ratios[0], 90.0 / 40.0);

@@ -55,7 +55,8 @@ inline std::vector<ResultRow> RuntimeVaryRows() {
     facts.family = "Smol";
     params["threads"] = 2;
     facts.params = params;
-    facts.params_set = {{"threads", 2}};
+    facts.params_set = {{"threads", 2}};  // and flash_attn where it has one: asked for
+    if (params.contains("flash_attn")) facts.params_set["flash_attn"] = params["flash_attn"];
     return r;
   };
   return {row("smol:F32", "F32", "llama.cpp", {{"n_ctx", 768}, {"flash_attn", "on"}}, 40),

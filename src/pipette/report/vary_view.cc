@@ -17,12 +17,17 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
   for (size_t i : table.sources) {
     if (const std::string n = RequantNote(rows[i]); !n.empty()) notes.insert(n);
   }
-  for (const std::string& d : table.as_asked) {
+  for (const std::string& d : table.planned_params) {
     const config::ParamDef* def = params.Find(d);
-    notes.insert(
-        fmt::format("{}: as the experiment asked for it; each runtime then applies its own "
-                    "rule ({})",
-                    d, def ? def->default_doc : ""));
+    const bool shown = std::any_of(table.groups.begin(), table.groups.end(), [&](const auto& g) {
+      return !g.rows.empty() &&
+             std::count(g.rows[0].shown_params.begin(), g.rows[0].shown_params.end(), d) > 0;
+    });
+    if (shown && def) {
+      notes.insert(
+          fmt::format("{}: each runtime applies its own rule, so rows may differ in it ({})", d,
+                      def->default_doc));
+    }
   }
   view.notes.assign(notes.begin(), notes.end());
   for (const metrics::VaryGroup& g : table.groups) {
@@ -42,12 +47,8 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
                           first.cell->family.empty() ? first.cell->base_model : first.cell->family);
     }
     for (const std::string& d : table.fixed) {
-      const bool asked =
-          std::find(table.as_asked.begin(), table.as_asked.end(), d) != table.as_asked.end();
-      const config::ParamDef* def = params.Find(d);
-      fixed += fmt::format(
-          "{}{}={}", fixed.empty() ? "" : ", ", d,
-          asked && def ? metrics::AskedValue(first, *def) : DimensionDisplay(first, d, params));
+      fixed +=
+          fmt::format("{}{}={}", fixed.empty() ? "" : ", ", d, DimensionDisplay(first, d, params));
     }
     fixed += fmt::format("{}run={}", fixed.empty() ? "" : ", ", first.cell->run_id);
     Table t;
