@@ -22,6 +22,17 @@ VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& di
   return t ? BuildVaryView(*t, rows, runtime::Registry().Params()) : VaryView{};
 }
 
+// `text` against tests/golden/NAME; PIPETTE_UPDATE_GOLDEN=1 rewrites it.
+void ExpectGolden(const std::string& text, const std::string& name) {
+  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/" + name;
+  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path;
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(text, expected.str());
+}
+
 std::string Cell(const Table& t, size_t row, size_t col) {
   return std::get<std::string>(t.rows.at(row).values.at(col));
 }
@@ -64,13 +75,7 @@ TEST(VaryView, BaseModelsAndRequantizedVariants) {
 TEST(VaryView, MarkdownGolden) {
   std::ostringstream out;
   WriteVaryMarkdown(View(Rows(), "quant"), out);
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/vary.md";
-  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out.str();
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(out.str(), expected.str());
+  ExpectGolden(out.str(), "vary.md");
 }
 
 TEST(VaryView, RuntimesAndSchemesNameTheirRows) {
@@ -98,13 +103,7 @@ TEST(VaryView, RuntimesAndSchemesNameTheirRows) {
   EXPECT_EQ(Cell(t, 4, 1), "60 (1.50x)");
   std::ostringstream out;
   WriteVaryMarkdown(schemes, out);
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/vary-scheme.md";
-  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out.str();
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(out.str(), expected.str());
+  ExpectGolden(out.str(), "vary-scheme.md");
 }
 
 TEST(VaryView, NothingToCompare) {
