@@ -110,7 +110,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
       table.row_params.push_back(d);
       continue;
     }
-    if (def && def->runtimes.empty() && def->must_apply_as_planned) {
+    if (def && def->must_apply_as_planned) {
       table.planned_params.push_back(d);
       continue;
     }

@@ -50,9 +50,11 @@ struct VaryTable {
   // runtimes have (flash_attn, graph_optimization). They cannot be held fixed across runtimes,
   // so they are part of what tells one row from another instead.
   std::vector<std::string> row_params;
-  // Varying the runtime: Pipette's own parameters that each runtime's rule resolves its own way
-  // (n_ctx: llama.cpp rounds the context the tests need up to a multiple of 256, ONNX Runtime
-  // runs it as needed). Not held fixed either: part of the row, shown where rows differ.
+  // Varying the runtime: the parameters every runtime has that each resolves by its own rule
+  // before the cell runs (ParamDef::must_apply_as_planned). n_ctx: llama.cpp rounds the context
+  // the tests need up to a multiple of 256, ONNX Runtime runs it as needed; n_batch: each has its
+  // own default, clamped to that context. Not held fixed either: part of the row, shown where
+  // rows differ.
   std::vector<std::string> planned_params;
   std::vector<VaryColumn> columns;
   std::vector<VaryGroup> groups;

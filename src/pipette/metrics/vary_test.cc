@@ -112,19 +112,20 @@ TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHas) {
   const std::vector<ResultRow> rows = RuntimeRows();
   auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Headlines());
   ASSERT_TRUE(t.ok()) << t.error().message;
-  // flash_attn and graph_optimization are one runtime's each, and each runtime rounds n_ctx its
-  // own way: they name rows, not groups.
+  // flash_attn and graph_optimization are one runtime's each, and each runtime rounds n_ctx and
+  // clamps n_batch its own way: they name rows, not groups.
   EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads"}));
   EXPECT_EQ(t->row_params, (std::vector<std::string>{"flash_attn", "graph_optimization"}));
-  EXPECT_EQ(t->planned_params, (std::vector<std::string>{"n_ctx"}));
+  EXPECT_EQ(t->planned_params, (std::vector<std::string>{"n_batch", "n_ctx"}));
   ASSERT_EQ(t->groups.size(), 3u);  // f32; Q4_1; int4 RTN
   const VaryGroup& f32 = t->groups[0];
   ASSERT_EQ(f32.rows.size(), 3u);  // llama.cpp twice (flash attention on and off), ONNX Runtime
   EXPECT_EQ(f32.rows[1].source, 1u);
-  // llama.cpp's two rows differ in flash_attn; the group's rows differ in n_ctx (768, 700).
-  EXPECT_EQ(f32.rows[0].shown_params, (std::vector<std::string>{"flash_attn", "n_ctx"}));
-  EXPECT_EQ(f32.rows[1].shown_params, (std::vector<std::string>{"flash_attn", "n_ctx"}));
-  EXPECT_EQ(f32.rows[2].shown_params, std::vector<std::string>{"n_ctx"});
+  // llama.cpp's two rows differ in flash_attn; the group's rows differ in n_batch (768, 512) and
+  // n_ctx (768, 700).
+  EXPECT_EQ(f32.rows[0].shown_params, (std::vector<std::string>{"flash_attn", "n_batch", "n_ctx"}));
+  EXPECT_EQ(f32.rows[1].shown_params, (std::vector<std::string>{"flash_attn", "n_batch", "n_ctx"}));
+  EXPECT_EQ(f32.rows[2].shown_params, (std::vector<std::string>{"n_batch", "n_ctx"}));
   EXPECT_DOUBLE_EQ(*f32.rows[2].ratios[0], 0.5);
   EXPECT_TRUE(t->groups[1].rows[0].shown_params.empty());  // alone in its group
 

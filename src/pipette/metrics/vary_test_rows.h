@@ -43,7 +43,8 @@ inline std::vector<ResultRow> VaryRows() {
 
 // llama.cpp on an F32 GGUF with flash attention on and off, and ONNX Runtime on its fp32
 // conversion: llama.cpp rounded the context the plan asked for (0: just enough) up to 768, ONNX
-// Runtime ran 700; each has a parameter the other lacks.
+// Runtime ran 700; each clamped its own default n_batch (llama.cpp's 2048, the worker's 512) to
+// that; each has a parameter the other lacks.
 inline std::vector<ResultRow> RuntimeVaryRows() {
   auto row = [](const std::string& model, const std::string& quant, const std::string& runtime,
                 nlohmann::json params, double value) {
@@ -59,13 +60,16 @@ inline std::vector<ResultRow> RuntimeVaryRows() {
     if (params.contains("flash_attn")) facts.params_set["flash_attn"] = params["flash_attn"];
     return r;
   };
-  return {row("smol:F32", "F32", "llama.cpp", {{"n_ctx", 768}, {"flash_attn", "on"}}, 40),
-          row("smol:F32", "F32", "llama.cpp", {{"n_ctx", 768}, {"flash_attn", "off"}}, 38),
+  return {row("smol:F32", "F32", "llama.cpp",
+              {{"n_ctx", 768}, {"n_batch", 768}, {"flash_attn", "on"}}, 40),
+          row("smol:F32", "F32", "llama.cpp",
+              {{"n_ctx", 768}, {"n_batch", 768}, {"flash_attn", "off"}}, 38),
           row("smol:onnx-fp32", "fp32", "onnxruntime",
-              {{"n_ctx", 700}, {"graph_optimization", "all"}}, 20),
-          row("smol", "Q4_1", "llama.cpp", {{"n_ctx", 768}, {"flash_attn", "on"}}, 90),
+              {{"n_ctx", 700}, {"n_batch", 512}, {"graph_optimization", "all"}}, 20),
+          row("smol", "Q4_1", "llama.cpp", {{"n_ctx", 768}, {"n_batch", 768}, {"flash_attn", "on"}},
+              90),
           row("smol:onnx-int4-rtn", "W4A16 (int4 RTN, block 32)", "onnxruntime",
-              {{"n_ctx", 700}, {"graph_optimization", "all"}}, 60)};
+              {{"n_ctx", 700}, {"n_batch", 512}, {"graph_optimization", "all"}}, 60)};
 }
 
 }  // namespace pipette::metrics::fixture

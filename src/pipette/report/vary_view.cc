@@ -24,9 +24,11 @@ VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metric
              std::count(g.rows[0].shown_params.begin(), g.rows[0].shown_params.end(), d) > 0;
     });
     if (shown && def) {
-      notes.insert(
-          fmt::format("{}: each runtime applies its own rule, so rows may differ in it ({})", d,
-                      def->default_doc));
+      // Pipette's own rule is one text; a parameter of the runtimes has one default per runtime.
+      notes.insert(fmt::format(
+          "{}: each runtime applies its own rule, so rows may differ in it ({})", d,
+          def->runtimes.empty() ? def->default_doc
+                                : "docs/config.md gives each runtime's default and rule"));
     }
   }
   view.notes.assign(notes.begin(), notes.end());

@@ -84,22 +84,26 @@ TEST(VaryView, RuntimesAndSchemesNameTheirRows) {
   const Table& f32 = runtimes.tables[0];
   EXPECT_EQ(f32.title,
             "varying runtime; fixed: weights=Smol f32, device=Test CPU, threads=2, run=1");
-  EXPECT_EQ(Cell(f32, 0, 0), "llama.cpp 0.3.36 (smol:F32; flash_attn=on; n_ctx=768)");
-  EXPECT_EQ(Cell(f32, 1, 0), "llama.cpp 0.3.36 (smol:F32; flash_attn=off; n_ctx=768)");
-  EXPECT_EQ(Cell(f32, 2, 0), "onnxruntime 1.32.0 (smol:onnx-fp32; n_ctx=700)");
+  EXPECT_EQ(Cell(f32, 0, 0), "llama.cpp 0.3.36 (smol:F32; flash_attn=on; n_batch=768; n_ctx=768)");
+  EXPECT_EQ(Cell(f32, 1, 0), "llama.cpp 0.3.36 (smol:F32; flash_attn=off; n_batch=768; n_ctx=768)");
+  EXPECT_EQ(Cell(f32, 2, 0), "onnxruntime 1.32.0 (smol:onnx-fp32; n_batch=512; n_ctx=700)");
   EXPECT_EQ(Cell(f32, 2, 1), "20 (0.50x)");
-  ASSERT_EQ(runtimes.notes.size(), 1u);
-  EXPECT_EQ(runtimes.notes[0].rfind("n_ctx: each runtime applies its own rule, so rows", 0), 0u)
-      << runtimes.notes[0];
+  ASSERT_EQ(runtimes.notes.size(), 2u);
+  EXPECT_EQ(runtimes.notes[0],
+            "n_batch: each runtime applies its own rule, so rows may differ in it "
+            "(docs/config.md gives each runtime's default and rule)");
+  EXPECT_EQ(runtimes.notes[1].rfind("n_ctx: each runtime applies its own rule, so rows", 0), 0u)
+      << runtimes.notes[1];
 
   const VaryView schemes = View(metrics::fixture::RuntimeVaryRows(), "scheme");
   ASSERT_EQ(schemes.tables.size(), 1u);
   const Table& t = schemes.tables[0];
   EXPECT_EQ(t.columns[0].name, "scheme");
   ASSERT_EQ(t.rows.size(), 5u);
-  EXPECT_EQ(Cell(t, 3, 0), "Q4_1 · llama.cpp 0.3.36 (smol; n_ctx=768)");
+  EXPECT_EQ(Cell(t, 3, 0), "Q4_1 · llama.cpp 0.3.36 (smol; n_batch=768; n_ctx=768)");
   EXPECT_EQ(Cell(t, 4, 0),
-            "W4A16 (int4 RTN, block 32) · onnxruntime 1.32.0 (smol:onnx-int4-rtn; n_ctx=700)");
+            "W4A16 (int4 RTN, block 32) · onnxruntime 1.32.0 (smol:onnx-int4-rtn; n_batch=512; "
+            "n_ctx=700)");
   EXPECT_EQ(Cell(t, 4, 1), "60 (1.50x)");
   std::ostringstream out;
   WriteVaryMarkdown(schemes, out);
