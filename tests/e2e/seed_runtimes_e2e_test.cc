@@ -121,7 +121,8 @@ TEST_F(SeedRuntimes, OpenVinoAndMnnAgreeWithLlamaCppF32AsOnnxRuntimeDoes) {
   // One table holds the four runtimes: flash_attn (llama.cpp's alone) does not split it.
   const size_t f32 = vary.out.find("varying runtime; fixed: weights=");
   ASSERT_NE(f32, std::string::npos) << vary.out;
-  const std::string table = vary.out.substr(f32, vary.out.find("\n\n", f32) - f32);
+  const size_t body = vary.out.find("\n\n", f32) + 2;  // past the title
+  const std::string table = vary.out.substr(f32, vary.out.find("\n\n", body) - f32);
   for (const char* runtime : {"llama.cpp", "onnxruntime", "openvino", "mnn"}) {
     EXPECT_NE(table.find(runtime), std::string::npos) << runtime << "\n" << vary.out;
   }
