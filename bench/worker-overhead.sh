@@ -32,6 +32,7 @@ PYTHONPATH="workers/$runtime:workers/python" "$py" -B bench/worker_overhead.py "
   "$py -B workers/$runtime/worker.py" "$model" "$threads" "$reps" >"$tmp/samples"
 for what in round_trip_ns worker_step_ns bare_run_ns; do
   awk -v w="$what" '$1 == w {print $2}' "$tmp/samples" | sort -n |
-    awk -v w="$what" '{a[NR] = $1} END {printf "%-15s median %9.1f us  (n=%d)\n", w, a[int((NR + 1) / 2)] / 1000, NR}'
+    awk -v w="$what" '{a[NR] = $1} END {m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+      printf "%-15s median %9.1f us  (n=%d)\n", w, m / 1000, NR}'
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

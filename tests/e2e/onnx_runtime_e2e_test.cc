@@ -175,7 +175,18 @@ TEST_F(OnnxRuntime, TheFp16VariantsFallBackIsReported) {
   const json* casts = Find(doc["results"], static_cast<int>(cells.at("smol:onnx-fp16").index) + 1,
                            "load", "inserted_casts");
   ASSERT_NE(casts, nullptr);
-  EXPECT_GT(casts->at("value").get<double>(), 0);
+  EXPECT_EQ(casts->value("subset", ""), "");  // the total first
+  EXPECT_EQ(casts->at("value").get<double>(), f16["inserted_casts"].get<double>());
+  // ... then one row per op type, as the load sample has them.
+  const int fp16_cell = static_cast<int>(cells.at("smol:onnx-fp16").index) + 1;
+  json by_op = json::object();
+  for (const json& r : doc["results"]) {
+    if (r["cell"] == fp16_cell && r["test"] == "load" && r["metric"] == "inserted_casts" &&
+        !r.value("subset", "").empty()) {
+      by_op[r["subset"].get<std::string>()] = r["value"].get<int64_t>();
+    }
+  }
+  EXPECT_EQ(by_op, f16["inserted_cast_ops"]);
 }
 
 // A conversion is made once and cached by what defines it; every cell carries its provenance.

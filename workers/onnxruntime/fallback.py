@@ -34,8 +34,19 @@ def inserted_casts(optimized_graph):
     return count, dict(sorted(by_op.items()))
 
 
+def ops_on_other_providers(assignment_info, asked_provider):
+    """{op type: nodes} of the nodes assigned to another provider than `asked_provider`."""
+    by_op = {}
+    for subgraph in assignment_info:
+        if subgraph.ep_name == asked_provider:
+            continue
+        for node in subgraph.get_nodes():
+            by_op[node.op_type] = by_op.get(node.op_type, 0) + 1
+    return dict(sorted(by_op.items()))
+
+
 def fallback_report(asked_provider, assignment_info, optimized_model_path):
-    """The load reply's report: nodes per provider, and the fall-back counts."""
+    """The load reply's report: nodes per provider, and the fall-back counts and op types."""
     by_provider = nodes_by_provider(assignment_info)
     graph = onnx.load_model(optimized_model_path, load_external_data=False).graph
     casts, cast_ops = inserted_casts(graph)
@@ -45,6 +56,7 @@ def fallback_report(asked_provider, assignment_info, optimized_model_path):
         "fallback": {
             "nodes_on_other_providers": sum(n for p, n in by_provider.items()
                                             if p != asked_provider),
+            "other_provider_ops": ops_on_other_providers(assignment_info, asked_provider),
             "inserted_casts": casts,
             "inserted_cast_ops": cast_ops,
         },

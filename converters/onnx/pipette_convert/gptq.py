@@ -90,7 +90,9 @@ def gptq_weight(weight, hessian, block_size=32, sym=True, damp=0.01, blocksize=B
 
 
 def calibration_windows(tokenizer_path, text_path, add_bos, bos, tokens, samples):
-    """`samples` consecutive windows of `tokens` token ids from the text (BOS first if add_bos)."""
+    """`samples` consecutive windows of `tokens` token ids, BOS first if add_bos, that end with the
+    text's last token: a perplexity over that text reads its chunks from the start, so one of
+    fewer chunks than the text holds never scores the tokens GPTQ was calibrated on."""
     from tokenizers import Tokenizer
 
     if not os.path.isfile(text_path):
@@ -106,9 +108,10 @@ def calibration_windows(tokenizer_path, text_path, add_bos, bos, tokens, samples
     per = tokens - (1 if add_bos else 0)
     if per < 1 or len(ids) < per * samples:
         raise BadInput(f"{text_path}: {len(ids)} tokens, fewer than {samples} samples of {tokens}")
+    start = len(ids) - per * samples
     out = []
     for i in range(samples):
-        w = ids[i * per:(i + 1) * per]
+        w = ids[start + i * per:start + (i + 1) * per]
         out.append(([bos] if add_bos else []) + w)
     return out
 

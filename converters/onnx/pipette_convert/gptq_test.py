@@ -13,7 +13,7 @@ import numpy as np
 import onnx
 
 from .folder import sha256_file
-from .gptq import gptq_weight
+from .gptq import calibration_windows, gptq_weight
 from .ort_import import import_onnxruntime
 from .testing import OrtModel, convert_ok, run_cli, tiny_fp32
 
@@ -82,7 +82,8 @@ class GptqVariantTest(unittest.TestCase):
         v = meta["variant"]
         self.assertEqual((v["name"], v["weights"]), ("int4-gptq", "int4"))
         self.assertEqual(v["calibration"], {"path": self.calib, "sha256": sha256_file(self.calib),
-                                            "tokens": 32, "samples": 4})
+                                            "tokens": 32, "samples": 4,
+                                            "windows": "the text's last tokens x samples tokens"})
         self.assertEqual((v["options"]["block_size"], v["options"]["symmetric"], v["options"]["damp"]),
                          (32, True, 0.01))
         model = onnx.load(os.path.join(out, "model.onnx"), load_external_data=False)
@@ -92,6 +93,21 @@ class GptqVariantTest(unittest.TestCase):
         logits, _ = OrtModel(out).run(IDS)
         rel = np.linalg.norm(logits - self.want) / np.linalg.norm(self.want)
         self.assertLess(rel, 0.35)  # the int4 bound of quantize_test.py
+
+    def test_windows_end_with_the_text(self):
+        # A perplexity reads the text's chunks from its start; the calibration takes its end.
+        from tokenizers import Tokenizer
+
+        tokenizer = os.path.join(self.fp32, "tokenizer.json")
+        tok = Tokenizer.from_file(tokenizer)
+        tok.encode_special_tokens = True
+        with open(self.calib, encoding="utf-8") as f:
+            ids = tok.encode(f.read(), add_special_tokens=False).ids
+        windows = calibration_windows(tokenizer, self.calib, True, 1, 9, 3)
+        self.assertEqual([len(w) for w in windows], [9, 9, 9])
+        self.assertEqual([w[0] for w in windows], [1, 1, 1])
+        self.assertEqual([t for w in windows for t in w[1:]], ids[-24:])
+        self.assertEqual(calibration_windows(tokenizer, self.calib, False, 1, 4, 2)[1], ids[-4:])
 
     def test_refusals(self):
         out = os.path.join(self.tmp.name, "refused")

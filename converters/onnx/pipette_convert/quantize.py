@@ -112,7 +112,8 @@ def quantize(args, progress):
                 calibration = {"path": os.path.abspath(args.calibration),
                                "sha256": sha256_file(args.calibration),
                                "tokens": args.calibration_tokens or 128,
-                               "samples": args.calibration_samples or 8}
+                               "samples": args.calibration_samples or 8,
+                               "windows": "the text's last tokens x samples tokens"}
             else:
                 make = _int8_dynamic if args.method == "int8-dynamic" else _int4_rtn
                 weights, options = make(src, dst, args)

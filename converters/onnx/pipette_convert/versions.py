@@ -5,7 +5,7 @@ from importlib import metadata
 NAME = "pipette-convert"
 # Bump when the graph, the tokenizer or pipette-model.json changes: the controller's cache of
 # converted models is keyed by it.
-VERSION = "2"
+VERSION = "3"
 
 # Distribution names of every package whose version can change what the converter writes.
 _PACKAGES = ("gguf", "onnx", "numpy", "onnxruntime", "onnx-ir", "tokenizers", "protobuf")

@@ -88,20 +88,21 @@ bool IsHeadline(const ResultRow& row) {
 
 namespace {
 
-// Collects values of one (test, metric) in order of first appearance.
+// Collects values of one (test, metric, subset) in order of first appearance.
 class RowBuilder {
  public:
-  void Add(const std::string& test, const std::string& metric, const std::string& unit, double v) {
-    auto key = test + "\x1f" + metric;
+  void Add(const std::string& test, const std::string& metric, const std::string& unit, double v,
+           const std::string& subset = "") {
+    auto key = test + "\x1f" + metric + "\x1f" + subset;
     auto it = index_.find(key);
     if (it == index_.end()) {
       it = index_.emplace(key, entries_.size()).first;
-      entries_.push_back({test, metric, unit, {}});
+      entries_.push_back({test, metric, unit, subset, {}});
     }
     entries_[it->second].values.push_back(v);
   }
   struct Entry {
-    std::string test, metric, unit;
+    std::string test, metric, unit, subset;
     std::vector<double> values;
   };
   const std::vector<Entry>& entries() const { return entries_; }
@@ -149,12 +150,17 @@ void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::Sample
   if (before && after) b.Add("load", "rss_delta", "bytes", double(*after - *before));
   // What the runtime did not run as asked (ONNX Runtime's load reply): nodes it assigned to
   // another execution provider, and the casts it inserted where a provider lacks a kernel for a
-  // type. The op types are in the stored load sample (`fallback`).
+  // type; each count also by op type, as rows of that subset (the op type).
   if (const auto f = load.raw.find("fallback"); f != load.raw.end() && f->is_object()) {
-    if (auto v = Int(*f, "nodes_on_other_providers")) {
-      b.Add("load", "nodes_on_other_providers", "nodes", double(*v));
+    for (const auto& [metric, by_op] : {std::pair{"nodes_on_other_providers", "other_provider_ops"},
+                                        std::pair{"inserted_casts", "inserted_cast_ops"}}) {
+      if (auto v = Int(*f, metric)) b.Add("load", metric, "nodes", double(*v));
+      const auto ops = f->find(by_op);
+      if (ops == f->end() || !ops->is_object()) continue;
+      for (const auto& [op, count] : ops->items()) {
+        if (count.is_number_integer()) b.Add("load", metric, "nodes", count.get<double>(), op);
+      }
     }
-    if (auto v = Int(*f, "inserted_casts")) b.Add("load", "inserted_casts", "nodes", double(*v));
   }
 }
 
@@ -245,6 +251,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       r.test = e.test;
       r.metric = e.metric;
       r.unit = e.unit;
+      r.subset = e.subset;
       r.samples = e.values;
       r.summary = stats::Summarize(e.values);
       r.value = r.summary.median;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace pipette::metrics {
 namespace {
 
@@ -94,14 +96,24 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_EQ(find("load", "inserted_casts"), nullptr);  // a runtime that reports no fall-back
 
   // A runtime's fall-back report (ONNX Runtime's): its counts become rows of the load.
-  c.samples[0].raw["fallback"] = {{"nodes_on_other_providers", 0},
+  c.samples[0].raw["fallback"] = {{"nodes_on_other_providers", 3},
+                                  {"other_provider_ops", {{"MatMul", 2}, {"Add", 1}}},
                                   {"inserted_casts", 483},
-                                  {"inserted_cast_ops", {{"MatMul", 60}}}};
+                                  {"inserted_cast_ops", {{"MatMul", 60}, {"Add", 423}}}};
   rows = DeriveRows(run, env, {c});
   ASSERT_NE(find("load", "inserted_casts"), nullptr);
+  EXPECT_TRUE(find("load", "inserted_casts")->subset.empty());  // the first: the total
   EXPECT_DOUBLE_EQ(find("load", "inserted_casts")->summary.median, 483);
   EXPECT_EQ(find("load", "inserted_casts")->unit, "nodes");
-  EXPECT_DOUBLE_EQ(find("load", "nodes_on_other_providers")->summary.median, 0);
+  EXPECT_DOUBLE_EQ(find("load", "nodes_on_other_providers")->summary.median, 3);
+  // ... and by op type, each a row of that subset.
+  std::map<std::string, double> casts, elsewhere;
+  for (const ResultRow& r : rows) {
+    if (r.test != "load" || r.subset.empty()) continue;
+    (r.metric == "inserted_casts" ? casts : elsewhere)[r.subset] = r.value;
+  }
+  EXPECT_EQ(casts, (std::map<std::string, double>{{"Add", 423}, {"MatMul", 60}}));
+  EXPECT_EQ(elsewhere, (std::map<std::string, double>{{"Add", 1}, {"MatMul", 2}}));
   c.samples[0].raw.erase("fallback");
   rows = DeriveRows(run, env, {c});
 
