@@ -2,7 +2,8 @@
 # A Python runtime worker's own per-call overhead (BENCHMARKS.md): medians of the protocol round
 # trip of a trivial op (`memory`), of a tg step as the worker times it, and of the bare run of
 # the same step through the runtime's backend (bench/worker_overhead.py prints the raw samples;
-# the medians are taken here). The step's overhead is the worker's median minus the bare one.
+# the medians are taken here). The step's overhead is the worker's median minus the bare one,
+# printed with their ratio.
 # Usage: bench/worker-overhead.sh RUNTIME [MODEL_FOLDER]   (RUNTIME: onnxruntime, openvino or
 #        mnn; a converted model folder, an MNN one for mnn; default for onnxruntime and openvino
 #        the unit tests' fake model, built in a temporary folder; THREADS= (default 1), REPS=
@@ -30,9 +31,15 @@ fi
 echo "runtime: $runtime; threads: $threads; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 PYTHONPATH="workers/$runtime:workers/python" "$py" -B bench/worker_overhead.py "$runtime" \
   "$py -B workers/$runtime/worker.py" "$model" "$threads" "$reps" >"$tmp/samples"
+median() {
+  awk -v w="$1" '$1 == w {print $2}' "$tmp/samples" | sort -n |
+    awk '{a[NR] = $1} END {printf "%.1f %d", (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) / 1000, NR}'
+}
 for what in round_trip_ns worker_step_ns bare_run_ns; do
-  awk -v w="$what" '$1 == w {print $2}' "$tmp/samples" | sort -n |
-    awk -v w="$what" '{a[NR] = $1} END {m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-      printf "%-15s median %9.1f us  (n=%d)\n", w, m / 1000, NR}'
+  read -r m n <<<"$(median "$what")"
+  printf "%-15s median %9.1f us  (n=%d)\n" "$what" "$m" "$n"
+  eval "m_$what=$m"
 done
+awk -v w="$m_worker_step_ns" -v b="$m_bare_run_ns" \
+  'BEGIN {printf "step overhead   %9.1f us  (worker / bare %.4f)\n", w - b, w / b}'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
