@@ -1,0 +1,109 @@
+#include "pipette/endpoint/openai_stream.h"
+
+#include <fmt/format.h>
+
+namespace pipette::endpoint {
+
+using nlohmann::json;
+
+Result<std::string> BuildBody(const GenerationRequest& request) {
+  json body = json::object();
+  if (!request.model.empty()) body["model"] = request.model;
+  if (request.api == Api::kChat) {
+    body["messages"] = request.prompt;
+  } else {
+    body["prompt"] = request.prompt;
+  }
+  body["max_tokens"] = request.max_tokens;
+  body["stream"] = true;
+  body["stream_options"] = {{"include_usage", true}};
+  body["temperature"] = 0;
+  if (request.flavor == Flavor::kLlamaServer) {
+    body["ignore_eos"] = request.suppress_eos;
+    body["cache_prompt"] = false;  // every request processes its whole prompt
+  }
+  if (!request.extra.is_object()) return InputError("body: must be a mapping of keys to values");
+  for (const auto& [key, value] : request.extra.items()) {
+    if (body.contains(key)) {
+      return InputError(fmt::format(
+          "body: key '{}' is set by Pipette (it decides what is measured) and cannot be replaced",
+          key));
+    }
+    body[key] = value;
+  }
+  return body.dump();
+}
+
+namespace {
+
+std::optional<int64_t> IntAt(const json& j, const char* key) {
+  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<int64_t>();
+  return std::nullopt;
+}
+std::optional<double> NumberAt(const json& j, const char* key) {
+  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  return std::nullopt;
+}
+std::string StringAt(const json& j, const char* key) {
+  if (j.is_object() && j.contains(key) && j[key].is_string()) return j[key].get<std::string>();
+  return {};
+}
+
+}  // namespace
+
+Result<void> StreamReader::Add(const http::SseEvent& event) {
+  if (event.data == "[DONE]") {
+    record_.done = true;
+    return {};
+  }
+  ++record_.events;
+  json j = json::parse(event.data, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return RuntimeError(fmt::format("the stream's event {} is not a JSON object: '{}'",
+                                    record_.events, event.data.substr(0, 200)));
+  }
+  if (j.contains("error")) {
+    const json& e = j["error"];
+    std::string message = e.is_object() ? StringAt(e, "message") : e.dump();
+    return RuntimeError(fmt::format("the server reported an error mid-stream: {}", message));
+  }
+  if (j.contains("usage") && j["usage"].is_object()) {
+    if (auto n = IntAt(j["usage"], "prompt_tokens")) record_.usage_prompt_tokens = n;
+    if (auto n = IntAt(j["usage"], "completion_tokens")) record_.usage_completion_tokens = n;
+  }
+  if (j.contains("timings") && j["timings"].is_object()) {
+    const json& t = j["timings"];
+    if (auto v = IntAt(t, "prompt_n")) record_.server_prompt_n = v;
+    if (auto v = NumberAt(t, "prompt_ms")) record_.server_prompt_ms = v;
+    if (auto v = IntAt(t, "predicted_n")) record_.server_predicted_n = v;
+    if (auto v = NumberAt(t, "predicted_ms")) record_.server_predicted_ms = v;
+  }
+  if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return {};
+  const json& choice = j["choices"][0];
+  if (std::string f = StringAt(choice, "finish_reason"); !f.empty()) record_.finish_reason = f;
+  std::string content;
+  std::string reasoning;
+  if (api_ == Api::kChat) {
+    const json& delta = choice.contains("delta") ? choice["delta"] : json::object();
+    content = StringAt(delta, "content");
+    reasoning = StringAt(delta, "reasoning_content");
+  } else {
+    content = StringAt(choice, "text");
+  }
+  // Token ids beside the choices, where a server sends them (llama-server's native /completion
+  // with return_tokens; its /v1 endpoints do not): else the count is usage's.
+  int tokens = -1;
+  if (j.contains("tokens") && j["tokens"].is_array()) tokens = static_cast<int>(j["tokens"].size());
+  if (!reasoning.empty()) {
+    record_.reasoning += reasoning;
+    record_.reasoning_ns.push_back(event.t_ns);
+  }
+  if (!content.empty() || (tokens > 0 && reasoning.empty())) {
+    record_.text += content;
+    record_.content_ns.push_back(event.t_ns);
+    record_.content_tokens.push_back(tokens);
+  }
+  return {};
+}
+
+}  // namespace pipette::endpoint

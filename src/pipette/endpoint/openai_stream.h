@@ -1,0 +1,72 @@
+// The OpenAI-compatible streaming API as Pipette speaks it: the body of a streamed completions or
+// chat-completions request, and a reader that turns the streamed events into what was measured —
+// each chunk's arrival, answer text apart from reasoning text, the server's own usage and timings,
+// the finish reason. Pure: no sockets (the HTTP client feeds it SSE events).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipette/http/sse.h"
+#include "pipette/util/result.h"
+
+namespace pipette::endpoint {
+
+enum class Api { kCompletions, kChat };  // /completions, /chat/completions
+// Which server is behind the URL: llama-server takes llama.cpp's extra fields (ignore_eos,
+// cache_prompt, return_tokens) and returns `timings`; a generic server gets the standard fields.
+enum class Flavor { kLlamaServer, kGeneric };
+
+struct GenerationRequest {
+  Api api = Api::kCompletions;
+  Flavor flavor = Flavor::kLlamaServer;
+  std::string model = {};
+  // kCompletions: the prompt as token ids (an array) or text; kChat: the messages array.
+  nlohmann::json prompt = nlohmann::json::array();
+  int max_tokens = 16;
+  bool suppress_eos = true;  // generate exactly max_tokens (llama-server's ignore_eos)
+  // Keys the experiment adds to every body (recorded with the row); they may not replace the
+  // keys Pipette sets itself.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+// The JSON body: stream on, usage asked for, greedy (temperature 0), no prompt cache reuse on
+// llama-server. An input error when `extra` names a key Pipette sets.
+Result<std::string> BuildBody(const GenerationRequest& request);
+
+// What one streamed response said, in arrival order.
+struct StreamRecord {
+  std::vector<int64_t> content_ns;    // arrival of each chunk that carried answer text
+  std::vector<int> content_tokens;    // token ids per such chunk, when the server returned them
+  std::vector<int64_t> reasoning_ns;  // arrival of each chunk that carried reasoning text
+  std::string text;                   // the answer text, joined
+  std::string reasoning;              // the reasoning text, joined (chat only)
+  std::string finish_reason;          // "length", "stop", ...; empty if none came
+  std::optional<int64_t> usage_prompt_tokens;
+  std::optional<int64_t> usage_completion_tokens;
+  // llama-server's `timings` (its own clock): prompt processing and generation.
+  std::optional<int64_t> server_prompt_n;
+  std::optional<double> server_prompt_ms;
+  std::optional<int64_t> server_predicted_n;
+  std::optional<double> server_predicted_ms;
+  bool done = false;  // "[DONE]" came
+  int events = 0;     // data events read
+};
+
+class StreamReader {
+ public:
+  explicit StreamReader(Api api) : api_(api) {}
+  // One SSE event. An error when its data is not JSON or is the server's error object (then the
+  // record keeps what came before).
+  Result<void> Add(const http::SseEvent& event);
+  const StreamRecord& record() const { return record_; }
+
+ private:
+  Api api_;
+  StreamRecord record_;
+};
+
+}  // namespace pipette::endpoint
