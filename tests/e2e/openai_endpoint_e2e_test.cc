@@ -1,0 +1,57 @@
+// The endpoint layer against the real llama-server, built by this project from the same pinned
+// llama.cpp as the in-process worker, serving the bundled SmolLM2.
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+#include "pipette/endpoint/server.h"
+#include "pipette/endpoint/stream.h"
+#include "pipette/util/temp_dir.h"
+
+namespace pipette_e2e {
+namespace {
+
+using namespace pipette;
+
+TEST(OpenAiEndpoint, LlamaServerStreamsExactlyTheAskedTokensOneChunkEach) {
+  TempDir dir("pipette-endpoint-e2e");
+  http::HttpLibClient client;
+  auto server = endpoint::ServerProcess::Start(
+      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
+       "2", "-c", "512", "--parallel", "1"},
+      dir.path() / "server.log", client, std::chrono::seconds(120));
+  ASSERT_TRUE(server) << server.error().message;
+  auto url = (*server)->url();
+  url.base_path = "/v1";
+
+  endpoint::GenerationRequest req;
+  req.prompt = json::array({1, 504, 3458, 282});  // token ids: no tokenizer in between
+  req.max_tokens = 8;
+  auto s = endpoint::StreamGeneration(client, url, req, endpoint::StreamOptions{});
+  ASSERT_TRUE(s) << s.error().message << "\n" << (*server)->LogTail();
+  const auto& r = s->record;
+  EXPECT_EQ(r.finish_reason, "length");
+  EXPECT_EQ(r.usage_completion_tokens, 8);
+  EXPECT_EQ(r.usage_prompt_tokens, 4);
+  EXPECT_EQ(r.server_predicted_n, 8);
+  EXPECT_EQ(r.server_prompt_n, 4);  // cache_prompt off: the whole prompt processed
+  ASSERT_TRUE(r.server_predicted_ms.has_value());
+  EXPECT_GT(*r.server_predicted_ms, 0);
+  // llama-server sends one chunk per token (none of these 8 is an incomplete UTF-8 piece).
+  EXPECT_EQ(r.content_ns.size(), 8u) << r.text;
+  EXPECT_LT(s->t_sent_ns, r.content_ns.front());
+  for (size_t i = 1; i < r.content_ns.size(); ++i) EXPECT_LE(r.content_ns[i - 1], r.content_ns[i]);
+  EXPECT_LE(r.content_ns.back(), s->t_end_ns);
+
+  // Greedy: the same request gives the same text.
+  auto again = endpoint::StreamGeneration(client, url, req, endpoint::StreamOptions{});
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->record.text, r.text);
+
+  const pid_t pid = (*server)->pid();
+  (*server)->Stop();
+  EXPECT_FALSE((*server)->Alive());
+  EXPECT_NE(kill(pid, 0), 0);  // the process is gone
+}
+
+}  // namespace
+}  // namespace pipette_e2e
