@@ -2,40 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/testing/fake_http_client.h"
+
 namespace pipette::endpoint {
 namespace {
 
-// A scripted HttpClient: answers every request with `status` and hands `pieces` to the reader,
-// stamped 1000, 2000, ...; keeps the last request.
-class FakeClient : public http::HttpClient {
- public:
-  int status = 200;
-  std::vector<std::string> pieces;
-  http::Request last;
-
-  Result<http::Response, http::Failure> Send(const http::Url&, const http::Request& request,
-                                             const http::BodyPiece& on_body,
-                                             const std::atomic<bool>*) override {
-    last = request;
-    http::Response r;
-    r.status = status;
-    r.t_sent_ns = 1;
-    r.t_status_ns = 500;
-    int64_t t = 0;
-    for (const auto& p : pieces) {
-      t += 1000;
-      r.body += p;
-      r.t_end_ns = t;
-      if (status < 300 && on_body && !on_body(p, t)) {
-        http::Failure f;
-        f.kind = http::Failure::Kind::kCancelled;
-        f.message = "cancelled";
-        return f;
-      }
-    }
-    return r;
-  }
-};
+using FakeClient = testing::FakeHttpClient;
 
 const http::Url kUrl{"http", "127.0.0.1", 8080, "/v1"};
 
@@ -54,9 +26,9 @@ TEST(StreamGeneration, MeasuresEachChunksArrivalAcrossSplitPieces) {
   EXPECT_EQ(s->record.usage_completion_tokens, 2);
   EXPECT_EQ(s->t_sent_ns, 1);
   EXPECT_EQ(s->t_end_ns, 3000);
-  EXPECT_EQ(client.last.path, "/completions");
-  ASSERT_FALSE(client.last.headers.empty());
-  EXPECT_EQ(client.last.headers[0],
+  EXPECT_EQ(client.requests.back().path, "/completions");
+  ASSERT_FALSE(client.requests.back().headers.empty());
+  EXPECT_EQ(client.requests.back().headers[0],
             (std::pair<std::string, std::string>{"Authorization", "Bearer sk-secret"}));
 }
 
