@@ -53,5 +53,29 @@ TEST(OpenAiEndpoint, LlamaServerStreamsExactlyTheAskedTokensOneChunkEach) {
   EXPECT_NE(kill(pid, 0), 0);  // the process is gone
 }
 
+TEST(OpenAiEndpoint, TwoStreamsAtOnceOnTwoSlotsBothComplete) {
+  TempDir dir("pipette-endpoint-e2e");
+  http::HttpLibClient client;
+  auto server = endpoint::ServerProcess::Start(
+      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
+       "2", "-c", "1024", "--parallel", "2"},
+      dir.path() / "server.log", client, std::chrono::seconds(120));
+  ASSERT_TRUE(server) << server.error().message;
+  auto url = (*server)->url();
+  url.base_path = "/v1";
+  std::vector<endpoint::GenerationRequest> reqs(2);
+  reqs[0].prompt = json::array({1, 504, 3458, 282});
+  reqs[1].prompt = json::array({1, 3458, 504});
+  for (auto& r : reqs) r.max_tokens = 12;
+  auto out = endpoint::StreamConcurrently(client, url, reqs, endpoint::StreamOptions{});
+  ASSERT_EQ(out.size(), 2u);
+  for (size_t i = 0; i < out.size(); ++i) {
+    ASSERT_TRUE(out[i]) << out[i].error().message << "\n" << (*server)->LogTail();
+    EXPECT_EQ(out[i]->record.usage_completion_tokens, 12) << i;
+    EXPECT_EQ(out[i]->record.usage_prompt_tokens, static_cast<int64_t>(reqs[i].prompt.size()));
+    EXPECT_EQ(out[i]->record.finish_reason, "length") << i;
+  }
+}
+
 }  // namespace
 }  // namespace pipette_e2e

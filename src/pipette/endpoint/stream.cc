@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 
 namespace pipette::endpoint {
 
@@ -67,6 +71,42 @@ Result<Streamed> StreamGeneration(http::HttpClient& client, const http::Url& url
   out.t_status_ns = response->t_status_ns;
   out.t_end_ns = response->t_end_ns;
   out.record = reader.record();
+  return out;
+}
+
+std::vector<Result<Streamed>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
+                                                 const std::vector<GenerationRequest>& requests,
+                                                 const StreamOptions& options) {
+  std::vector<std::optional<Result<Streamed>>> slots(requests.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t waiting = 0;
+  bool go = false;
+  std::vector<std::thread> threads;
+  threads.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    threads.emplace_back([&, i] {
+      {
+        std::unique_lock lock(mu);
+        ++waiting;
+        cv.notify_all();
+        cv.wait(lock, [&] { return go; });
+      }
+      auto r = StreamGeneration(client, url, requests[i], options);
+      std::lock_guard lock(mu);
+      slots[i].emplace(std::move(r));
+    });
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return waiting == requests.size(); });
+    go = true;
+  }
+  cv.notify_all();
+  for (auto& t : threads) t.join();
+  std::vector<Result<Streamed>> out;
+  out.reserve(slots.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
   return out;
 }
 

@@ -65,5 +65,19 @@ TEST(StreamGeneration, AServerErrorEventEndsTheRequest) {
   EXPECT_NE(s.error().message.find("slot unavailable"), std::string::npos);
 }
 
+TEST(StreamConcurrently, GivesOneResultPerRequestInOrder) {
+  FakeClient client;
+  client.pieces = {"data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: [DONE]\n\n"};
+  std::vector<GenerationRequest> reqs(4);
+  for (size_t i = 0; i < reqs.size(); ++i) reqs[i].max_tokens = static_cast<int>(i + 1);
+  auto out = StreamConcurrently(client, kUrl, reqs, StreamOptions{});
+  ASSERT_EQ(out.size(), 4u);
+  for (const auto& r : out) {
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->record.text, "a");
+  }
+  EXPECT_EQ(client.requests.size(), 4u);
+}
+
 }  // namespace
 }  // namespace pipette::endpoint

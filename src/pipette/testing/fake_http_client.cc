@@ -6,7 +6,10 @@ Result<http::Response, http::Failure> FakeHttpClient::Send(const http::Url&,
                                                            const http::Request& request,
                                                            const http::BodyPiece& on_body,
                                                            const std::atomic<bool>*) {
-  requests.push_back(request);
+  {
+    std::lock_guard lock(mu);
+    requests.push_back(request);
+  }
   http::Response r;
   r.status = status;
   r.t_sent_ns = t0 + 1;

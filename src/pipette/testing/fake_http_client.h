@@ -3,6 +3,7 @@
 // `t0 + 2*step`, ...; the requests are kept for the test to read.
 #pragma once
 
+#include <mutex>
 #include <vector>
 
 #include "pipette/http/client.h"
@@ -15,7 +16,8 @@ class FakeHttpClient : public http::HttpClient {
   std::vector<std::string> pieces;
   int64_t t0 = 0;
   int64_t step = 1000;
-  std::vector<http::Request> requests;
+  std::vector<http::Request> requests;  // guarded by mu (concurrent Sends)
+  std::mutex mu;
 
   Result<http::Response, http::Failure> Send(const http::Url& url, const http::Request& request,
                                              const http::BodyPiece& on_body,
