@@ -12,16 +12,28 @@ namespace {
 
 using namespace pipette;
 
+// The pinned llama-server on the bundled SmolLM2 with `parallel` slots, its log in `dir`.
+Result<std::unique_ptr<endpoint::ServerProcess>> StartLlamaServer(const TempDir& dir,
+                                                                  http::HttpClient& client,
+                                                                  int parallel, int n_ctx) {
+  return endpoint::ServerProcess::Start(
+      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
+       "2", "-c", std::to_string(n_ctx), "--parallel", std::to_string(parallel)},
+      dir.path() / "server.log", client, std::chrono::seconds(120));
+}
+
+http::Url V1(const endpoint::ServerProcess& server) {
+  http::Url url = server.url();
+  url.base_path = "/v1";
+  return url;
+}
+
 TEST(OpenAiEndpoint, LlamaServerStreamsExactlyTheAskedTokensOneChunkEach) {
   TempDir dir("pipette-endpoint-e2e");
   http::HttpLibClient client;
-  auto server = endpoint::ServerProcess::Start(
-      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
-       "2", "-c", "512", "--parallel", "1"},
-      dir.path() / "server.log", client, std::chrono::seconds(120));
+  auto server = StartLlamaServer(dir, client, 1, 512);
   ASSERT_TRUE(server) << server.error().message;
-  auto url = (*server)->url();
-  url.base_path = "/v1";
+  const http::Url url = V1(**server);
 
   endpoint::GenerationRequest req;
   req.prompt = json::array({1, 504, 3458, 282});  // token ids: no tokenizer in between
@@ -56,13 +68,9 @@ TEST(OpenAiEndpoint, LlamaServerStreamsExactlyTheAskedTokensOneChunkEach) {
 TEST(OpenAiEndpoint, TwoStreamsAtOnceOnTwoSlotsBothComplete) {
   TempDir dir("pipette-endpoint-e2e");
   http::HttpLibClient client;
-  auto server = endpoint::ServerProcess::Start(
-      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
-       "2", "-c", "1024", "--parallel", "2"},
-      dir.path() / "server.log", client, std::chrono::seconds(120));
+  auto server = StartLlamaServer(dir, client, 2, 1024);
   ASSERT_TRUE(server) << server.error().message;
-  auto url = (*server)->url();
-  url.base_path = "/v1";
+  const http::Url url = V1(**server);
   std::vector<endpoint::GenerationRequest> reqs(2);
   reqs[0].prompt = json::array({1, 504, 3458, 282});
   reqs[1].prompt = json::array({1, 3458, 504});
