@@ -1,5 +1,6 @@
 #include "pipette/config/canonical.h"
 
+#include "pipette/config/parse_endpoint.h"
 #include "pipette/config/quality_spec.h"
 #include "pipette/util/sha256.h"
 
@@ -60,6 +61,12 @@ json CanonicalForm(const WrittenExperiment& ex) {
   PutWritten(j, "device", ex.device);
   for (const auto& m : ex.models) j["models"].push_back(Model(m));
   for (const auto& r : ex.runtimes) {
+    if (r.endpoint) {
+      json e = CanonicalEndpoint(*r.endpoint);
+      e["name"] = r.name;
+      j["runtimes"].push_back(std::move(e));
+      continue;
+    }
     j["runtimes"].push_back(r.worker ? json{{"name", r.name}, {"worker", *r.worker}}
                                      : json(r.name));
   }

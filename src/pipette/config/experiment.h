@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/config/endpoint_spec.h"
 #include "pipette/config/params.h"
 #include "pipette/config/parse.h"
 #include "pipette/config/quality_specs.h"
@@ -44,8 +45,10 @@ struct ModelSpec {
 
 struct RuntimeSpec {
   std::string name;    // "llama.cpp"
-  std::string worker;  // absolute path to the worker program
+  std::string worker;  // absolute path to the worker program; "" for an endpoint
   int line = 0;
+  // An endpoint runtime (runtime::Endpoint): where its server is, or how Pipette starts it.
+  std::optional<EndpointSpec> endpoint{};
 };
 
 struct Experiment {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "pipette/config/parse_convert.h"
+#include "pipette/config/parse_endpoint.h"
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/runtime/registry.h"
@@ -57,8 +58,12 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
   WrittenRuntime r;
   r.pos = PosOf(node);
   YAML::Node name_node = node;
+  WrittenEndpoint endpoint;
+  std::optional<YAML::Node> first_endpoint_key;  // where an endpoint key was written
   if (node.IsMap()) {
     KeySet keys;
+    std::vector<std::string> known = {"name", "worker"};
+    known.insert(known.end(), EndpointKeys().begin(), EndpointKeys().end());
     for (const auto& kv : node) {
       if (auto st = keys.Add(w, kv.first, "in a runtime "); !st) return st.error();
       const std::string key = kv.first.Scalar();
@@ -68,9 +73,13 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
         auto s = Scalar(w, kv.second, "runtimes[].worker");
         if (!s) return s.error();
         r.worker = *s;
+      } else if (key == "api_key" || std::find(EndpointKeys().begin(), EndpointKeys().end(),
+                                               key) != EndpointKeys().end()) {
+        if (auto st = ParseEndpointKey(w, kv.first, kv.second, &endpoint); !st) return st.error();
+        if (!first_endpoint_key) first_endpoint_key = kv.first;
       } else {
         return w.At(kv.first, fmt::format("unknown key '{}' in a runtime{}", key,
-                                          DidYouMean(key, {"name", "worker"})));
+                                          DidYouMean(key, known)));
       }
     }
     if (name_node.IsMap()) return w.At(node, "a runtime needs 'name:'");
@@ -79,8 +88,22 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
   if (!s) return s.error();
   r.name = *s;
   r.name_pos = PosOf(name_node);
-  if (auto rt = runtimes.Lookup(r.name); !rt) {
-    return w.At(name_node, rt.error().message);
+  auto rt = runtimes.Lookup(r.name);
+  if (!rt) return w.At(name_node, rt.error().message);
+  if ((*rt)->IsEndpoint()) {
+    if (r.worker) {
+      return w.At(node, fmt::format("runtime '{}' is reached over HTTP and has no worker program: "
+                                    "give base_url: or server:",
+                                    r.name));
+    }
+    if (auto st = CheckEndpoint(w, node, endpoint); !st) return st.error();
+    endpoint.line = r.pos.Line();
+    r.endpoint = std::move(endpoint);
+  } else if (first_endpoint_key) {
+    return w.At(*first_endpoint_key,
+                fmt::format("'{}' is a key of an endpoint runtime (one reached over HTTP, such as "
+                            "openai); runtime '{}' runs a worker program",
+                            first_endpoint_key->Scalar(), r.name));
   }
   return r;
 }

@@ -19,6 +19,64 @@ namespace pipette::config {
 namespace fs = std::filesystem;
 namespace {
 
+// An endpoint runtime: its server's address, or the command that starts it (the bundled
+// llama-server must exist).
+Result<RuntimeSpec> ResolveEndpoint(const Where& w, const WrittenRuntime& written,
+                                    const runtime::Endpoint& reach, const ResolveOptions& opt,
+                                    RuntimeSpec r) {
+  const WrittenEndpoint& we = written.endpoint.value_or(WrittenEndpoint{});
+  EndpointSpec e;
+  e.base_url = we.base_url.value_or("");
+  e.model = we.model.value_or("");
+  e.api_key_env = we.api_key_env.value_or("");
+  e.body = we.body;
+  if (we.server) {
+    e.start_server = true;
+    e.server_bundled = we.server->bundled;
+    e.server_args = we.server->args;
+    e.parallel = we.server->parallel;
+    if (we.server->ready_timeout) e.ready_timeout_s = *we.server->ready_timeout;
+    if (we.server->bundled) {
+      const std::string program =
+          (fs::path(opt.workers_dir) / reach.bundled_server).lexically_normal().string();
+      std::error_code ec;
+      if (!fs::is_regular_file(program, ec)) {
+        return w.At(written.pos, fmt::format("the bundled llama-server for '{}' is not at {}: "
+                                             "build it with `make build`",
+                                             r.name, program));
+      }
+      e.server_command = {program};
+    } else {
+      e.server_command = we.server->command;
+    }
+  }
+  r.endpoint = std::move(e);
+  return r;
+}
+
+// A server Pipette starts has at least as many slots (`--parallel`) as the highest concurrency
+// the experiment sends it, so no stream waits for a slot: that many when server.parallel is not
+// given.
+Status ResolveServerSlots(const Where& w, Experiment* ex) {
+  int64_t highest = 1;
+  for (const auto& [name, values] : ex->params) {
+    if (name != "concurrency") continue;
+    for (const std::string& v : values) highest = std::max<int64_t>(highest, std::stoll(v));
+  }
+  for (RuntimeSpec& r : ex->runtimes) {
+    if (!r.endpoint || !r.endpoint->start_server) continue;
+    if (!r.endpoint->parallel) {
+      r.endpoint->parallel = static_cast<int>(highest);
+    } else if (*r.endpoint->parallel < highest) {
+      return w.AtLine(r.line, fmt::format("server.parallel {} is less than the highest concurrency "
+                                          "({}): streams would wait for a slot; give at least {} "
+                                          "or leave it out",
+                                          *r.endpoint->parallel, highest, highest));
+    }
+  }
+  return {};
+}
+
 // The worker program of a runtime: its own (relative to the experiment file), else the one
 // Pipette builds for it (its registry entry); it must exist.
 Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written,
@@ -28,6 +86,9 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
   r.line = written.pos.Line();
   auto entry = RuntimesOf(opt).Lookup(r.name);
   if (!entry) return w.At(written.name_pos, entry.error().message);
+  if (const runtime::Endpoint* reach = (*entry)->EndpointReach()) {
+    return ResolveEndpoint(w, written, *reach, opt, r);
+  }
   if (!written.worker) {
     const runtime::WorkerProgram* program = (*entry)->Worker();
     if (!program) {
@@ -352,6 +413,7 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
   }
   if (auto st = CheckParamsHaveARuntime(w, written, registry, ex); !st) return st.error();
   ResolveParams(written, registry, &ex);
+  if (auto st = ResolveServerSlots(w, &ex); !st) return st.error();
   ex.tests = written.tests;
   if (auto st = ResolveQuality(w, written, options, &ex); !st) return st.error();
   for (const WrittenQuantize& q : written.quantize) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipette/config/endpoint_spec.h"
 #include "pipette/config/quality_specs.h"
 #include "pipette/quant/variant.h"
 
@@ -40,10 +41,12 @@ struct WrittenModel {
   Pos pos{};  // the entry
 };
 
-// A runtime entry: a name, optionally with its own worker program ({name:, worker:}).
+// A runtime entry: a name, optionally with its own worker program ({name:, worker:}), or an
+// endpoint runtime's keys ({name: openai, base_url: ..., server: ...}).
 struct WrittenRuntime {
   std::string name{};
   std::optional<std::string> worker{};  // as written (relative to the experiment file)
+  std::optional<WrittenEndpoint> endpoint{};  // an endpoint runtime's keys
   Pos pos{};                            // the entry
   Pos name_pos{};                       // its name
 };

@@ -21,6 +21,9 @@ Result<std::string> BuildBody(const GenerationRequest& request) {
   if (request.flavor == Flavor::kLlamaServer) {
     body["ignore_eos"] = request.suppress_eos;
     body["cache_prompt"] = false;  // every request processes its whole prompt
+    // Every chunk carries the server's counters: how many tokens it holds (a chunk can hold two
+    // when a token ends mid-character), and the server's own prompt and generation times.
+    body["timings_per_token"] = true;
   }
   if (!request.extra.is_object()) return InputError("body: must be a mapping of keys to values");
   for (const auto& [key, value] : request.extra.items()) {
@@ -71,11 +74,17 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
     if (auto n = IntAt(j["usage"], "prompt_tokens")) record_.usage_prompt_tokens = n;
     if (auto n = IntAt(j["usage"], "completion_tokens")) record_.usage_completion_tokens = n;
   }
+  // Tokens this chunk holds, where the server says: the growth of its cumulative predicted_n.
+  int tokens = -1;
   if (j.contains("timings") && j["timings"].is_object()) {
     const json& t = j["timings"];
     if (auto v = IntAt(t, "prompt_n")) record_.server_prompt_n = v;
     if (auto v = NumberAt(t, "prompt_ms")) record_.server_prompt_ms = v;
-    if (auto v = IntAt(t, "predicted_n")) record_.server_predicted_n = v;
+    if (auto v = IntAt(t, "predicted_n")) {
+      record_.server_predicted_n = v;
+      tokens = static_cast<int>(*v - predicted_);
+      predicted_ = *v;
+    }
     if (auto v = NumberAt(t, "predicted_ms")) record_.server_predicted_ms = v;
   }
   if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return {};
@@ -91,14 +100,17 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
     content = StringAt(choice, "text");
   }
   // Token ids beside the choices, where a server sends them (llama-server's native /completion
-  // with return_tokens; its /v1 endpoints do not): else the count is usage's.
-  int tokens = -1;
-  if (j.contains("tokens") && j["tokens"].is_array()) tokens = static_cast<int>(j["tokens"].size());
+  // with return_tokens; its /v1 endpoints do not).
+  if (tokens < 0 && j.contains("tokens") && j["tokens"].is_array()) {
+    tokens = static_cast<int>(j["tokens"].size());
+  }
   if (!reasoning.empty()) {
     record_.reasoning += reasoning;
     record_.reasoning_ns.push_back(event.t_ns);
-  }
-  if (!content.empty() || (tokens > 0 && reasoning.empty())) {
+    record_.reasoning_tokens.push_back(tokens);
+  } else if (!content.empty() || (tokens > 0 && record_.finish_reason.empty() &&
+                                    !j.contains("usage"))) {
+    // A chunk whose tokens rendered no text yet (a character cut between tokens) still counts.
     record_.text += content;
     record_.content_ns.push_back(event.t_ns);
     record_.content_tokens.push_back(tokens);

@@ -39,9 +39,12 @@ Result<std::string> BuildBody(const GenerationRequest& request);
 
 // What one streamed response said, in arrival order.
 struct StreamRecord {
-  std::vector<int64_t> content_ns;    // arrival of each chunk that carried answer text
-  std::vector<int> content_tokens;    // token ids per such chunk, when the server returned them
+  std::vector<int64_t> content_ns;  // arrival of each chunk that carried answer text
+  // Tokens per such chunk, where the server says (llama-server's per-chunk `timings`, asked with
+  // timings_per_token; a `tokens` array); -1: it does not say.
+  std::vector<int> content_tokens;
   std::vector<int64_t> reasoning_ns;  // arrival of each chunk that carried reasoning text
+  std::vector<int> reasoning_tokens;  // tokens per such chunk, as content_tokens
   std::string text;                   // the answer text, joined
   std::string reasoning;              // the reasoning text, joined (chat only)
   std::string finish_reason;          // "length", "stop", ...; empty if none came
@@ -67,6 +70,7 @@ class StreamReader {
  private:
   Api api_;
   StreamRecord record_;
+  int64_t predicted_ = 0;  // the last chunk's cumulative predicted_n
 };
 
 }  // namespace pipette::endpoint

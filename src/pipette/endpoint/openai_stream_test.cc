@@ -95,6 +95,20 @@ TEST(StreamReader, CountsTokenIdsWhereTheServerSendsThem) {
   EXPECT_EQ(reader.record().content_tokens, (std::vector<int>{2}));
 }
 
+TEST(StreamReader, CountsTokensPerChunkFromTheServersRunningCount) {
+  // llama-server with timings_per_token: predicted_n grows by the tokens each chunk holds; a
+  // token that ends mid-character is held back and sent with the next (two in one chunk), and
+  // the final chunk adds none.
+  StreamReader reader(Api::kCompletions);
+  ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"text":"a"}],"timings":{"predicted_n":1}})", 1)));
+  ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"text":"é"}],"timings":{"predicted_n":3}})", 2)));
+  ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"text":"","finish_reason":"length"}],)"
+                            R"("usage":{"completion_tokens":3},"timings":{"predicted_n":3}})",
+                            3)));
+  EXPECT_EQ(reader.record().content_ns, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(reader.record().content_tokens, (std::vector<int>{1, 2}));
+}
+
 TEST(StreamReader, KeepsChatReasoningApartFromTheAnswer) {
   StreamReader reader(Api::kChat);
   ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"delta":{"role":"assistant","content":null}}]})", 1)));

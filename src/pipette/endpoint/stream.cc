@@ -25,12 +25,39 @@ std::string ServerMessage(const std::string& body) {
   return body.substr(0, 300);
 }
 
+StreamError Fail(StreamError::Kind kind, std::string message) {
+  StreamError e;
+  e.kind = kind;
+  e.message = std::move(message);
+  return e;
+}
+
 }  // namespace
 
-Result<Streamed> StreamGeneration(http::HttpClient& client, const http::Url& url,
-                                  const GenerationRequest& request, const StreamOptions& options) {
+const char* StreamError::KindName() const {
+  switch (kind) {
+    case Kind::kConnect:
+      return "connect";
+    case Kind::kHttp:
+      return "http_status";
+    case Kind::kTimeout:
+      return "timeout";
+    case Kind::kCut:
+      return "cut";
+    case Kind::kServerError:
+      return "server_error";
+    case Kind::kCancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+Result<Streamed, StreamError> StreamGeneration(http::HttpClient& client, const http::Url& url,
+                                               const GenerationRequest& request,
+                                               const StreamOptions& options) {
+  using K = StreamError::Kind;
   auto body = BuildBody(request);
-  if (!body) return body.error();
+  if (!body) return Fail(K::kHttp, body.error().message);
   http::Request req{.method = "POST",
                     .path = request.api == Api::kChat ? "/chat/completions" : "/completions",
                     .body = *body,
@@ -55,16 +82,27 @@ Result<Streamed> StreamGeneration(http::HttpClient& client, const http::Url& url
   };
   auto response = client.Send(url, req, on_body, options.cancel);
   const std::string where = url.ToString() + req.path;
-  if (event_error) return RuntimeError(fmt::format("{}: {}", where, event_error->message));
-  if (!response) return RuntimeError(response.error().message);
+  if (event_error) return Fail(K::kServerError, fmt::format("{}: {}", where, event_error->message));
+  if (!response) {
+    switch (response.error().kind) {
+      case http::Failure::Kind::kConnect:
+        return Fail(K::kConnect, response.error().message);
+      case http::Failure::Kind::kTimeout:
+        return Fail(K::kTimeout, response.error().message);
+      case http::Failure::Kind::kCancelled:
+        return Fail(K::kCancelled, response.error().message);
+      case http::Failure::Kind::kBroken:
+        return Fail(K::kCut, response.error().message);
+    }
+  }
   if (response->status != 200) {
-    return RuntimeError(
-        fmt::format("{}: HTTP {}: {}", where, response->status, ServerMessage(response->body)));
+    return Fail(K::kHttp, fmt::format("{}: HTTP {}: {}", where, response->status,
+                                      ServerMessage(response->body)));
   }
   const bool cut = parser.Finish();
   if (!reader.record().done) {
-    return RuntimeError(fmt::format("{}: the stream ended before [DONE]{} after {} events", where,
-                                    cut ? ", mid-event," : "", reader.record().events));
+    return Fail(K::kCut, fmt::format("{}: the stream ended before [DONE]{} after {} events", where,
+                                     cut ? ", mid-event," : "", reader.record().events));
   }
   Streamed out;
   out.t_sent_ns = response->t_sent_ns;
@@ -74,10 +112,10 @@ Result<Streamed> StreamGeneration(http::HttpClient& client, const http::Url& url
   return out;
 }
 
-std::vector<Result<Streamed>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
+std::vector<Result<Streamed, StreamError>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
                                                  const std::vector<GenerationRequest>& requests,
                                                  const StreamOptions& options) {
-  std::vector<std::optional<Result<Streamed>>> slots(requests.size());
+  std::vector<std::optional<Result<Streamed, StreamError>>> slots(requests.size());
   std::mutex mu;
   std::condition_variable cv;
   size_t waiting = 0;
@@ -104,7 +142,7 @@ std::vector<Result<Streamed>> StreamConcurrently(http::HttpClient& client, const
   }
   cv.notify_all();
   for (auto& t : threads) t.join();
-  std::vector<Result<Streamed>> out;
+  std::vector<Result<Streamed, StreamError>> out;
   out.reserve(slots.size());
   for (auto& s : slots) out.push_back(std::move(*s));
   return out;

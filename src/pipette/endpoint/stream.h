@@ -18,6 +18,16 @@ struct Streamed {
   StreamRecord record;
 };
 
+// Why a stream gave no measurement. kConnect and kHttp say the server is down or refused the
+// request: the cell fails with that reason. The others are a request that failed mid-way (a
+// stall cancelled at the timeout, a stream cut short, an error event): recorded, and the cell
+// goes on.
+struct StreamError : Error {
+  enum class Kind { kConnect, kHttp, kTimeout, kCut, kServerError, kCancelled } kind = Kind::kCut;
+  bool EndsCell() const { return kind == Kind::kConnect || kind == Kind::kHttp; }
+  const char* KindName() const;
+};
+
 struct StreamOptions {
   std::string api_key = {};  // sent as "Authorization: Bearer ..."; never in an error text
   std::chrono::milliseconds timeout{300000};
@@ -26,8 +36,9 @@ struct StreamOptions {
 
 // Errors: the HTTP failure (connect, timeout, cut), a status other than 200 (with the server's
 // error message), a server error event, a stream cut before "[DONE]".
-Result<Streamed> StreamGeneration(http::HttpClient& client, const http::Url& url,
-                                  const GenerationRequest& request, const StreamOptions& options);
+Result<Streamed, StreamError> StreamGeneration(http::HttpClient& client, const http::Url& url,
+                                               const GenerationRequest& request,
+                                               const StreamOptions& options);
 
 }  // namespace pipette::endpoint
 
@@ -36,7 +47,7 @@ namespace pipette::endpoint {
 // `requests.size()` streams at once, each on its own thread and connection, released together
 // (the concurrency a serving benchmark sweeps); one result per request, in order. A failed stream
 // does not stop the others.
-std::vector<Result<Streamed>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
+std::vector<Result<Streamed, StreamError>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
                                                  const std::vector<GenerationRequest>& requests,
                                                  const StreamOptions& options);
 

@@ -168,13 +168,14 @@ Result<Response, Failure> HttpLibClient::Send(const Url& url, const Request& req
     }
     return true;
   };
-  out.t_sent_ns = SteadyNowNs();
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   bool ok = false;
   Watchdog::Why why = Watchdog::Why::kNone;
   {
     Watchdog dog([&cli] { cli.stop(); }, std::chrono::steady_clock::now() + timeout, cancel);
+    // Stamped once the watchdog's thread is started, so its start-up is not in the request.
+    out.t_sent_ns = SteadyNowNs();
     ok = cli.send(req, res, err);
     why = dog.Fired();
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <string_view>
 
@@ -112,8 +113,77 @@ class RowBuilder {
   std::vector<Entry> entries_;
 };
 
-void AddSample(RowBuilder& b, const store::SampleRecord& s) {
+// An endpoint's requests (docs/metrics.md "Endpoints"), per test: streams that failed (a stall,
+// a cut stream, too few tokens) and streams whose token counts did not check out.
+struct StreamCounts {
+  int64_t streams = 0, failed = 0, mismatched = 0;
+};
+using EndpointCounts = std::map<std::string, StreamCounts>;
+
+// The figures of one endpoint request (a tg or ttft reply with `streams`): per stream, and the
+// aggregate over its concurrent streams.
+void AddStreams(RowBuilder& b, const std::string& test, const json& streams, bool tg,
+                StreamCounts& counts) {
+  int64_t first = INT64_MAX, last = INT64_MIN, generated = 0;
+  std::vector<double> gaps;
+  for (const json& f : streams) {
+    ++counts.streams;
+    if (!f.is_object() || f.contains("error")) {
+      ++counts.failed;
+      continue;
+    }
+    const json& tokens = f.value("tokens", json::object());
+    if (tokens.contains("mismatch")) ++counts.mismatched;
+    auto sent = Int(f, "t_sent_ns"), end = Int(f, "t_end_ns"), t_first = Int(f, "t_first_ns");
+    const json& arrivals = f.value("token_ns", json::array());
+    if (!sent || !end || !t_first) continue;
+    const double e2e_ms = double(*end - *sent) / 1e6;
+    b.Add(test, "e2e", "ms", e2e_ms);
+    if (!tg) b.Add(test, "ttft", "ms", double(*t_first - *sent) / 1e6);
+    const json& server = f.value("server", json::object());
+    if (server.contains("prompt_ms") && server.contains("predicted_ms")) {
+      const double server_ms =
+          server["prompt_ms"].get<double>() + server["predicted_ms"].get<double>();
+      b.Add(test, "server_prompt_ms", "ms", server["prompt_ms"].get<double>());
+      b.Add(test, "serving_overhead", "ms", e2e_ms - server_ms);
+    }
+    if (!tg || arrivals.size() < 2) continue;
+    const int64_t a0 = arrivals.front().get<int64_t>(), a1 = arrivals.back().get<int64_t>();
+    if (a1 > a0) {
+      const double tps = double(arrivals.size() - 1) / SecondsBetween(a0, a1);
+      b.Add(test, "throughput", "t/s", tps);
+      b.Add(test, "ms_per_token", "ms", 1000.0 / tps);
+    }
+    for (size_t i = 1; i < arrivals.size(); ++i) {
+      gaps.push_back(double(arrivals[i].get<int64_t>() - arrivals[i - 1].get<int64_t>()) / 1e6);
+    }
+    first = std::min(first, a0);
+    last = std::max(last, a1);
+    generated += static_cast<int64_t>(arrivals.size()) - 1;
+  }
+  if (!gaps.empty()) {
+    b.Add(test, "itl_p50", "ms", stats::Percentile(gaps, 50));
+    b.Add(test, "itl_p90", "ms", stats::Percentile(gaps, 90));
+    b.Add(test, "itl_p99", "ms", stats::Percentile(gaps, 99));
+  }
+  if (tg && last > first && generated > 0) {
+    b.Add(test, "aggregate_throughput", "t/s", double(generated) / SecondsBetween(first, last));
+  }
+}
+
+void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endpoint) {
   const json& raw = s.raw;
+  const bool tg = IsSpeedTest("tg", s.test);
+  if ((tg || IsSpeedTest("ttft@", s.test)) && raw.contains("streams")) {
+    StreamCounts& counts = endpoint[s.test];
+    if (raw.contains("request_failed") && !raw["streams"].is_array()) {
+      ++counts.streams;
+      ++counts.failed;
+    } else {
+      AddStreams(b, s.test, raw["streams"], tg, counts);
+    }
+    return;
+  }
   if (IsSpeedTest("pp", s.test)) {
     if (auto v = PpTokensPerSecond(raw)) b.Add(s.test, "throughput", "t/s", *v);
   } else if (IsSpeedTest("tg", s.test)) {
@@ -140,6 +210,8 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s) {
 // load (docs/metrics.md): from the load call until the runtime can accept a prompt, i.e. the
 // model load that served the cell plus the creation of the cell's own context.
 void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::SampleRecord* context) {
+  // A server already running loaded its model before Pipette came: no load to time.
+  if (!load.raw.value("load_measured", true)) return;
   const auto model_ms = LoadMs(load.raw);
   double context_ms = -1;
   if (context) context_ms = LoadMs(context->raw).value_or(-1);
@@ -230,9 +302,15 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     if (c.cell.status == "superseded") continue;
     RowBuilder b;
     const store::SampleRecord* context = nullptr;
+    EndpointCounts endpoint;
     for (const auto& s : c.samples) {
       if (s.test == "context") context = &s;
-      if (!s.warmup && s.test != "load") AddSample(b, s);
+      if (!s.warmup && s.test != "load") AddSample(b, s, endpoint);
+    }
+    for (const auto& [test, n] : endpoint) {
+      b.Add(test, "failed_streams", "streams", double(n.failed));
+      b.Add(test, "token_count_mismatches", "streams", double(n.mismatched));
+      b.Add(test, "streams", "streams", double(n.streams));
     }
     if (c.cell.load_cell_id) {
       if (auto it = loads.find(*c.cell.load_cell_id); it != loads.end()) {

@@ -72,8 +72,9 @@ Result<TgResponse> TgResponse::FromJson(const json& j) {
     r.token_end_ns = f.Ints("token_end_ns");
     r.tokens = f.Tokens("tokens");
     r.runtime_perf = f.OptionalObject("runtime_perf");
+    // `tokens` may be empty: an HTTP endpoint's stream carries no token ids.
     if (f.ok() && (static_cast<int64_t>(r.token_end_ns.size()) != r.n_gen ||
-                   static_cast<int64_t>(r.tokens.size()) != r.n_gen)) {
+                   (!r.tokens.empty() && static_cast<int64_t>(r.tokens.size()) != r.n_gen))) {
       f.Fail("'token_end_ns' and 'tokens' must have one entry per generated token");
     }
   });
@@ -114,7 +115,7 @@ Result<TtftResponse> TtftResponse::FromJson(const json& j) {
     r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
     r.t_tokenized_ns = f.Int("t_tokenized_ns", r.t_start_ns, kInt64Max);
     r.t_first_token_ns = f.Int("t_first_token_ns", r.t_tokenized_ns, kInt64Max);
-    r.token = f.Int("token", 0, kInt32Max);
+    r.token = f.Int("token", -1, kInt32Max);  // -1: not returned (an HTTP endpoint)
     r.runtime_perf = f.OptionalObject("runtime_perf");
   });
 }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "pipette/build_info.h"
+#include "pipette/endpoint/channel.h"
 #include "pipette/estimate/work.h"
 #include "pipette/metrics/history.h"
 #include "pipette/metrics/row_cache.h"
@@ -18,6 +19,7 @@
 #include "pipette/run/runtime_params.h"
 #include "pipette/run/tokenizer_reference.h"
 #include "pipette/runtime/ops.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::run {
@@ -253,15 +255,31 @@ class Runner {
     return {};
   }
 
+  // The channel of an endpoint runtime: the controller's own (endpoint/channel.h).
+  Result<std::unique_ptr<worker::WorkerChannel>> OpenEndpoint(const config::RuntimeSpec& r) {
+    auto key = endpoint::ApiKeyFromEnvironment(*r.endpoint);
+    if (!key) return key.error();
+    endpoint::ChannelConfig cfg;
+    cfg.runtime = r.name;
+    cfg.spec = *r.endpoint;
+    cfg.api_key = std::move(*key);
+    cfg.client = deps_.http ? deps_.http : &http_;
+    cfg.device = deps_.device;
+    return endpoint::OpenEndpoint(std::move(cfg));
+  }
+
   RunStatus EnsureWorker(const plan::Cell& cell) {
-    if (channel_ && channel_->Alive() && worker_path_ == cell.runtime.worker) return {};
+    const std::string key =
+        cell.runtime.endpoint ? "endpoint:" + cell.runtime.name : cell.runtime.worker;
+    if (channel_ && channel_->Alive() && worker_path_ == key) return {};
     if (channel_) channel_->Shutdown(milliseconds(2000));
     channel_.reset();
     loaded_key_.clear();
-    auto ch = deps_.device->StartWorker({cell.runtime.worker});
+    auto ch = cell.runtime.endpoint ? OpenEndpoint(cell.runtime)
+                                    : deps_.device->StartWorker({cell.runtime.worker});
     if (!ch) return Broken(ch.error().message);
     channel_ = std::move(*ch);
-    worker_path_ = cell.runtime.worker;
+    worker_path_ = key;
     auto hello = Call(protocol::HelloRequest{}.ToJson());
     if (!hello) return hello.error();
     auto typed = protocol::HelloResponse::FromJson(*hello);
@@ -300,8 +318,11 @@ class Runner {
     // Record the worker now, so a crash mid-cell still leaves the pid and runtime in the store.
     if (auto st = deps_.store->UpdateCell(rec); !st) return Failed(st.error().message);
 
-    // The cell's peak memory starts here, before any model load or context it needs.
-    auto reset = Call(protocol::ResetPeakMemoryRequest{}.ToJson());
+    // The cell's peak memory starts here, before any model load or context it needs (a running
+    // server's memory is not Pipette's to read: its memory is n/a).
+    const bool memory = served_ops_.Has(protocol::op::kMemory);
+    Result<json, RunError> reset = json::object();
+    if (memory) reset = Call(protocol::ResetPeakMemoryRequest{}.ToJson());
     if (!reset) return reset.error();
 
     const std::string load_key = cell.LoadKey(registry_);
@@ -366,6 +387,7 @@ class Runner {
       }
     }
 
+    if (!memory) return NotApplicable(cell, rec, "memory", protocol::op::kMemory);
     auto mem = Call(protocol::MemoryRequest{}.ToJson());
     if (!mem) return mem.error();
     json raw = RawFacts(*mem);
@@ -378,8 +400,11 @@ class Runner {
   // cell: it is stored as an `na` sample with the reason, and the cell goes on.
   RunStatus NotApplicable(const plan::Cell& cell, const store::CellRecord& rec,
                           const std::string& phase, const std::string& op) {
-    const std::string reason =
-        fmt::format("runtime '{}' does not serve op '{}'", cell.runtime.name, op);
+    const runtime::Runtime* entry = runtime::Registry().Find(cell.runtime.name);
+    const std::string reason = entry && entry->unserved.count(op)
+                                   ? entry->unserved.at(op)
+                                   : fmt::format("runtime '{}' does not serve op '{}'",
+                                                 cell.runtime.name, op);
     if (auto st =
             Keep(rec, "na", na_count_++, false, {{"phase", phase}, {"op", op}, {"reason", reason}});
         !st) {
@@ -450,7 +475,8 @@ class Runner {
   RunSummary summary_;
   estimate::Estimator eta_;
   std::unique_ptr<worker::WorkerChannel> channel_;
-  std::string worker_path_;
+  std::string worker_path_;  // the worker program, or "endpoint:<runtime>"
+  http::HttpLibClient http_;  // endpoints' client unless the deps give one
   protocol::HelloResponse hello_;
   std::string loaded_key_;
   int64_t load_cell_id_ = 0;

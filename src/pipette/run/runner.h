@@ -12,6 +12,7 @@
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
 #include "pipette/device/device.h"
+#include "pipette/http/client.h"
 #include "pipette/plan/plan.h"
 #include "pipette/run/resume.h"
 #include "pipette/store/store.h"
@@ -47,6 +48,8 @@ struct ModelFacts {
 struct RunnerDeps {
   // Where the workers run: the runner starts every worker through it (device/device.h).
   device::Device* device = nullptr;
+  // How endpoint runtimes are spoken to (endpoint/channel.h); nullptr: the real HTTP client.
+  http::HttpClient* http = nullptr;
   store::Store* store = nullptr;
   ProgressSink* progress = nullptr;
   // Readings at the start of each cell (load average, free memory).

@@ -9,6 +9,7 @@
 #include "pipette/runtime/llama.h"
 #include "pipette/runtime/mnn.h"
 #include "pipette/runtime/onnxruntime.h"
+#include "pipette/runtime/openai.h"
 #include "pipette/runtime/openvino.h"
 #include "pipette/util/strings.h"
 
@@ -93,6 +94,7 @@ const RuntimeRegistry& Registry() {
       OnnxRuntime(),
       OpenVino(),
       Mnn(),
+      OpenAi(),
   });
   return kRegistry;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,10 +24,12 @@ struct WorkerProgram {
   std::string program;  // file name in the workers folder ("pipette-worker-llama")
 };
 
-// Reached at an endpoint the controller talks to itself (a server already running). No runtime
-// is reached so yet: an experiment naming one is refused when it is resolved.
+// Reached at an HTTP endpoint the controller talks to itself (endpoint/channel.h): a server
+// already running (the experiment's base_url:) or one Pipette starts (server:).
 struct Endpoint {
-  std::string url;  // the default address ("http://127.0.0.1:8080")
+  // The server `server: bundled` starts, relative to the workers folder: the pinned llama-server
+  // built beside the llama.cpp worker.
+  std::string bundled_server;
 };
 
 using Reach = std::variant<WorkerProgram, Endpoint>;
@@ -56,10 +59,16 @@ struct Runtime {
   // its own (its worker lacks `render_chat`) are rendered by this one's, so every runtime is
   // sent the same prompt bytes.
   bool renders_chat_templates = false;
+  // Why its worker (or endpoint) does not serve an op, where there is more to say than that it
+  // does not: the reason an n/a figure is reported with.
+  std::map<std::string, std::string> unserved{};
 
   bool Accepts(const std::string& format) const;
   // The worker program's file name, or nullptr when it is reached otherwise.
   const WorkerProgram* Worker() const { return std::get_if<WorkerProgram>(&reach); }
+  // The endpoint it is reached at, or nullptr when it runs a worker program.
+  const Endpoint* EndpointReach() const { return std::get_if<Endpoint>(&reach); }
+  bool IsEndpoint() const { return EndpointReach() != nullptr; }
 };
 
 }  // namespace pipette::runtime
