@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 
@@ -48,6 +49,15 @@ Result<RuntimeSpec> ResolveEndpoint(const Where& w, const WrittenRuntime& writte
       e.server_command = {program};
     } else {
       e.server_command = we.server->command;
+    }
+  }
+  if (!e.api_key_env.empty()) {
+    // Only whether it is set: the value is read when the endpoint is spoken to, and never kept.
+    const char* key = std::getenv(e.api_key_env.c_str());
+    if (!key || !*key) {
+      return w.At(written.pos, fmt::format("api_key_env: the environment variable {} is not set "
+                                           "(or is empty); set it to the endpoint's API key",
+                                           e.api_key_env));
     }
   }
   r.endpoint = std::move(e);

@@ -1,0 +1,329 @@
+// The `openai` runtime end to end: `pipette run` on the pinned llama-server (started by Pipette,
+// or by the test as a server already running) beside the in-process llama.cpp worker, and on a
+// fixture server — named as one — for the faults a real server will not produce on demand (a
+// stall, an HTTP 500, a malformed SSE line). What is checked does not depend on the machine's
+// speed: token counts, the server's and the client's counts agreeing, greedy output equal to the
+// in-process output, the API key absent everywhere, the n/a reasons.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "fixture.h"
+#include "pipette/endpoint/server.h"
+
+namespace pipette_e2e {
+namespace {
+
+using namespace pipette;
+
+// The report's rows of the cells of `runtime` (and, when given, that concurrency).
+std::vector<json> RowsOf(const json& results, const std::string& runtime, int concurrency = 0) {
+  std::vector<json> out;
+  for (const json& r : results) {
+    if (r["runtime"] != runtime) continue;
+    if (concurrency && r["params"].value("concurrency", 0) != concurrency) continue;
+    out.push_back(r);
+  }
+  return out;
+}
+
+const json* Row(const std::vector<json>& rows, const std::string& test, const std::string& metric) {
+  for (const json& r : rows) {
+    if (r["test"] == test && r["metric"] == metric) return &r;
+  }
+  return nullptr;
+}
+
+class OpenAiRuntime : public E2E {};
+
+TEST_F(OpenAiRuntime, TheBundledServerBesideInProcessLlamaCpp) {
+  const fs::path ex = Write("serving.yaml", R"(name: serving
+models: [)" + kModel + R"(]
+runtimes:
+  - llama.cpp
+  - {name: openai, server: bundled}
+params:
+  threads: 2
+  concurrency: [1, 2]
+tests: [pp32, tg16, ttft@32]
+repetitions: 2
+warmup: 1
+quality:
+  ppl: {chunks: 1, n_ctx: 128}
+  gen: {limit: 24}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const json doc = ReportJson();
+  const json& results = doc["results"];
+
+  for (int c : {1, 2}) {
+    const std::vector<json> rows = RowsOf(results, "openai", c);
+    ASSERT_FALSE(rows.empty()) << "no openai cell with concurrency " << c;
+    // Every stream gave the tokens asked, and the server's count agreed with the client's.
+    for (const char* test : {"tg16", "ttft@32"}) {
+      const json* n = Row(rows, test, "streams");
+      ASSERT_NE(n, nullptr) << test;
+      EXPECT_EQ((*n)["median"], 2 * c) << test;  // two repetitions of c streams
+      EXPECT_EQ((*Row(rows, test, "failed_streams"))["median"], 0) << test;
+      EXPECT_EQ((*Row(rows, test, "token_count_mismatches"))["median"], 0) << test;
+      const json* overhead = Row(rows, test, "serving_overhead");
+      ASSERT_NE(overhead, nullptr) << test;
+      EXPECT_EQ((*overhead)["n"], 2 * c);
+    }
+    const json* tg = Row(rows, "tg16", "throughput");
+    ASSERT_NE(tg, nullptr);
+    EXPECT_GT((*tg)["median"].get<double>(), 0);
+    EXPECT_EQ((*tg)["n"], 2 * c);  // one value per stream
+    ASSERT_NE(Row(rows, "tg16", "itl_p99"), nullptr);
+    ASSERT_NE(Row(rows, "tg16", "aggregate_throughput"), nullptr);
+    ASSERT_NE(Row(rows, "ttft@32", "ttft"), nullptr);
+    // The server is Pipette's process: its peak memory is read, and the load is its start.
+    const json* peak = Row(rows, "memory", "peak_rss");
+    ASSERT_NE(peak, nullptr);
+    EXPECT_GT((*peak)["median"].get<double>(), double(fs::file_size(kModel)));
+    ASSERT_NE(Row(rows, "load", "time"), nullptr);
+    // What HTTP cannot give is n/a with its reason, never estimated.
+    bool ppl_na = false, pp_na = false;
+    for (const json& r : rows) {
+      const std::string reason = r.value("na_reason", json()).is_string()
+                                     ? r["na_reason"].get<std::string>()
+                                     : std::string();
+      if (r["test"] == "ppl" && reason.find("log-probabilities of given tokens") !=
+                                    std::string::npos) {
+        ppl_na = true;
+      }
+      if (r["test"] == "pp32" && reason.find("ttft@P measures it") != std::string::npos) {
+        pp_na = true;
+      }
+    }
+    EXPECT_TRUE(ppl_na) << "ppl is not n/a with its reason, concurrency " << c;
+    EXPECT_TRUE(pp_na);
+  }
+
+  // The stored samples: the prompt of ttft@32 was found with the server's own tokenizer, and the
+  // server counted the same prompt; the slot count and the server's build are recorded.
+  auto store = store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto run = (*store)->LatestRunId();
+  ASSERT_TRUE(run.ok() && run->has_value());
+  auto cells = (*store)->Cells(**run);
+  ASSERT_TRUE(cells.ok());
+  int64_t in_process = 0, served = 0;
+  for (const auto& c : *cells) {
+    EXPECT_EQ(c.status, "ok") << c.key << ": " << c.error;
+    if (c.runtime == "llama.cpp") in_process = c.id;
+    if (c.runtime == "openai" && c.params.value("concurrency", 0) == 1) served = c.id;
+  }
+  ASSERT_TRUE(in_process && served);
+  for (const auto& s : Samples(served, "ttft@32")) {
+    const json& t = s.raw["streams"][0]["tokens"];
+    EXPECT_EQ(t["prompt_expected"], t["prompt_usage"]);
+    EXPECT_GE(t["prompt_usage"].get<int64_t>(), 32);
+  }
+  const auto context = Samples(served, "context");
+  ASSERT_EQ(context.size(), 1u);
+  EXPECT_EQ(context[0].raw["slots"], 2);  // the highest concurrency tested
+  EXPECT_FALSE(context[0].raw.value("server_build", "").empty());
+
+  // Greedy generation through the server's chat template equals the in-process output for the
+  // same rendered prompt on at least 95% of the items.
+  const auto local = Samples(in_process, "gen");
+  const auto remote = Samples(served, "gen");
+  ASSERT_EQ(local.size(), 24u);
+  ASSERT_EQ(remote.size(), local.size());
+  int same = 0;
+  for (size_t i = 0; i < local.size(); ++i) {
+    EXPECT_EQ(local[i].raw["prompt_sha256"], remote[i].raw["prompt_sha256"]) << "item " << i;
+    if (local[i].raw["text"] == remote[i].raw["text"]) ++same;
+  }
+  EXPECT_GE(same * 100, 95 * static_cast<int>(local.size())) << same << " of " << local.size();
+}
+
+TEST_F(OpenAiRuntime, ARunningServerWithAnApiKeyThatIsNeverStoredOrPrinted) {
+  const std::string key = "pipette-e2e-secret-7f3a9c";
+  http::HttpLibClient client;
+  auto server = endpoint::ServerProcess::Start(
+      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
+       "2", "-c", "512", "--api-key", key, "--no-webui"},
+      dir_ / "server.log", client, std::chrono::seconds(120));
+  ASSERT_TRUE(server) << server.error().message;
+  const std::string base = (*server)->url().ToString() + "/v1";
+  const std::string text = R"(name: running
+models: [)" + kModel + R"(]
+runtime:
+  name: openai
+  base_url: )" + base + R"(
+  api_key_env: PIPETTE_E2E_KEY
+  body: {top_k: 1}
+tests: [tg8, ttft@16]
+repetitions: 1
+warmup: 0
+)";
+  const fs::path ex = Write("running.yaml", text);
+
+  // Without the variable: bad input naming the variable, nothing measured.
+  unsetenv("PIPETTE_E2E_KEY");
+  Output missing = Pipette({"run", ex.string(), "--store", Store()});
+  EXPECT_EQ(missing.code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("PIPETTE_E2E_KEY is not set"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(Store()));
+
+  // A wrong key: the server's refusal is the cell's reason.
+  setenv("PIPETTE_E2E_KEY", "wrong-key", 1);
+  Output refused = Pipette({"run", ex.string(), "--store", Store()});
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE((refused.out + refused.err).find("HTTP 401"), std::string::npos)
+      << refused.out << refused.err;
+
+  setenv("PIPETTE_E2E_KEY", key.c_str(), 1);
+  const fs::path exported = dir_ / "report.json";
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--export-json", exported.string(),
+                      "--export-md", (dir_ / "report.md").string()});
+  unsetenv("PIPETTE_E2E_KEY");
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const json doc = ReportJson();
+  const std::vector<json> rows = RowsOf(doc["results"], "openai");
+  ASSERT_NE(Row(rows, "tg8", "throughput"), nullptr);
+  EXPECT_EQ((*Row(rows, "tg8", "token_count_mismatches"))["median"], 0);
+  ASSERT_NE(Row(rows, "ttft@16", "ttft"), nullptr);
+  // Not Pipette's process: no memory and no load time, the memory n/a with its reason.
+  EXPECT_EQ(Row(rows, "load", "time"), nullptr);
+  const json* memory = Row(rows, "memory", "all");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_NE((*memory)["na_reason"].get<std::string>().find("not Pipette's process"),
+            std::string::npos);
+  // The body option is recorded with the cell (the run's experiment text and canonical form).
+  EXPECT_NE(doc.dump().find("top_k"), std::string::npos);
+
+  // The key is nowhere: not in the store, the exports, what was printed or the sql report.
+  Output sql = Pipette({"report", "--store", Store(), "--format", "sql", "--all"});
+  for (const fs::path& f : {fs::path(Store()), exported, dir_ / "report.md"}) {
+    EXPECT_EQ(ReadFile(f).find(key), std::string::npos) << f;
+  }
+  for (const std::string& printed :
+       {o.out, o.err, refused.out, refused.err, sql.out, missing.err}) {
+    EXPECT_EQ(printed.find(key), std::string::npos);
+  }
+  (*server)->Stop();
+}
+
+// A fixture server (a stand-in, not llama-server): /v1/models names one model, and
+// /v1/completions streams three tokens, except as `mode` says: the first request stalls past the
+// experiment's 1 s timeout, every request answers HTTP 500, or the first sends a line that is
+// not JSON.
+class FixtureServer {
+ public:
+  enum class Mode { kStallFirst, kHttp500, kMalformedFirst };
+  explicit FixtureServer(Mode mode) : mode_(mode) {
+    server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"data":[{"id":"fixture"}]})", "application/json");
+    });
+    server_.Post("/v1/completions", [this](const httplib::Request&, httplib::Response& res) {
+      const int n = requests_++;
+      if (mode_ == Mode::kHttp500) {
+        res.status = 500;
+        res.set_content(R"({"error":{"message":"fixture failure"}})", "application/json");
+        return;
+      }
+      const bool stall = mode_ == Mode::kStallFirst && n == 0;
+      const bool malformed = mode_ == Mode::kMalformedFirst && n == 0;
+      res.set_chunked_content_provider(
+          "text/event-stream", [this, stall, malformed](size_t, httplib::DataSink& sink) {
+            if (stall) {
+              for (int i = 0; i < 40 && !stop_; ++i) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+              }
+              sink.done();
+              return true;
+            }
+            std::string body;
+            for (int i = 0; i < 3; ++i) {
+              body += malformed && i == 1 ? "data: {not json\n\n"
+                                          : R"(data: {"choices":[{"text":"a"}]})" "\n\n";
+            }
+            body += R"(data: {"choices":[{"text":"","finish_reason":"length"}],)"
+                    R"("usage":{"prompt_tokens":2,"completion_tokens":3}})" "\n\n";
+            body += "data: [DONE]\n\n";
+            sink.write(body.data(), body.size());
+            sink.done();
+            return true;
+          });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FixtureServer() {
+    stop_ = true;
+    server_.stop();
+    thread_.join();
+  }
+  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+
+ private:
+  Mode mode_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::atomic<int> requests_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::string FixtureExperiment(const std::string& url) {
+  return R"(name: fixture
+models: [)" + kModel + R"(]
+runtime: {name: openai, base_url: ')" + url + R"('}
+tests: [tg2]
+repetitions: 3
+warmup: 0
+timeout: 1
+)";
+}
+
+TEST_F(OpenAiRuntime, FixtureAStalledOrMalformedRequestIsRecordedAndTheCellGoesOn) {
+  for (auto mode : {FixtureServer::Mode::kStallFirst, FixtureServer::Mode::kMalformedFirst}) {
+    FixtureServer fixture(mode);
+    const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
+    fs::remove(Store());
+    Output o = Pipette({"run", ex.string(), "--store", Store()});
+    ASSERT_EQ(o.code, 0) << o.out << o.err;
+    const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+    EXPECT_EQ((*Row(rows, "tg2", "streams"))["median"], 3);
+    EXPECT_EQ((*Row(rows, "tg2", "failed_streams"))["median"], 1);
+    const json* tg = Row(rows, "tg2", "throughput");
+    ASSERT_NE(tg, nullptr);
+    EXPECT_EQ((*tg)["n"], 2);  // the two requests that completed
+    // The generic server gives no per-chunk count: the counts came from the chunks and usage.
+    const auto samples = Samples(1, "tg2");
+    ASSERT_EQ(samples.size(), 3u);
+    EXPECT_EQ(samples[0].raw["request_failed"]["kind"],
+              mode == FixtureServer::Mode::kStallFirst ? "timeout" : "server_error");
+    EXPECT_EQ(samples[1].raw["streams"][0]["tokens"]["streamed_counted_by"], "chunks");
+  }
+}
+
+TEST_F(OpenAiRuntime, FixtureAnHttpErrorOrAServerThatIsDownFailsTheCellWithTheReason) {
+  {
+    FixtureServer fixture(FixtureServer::Mode::kHttp500);
+    const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
+    Output o = Pipette({"run", ex.string(), "--store", Store()});
+    EXPECT_NE(o.code, 0);
+    EXPECT_NE((o.out + o.err).find("HTTP 500: fixture failure"), std::string::npos)
+        << o.out << o.err;
+  }
+  // Nothing listens on a port just freed.
+  auto port = endpoint::FreeLocalPort();
+  ASSERT_TRUE(port);
+  const fs::path ex =
+      Write("down.yaml", FixtureExperiment("http://127.0.0.1:" + std::to_string(*port) + "/v1"));
+  fs::remove(Store());
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE((o.out + o.err).find("could not connect"), std::string::npos) << o.out << o.err;
+}
+
+}  // namespace
+}  // namespace pipette_e2e
