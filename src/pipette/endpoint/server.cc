@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,8 +14,6 @@
 #include <deque>
 #include <fstream>
 #include <thread>
-
-extern char** environ;
 
 namespace pipette::endpoint {
 
@@ -47,19 +45,40 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(
       a.replace(at, 6, std::to_string(*port));
     }
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::vector<char*> argv_p;
   for (std::string& a : argv) argv_p.push_back(a.data());
   argv_p.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv_p[0], &actions, nullptr, argv_p.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    return RuntimeError(fmt::format("cannot start the server {}: {}", argv[0], std::strerror(rc)));
+  const std::string log_path = log.string();
+  int pipe_fds[2];  // closed on exec: a byte back means exec failed, with its errno
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return RuntimeError(fmt::format("cannot start the server {}: {}", argv[0],
+                                    std::strerror(errno)));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The server never outlives the controller, even one killed outright.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0) ::_exit(127);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::execvp(argv_p[0], argv_p.data());
+    const int err = errno;
+    (void)!::write(pipe_fds[1], &err, sizeof err);
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  int exec_errno = 0;
+  const bool exec_failed = pid > 0 && ::read(pipe_fds[0], &exec_errno, sizeof exec_errno) > 0;
+  ::close(pipe_fds[0]);
+  if (pid < 0 || exec_failed) {
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    return RuntimeError(fmt::format("cannot start the server {}: {}", argv[0],
+                                    std::strerror(pid < 0 ? errno : exec_errno)));
   }
   std::unique_ptr<ServerProcess> server(
       new ServerProcess(pid, http::Url{"http", "127.0.0.1", *port, ""}, log));

@@ -44,8 +44,17 @@ TEST(RuntimeRegistry, LlamaCppLoadsGgufOnly) {
 }
 
 TEST(RuntimeRegistry, EndpointRuntimeHasNoWorkerProgram) {
-  const Runtime served{.name = "server", .reach = Endpoint{"http://127.0.0.1:8080"}};
+  const Runtime served{.name = "server", .reach = Endpoint{"bin/server"}};
   EXPECT_EQ(served.Worker(), nullptr);
+  EXPECT_TRUE(served.IsEndpoint());
+  const Runtime* openai = Registry().Find("openai");
+  ASSERT_NE(openai, nullptr);
+  EXPECT_TRUE(openai->IsEndpoint());
+  EXPECT_EQ(openai->EndpointReach()->bundled_server, "bin/llama-server");
+  // What it cannot give is named with its reason.
+  EXPECT_NE(openai->unserved.at("score").find("log-probabilities of given tokens"),
+            std::string::npos);
+  EXPECT_EQ(Registry().Find("llama.cpp")->EndpointReach(), nullptr);
 }
 
 TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnceWithItsRuntimes) {
