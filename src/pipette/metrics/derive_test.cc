@@ -158,3 +158,57 @@ TEST(Derive, NotServedPhasesAndUnreadableSamplesAreNaRowsOfTheirWorkload) {
 
 }  // namespace
 }  // namespace pipette::metrics
+
+namespace pipette::metrics {
+namespace {
+
+// An endpoint's tg request of two concurrent streams (docs/metrics.md "Endpoints"): figures per
+// stream, the aggregate over both, the serving overhead, and the counts of failures and
+// mismatches; a failed request counts and gives no figure.
+TEST(Derive, EndpointStreamsGivePerStreamAndAggregateFigures) {
+  store::RunRecord run;
+  store::EnvironmentRecord env{1, "fp", {}};
+  CellSamples c;
+  c.cell.id = 7;
+  c.cell.status = "ok";
+  c.cell.runtime = "openai";
+  const int64_t ms = 1'000'000;
+  // Stream a: sent at 0, tokens at 100, 110, 120 ms (2 steps in 20 ms: 100 t/s), ends at 125 ms;
+  // the server counted 20 + 80 ms. Stream b: tokens at 105, 125, 145 ms (50 t/s), a mismatch.
+  json a = {{"t_sent_ns", 0},
+            {"t_end_ns", 125 * ms},
+            {"t_first_ns", 100 * ms},
+            {"token_ns", {100 * ms, 110 * ms, 120 * ms}},
+            {"tokens", {{"asked", 3}}},
+            {"server", {{"prompt_ms", 20.0}, {"predicted_ms", 80.0}}}};
+  json b = {{"t_sent_ns", 0},
+            {"t_end_ns", 150 * ms},
+            {"t_first_ns", 105 * ms},
+            {"token_ns", {105 * ms, 125 * ms, 145 * ms}},
+            {"tokens", {{"asked", 3}, {"mismatch", "usage says 4 generated, 3 streamed"}}}};
+  json failed = {{"request_failed", {{"kind", "timeout"}, {"message", "stalled"}}},
+                 {"streams", {{{"error", "stalled"}, {"kind", "timeout"}}}}};
+  c.samples = {{1, 7, "tg2", 0, false, {{"streams", {a, b}}}},
+               {2, 7, "tg2", 1, false, failed}};
+  const auto rows = DeriveRows(run, env, {c});
+  auto find = [&](const std::string& metric) -> const ResultRow* {
+    for (const auto& r : rows) {
+      if (r.test == "tg2" && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(find("throughput"), nullptr);
+  EXPECT_EQ(find("throughput")->samples, (std::vector<double>{100, 50}));
+  EXPECT_EQ(find("e2e")->samples, (std::vector<double>{125, 150}));
+  EXPECT_EQ(find("serving_overhead")->samples, (std::vector<double>{25}));  // 125 - (20 + 80)
+  // 4 steps from 100 ms to 145 ms, over both streams.
+  EXPECT_NEAR(find("aggregate_throughput")->value, 4 / 0.045, 1e-9);
+  EXPECT_DOUBLE_EQ(find("itl_p50")->value, 15);  // gaps 10, 10, 20, 20
+  EXPECT_DOUBLE_EQ(find("streams")->value, 3);
+  EXPECT_DOUBLE_EQ(find("failed_streams")->value, 1);
+  EXPECT_DOUBLE_EQ(find("token_count_mismatches")->value, 1);
+  EXPECT_EQ(find("ttft"), nullptr);  // tg's first token is not a ttft test
+}
+
+}  // namespace
+}  // namespace pipette::metrics

@@ -18,6 +18,7 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
                 std::vector<metrics::ResultRow>* rows) {
   const json* info = nullptr;
   std::vector<Proportion> props;
+  int64_t served_items = 0, exhausted = 0;
   for (const auto& s : samples) {
     if (s.test == "gen_dataset") info = &s.raw;
     if (s.test != "gen") continue;
@@ -27,7 +28,16 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
     for (const json& c : item["checkers"]) {
       gi.checkers.push_back({c.value("type", ""), c.value("role", ""), c.value("spec", json())});
     }
-    const quality::Verdict v = quality::Judge(gi, s.raw.value("text", ""));
+    quality::Verdict v = quality::Judge(gi, s.raw.value("text", ""));
+    if (s.raw.contains("thinking_exhausted")) {
+      ++served_items;
+      // A thinking mode that spent the whole budget answered nothing: never a success, whatever
+      // a checker would make of an empty answer.
+      if (s.raw["thinking_exhausted"] == true) {
+        ++exhausted;
+        v.format_ok = v.task_ok = false;
+      }
+    }
     props.push_back({item.value("language", ""),
                      item.value("task_type", ""),
                      {{"format_ok", v.format_ok}, {"task_acc", v.task_ok}}});
@@ -35,6 +45,16 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
   if (!info) return;
   const size_t first = rows->size();
   AddProportionRows(base, "gen", *info, props, {"format_ok", "task_acc"}, rows);
+  if (served_items > 0) {  // an endpoint's items say whether a thinking mode ate the answer
+    metrics::ResultRow r = base;
+    r.test = "gen";
+    r.metric = "thinking_exhausted";
+    r.unit = "items";
+    r.samples = {double(exhausted)};
+    r.summary = stats::Summarize(r.samples);
+    r.value = r.summary.median;
+    rows->push_back(std::move(r));
+  }
   AddDensityRows(base, "gen", *info, samples, rows);
   // How the prompts were made, as the cell recorded it (absent from stores before it was).
   if (info->contains("template_sha256")) {

@@ -111,9 +111,10 @@ class Gen : public Workload {
       request.max_tokens = item.max_tokens;
       request.n_batch = ctx.NBatch();
       if (!spec.template_options.empty()) request.template_options = spec.template_options;
-      // A runtime without a template engine is sent the prompt the renderer made.
+      // A runtime without a template engine is sent the prompt the renderer made; an endpoint
+      // renders its own (the server's chat template: what a user of the server gets).
       std::optional<protocol::RenderChatResponse> rendered;
-      if (!ctx.Serves(protocol::op::kRenderChat)) {
+      if (!ctx.Serves(protocol::op::kRenderChat) && !cell.runtime.endpoint) {
         auto r = renderer_.Render(ctx, request.messages, spec.template_options);
         if (!r) return r.error();
         rendered = std::move(*r);
