@@ -91,8 +91,8 @@ quality:
       const std::string reason = r.value("na_reason", json()).is_string()
                                      ? r["na_reason"].get<std::string>()
                                      : std::string();
-      if (r["test"] == "ppl" && reason.find("log-probabilities of given tokens") !=
-                                    std::string::npos) {
+      if (r["test"] == "ppl" &&
+          reason.find("log-probabilities of given tokens") != std::string::npos) {
         ppl_na = true;
       }
       if (r["test"] == "pp32" && reason.find("ttft@P measures it") != std::string::npos) {
@@ -242,10 +242,12 @@ class FixtureServer {
             std::string body;
             for (int i = 0; i < 3; ++i) {
               body += malformed && i == 1 ? "data: {not json\n\n"
-                                          : R"(data: {"choices":[{"text":"a"}]})" "\n\n";
+                                          : R"(data: {"choices":[{"text":"a"}]})"
+                                            "\n\n";
             }
             body += R"(data: {"choices":[{"text":"","finish_reason":"length"}],)"
-                    R"("usage":{"prompt_tokens":2,"completion_tokens":3}})" "\n\n";
+                    R"("usage":{"prompt_tokens":2,"completion_tokens":3}})"
+                    "\n\n";
             body += "data: [DONE]\n\n";
             sink.write(body.data(), body.size());
             sink.done();
@@ -274,8 +276,10 @@ class FixtureServer {
 
 std::string FixtureExperiment(const std::string& url) {
   return R"(name: fixture
-models: [)" + kModel + R"(]
-runtime: {name: openai, base_url: ')" + url + R"('}
+models: [)" +
+         kModel + R"(]
+runtime: {name: openai, base_url: ')" +
+         url + R"('}
 tests: [tg2]
 repetitions: 3
 warmup: 0

@@ -17,7 +17,7 @@ struct WrittenServer {
   // The command (argv) when not bundled; "{model}", "{port}", "{threads}", "{n_ctx}" and
   // "{parallel}" are replaced when it starts.
   std::vector<std::string> command{};
-  std::optional<int> parallel{};  // slots; default: the highest concurrency of the experiment
+  std::optional<int> parallel{};       // slots; default: the highest concurrency of the experiment
   std::optional<int> ready_timeout{};  // seconds until GET /health must answer 200
   std::vector<std::string> args{};     // extra arguments for the bundled server
 };

@@ -73,13 +73,13 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
         auto s = Scalar(w, kv.second, "runtimes[].worker");
         if (!s) return s.error();
         r.worker = *s;
-      } else if (key == "api_key" || std::find(EndpointKeys().begin(), EndpointKeys().end(),
-                                               key) != EndpointKeys().end()) {
+      } else if (key == "api_key" || std::find(EndpointKeys().begin(), EndpointKeys().end(), key) !=
+                                         EndpointKeys().end()) {
         if (auto st = ParseEndpointKey(w, kv.first, kv.second, &endpoint); !st) return st.error();
         if (!first_endpoint_key) first_endpoint_key = kv.first;
       } else {
-        return w.At(kv.first, fmt::format("unknown key '{}' in a runtime{}", key,
-                                          DidYouMean(key, known)));
+        return w.At(kv.first,
+                    fmt::format("unknown key '{}' in a runtime{}", key, DidYouMean(key, known)));
       }
     }
     if (name_node.IsMap()) return w.At(node, "a runtime needs 'name:'");

@@ -47,8 +47,9 @@ Result<WrittenServer> ParseServer(const Where& w, const YAML::Node& node) {
     return s;
   }
   if (!node.IsMap()) {
-    return w.At(node, "server: is `bundled` or a mapping: command:, parallel:, ready_timeout:, "
-                      "args:");
+    return w.At(node,
+                "server: is `bundled` or a mapping: command:, parallel:, ready_timeout:, "
+                "args:");
   }
   KeySet keys;
   for (const auto& kv : node) {
@@ -82,8 +83,9 @@ Result<WrittenServer> ParseServer(const Where& w, const YAML::Node& node) {
   }
   if (s.command.empty()) s.bundled = true;  // {parallel: 4} alone: the bundled server
   if (!s.bundled && !s.args.empty()) {
-    return w.At(node, "server.args: only for the bundled server (a command of your own takes its "
-                      "arguments in command:)");
+    return w.At(node,
+                "server.args: only for the bundled server (a command of your own takes its "
+                "arguments in command:)");
   }
   return s;
 }
@@ -125,9 +127,10 @@ Status ParseEndpointKey(const Where& w, const YAML::Node& k, const YAML::Node& v
   const std::string key = k.Scalar();
   if (key == "api_key") {
     // The value is never repeated: it may be a real key.
-    return w.At(k, "api_key: a key is never written in an experiment file (it would be stored "
-                   "with the run); put it in an environment variable and name that variable: "
-                   "`api_key_env: OPENAI_API_KEY`");
+    return w.At(k,
+                "api_key: a key is never written in an experiment file (it would be stored "
+                "with the run); put it in an environment variable and name that variable: "
+                "`api_key_env: OPENAI_API_KEY`");
   }
   if (key == "base_url") {
     auto s = Scalar(w, v, "base_url");
@@ -141,8 +144,9 @@ Status ParseEndpointKey(const Where& w, const YAML::Node& k, const YAML::Node& v
   } else if (key == "api_key_env") {
     if (!v.IsScalar() || !IsEnvName(v.Scalar())) {
       // Not the value either: a key pasted here by mistake must not be printed.
-      return w.At(v, "api_key_env: the name of an environment variable (letters, digits and "
-                     "'_'), such as OPENAI_API_KEY; the key itself is never written here");
+      return w.At(v,
+                  "api_key_env: the name of an environment variable (letters, digits and "
+                  "'_'), such as OPENAI_API_KEY; the key itself is never written here");
     }
     e->api_key_env = v.Scalar();
   } else if (key == "body") {
@@ -162,13 +166,15 @@ Status ParseEndpointKey(const Where& w, const YAML::Node& k, const YAML::Node& v
 
 Status CheckEndpoint(const Where& w, const YAML::Node& entry, const WrittenEndpoint& e) {
   if (e.base_url && e.server) {
-    return w.At(entry, "an endpoint runtime takes either base_url: (a server already running) or "
-                       "server: (Pipette starts one), not both");
+    return w.At(entry,
+                "an endpoint runtime takes either base_url: (a server already running) or "
+                "server: (Pipette starts one), not both");
   }
   if (!e.base_url && !e.server) {
-    return w.At(entry, "an endpoint runtime needs base_url: (a server already running, e.g. "
-                       "http://127.0.0.1:8080/v1) or server: bundled (Pipette starts the pinned "
-                       "llama-server on the experiment's model)");
+    return w.At(entry,
+                "an endpoint runtime needs base_url: (a server already running, e.g. "
+                "http://127.0.0.1:8080/v1) or server: bundled (Pipette starts the pinned "
+                "llama-server on the experiment's model)");
   }
   return {};
 }

@@ -98,8 +98,8 @@ TEST(ParseEndpoint, BadEntriesAreNamedWithTheirPlace) {
 TEST(ParseEndpoint, AKeyIsNeverWrittenNorRepeated) {
   const std::string r = kHead + "runtimes:\n";
   const std::string key = "sk-live-0123456789abcdef";
-  const std::string inline_key = ErrorOf(r + "  - {name: openai, server: bundled, api_key: " + key +
-                                         "}\n");
+  const std::string inline_key =
+      ErrorOf(r + "  - {name: openai, server: bundled, api_key: " + key + "}\n");
   EXPECT_NE(inline_key.find("a key is never written in an experiment file"), std::string::npos);
   EXPECT_EQ(inline_key.find(key), std::string::npos) << inline_key;
   // A key pasted where the variable's name goes is not printed either.

@@ -45,10 +45,10 @@ struct WrittenModel {
 // endpoint runtime's keys ({name: openai, base_url: ..., server: ...}).
 struct WrittenRuntime {
   std::string name{};
-  std::optional<std::string> worker{};  // as written (relative to the experiment file)
+  std::optional<std::string> worker{};        // as written (relative to the experiment file)
   std::optional<WrittenEndpoint> endpoint{};  // an endpoint runtime's keys
-  Pos pos{};                            // the entry
-  Pos name_pos{};                       // its name
+  Pos pos{};                                  // the entry
+  Pos name_pos{};                             // its name
 };
 
 // One parameter under params:, its values in canonical text, duplicates dropped.

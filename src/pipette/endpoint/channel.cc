@@ -188,9 +188,8 @@ class EndpointChannel : public worker::WorkerChannel {
         flavor_ = Flavor::kLlamaServer;
         version = (*props)["build_info"].get<std::string>();
       } else if (!props && props.error().message.find("could not connect") != std::string::npos) {
-        return FailedCall(protocol::op::kHello,
-                          fmt::format("the endpoint {} is down: {}", Where(),
-                                      props.error().message));
+        return FailedCall(protocol::op::kHello, fmt::format("the endpoint {} is down: {}", Where(),
+                                                            props.error().message));
       }
     }
     build["flavor"] = Flavored() ? "llama-server" : "generic";
@@ -199,8 +198,8 @@ class EndpointChannel : public worker::WorkerChannel {
     h.runtime_version = version.empty() ? "unknown" : version;
     h.runtime_build = build;
     h.pid = Pid();
-    h.ops = {protocol::op::kHello, protocol::op::kLoadModel, protocol::op::kInitContext,
-             protocol::op::kTg,    protocol::op::kTtft,      protocol::op::kChat,
+    h.ops = {protocol::op::kHello,   protocol::op::kLoadModel, protocol::op::kInitContext,
+             protocol::op::kTg,      protocol::op::kTtft,      protocol::op::kChat,
              protocol::op::kShutdown};
     if (Flavored()) {
       h.ops.push_back(protocol::op::kTokenize);
@@ -375,11 +374,9 @@ class EndpointChannel : public worker::WorkerChannel {
 
   Result<std::vector<int64_t>, CallError> TokensOf(const std::string& op, const std::string& text,
                                                    bool add_special, bool parse_special) {
-    auto r = Exchange(op, "POST", "/tokenize",
-                      {{"content", text},
-                       {"add_special", add_special},
-                       {"parse_special", parse_special}},
-                      true);
+    auto r = Exchange(
+        op, "POST", "/tokenize",
+        {{"content", text}, {"add_special", add_special}, {"parse_special", parse_special}}, true);
     if (!r) return r.error();
     std::vector<int64_t> out;
     for (const json& t : r->value("tokens", json::array())) {
@@ -396,8 +393,7 @@ class EndpointChannel : public worker::WorkerChannel {
     return json{{"tokens", *t}};
   }
 
-  Result<std::string, CallError> TextOf(const std::string& op,
-                                        const std::vector<int64_t>& tokens) {
+  Result<std::string, CallError> TextOf(const std::string& op, const std::vector<int64_t>& tokens) {
     auto r = Exchange(op, "POST", "/detokenize", {{"tokens", tokens}}, true);
     if (!r) return r.error();
     return r->value("content", "");
@@ -461,8 +457,9 @@ class EndpointChannel : public worker::WorkerChannel {
     if (api_ == Api::kChat) {
       // Messages take text: the depth's tokens as text (the chat template adds its own).
       if (!Flavored()) {
-        return FailedCall(op, "tg over the chat API sends its prompt as text, which needs the "
-                              "server's /detokenize (llama-server's)");
+        return FailedCall(op,
+                          "tg over the chat API sends its prompt as text, which needs the "
+                          "server's /detokenize (llama-server's)");
       }
       std::vector<int64_t> text_ids(req->prompt.begin(), req->prompt.end());
       auto text = TextOf(op, text_ids);
@@ -626,9 +623,10 @@ Result<std::string> ApiKeyFromEnvironment(const config::EndpointSpec& spec) {
   if (spec.api_key_env.empty()) return std::string();
   const char* v = std::getenv(spec.api_key_env.c_str());
   if (!v || !*v) {
-    return InputError(fmt::format("api_key_env: the environment variable {} is not set (or is "
-                                  "empty); set it to the endpoint's API key",
-                                  spec.api_key_env));
+    return InputError(
+        fmt::format("api_key_env: the environment variable {} is not set (or is "
+                    "empty); set it to the endpoint's API key",
+                    spec.api_key_env));
   }
   return std::string(v);
 }

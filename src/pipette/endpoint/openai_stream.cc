@@ -108,8 +108,8 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
     record_.reasoning += reasoning;
     record_.reasoning_ns.push_back(event.t_ns);
     record_.reasoning_tokens.push_back(tokens);
-  } else if (!content.empty() || (tokens > 0 && record_.finish_reason.empty() &&
-                                    !j.contains("usage"))) {
+  } else if (!content.empty() ||
+             (tokens > 0 && record_.finish_reason.empty() && !j.contains("usage"))) {
     // A chunk whose tokens rendered no text yet (a character cut between tokens) still counts.
     record_.text += content;
     record_.content_ns.push_back(event.t_ns);

@@ -67,8 +67,8 @@ json StreamFacts(const Streamed& s, int64_t asked_tokens,
   }
   std::vector<std::string> mismatch;
   if (r.usage_completion_tokens && *r.usage_completion_tokens != streamed) {
-    mismatch.push_back(fmt::format("usage says {} generated, {} streamed",
-                                   *r.usage_completion_tokens, streamed));
+    mismatch.push_back(
+        fmt::format("usage says {} generated, {} streamed", *r.usage_completion_tokens, streamed));
   }
   if (generated != asked_tokens) {
     mismatch.push_back(fmt::format("{} asked, {} generated", asked_tokens, generated));
@@ -95,9 +95,7 @@ json StreamFacts(const Streamed& s, int64_t asked_tokens,
   return f;
 }
 
-json FailedStream(const StreamError& e) {
-  return {{"error", e.message}, {"kind", e.KindName()}};
-}
+json FailedStream(const StreamError& e) { return {{"error", e.message}, {"kind", e.KindName()}}; }
 
 namespace {
 

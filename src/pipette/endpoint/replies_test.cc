@@ -72,7 +72,8 @@ TEST(TgReply, CountsThatDisagreeAreRecorded) {
   // Fewer tokens than asked (a server that stopped at end-of-sequence).
   std::vector<Result<Streamed, StreamError>> short_one;
   short_one.push_back(Stream({150, 160}, {1, 1}, 2));
-  EXPECT_EQ(TgReply(3, short_one).reply["streams"][0]["tokens"]["mismatch"], "4 asked, 2 generated");
+  EXPECT_EQ(TgReply(3, short_one).reply["streams"][0]["tokens"]["mismatch"],
+            "4 asked, 2 generated");
 }
 
 TEST(TgReply, AStallOrACutStreamIsAFailedRequestAndTheOthersStillCount) {

@@ -51,8 +51,8 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(
   const std::string log_path = log.string();
   int pipe_fds[2];  // closed on exec: a byte back means exec failed, with its errno
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return RuntimeError(fmt::format("cannot start the server {}: {}", argv[0],
-                                    std::strerror(errno)));
+    return RuntimeError(
+        fmt::format("cannot start the server {}: {}", argv[0], std::strerror(errno)));
   }
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();

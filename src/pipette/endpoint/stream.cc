@@ -112,9 +112,9 @@ Result<Streamed, StreamError> StreamGeneration(http::HttpClient& client, const h
   return out;
 }
 
-std::vector<Result<Streamed, StreamError>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
-                                                 const std::vector<GenerationRequest>& requests,
-                                                 const StreamOptions& options) {
+std::vector<Result<Streamed, StreamError>> StreamConcurrently(
+    http::HttpClient& client, const http::Url& url, const std::vector<GenerationRequest>& requests,
+    const StreamOptions& options) {
   std::vector<std::optional<Result<Streamed, StreamError>>> slots(requests.size());
   std::mutex mu;
   std::condition_variable cv;

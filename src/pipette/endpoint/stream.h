@@ -47,8 +47,8 @@ namespace pipette::endpoint {
 // `requests.size()` streams at once, each on its own thread and connection, released together
 // (the concurrency a serving benchmark sweeps); one result per request, in order. A failed stream
 // does not stop the others.
-std::vector<Result<Streamed, StreamError>> StreamConcurrently(http::HttpClient& client, const http::Url& url,
-                                                 const std::vector<GenerationRequest>& requests,
-                                                 const StreamOptions& options);
+std::vector<Result<Streamed, StreamError>> StreamConcurrently(
+    http::HttpClient& client, const http::Url& url, const std::vector<GenerationRequest>& requests,
+    const StreamOptions& options);
 
 }  // namespace pipette::endpoint

@@ -175,12 +175,9 @@ TEST(Derive, EndpointStreamsGivePerStreamAndAggregateFigures) {
   const int64_t ms = 1'000'000;
   // Stream a: sent at 0, tokens at 100, 110, 120 ms (2 steps in 20 ms: 100 t/s), ends at 125 ms;
   // the server counted 20 + 80 ms. Stream b: tokens at 105, 125, 145 ms (50 t/s), a mismatch.
-  json a = {{"t_sent_ns", 0},
-            {"t_end_ns", 125 * ms},
-            {"t_first_ns", 100 * ms},
-            {"token_ns", {100 * ms, 110 * ms, 120 * ms}},
-            {"tokens", {{"asked", 3}}},
-            {"server", {{"prompt_ms", 20.0}, {"predicted_ms", 80.0}}}};
+  json a = {{"t_sent_ns", 0},           {"t_end_ns", 125 * ms},
+            {"t_first_ns", 100 * ms},   {"token_ns", {100 * ms, 110 * ms, 120 * ms}},
+            {"tokens", {{"asked", 3}}}, {"server", {{"prompt_ms", 20.0}, {"predicted_ms", 80.0}}}};
   json b = {{"t_sent_ns", 0},
             {"t_end_ns", 150 * ms},
             {"t_first_ns", 105 * ms},
@@ -188,8 +185,7 @@ TEST(Derive, EndpointStreamsGivePerStreamAndAggregateFigures) {
             {"tokens", {{"asked", 3}, {"mismatch", "usage says 4 generated, 3 streamed"}}}};
   json failed = {{"request_failed", {{"kind", "timeout"}, {"message", "stalled"}}},
                  {"streams", {{{"error", "stalled"}, {"kind", "timeout"}}}}};
-  c.samples = {{1, 7, "tg2", 0, false, {{"streams", {a, b}}}},
-               {2, 7, "tg2", 1, false, failed}};
+  c.samples = {{1, 7, "tg2", 0, false, {{"streams", {a, b}}}}, {2, 7, "tg2", 1, false, failed}};
   const auto rows = DeriveRows(run, env, {c});
   auto find = [&](const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {

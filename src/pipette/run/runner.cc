@@ -401,10 +401,10 @@ class Runner {
   RunStatus NotApplicable(const plan::Cell& cell, const store::CellRecord& rec,
                           const std::string& phase, const std::string& op) {
     const runtime::Runtime* entry = runtime::Registry().Find(cell.runtime.name);
-    const std::string reason = entry && entry->unserved.count(op)
-                                   ? entry->unserved.at(op)
-                                   : fmt::format("runtime '{}' does not serve op '{}'",
-                                                 cell.runtime.name, op);
+    const std::string reason =
+        entry && entry->unserved.count(op)
+            ? entry->unserved.at(op)
+            : fmt::format("runtime '{}' does not serve op '{}'", cell.runtime.name, op);
     if (auto st =
             Keep(rec, "na", na_count_++, false, {{"phase", phase}, {"op", op}, {"reason", reason}});
         !st) {
@@ -475,7 +475,7 @@ class Runner {
   RunSummary summary_;
   estimate::Estimator eta_;
   std::unique_ptr<worker::WorkerChannel> channel_;
-  std::string worker_path_;  // the worker program, or "endpoint:<runtime>"
+  std::string worker_path_;   // the worker program, or "endpoint:<runtime>"
   http::HttpLibClient http_;  // endpoints' client unless the deps give one
   protocol::HelloResponse hello_;
   std::string loaded_key_;
