@@ -210,6 +210,66 @@ warmup: 0
   (*server)->Stop();
 }
 
+// The real llama-server with a thinking template (tests/data/thinking-template.jinja): the model
+// generates after an open <think>, so with a small budget every answer is empty and flagged, and
+// never a success; the experiment's body turns thinking off and the answers come back.
+TEST_F(OpenAiRuntime, AThinkingModeThatSpendsTheBudgetIsFlaggedNotASuccess) {
+  http::HttpLibClient client;
+  auto server = endpoint::ServerProcess::Start(
+      {kLlamaTools + "/llama-server", "-m", kModel, "--host", "127.0.0.1", "--port", "{port}", "-t",
+       "2", "-c", "2048", "--no-webui", "--jinja", "--chat-template-file",
+       kSource + "/tests/data/thinking-template.jinja", "--reasoning-format", "deepseek"},
+      dir_ / "server.log", client, std::chrono::seconds(120));
+  ASSERT_TRUE(server) << server.error().message;
+  const std::string base = (*server)->url().ToString() + "/v1";
+  auto experiment = [&](const std::string& body) {
+    return Write("thinking.yaml", R"(name: thinking
+models: [)" + kModel + R"(]
+runtime: {name: openai, base_url: ')" + base + "'" + body + R"(}
+tests: [tg4]
+repetitions: 1
+warmup: 0
+quality:
+  gen: {limit: 4}
+)");
+  };
+  Output thinking = Pipette({"run", experiment("").string(), "--store", Store()});
+  ASSERT_EQ(thinking.code, 0) << thinking.out << thinking.err;
+  const auto items = Samples(1, "gen");
+  ASSERT_EQ(items.size(), 4u);
+  for (const auto& s : items) {
+    EXPECT_EQ(s.raw["thinking_exhausted"], true) << s.raw.dump();
+    EXPECT_EQ(s.raw["text"], "");
+    EXPECT_FALSE(s.raw["reasoning"].get<std::string>().empty());
+    EXPECT_GT(s.raw["stream"]["tokens"]["reasoning"].get<int64_t>(), 0);
+  }
+  {
+    const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+    const json* exhausted = Row(rows, "gen", "thinking_exhausted");
+    ASSERT_NE(exhausted, nullptr);
+    EXPECT_EQ((*exhausted)["median"], 4);
+    for (const json& r : rows) {
+      if (r["test"] == "gen" && r["metric"] == "format_ok" && r.value("subset", "") == "") {
+        EXPECT_EQ(r["value"], 0);  // an empty answer is never a success
+      }
+    }
+  }
+  // Thinking off through the request body: answers, none flagged.
+  fs::remove(Store());
+  Output off = Pipette({"run",
+                        experiment(", body: {chat_template_kwargs: {enable_thinking: false}}")
+                            .string(),
+                        "--store", Store()});
+  ASSERT_EQ(off.code, 0) << off.out << off.err;
+  int answered = 0;
+  for (const auto& s : Samples(1, "gen")) {
+    EXPECT_EQ(s.raw["thinking_exhausted"], false);
+    if (!s.raw["text"].get<std::string>().empty()) ++answered;
+  }
+  EXPECT_EQ(answered, 4);
+  (*server)->Stop();
+}
+
 // A fixture server (a stand-in, not llama-server): /v1/models names one model, and
 // /v1/completions streams three tokens, except as `mode` says: the first request stalls past the
 // experiment's 1 s timeout, every request answers HTTP 500, or the first sends a line that is

@@ -90,7 +90,7 @@ TEST(Parse, ErrorsNameLineColumnAndSuggest) {
             "ttft@256");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nruntime: llama.cp\n"),
             "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
-            "llama.cpp, onnxruntime, openvino, mnn)");
+            "llama.cpp, onnxruntime, openvino, mnn, openai)");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\ndevice: phone\n"),
             "ex.yaml:3:9: device 'phone' is not supported yet: only 'local'");
   EXPECT_EQ(ErrorOf("tests: [pp16]\n"),

@@ -238,7 +238,7 @@ TEST_F(OnnxModelsTest, EachModelNeedsARuntimeOfTheFileThatLoadsIt) {
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4_1]\nruntimes: [onnxruntime]\n"
                     "tests: [pp16]\n"),
             "ex.yaml:1: model 'smollm2-135m-instruct-q4_1' (format gguf) is loaded by no runtime "
-            "of this experiment (onnxruntime): add llama.cpp to runtimes:");
+            "of this experiment (onnxruntime): add llama.cpp or openai to runtimes:");
   EXPECT_EQ(ErrorOf("models: [conv]\nruntimes: [llama.cpp, onnxruntime]\n"
                     "quantize:\n  base: conv\n  types: [Q4_0]\ntests: [pp16]\n"),
             "ex.yaml:4:9: quantize: makes its variants with llama.cpp, which does not load base "

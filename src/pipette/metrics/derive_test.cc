@@ -167,11 +167,13 @@ namespace {
 // mismatches; a failed request counts and gives no figure.
 TEST(Derive, EndpointStreamsGivePerStreamAndAggregateFigures) {
   store::RunRecord run;
-  store::EnvironmentRecord env{1, "fp", {}};
+  store::EnvironmentRecord env{1, "fp", json::object()};
   CellSamples c;
   c.cell.id = 7;
   c.cell.status = "ok";
   c.cell.runtime = "openai";
+  c.cell.model_info = json::object();
+  c.cell.params = json::object();
   const int64_t ms = 1'000'000;
   // Stream a: sent at 0, tokens at 100, 110, 120 ms (2 steps in 20 ms: 100 t/s), ends at 125 ms;
   // the server counted 20 + 80 ms. Stream b: tokens at 105, 125, 145 ms (50 t/s), a mismatch.

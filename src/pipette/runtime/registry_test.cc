@@ -16,7 +16,7 @@ TEST(RuntimeRegistry, FindsLlamaCppByItsName) {
   EXPECT_TRUE(r->makes_variants);
   EXPECT_EQ(Registry().Find("llama"), nullptr);
   EXPECT_EQ(Registry().Names(),
-            (std::vector<std::string>{"llama.cpp", "onnxruntime", "openvino", "mnn"}));
+            (std::vector<std::string>{"llama.cpp", "onnxruntime", "openvino", "mnn", "openai"}));
 }
 
 TEST(RuntimeRegistry, UnknownNameIsBadInputWithDidYouMean) {
@@ -25,11 +25,11 @@ TEST(RuntimeRegistry, UnknownNameIsBadInputWithDidYouMean) {
   EXPECT_EQ(r.error().exit_code, 2);
   EXPECT_EQ(r.error().message,
             "unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: llama.cpp, "
-            "onnxruntime, openvino, mnn)");
+            "onnxruntime, openvino, mnn, openai)");
   auto far = Registry().Lookup("tensorrt");
   ASSERT_FALSE(far.ok());
   EXPECT_EQ(far.error().message,
-            "unknown runtime 'tensorrt' (known: llama.cpp, onnxruntime, openvino, mnn)");
+            "unknown runtime 'tensorrt' (known: llama.cpp, onnxruntime, openvino, mnn, openai)");
   auto ok = Registry().Lookup("llama.cpp");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->name, "llama.cpp");
