@@ -52,7 +52,6 @@ repetitions: 2
 warmup: 1
 quality:
   ppl: {chunks: 1, n_ctx: 128}
-  gen: {limit: 24}
 )");
   Output o = Pipette({"run", ex.string(), "--store", Store()});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
@@ -88,9 +87,8 @@ quality:
     // What HTTP cannot give is n/a with its reason, never estimated.
     bool ppl_na = false, pp_na = false;
     for (const json& r : rows) {
-      const std::string reason = r.value("na_reason", json()).is_string()
-                                     ? r["na_reason"].get<std::string>()
-                                     : std::string();
+      const std::string reason =
+          r.value("na", json()).is_string() ? r["na"].get<std::string>() : std::string();
       if (r["test"] == "ppl" &&
           reason.find("log-probabilities of given tokens") != std::string::npos) {
         ppl_na = true;
@@ -127,17 +125,62 @@ quality:
   ASSERT_EQ(context.size(), 1u);
   EXPECT_EQ(context[0].raw["slots"], 2);  // the highest concurrency tested
   EXPECT_FALSE(context[0].raw.value("server_build", "").empty());
+}
 
-  // Greedy generation through the server's chat template equals the in-process output for the
-  // same rendered prompt on at least 95% of the items.
-  const auto local = Samples(in_process, "gen");
-  const auto remote = Samples(served, "gen");
-  ASSERT_EQ(local.size(), 24u);
+// `text` without a last character cut short: a generation stopped at max_tokens can end inside a
+// UTF-8 sequence. The in-process worker's text shows those bytes as U+FFFD (its detokenized text
+// must be valid UTF-8 to be stored); a server holds them back (it never sends half a character).
+// The token ids are the same; only the rendering of the cut character differs.
+std::string WholeCharacters(std::string text) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  while (text.size() >= 3 && text.compare(text.size() - 3, 3, replacement) == 0)
+    text.resize(text.size() - 3);
+  return text;
+}
+
+// Greedy generation through the server's chat template equals the in-process output for the same
+// rendered prompt on at least 95% of the shipped items (the issue's bound).
+TEST_F(OpenAiRuntime, GreedyGenerationThroughTheServerEqualsInProcess) {
+  const fs::path ex = Write("gen.yaml", R"(name: gen
+models: [)" + kModel + R"(]
+runtimes:
+  - llama.cpp
+  - {name: openai, server: bundled}
+params:
+  threads: 2
+tests: [tg4]
+repetitions: 1
+warmup: 0
+quality:
+  gen: {}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  auto store = store::Store::Open(Store());
+  ASSERT_TRUE(store.ok());
+  auto run = (*store)->LatestRunId();
+  ASSERT_TRUE(run.ok() && run->has_value());
+  auto cells = (*store)->Cells(**run);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  const auto local =
+      Samples((*cells)[0].runtime == "llama.cpp" ? (*cells)[0].id : (*cells)[1].id, "gen");
+  const auto remote =
+      Samples((*cells)[0].runtime == "openai" ? (*cells)[0].id : (*cells)[1].id, "gen");
+  ASSERT_EQ(local.size(), 71u);
   ASSERT_EQ(remote.size(), local.size());
   int same = 0;
   for (size_t i = 0; i < local.size(); ++i) {
+    // The same rendered prompt: llama-server's /apply-template and the in-process template.
     EXPECT_EQ(local[i].raw["prompt_sha256"], remote[i].raw["prompt_sha256"]) << "item " << i;
-    if (local[i].raw["text"] == remote[i].raw["text"]) ++same;
+    const std::string mine = WholeCharacters(local[i].raw["text"].get<std::string>());
+    if (mine == remote[i].raw["text"].get<std::string>()) {
+      ++same;
+    } else {
+      std::cerr << "item " << i << " differs (up to 5% may):\n"
+                << mine << "\n---\n"
+                << remote[i].raw["text"] << "\n";
+    }
   }
   EXPECT_GE(same * 100, 95 * static_cast<int>(local.size())) << same << " of " << local.size();
 }
@@ -193,8 +236,7 @@ warmup: 0
   EXPECT_EQ(Row(rows, "load", "time"), nullptr);
   const json* memory = Row(rows, "memory", "all");
   ASSERT_NE(memory, nullptr);
-  EXPECT_NE((*memory)["na_reason"].get<std::string>().find("not Pipette's process"),
-            std::string::npos);
+  EXPECT_NE((*memory)["na"].get<std::string>().find("not Pipette's process"), std::string::npos);
   // The body option is recorded with the cell (the run's experiment text and canonical form).
   EXPECT_NE(doc.dump().find("top_k"), std::string::npos);
 
@@ -211,8 +253,10 @@ warmup: 0
 }
 
 // The real llama-server with a thinking template (tests/data/thinking-template.jinja): the model
-// generates after an open <think>, so with a small budget every answer is empty and flagged, and
-// never a success; the experiment's body turns thinking off and the answers come back.
+// generates after an open <think>, which the server returns as reasoning, so with a small budget
+// every answer is empty. Such an item is flagged and never a success, even where its only checker
+// (a length bound) would pass an empty answer; the experiment's body turns thinking off and the
+// answers come back.
 TEST_F(OpenAiRuntime, AThinkingModeThatSpendsTheBudgetIsFlaggedNotASuccess) {
   http::HttpLibClient client;
   auto server = endpoint::ServerProcess::Start(
@@ -221,52 +265,62 @@ TEST_F(OpenAiRuntime, AThinkingModeThatSpendsTheBudgetIsFlaggedNotASuccess) {
        kSource + "/tests/data/thinking-template.jinja", "--reasoning-format", "deepseek"},
       dir_ / "server.log", client, std::chrono::seconds(120));
   ASSERT_TRUE(server) << server.error().message;
+  std::string items;
+  for (const char* topic : {"a cat", "the sea", "a city", "a tree"}) {
+    items += std::string(R"({"id": "story-)") + std::to_string(items.size()) +
+             R"(", "prompt": "Write a long story )" + R"(about )" + topic +
+             R"(.", "max_tokens": 12, "task_type": "story", )" +
+             R"("language": "en", "checkers": [{"type": "max_chars", "value": 2000}]})" + "\n";
+  }
+  const fs::path dataset = Write("stories.jsonl", items);
   const std::string base = (*server)->url().ToString() + "/v1";
   auto experiment = [&](const std::string& body) {
     return Write("thinking.yaml", R"(name: thinking
 models: [)" + kModel + R"(]
-runtime: {name: openai, base_url: ')" + base + "'" + body + R"(}
+runtime: {name: openai, base_url: ')" +
+                                      base + "'" + body + R"(}
 tests: [tg4]
 repetitions: 1
 warmup: 0
 quality:
-  gen: {limit: 4}
+  gen: {dataset: )" + dataset.string() +
+                                      R"(}
 )");
   };
   Output thinking = Pipette({"run", experiment("").string(), "--store", Store()});
   ASSERT_EQ(thinking.code, 0) << thinking.out << thinking.err;
-  const auto items = Samples(1, "gen");
-  ASSERT_EQ(items.size(), 4u);
-  for (const auto& s : items) {
+  const auto samples = Samples(1, "gen");
+  ASSERT_EQ(samples.size(), 4u);
+  for (const auto& s : samples) {
     EXPECT_EQ(s.raw["thinking_exhausted"], true) << s.raw.dump();
     EXPECT_EQ(s.raw["text"], "");
     EXPECT_FALSE(s.raw["reasoning"].get<std::string>().empty());
-    EXPECT_GT(s.raw["stream"]["tokens"]["reasoning"].get<int64_t>(), 0);
+    EXPECT_EQ(s.raw["stream"]["tokens"]["reasoning"], 12);
+    EXPECT_EQ(s.raw["stream"]["tokens"]["answer"], 0);
   }
   {
     const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
     const json* exhausted = Row(rows, "gen", "thinking_exhausted");
     ASSERT_NE(exhausted, nullptr);
     EXPECT_EQ((*exhausted)["median"], 4);
-    for (const json& r : rows) {
-      if (r["test"] == "gen" && r["metric"] == "format_ok" && r.value("subset", "") == "") {
-        EXPECT_EQ(r["value"], 0);  // an empty answer is never a success
-      }
-    }
+    const json* ok = Row(rows, "gen", "format_ok");
+    ASSERT_NE(ok, nullptr);
+    EXPECT_EQ((*ok)["value"], 0);  // an empty answer is never a success
   }
-  // Thinking off through the request body: answers, none flagged.
+  // Thinking off through the request body: answers, none flagged, every item a success.
   fs::remove(Store());
-  Output off = Pipette({"run",
-                        experiment(", body: {chat_template_kwargs: {enable_thinking: false}}")
-                            .string(),
-                        "--store", Store()});
+  Output off = Pipette(
+      {"run", experiment(", body: {chat_template_kwargs: {enable_thinking: false}}").string(),
+       "--store", Store()});
   ASSERT_EQ(off.code, 0) << off.out << off.err;
-  int answered = 0;
   for (const auto& s : Samples(1, "gen")) {
     EXPECT_EQ(s.raw["thinking_exhausted"], false);
-    if (!s.raw["text"].get<std::string>().empty()) ++answered;
+    EXPECT_FALSE(s.raw["text"].get<std::string>().empty());
   }
-  EXPECT_EQ(answered, 4);
+  const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+  const json* ok = Row(rows, "gen", "format_ok");
+  ASSERT_NE(ok, nullptr);
+  EXPECT_EQ((*ok)["value"], 1);
   (*server)->Stop();
 }
 
@@ -299,12 +353,15 @@ class FixtureServer {
               sink.done();
               return true;
             }
-            std::string body;
+            // Three tokens, a few milliseconds apart, as a server streams them.
             for (int i = 0; i < 3; ++i) {
-              body += malformed && i == 1 ? "data: {not json\n\n"
-                                          : R"(data: {"choices":[{"text":"a"}]})"
-                                            "\n\n";
+              const std::string chunk =
+                  malformed && i == 1 ? std::string("data: {not json\n\n")
+                                      : std::string(R"(data: {"choices":[{"text":"a"}]})") + "\n\n";
+              sink.write(chunk.data(), chunk.size());
+              std::this_thread::sleep_for(std::chrono::milliseconds(5));
             }
+            std::string body;
             body += R"(data: {"choices":[{"text":"","finish_reason":"length"}],)"
                     R"("usage":{"prompt_tokens":2,"completion_tokens":3}})"
                     "\n\n";

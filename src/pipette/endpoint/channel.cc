@@ -73,7 +73,7 @@ Result<protocol::ModelInfo> ModelInfoOf(const std::string& path) {
   return m;
 }
 
-// `argv[0] --version`'s first line that says a version ("version: 1 (abc123)"), or "".
+// The build `argv[0] --version` names, as llama-server's /props says it ("b1-0c1e570"), or "".
 std::string ServerVersion(const std::string& program) {
   const std::string cmd = "'" + program + "' --version 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -82,8 +82,9 @@ std::string ServerVersion(const std::string& program) {
   std::array<char, 512> buf{};
   while (fgets(buf.data(), static_cast<int>(buf.size()), p)) out += buf.data();
   ::pclose(p);
+  // "version: 0.5.0-dev (build 1, commit 0c1e570)": as /props' build_info says it, b1-0c1e570.
   std::smatch m;
-  static const std::regex kVersion(R"(version: (\S+) \((\w+)\))");
+  static const std::regex kVersion(R"(version: \S+ \(build (\d+), commit (\w+)\))");
   if (std::regex_search(out, m, kVersion)) return "b" + m[1].str() + "-" + m[2].str();
   return "";
 }
@@ -548,7 +549,7 @@ class EndpointChannel : public worker::WorkerChannel {
     }
     json out = resp.ToJson();
     out["tokens_from"] = Flavored() ? "retokenized_text" : "none";
-    out["stream"] = StreamFacts(*s, req->max_tokens, std::nullopt);
+    out["stream"] = StreamFacts(*s, req->max_tokens, std::nullopt, /*asked_is_limit=*/true);
     out["reasoning"] = r.reasoning;
     // A thinking mode that spent the whole budget: no answer, never a success.
     out["thinking_exhausted"] =

@@ -104,13 +104,26 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
   if (tokens < 0 && j.contains("tokens") && j["tokens"].is_array()) {
     tokens = static_cast<int>(j["tokens"].size());
   }
+  // Tokens the server counted in a chunk without text (the role-only first chunk of a chat, a
+  // token held back while a tag or a stop word may be forming) reach the client with the next
+  // chunk that has text; those still held at the end, with the final chunk.
+  const bool final = !record_.finish_reason.empty() || j.contains("usage");
+  if (tokens > 0 && reasoning.empty() && content.empty() && !final) {
+    held_ += tokens;
+    return {};
+  }
+  // The final chunk's own count without text is a token never shown (the end-of-sequence token,
+  // a stop word): not an arrival.
+  if (final && reasoning.empty() && content.empty()) tokens = 0;
+  if (tokens >= 0) {
+    tokens += held_;
+    held_ = 0;
+  }
   if (!reasoning.empty()) {
     record_.reasoning += reasoning;
     record_.reasoning_ns.push_back(event.t_ns);
     record_.reasoning_tokens.push_back(tokens);
-  } else if (!content.empty() ||
-             (tokens > 0 && record_.finish_reason.empty() && !j.contains("usage"))) {
-    // A chunk whose tokens rendered no text yet (a character cut between tokens) still counts.
+  } else if (!content.empty() || tokens > 0) {
     record_.text += content;
     record_.content_ns.push_back(event.t_ns);
     record_.content_tokens.push_back(tokens);

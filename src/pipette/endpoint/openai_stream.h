@@ -71,6 +71,7 @@ class StreamReader {
   Api api_;
   StreamRecord record_;
   int64_t predicted_ = 0;  // the last chunk's cumulative predicted_n
+  int held_ = 0;           // tokens counted in chunks without text, not yet given to one
 };
 
 }  // namespace pipette::endpoint

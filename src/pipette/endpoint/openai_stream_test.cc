@@ -109,6 +109,26 @@ TEST(StreamReader, CountsTokensPerChunkFromTheServersRunningCount) {
   EXPECT_EQ(reader.record().content_tokens, (std::vector<int>{1, 2}));
 }
 
+TEST(StreamReader, TokensOfAChunkWithoutTextGoWithTheNextTextOrTheEnd) {
+  // A chat's first chunk names the role only, yet the server counted the first token in it: the
+  // client sees that token with the next chunk of text. A token held back to the end arrives with
+  // the final chunk; the final chunk's own count (an end-of-sequence token) is no arrival.
+  StreamReader reader(Api::kChat);
+  ASSERT_TRUE(reader.Add(Ev(
+      R"({"choices":[{"delta":{"role":"assistant","content":null}}],"timings":{"predicted_n":1}})",
+      1)));
+  ASSERT_TRUE(reader.Add(
+      Ev(R"({"choices":[{"delta":{"reasoning_content":"hm"}}],"timings":{"predicted_n":2}})", 2)));
+  ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"delta":{}}],"timings":{"predicted_n":3}})", 3)));
+  ASSERT_TRUE(reader.Add(
+      Ev(R"({"choices":[{"delta":{},"finish_reason":"stop"}],"timings":{"predicted_n":4}})", 4)));
+  const StreamRecord& r = reader.record();
+  EXPECT_EQ(r.reasoning_ns, (std::vector<int64_t>{2}));
+  EXPECT_EQ(r.reasoning_tokens, (std::vector<int>{2}));
+  EXPECT_EQ(r.content_ns, (std::vector<int64_t>{4}));
+  EXPECT_EQ(r.content_tokens, (std::vector<int>{1}));
+}
+
 TEST(StreamReader, KeepsChatReasoningApartFromTheAnswer) {
   StreamReader reader(Api::kChat);
   ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"delta":{"role":"assistant","content":null}}]})", 1)));

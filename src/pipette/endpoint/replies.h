@@ -20,10 +20,12 @@ namespace pipette::endpoint {
 std::vector<int64_t> TokenArrivals(const StreamRecord& r);
 
 // One stream's facts as stored: arrivals, the server's counts and times, the finish reason and
-// the check of the token counts against `asked_tokens` (generated) and, where known,
+// the check of the token counts against `asked_tokens` (generated: exactly, or at most when
+// `asked_is_limit`, as a generation that may stop at end-of-sequence) and, where known,
 // `expected_prompt_tokens`.
 nlohmann::json StreamFacts(const Streamed& s, int64_t asked_tokens,
-                           std::optional<int64_t> expected_prompt_tokens);
+                           std::optional<int64_t> expected_prompt_tokens,
+                           bool asked_is_limit = false);
 
 // A failed stream as stored: {"error": message, "kind": ...}.
 nlohmann::json FailedStream(const StreamError& e);
