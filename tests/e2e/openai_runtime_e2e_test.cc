@@ -47,6 +47,7 @@ runtimes:
 params:
   threads: 2
   concurrency: [1, 2]
+  api: [completions, chat]
 tests: [pp32, tg16, ttft@32]
 repetitions: 2
 warmup: 1
@@ -58,47 +59,53 @@ quality:
   const json doc = ReportJson();
   const json& results = doc["results"];
 
-  for (int c : {1, 2}) {
-    const std::vector<json> rows = RowsOf(results, "openai", c);
-    ASSERT_FALSE(rows.empty()) << "no openai cell with concurrency " << c;
-    // Every stream gave the tokens asked, and the server's count agreed with the client's.
-    for (const char* test : {"tg16", "ttft@32"}) {
-      const json* n = Row(rows, test, "streams");
-      ASSERT_NE(n, nullptr) << test;
-      EXPECT_EQ((*n)["median"], 2 * c) << test;  // two repetitions of c streams
-      EXPECT_EQ((*Row(rows, test, "failed_streams"))["median"], 0) << test;
-      EXPECT_EQ((*Row(rows, test, "token_count_mismatches"))["median"], 0) << test;
-      const json* overhead = Row(rows, test, "serving_overhead");
-      ASSERT_NE(overhead, nullptr) << test;
-      EXPECT_EQ((*overhead)["n"], 2 * c);
-    }
-    const json* tg = Row(rows, "tg16", "throughput");
-    ASSERT_NE(tg, nullptr);
-    EXPECT_GT((*tg)["median"].get<double>(), 0);
-    EXPECT_EQ((*tg)["n"], 2 * c);  // one value per stream
-    ASSERT_NE(Row(rows, "tg16", "itl_p99"), nullptr);
-    ASSERT_NE(Row(rows, "tg16", "aggregate_throughput"), nullptr);
-    ASSERT_NE(Row(rows, "ttft@32", "ttft"), nullptr);
-    // The server is Pipette's process: its peak memory is read, and the load is its start.
-    const json* peak = Row(rows, "memory", "peak_rss");
-    ASSERT_NE(peak, nullptr);
-    EXPECT_GT((*peak)["median"].get<double>(), double(fs::file_size(kModel)));
-    ASSERT_NE(Row(rows, "load", "time"), nullptr);
-    // What HTTP cannot give is n/a with its reason, never estimated.
-    bool ppl_na = false, pp_na = false;
-    for (const json& r : rows) {
-      const std::string reason =
-          r.value("na", json()).is_string() ? r["na"].get<std::string>() : std::string();
-      if (r["test"] == "ppl" &&
-          reason.find("log-probabilities of given tokens") != std::string::npos) {
-        ppl_na = true;
+  for (const std::string api : {"completions", "chat"}) {
+    for (int c : {1, 2}) {
+      std::vector<json> rows;
+      for (const json& r : RowsOf(results, "openai", c)) {
+        if (r["params"].value("api", "") == api) rows.push_back(r);
       }
-      if (r["test"] == "pp32" && reason.find("ttft@P measures it") != std::string::npos) {
-        pp_na = true;
+      ASSERT_FALSE(rows.empty()) << "no openai cell with concurrency " << c << ", api " << api;
+      SCOPED_TRACE(api + " concurrency " + std::to_string(c));
+      // Every stream gave the tokens asked, and the server's count agreed with the client's.
+      for (const char* test : {"tg16", "ttft@32"}) {
+        const json* n = Row(rows, test, "streams");
+        ASSERT_NE(n, nullptr) << test;
+        EXPECT_EQ((*n)["median"], 2 * c) << test;  // two repetitions of c streams
+        EXPECT_EQ((*Row(rows, test, "failed_streams"))["median"], 0) << test;
+        EXPECT_EQ((*Row(rows, test, "token_count_mismatches"))["median"], 0) << test;
+        const json* overhead = Row(rows, test, "serving_overhead");
+        ASSERT_NE(overhead, nullptr) << test;
+        EXPECT_EQ((*overhead)["n"], 2 * c);
       }
+      const json* tg = Row(rows, "tg16", "throughput");
+      ASSERT_NE(tg, nullptr);
+      EXPECT_GT((*tg)["median"].get<double>(), 0);
+      EXPECT_EQ((*tg)["n"], 2 * c);  // one value per stream
+      ASSERT_NE(Row(rows, "tg16", "itl_p99"), nullptr);
+      ASSERT_NE(Row(rows, "tg16", "aggregate_throughput"), nullptr);
+      ASSERT_NE(Row(rows, "ttft@32", "ttft"), nullptr);
+      // The server is Pipette's process: its peak memory is read, and the load is its start.
+      const json* peak = Row(rows, "memory", "peak_rss");
+      ASSERT_NE(peak, nullptr);
+      EXPECT_GT((*peak)["median"].get<double>(), double(fs::file_size(kModel)));
+      ASSERT_NE(Row(rows, "load", "time"), nullptr);
+      // What HTTP cannot give is n/a with its reason, never estimated.
+      bool ppl_na = false, pp_na = false;
+      for (const json& r : rows) {
+        const std::string reason =
+            r.value("na", json()).is_string() ? r["na"].get<std::string>() : std::string();
+        if (r["test"] == "ppl" &&
+            reason.find("log-probabilities of given tokens") != std::string::npos) {
+          ppl_na = true;
+        }
+        if (r["test"] == "pp32" && reason.find("ttft@P measures it") != std::string::npos) {
+          pp_na = true;
+        }
+      }
+      EXPECT_TRUE(ppl_na) << "ppl is not n/a with its reason, concurrency " << c;
+      EXPECT_TRUE(pp_na);
     }
-    EXPECT_TRUE(ppl_na) << "ppl is not n/a with its reason, concurrency " << c;
-    EXPECT_TRUE(pp_na);
   }
 
   // The stored samples: the prompt of ttft@32 was found with the server's own tokenizer, and the
@@ -113,7 +120,10 @@ quality:
   for (const auto& c : *cells) {
     EXPECT_EQ(c.status, "ok") << c.key << ": " << c.error;
     if (c.runtime == "llama.cpp") in_process = c.id;
-    if (c.runtime == "openai" && c.params.value("concurrency", 0) == 1) served = c.id;
+    if (c.runtime == "openai" && c.params.value("concurrency", 0) == 1 &&
+        c.params.value("api", "") == "completions") {
+      served = c.id;
+    }
   }
   ASSERT_TRUE(in_process && served);
   for (const auto& s : Samples(served, "ttft@32")) {
