@@ -247,8 +247,8 @@ warmup: 0
   const json* memory = Row(rows, "memory", "all");
   ASSERT_NE(memory, nullptr);
   EXPECT_NE((*memory)["na"].get<std::string>().find("not Pipette's process"), std::string::npos);
-  // The body option is recorded with the cell (the run's experiment text and canonical form).
-  EXPECT_NE(doc.dump().find("top_k"), std::string::npos);
+  // The body option is recorded with every row of the cell.
+  EXPECT_EQ(rows.front()["runtime_build"]["endpoint"]["body"]["top_k"], 1);
 
   // The key is nowhere: not in the store, the exports, what was printed or the sql report.
   Output sql = Pipette({"report", "--store", Store(), "--format", "sql", "--all"});
@@ -258,7 +258,9 @@ warmup: 0
   for (const std::string& printed :
        {o.out, o.err, refused.out, refused.err, sql.out, missing.err}) {
     EXPECT_EQ(printed.find(key), std::string::npos);
+    EXPECT_EQ(printed.find("wrong-key"), std::string::npos);  // nor the refused one
   }
+  EXPECT_EQ(ReadFile(Store()).find("wrong-key"), std::string::npos);
   (*server)->Stop();
 }
 

@@ -35,7 +35,7 @@ struct WrittenEndpoint {
 // Resolved: what the controller needs to reach or start the server.
 struct EndpointSpec {
   std::string base_url{};  // "" when Pipette starts the server (its URL is known then)
-  std::string model{};     // "" : the cell's model name
+  std::string model{};     // "": the first model the server's /v1/models lists
   std::string api_key_env{};
   nlohmann::json body = nlohmann::json::object();
   bool start_server = false;

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
+#include "pipette/endpoint/openai_stream.h"
 #include "pipette/http/client.h"
 #include "pipette/util/strings.h"
 
@@ -151,6 +153,14 @@ Status ParseEndpointKey(const Where& w, const YAML::Node& k, const YAML::Node& v
     e->api_key_env = v.Scalar();
   } else if (key == "body") {
     if (!v.IsMap()) return w.At(v, "body: a mapping of keys added to every request body");
+    for (const auto& kv : v) {
+      const auto& own = endpoint::PipetteBodyKeys();
+      if (std::find(own.begin(), own.end(), kv.first.Scalar()) != own.end()) {
+        return w.At(kv.first, fmt::format("body: key '{}' is set by Pipette (it decides what is "
+                                          "measured) and cannot be replaced",
+                                          kv.first.Scalar()));
+      }
+    }
     auto j = JsonValue(w, v, "body");
     if (!j) return j.error();
     e->body = std::move(*j);

@@ -5,23 +5,16 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/parse.h"
+#include "pipette/config/parse_testing.h"
 
 namespace pipette::config {
 namespace {
 
 const std::string kHead = "models: [smollm2-135m-instruct-q4_1]\ntests: [tg16]\n";
 
-Result<WrittenExperiment> Parse(const std::string& text) {
-  return ParseExperiment(text, "ex.yaml", ParamRegistry::Default(), QualityRegistry());
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto r = Parse(text);
-  EXPECT_FALSE(r.ok()) << text;
-  if (r.ok()) return "";
-  EXPECT_EQ(r.error().exit_code, 2);
-  return r.error().message;
-}
+// Parsing is pure: every case here names files that do not exist, and none is looked for.
+using testing::ErrorOf;
+using testing::Parse;
 
 TEST(ParseEndpoint, ARunningServerWithItsKeys) {
   auto ex = Parse(kHead +
@@ -91,6 +84,9 @@ TEST(ParseEndpoint, BadEntriesAreNamedWithTheirPlace) {
             "llama-server Pipette builds) or `server: {command: [...]}`");
   EXPECT_EQ(ErrorOf(r + "  - {name: openai, base_url: 'ftp://h'}\n"),
             "ex.yaml:4:30: URL 'ftp://h': scheme 'ftp' is not http or https");
+  EXPECT_EQ(ErrorOf(r + "  - {name: openai, server: bundled, body: {max_tokens: 4}}\n"),
+            "ex.yaml:4:44: body: key 'max_tokens' is set by Pipette (it decides what is "
+            "measured) and cannot be replaced");
   EXPECT_EQ(ErrorOf(r + "  - {name: openai, server: bundled, body: [1]}\n"),
             "ex.yaml:4:43: body: a mapping of keys added to every request body");
 }

@@ -2,21 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/config/parse_testing.h"
+
 namespace pipette::config {
 namespace {
 
 // Parsing is pure: every case here names files that do not exist, and none is looked for.
-Result<WrittenExperiment> Parse(const std::string& text) {
-  return ParseExperiment(text, "ex.yaml", ParamRegistry::Default(), QualityRegistry());
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto r = Parse(text);
-  EXPECT_FALSE(r.ok()) << text;
-  if (r.ok()) return "";
-  EXPECT_EQ(r.error().exit_code, 2);
-  return r.error().message;
-}
+using testing::ErrorOf;
+using testing::Parse;
 
 const std::string kModel = "models: [smollm2-135m-instruct-q4_1]\n";
 

@@ -75,7 +75,10 @@ Result<protocol::ModelInfo> ModelInfoOf(const std::string& path) {
 
 // The build `argv[0] --version` names, as llama-server's /props says it ("b1-0c1e570"), or "".
 std::string ServerVersion(const std::string& program) {
-  const std::string cmd = "'" + program + "' --version 2>&1";
+  std::string quoted;
+  for (char c : program) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  // A program that ignores --version must not hold the run: ten seconds at most.
+  const std::string cmd = "timeout 10 '" + quoted + "' --version 2>&1 </dev/null";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return "";
   std::string out;
@@ -129,10 +132,12 @@ class EndpointChannel : public worker::WorkerChannel {
       r = json::object();
     }
     if (!r) {
-      last_error_ = r.error().message;
-      return r;
+      CallError e = r.error();
+      e.message = Redact(e.message);
+      last_error_ = e.message;
+      return e;
     }
-    json out = std::move(*r);
+    json out = Redacted(std::move(*r));
     out["id"] = request.value("id", 0);
     out["ok"] = true;
     return out;
@@ -148,6 +153,25 @@ class EndpointChannel : public worker::WorkerChannel {
   void Shutdown(milliseconds) override { StopServer(); }
 
  private:
+  // `text` with the API key cut out wherever a server's words repeated it (an error body).
+  std::string Redact(std::string text) const {
+    const std::string& key = cfg_.api_key;
+    if (key.empty()) return text;
+    for (size_t p = text.find(key); p != std::string::npos; p = text.find(key, p)) {
+      text.replace(p, key.size(), "[api key]");
+    }
+    return text;
+  }
+  // A reply's strings (the error messages of failed streams) redacted the same way.
+  json Redacted(json j) const {
+    if (cfg_.api_key.empty()) return j;
+    if (j.is_string()) return Redact(j.get<std::string>());
+    if (j.is_structured()) {
+      for (auto& v : j) v = Redacted(std::move(v));
+    }
+    return j;
+  }
+
   // llama-server's own endpoints (/tokenize, /detokenize, /apply-template, /props) are there.
   bool Flavored() const { return flavor_ == Flavor::kLlamaServer; }
 
@@ -313,7 +337,8 @@ class EndpointChannel : public worker::WorkerChannel {
       threads = req->options["n_threads"].get<int64_t>();
     }
     json applied = {{"concurrency", concurrency_}, {"api", api}};
-    if (threads) applied["n_threads"] = *threads;
+    // Threads reach only a server Pipette starts; a running server's are its own.
+    if (threads && cfg_.spec.start_server) applied["n_threads"] = *threads;
     const int64_t t0 = http::SteadyNowNs();
     int64_t n_ctx = req->n_ctx;
     if (cfg_.spec.start_server) {
@@ -424,6 +449,7 @@ class EndpointChannel : public worker::WorkerChannel {
     StreamOptions o;
     o.api_key = cfg_.api_key;
     o.timeout = timeout_;
+    o.cancel = cfg_.cancel;  // Ctrl-C ends the streams in flight
     return o;
   }
 

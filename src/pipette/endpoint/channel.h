@@ -7,6 +7,7 @@
 // known, and again only when they change; its memory is the server process's.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -27,6 +28,8 @@ struct ChannelConfig {
   http::HttpClient* client = nullptr;
   // Reads a started server's memory (Device::WorkerMemory); may be null.
   device::Device* device = nullptr;
+  // Set (Ctrl-C) to end the requests in flight; may be null.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The channel, or an input error (exit code 2) when the experiment's base_url does not parse or

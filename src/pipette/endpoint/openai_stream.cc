@@ -6,6 +6,13 @@ namespace pipette::endpoint {
 
 using nlohmann::json;
 
+const std::vector<std::string>& PipetteBodyKeys() {
+  static const std::vector<std::string> keys = {
+      "model",          "messages",    "prompt",     "max_tokens",   "stream",
+      "stream_options", "temperature", "ignore_eos", "cache_prompt", "timings_per_token"};
+  return keys;
+}
+
 Result<std::string> BuildBody(const GenerationRequest& request) {
   json body = json::object();
   if (!request.model.empty()) body["model"] = request.model;
@@ -87,8 +94,8 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
     }
     if (auto v = NumberAt(t, "predicted_ms")) record_.server_predicted_ms = v;
   }
-  if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return {};
-  const json& choice = j["choices"][0];
+  const bool has_choice = j.contains("choices") && j["choices"].is_array() && !j["choices"].empty();
+  const json choice = has_choice ? j["choices"][0] : json::object();
   if (std::string f = StringAt(choice, "finish_reason"); !f.empty()) record_.finish_reason = f;
   std::string content;
   std::string reasoning;
@@ -119,11 +126,15 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
     tokens += held_;
     held_ = 0;
   }
-  if (!reasoning.empty()) {
+  // Tokens held to the end belong to what was being written: reasoning, after reasoning.
+  const bool to_reasoning = !reasoning.empty() || (content.empty() && in_reasoning_);
+  if (!reasoning.empty() || (to_reasoning && tokens > 0)) {
+    in_reasoning_ = true;
     record_.reasoning += reasoning;
     record_.reasoning_ns.push_back(event.t_ns);
     record_.reasoning_tokens.push_back(tokens);
   } else if (!content.empty() || tokens > 0) {
+    in_reasoning_ = false;
     record_.text += content;
     record_.content_ns.push_back(event.t_ns);
     record_.content_tokens.push_back(tokens);

@@ -37,6 +37,9 @@ struct GenerationRequest {
 // llama-server. An input error when `extra` names a key Pipette sets.
 Result<std::string> BuildBody(const GenerationRequest& request);
 
+// The keys BuildBody sets itself, which an experiment's `body:` may not replace.
+const std::vector<std::string>& PipetteBodyKeys();
+
 // What one streamed response said, in arrival order.
 struct StreamRecord {
   std::vector<int64_t> content_ns;  // arrival of each chunk that carried answer text
@@ -70,8 +73,9 @@ class StreamReader {
  private:
   Api api_;
   StreamRecord record_;
-  int64_t predicted_ = 0;  // the last chunk's cumulative predicted_n
-  int held_ = 0;           // tokens counted in chunks without text, not yet given to one
+  int64_t predicted_ = 0;      // the last chunk's cumulative predicted_n
+  int held_ = 0;               // tokens counted in chunks without text, not yet given to one
+  bool in_reasoning_ = false;  // the last chunk with text was reasoning
 };
 
 }  // namespace pipette::endpoint

@@ -123,10 +123,21 @@ TEST(StreamReader, TokensOfAChunkWithoutTextGoWithTheNextTextOrTheEnd) {
   ASSERT_TRUE(reader.Add(
       Ev(R"({"choices":[{"delta":{},"finish_reason":"stop"}],"timings":{"predicted_n":4}})", 4)));
   const StreamRecord& r = reader.record();
-  EXPECT_EQ(r.reasoning_ns, (std::vector<int64_t>{2}));
-  EXPECT_EQ(r.reasoning_tokens, (std::vector<int>{2}));
-  EXPECT_EQ(r.content_ns, (std::vector<int64_t>{4}));
-  EXPECT_EQ(r.content_tokens, (std::vector<int>{1}));
+  // The token held after reasoning is reasoning's: no answer token.
+  EXPECT_EQ(r.reasoning_ns, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(r.reasoning_tokens, (std::vector<int>{2, 1}));
+  EXPECT_TRUE(r.content_ns.empty());
+}
+
+TEST(StreamReader, AFinalChunkWithUsageAloneStillTakesTheHeldTokens) {
+  StreamReader reader(Api::kCompletions);
+  ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"text":"a"}],"timings":{"predicted_n":1}})", 1)));
+  ASSERT_TRUE(reader.Add(Ev(R"({"choices":[{"text":""}],"timings":{"predicted_n":2}})", 2)));
+  ASSERT_TRUE(reader.Add(
+      Ev(R"({"choices":[],"usage":{"completion_tokens":2},"timings":{"predicted_n":2}})", 3)));
+  EXPECT_EQ(reader.record().content_ns, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(reader.record().content_tokens, (std::vector<int>{1, 1}));
+  EXPECT_EQ(reader.record().usage_completion_tokens, 2);
 }
 
 TEST(StreamReader, KeepsChatReasoningApartFromTheAnswer) {

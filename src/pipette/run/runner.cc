@@ -265,6 +265,7 @@ class Runner {
     cfg.api_key = std::move(*key);
     cfg.client = deps_.http ? deps_.http : &http_;
     cfg.device = deps_.device;
+    cfg.cancel = deps_.stop;
     return endpoint::OpenEndpoint(std::move(cfg));
   }
 
@@ -295,11 +296,17 @@ class Runner {
 
   // The op of `ops` the cell's worker does not serve (hello's `ops`; a worker that lists none
   // serves every op), or null.
-  const std::string* Unserved(const std::vector<std::string>& ops) const {
+  // Where several are missing, the one the runtime says why it lacks (an endpoint lacks
+  // `score` for a reason that matters more than a missing tokenizer).
+  const std::string* Unserved(const std::vector<std::string>& ops, const plan::Cell& cell) const {
+    const std::string* first = nullptr;
+    const runtime::Runtime* entry = runtime::Registry().Find(cell.runtime.name);
     for (const std::string& op : ops) {
-      if (!served_ops_.Has(op)) return &op;
+      if (served_ops_.Has(op)) continue;
+      if (entry && entry->unserved.count(op) && op != protocol::op::kTokenize) return &op;
+      if (!first) first = &op;
     }
-    return nullptr;
+    return first;
   }
 
   RunStatus Measure(const plan::Cell& cell, store::CellRecord& rec) {
@@ -377,7 +384,7 @@ class Runner {
     for (auto& w : workloads_) {
       const std::vector<workload::Phase> phases = w->Phases(ex_);
       for (size_t i = 0; i < phases.size(); ++i) {
-        if (const std::string* op = Unserved(phases[i].ops)) {
+        if (const std::string* op = Unserved(phases[i].ops, cell)) {
           if (auto st = NotApplicable(cell, rec, phases[i].name, *op); !st) return st;
           continue;
         }

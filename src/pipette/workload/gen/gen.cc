@@ -28,7 +28,9 @@ class Gen : public Workload {
 
   std::vector<Phase> Phases(const config::Experiment& ex) const override {
     if (!GenSpecOf(ex)) return {};
-    return {{"gen", {protocol::op::kChat, protocol::op::kTokenize}}};
+    // tokenize only for the items' token density, which a server without a tokenizer endpoint
+    // leaves out (every worker serves tokenize).
+    return {{"gen", {protocol::op::kChat}}};
   }
 
   int64_t ContextNeed(const config::Experiment& ex, int64_t) const override {
@@ -176,9 +178,11 @@ class Gen : public Workload {
       raw.erase("template_options");
       raw.erase("enable_thinking");
       raw["prompt_sha256"] = Sha256Hex(chat->prompt);  // the rendered prompt's
-      auto own = Tokenize(ctx, item.prompt, /*add_special=*/false);
-      if (!own) return own.error();
-      raw["text_tokens"] = own->size();
+      if (ctx.Serves(protocol::op::kTokenize)) {
+        auto own = Tokenize(ctx, item.prompt, /*add_special=*/false);
+        if (!own) return own.error();
+        raw["text_tokens"] = own->size();
+      }
       raw["text_chars"] = quality::CountCodePoints(item.prompt);
       raw["item"] = {{"id", item.id},
                      {"language", item.language},
