@@ -8,6 +8,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <sstream>
 #include <thread>
 
 #include "fixture.h"
@@ -135,6 +136,55 @@ quality:
   ASSERT_EQ(context.size(), 1u);
   EXPECT_EQ(context[0].raw["slots"], 2);  // the highest concurrency tested
   EXPECT_FALSE(context[0].raw.value("server_build", "").empty());
+
+  // In process beside served, side by side, the served cells as ratios to the in-process one:
+  // one row for llama.cpp, one per api and concurrency for the server (named in the row).
+  Output vary = Pipette({"report", "--store", Store(), "--vary", "runtime"});
+  ASSERT_EQ(vary.code, 0) << vary.out << vary.err;
+  EXPECT_NE(vary.out.find("varying runtime"), std::string::npos) << vary.out;
+  std::vector<std::string> runtimes;
+  std::istringstream lines(vary.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| llama.cpp", 0) == 0 || line.rfind("| openai", 0) == 0) {
+      runtimes.push_back(line.substr(2, line.find(' ', 2) - 2));
+      EXPECT_NE(line.find("x)"), std::string::npos) << line;  // a ratio to the first
+      if (runtimes.back() == "openai") {
+        EXPECT_NE(line.find("concurrency="), std::string::npos) << line;
+      }
+    }
+  }
+  EXPECT_EQ(runtimes,
+            (std::vector<std::string>{"llama.cpp", "openai", "openai", "openai", "openai"}))
+      << vary.out;
+}
+
+// kld and mc, like ppl, need the log-probabilities of given tokens: n/a with that reason.
+TEST_F(OpenAiRuntime, KldAndMcAreNotApplicableWithTheirReason) {
+  const fs::path ex = Write("na.yaml", R"(name: na
+models: [)" + kModel + R"(]
+runtime: {name: openai, server: bundled}
+tests: [tg4]
+repetitions: 1
+warmup: 0
+quality:
+  kld: {reference: SmolLM2-135M-Instruct.Q4_1, chunks: 1, n_ctx: 128}
+  mc: {limit: 2}
+)");
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+  for (const char* test : {"kld", "mc"}) {
+    bool found = false;
+    for (const json& r : rows) {
+      if (r["test"] != test) continue;
+      found = true;
+      ASSERT_TRUE(r["na"].is_string()) << r.dump();
+      EXPECT_NE(r["na"].get<std::string>().find("log-probabilities of given tokens"),
+                std::string::npos)
+          << r.dump();
+    }
+    EXPECT_TRUE(found) << test;
+  }
 }
 
 // `text` without a last character cut short: a generation stopped at max_tokens can end inside a
@@ -336,52 +386,23 @@ quality:
   (*server)->Stop();
 }
 
-// A fixture server (a stand-in, not llama-server): /v1/models names one model, and
-// /v1/completions streams three tokens, except as `mode` says: the first request stalls past the
-// experiment's 1 s timeout, every request answers HTTP 500, or the first sends a line that is
-// not JSON.
+// A fixture server (a stand-in, not llama-server): /v1/models names one model, /v1/completions
+// streams three tokens and /v1/chat/completions a three-word answer, except as `mode` says: the
+// first request of each stalls past the experiment's 1 s timeout, every request answers HTTP 500,
+// the first sends a line that is not JSON, the first's connection drops mid-stream, or no stream
+// reports `usage`.
 class FixtureServer {
  public:
-  enum class Mode { kStallFirst, kHttp500, kMalformedFirst };
+  enum class Mode { kStallFirst, kHttp500, kMalformedFirst, kDropFirst, kNoUsage };
   explicit FixtureServer(Mode mode) : mode_(mode) {
     server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"data":[{"id":"fixture"}]})", "application/json");
     });
     server_.Post("/v1/completions", [this](const httplib::Request&, httplib::Response& res) {
-      const int n = requests_++;
-      if (mode_ == Mode::kHttp500) {
-        res.status = 500;
-        res.set_content(R"({"error":{"message":"fixture failure"}})", "application/json");
-        return;
-      }
-      const bool stall = mode_ == Mode::kStallFirst && n == 0;
-      const bool malformed = mode_ == Mode::kMalformedFirst && n == 0;
-      res.set_chunked_content_provider(
-          "text/event-stream", [this, stall, malformed](size_t, httplib::DataSink& sink) {
-            if (stall) {
-              for (int i = 0; i < 40 && !stop_; ++i) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-              }
-              sink.done();
-              return true;
-            }
-            // Three tokens, a few milliseconds apart, as a server streams them.
-            for (int i = 0; i < 3; ++i) {
-              const std::string chunk =
-                  malformed && i == 1 ? std::string("data: {not json\n\n")
-                                      : std::string(R"(data: {"choices":[{"text":"a"}]})") + "\n\n";
-              sink.write(chunk.data(), chunk.size());
-              std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            }
-            std::string body;
-            body += R"(data: {"choices":[{"text":"","finish_reason":"length"}],)"
-                    R"("usage":{"prompt_tokens":2,"completion_tokens":3}})"
-                    "\n\n";
-            body += "data: [DONE]\n\n";
-            sink.write(body.data(), body.size());
-            sink.done();
-            return true;
-          });
+      Stream(completions_++, false, res);
+    });
+    server_.Post("/v1/chat/completions", [this](const httplib::Request&, httplib::Response& res) {
+      Stream(chats_++, true, res);
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -395,15 +416,61 @@ class FixtureServer {
   std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
 
  private:
+  void Stream(int n, bool chat, httplib::Response& res) {
+    if (mode_ == Mode::kHttp500) {
+      res.status = 500;
+      res.set_content(R"({"error":{"message":"fixture failure"}})", "application/json");
+      return;
+    }
+    const bool stall = mode_ == Mode::kStallFirst && n == 0;
+    const bool malformed = mode_ == Mode::kMalformedFirst && n == 0;
+    const bool drop = mode_ == Mode::kDropFirst && n == 0;
+    const bool usage = mode_ != Mode::kNoUsage;
+    res.set_chunked_content_provider("text/event-stream", [this, stall, malformed, drop, usage,
+                                                           chat](size_t, httplib::DataSink& sink) {
+      if (stall) {
+        for (int i = 0; i < 40 && !stop_; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        sink.done();
+        return true;
+      }
+      // Three tokens, a few milliseconds apart, as a server streams them.
+      for (const char* word : {" one", " two", " three"}) {
+        const nlohmann::json piece =
+            chat ? nlohmann::json{{"choices", {{{"delta", {{"content", word}}}}}}}
+                 : nlohmann::json{{"choices", {{{"text", word}}}}};
+        const std::string chunk = malformed && std::string(word) == " two"
+                                      ? std::string("data: {not json\n\n")
+                                      : "data: " + piece.dump() + "\n\n";
+        sink.write(chunk.data(), chunk.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (drop) return false;  // the connection is closed mid-stream
+      }
+      nlohmann::json last = {{"choices", {{{"finish_reason", "length"}}}}};
+      if (chat) {
+        last["choices"][0]["delta"] = nlohmann::json::object();
+      } else {
+        last["choices"][0]["text"] = "";
+      }
+      if (usage) last["usage"] = {{"prompt_tokens", 2}, {"completion_tokens", 3}};
+      const std::string body = "data: " + last.dump() + "\n\ndata: [DONE]\n\n";
+      sink.write(body.data(), body.size());
+      sink.done();
+      return true;
+    });
+  }
+
   Mode mode_;
   httplib::Server server_;
   int port_ = 0;
-  std::atomic<int> requests_{0};
+  std::atomic<int> completions_{0};
+  std::atomic<int> chats_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
 
-std::string FixtureExperiment(const std::string& url) {
+std::string FixtureExperiment(const std::string& url, const std::string& more = "") {
   return R"(name: fixture
 models: [)" +
          kModel + R"(]
@@ -413,11 +480,13 @@ tests: [tg2]
 repetitions: 3
 warmup: 0
 timeout: 1
-)";
+)" + more;
 }
 
 TEST_F(OpenAiRuntime, FixtureAStalledOrMalformedRequestIsRecordedAndTheCellGoesOn) {
-  for (auto mode : {FixtureServer::Mode::kStallFirst, FixtureServer::Mode::kMalformedFirst}) {
+  for (auto mode : {FixtureServer::Mode::kStallFirst, FixtureServer::Mode::kMalformedFirst,
+                    FixtureServer::Mode::kDropFirst}) {
+    SCOPED_TRACE(static_cast<int>(mode));
     FixtureServer fixture(mode);
     const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
     fs::remove(Store());
@@ -432,8 +501,10 @@ TEST_F(OpenAiRuntime, FixtureAStalledOrMalformedRequestIsRecordedAndTheCellGoesO
     // The generic server gives no per-chunk count: the counts came from the chunks and usage.
     const auto samples = Samples(1, "tg2");
     ASSERT_EQ(samples.size(), 3u);
-    EXPECT_EQ(samples[0].raw["request_failed"]["kind"],
-              mode == FixtureServer::Mode::kStallFirst ? "timeout" : "server_error");
+    const char* kind = mode == FixtureServer::Mode::kStallFirst       ? "timeout"
+                       : mode == FixtureServer::Mode::kMalformedFirst ? "server_error"
+                                                                      : "cut";
+    EXPECT_EQ(samples[0].raw["request_failed"]["kind"], kind);
     EXPECT_EQ(samples[1].raw["streams"][0]["tokens"]["streamed_counted_by"], "chunks");
   }
 }
@@ -456,6 +527,47 @@ TEST_F(OpenAiRuntime, FixtureAnHttpErrorOrAServerThatIsDownFailsTheCellWithTheRe
   Output o = Pipette({"run", ex.string(), "--store", Store()});
   EXPECT_NE(o.code, 0);
   EXPECT_NE((o.out + o.err).find("could not connect"), std::string::npos) << o.out << o.err;
+}
+
+TEST_F(OpenAiRuntime, FixtureWithoutUsageTheModelsTokenizerCountsTheTokens) {
+  FixtureServer fixture(FixtureServer::Mode::kNoUsage);
+  const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const auto samples = Samples(1, "tg2");
+  ASSERT_EQ(samples.size(), 3u);
+  for (const auto& s : samples) {
+    const json& t = s.raw["streams"][0]["tokens"];
+    // " one two three" is three tokens to SmolLM2's tokenizer, one a chunk: counted, agreeing.
+    EXPECT_EQ(t["generated_from"], "tokenizer");
+    EXPECT_EQ(t["tokenizer"], 3);
+    EXPECT_FALSE(t.contains("usage"));
+    EXPECT_FALSE(t.contains("mismatch")) << t.dump();
+  }
+  const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+  EXPECT_EQ((*Row(rows, "tg2", "token_count_mismatches"))["median"], 0);
+}
+
+TEST_F(OpenAiRuntime, FixtureAGenItemWhoseRequestStallsFailsAndTheNextGoesOn) {
+  FixtureServer fixture(FixtureServer::Mode::kStallFirst);
+  const fs::path ex =
+      Write("fixture.yaml", FixtureExperiment(fixture.Url(), "quality:\n  gen: {limit: 3}\n"));
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const auto items = Samples(1, "gen");
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].raw["request_failed"]["kind"], "timeout");
+  EXPECT_EQ(items[0].raw["stop"], "failed");
+  EXPECT_EQ(items[0].raw["text"], "");
+  for (size_t i = 1; i < items.size(); ++i) {
+    EXPECT_FALSE(items[i].raw.contains("request_failed"));
+    EXPECT_EQ(items[i].raw["text"], " one two three");
+    EXPECT_EQ(items[i].raw["stream"]["tokens"]["generated_from"], "usage");
+  }
+  const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+  const json* failed = Row(rows, "gen", "failed_requests");
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ((*failed)["median"], 1);
 }
 
 }  // namespace

@@ -101,7 +101,10 @@ class EndpointChannel : public worker::WorkerChannel {
  public:
   EndpointChannel(ChannelConfig cfg, std::optional<http::Url> base)
       : cfg_(std::move(cfg)), base_(std::move(base)) {}
-  ~EndpointChannel() override { StopServer(); }
+  ~EndpointChannel() override {
+    StopServer();
+    StopTokenizer();
+  }
 
   Result<json, CallError> Call(json request, milliseconds timeout) override {
     const std::string op = request.value("op", "");
@@ -129,6 +132,7 @@ class EndpointChannel : public worker::WorkerChannel {
       r = Memory();
     } else if (op == protocol::op::kShutdown) {
       StopServer();
+      StopTokenizer();
       r = json::object();
     }
     if (!r) {
@@ -150,7 +154,10 @@ class EndpointChannel : public worker::WorkerChannel {
   }
   int Pid() const override { return server_ ? static_cast<int>(server_->pid()) : 0; }
   bool Alive() const override { return !server_ || server_->Alive(); }
-  void Shutdown(milliseconds) override { StopServer(); }
+  void Shutdown(milliseconds) override {
+    StopServer();
+    StopTokenizer();
+  }
 
  private:
   // `text` with the API key cut out wherever a server's words repeated it (an error body).
@@ -243,7 +250,10 @@ class EndpointChannel : public worker::WorkerChannel {
     const int64_t t0 = http::SteadyNowNs();
     auto info = ModelInfoOf(req->path);
     if (!info) return FailedCall(protocol::op::kLoadModel, info.error().message);
-    if (model_path_ != req->path) StopServer();  // another model: another server
+    if (model_path_ != req->path) {  // another model: another server, another tokenizer
+      StopServer();
+      StopTokenizer();
+    }
     model_path_ = req->path;
     json endpoint = json::object();
     if (!cfg_.spec.start_server) {
@@ -434,6 +444,77 @@ class EndpointChannel : public worker::WorkerChannel {
     return json{{"text", *t}};
   }
 
+  // The model's tokenizer, for a server that has none to ask: the worker program with the
+  // cell's model loaded, started the first time a stream comes without `usage`.
+  Result<worker::WorkerChannel*, CallError> LocalTokenizer(const std::string& op) {
+    if (tokenizer_ && tokenizer_->Alive()) return tokenizer_.get();
+    StopTokenizer();
+    auto failed = [&](const std::string& why) {
+      StopTokenizer();
+      return FailedCall(op, fmt::format("the server sent no usage, and the model's tokenizer "
+                                        "({}) that would count its tokens failed: {}",
+                                        cfg_.tokenizer_program, why));
+    };
+    auto ch = cfg_.device->StartWorker({cfg_.tokenizer_program});
+    if (!ch) return failed(ch.error().message);
+    tokenizer_ = std::move(*ch);
+    if (auto hello = tokenizer_->Call(protocol::HelloRequest{}.ToJson(), timeout_); !hello) {
+      return failed(hello.error().message);
+    }
+    protocol::LoadModelRequest load;
+    load.path = model_path_;
+    if (auto loaded = tokenizer_->Call(load.ToJson(), timeout_); !loaded) {
+      return failed(loaded.error().message);
+    }
+    return tokenizer_.get();
+  }
+
+  void StopTokenizer() {
+    if (tokenizer_) tokenizer_->Shutdown(std::chrono::milliseconds(2000));
+    tokenizer_.reset();
+  }
+
+  // Generated `text` as the model's tokenizer cuts it (no special tokens added or parsed): the
+  // server's /tokenize, else the local tokenizer; nullopt when there is neither.
+  Result<std::optional<std::vector<int64_t>>, CallError> ModelTokens(const std::string& op,
+                                                                     const std::string& text) {
+    if (Flavored()) {
+      auto t = TokensOf(op, text, false, false);
+      if (!t) return t.error();
+      return std::optional<std::vector<int64_t>>(std::move(*t));
+    }
+    if (cfg_.tokenizer_program.empty() || !cfg_.device || model_path_.empty()) {
+      return std::optional<std::vector<int64_t>>();
+    }
+    auto tok = LocalTokenizer(op);
+    if (!tok) return tok.error();
+    protocol::TokenizeRequest req;
+    req.text = text;
+    req.add_special = false;
+    auto r = (*tok)->Call(req.ToJson(), timeout_);
+    if (!r) return FailedCall(op, "the model's tokenizer failed: " + r.error().message);
+    auto typed = protocol::TokenizeResponse::FromJson(*r);
+    if (!typed) return FailedCall(op, typed.error().message);
+    return std::optional<std::vector<int64_t>>(
+        std::vector<int64_t>(typed->tokens.begin(), typed->tokens.end()));
+  }
+
+  // A stream the server gave no `usage` for: its text (reasoning and answer) counted with the
+  // model's tokenizer, where there is one.
+  Result<void, CallError> CountWithoutUsage(const std::string& op, StreamRecord* r) {
+    if (r->usage_completion_tokens) return {};
+    int64_t n = 0;
+    for (const std::string* text : {&r->reasoning, &r->text}) {
+      if (text->empty()) continue;
+      auto t = ModelTokens(op, *text);
+      if (!t) return t.error();
+      if (!*t) return {};
+      n += static_cast<int64_t>((*t)->size());
+    }
+    r->tokenizer_completion_tokens = n;
+    return {};
+  }
+
   GenerationRequest Base(int max_tokens, bool suppress_eos) const {
     GenerationRequest g;
     g.api = api_;
@@ -453,15 +534,24 @@ class EndpointChannel : public worker::WorkerChannel {
     return o;
   }
 
-  std::vector<Result<Streamed, StreamError>> Send(const GenerationRequest& g, int64_t copies) {
+  // `copies` streams of `g` at once; those the server gave no usage for, counted with the
+  // model's tokenizer.
+  Result<std::vector<Result<Streamed, StreamError>>, CallError> Send(const std::string& op,
+                                                                     const GenerationRequest& g,
+                                                                     int64_t copies) {
+    std::vector<Result<Streamed, StreamError>> out;
     if (copies <= 1) {
-      std::vector<Result<Streamed, StreamError>> out;
       out.push_back(StreamGeneration(*cfg_.client, *base_, g, Options()));
-      return out;
+    } else {
+      out = StreamConcurrently(*cfg_.client, *base_,
+                               std::vector<GenerationRequest>(static_cast<size_t>(copies), g),
+                               Options());
     }
-    return StreamConcurrently(*cfg_.client, *base_,
-                              std::vector<GenerationRequest>(static_cast<size_t>(copies), g),
-                              Options());
+    for (auto& s : out) {
+      if (!s) continue;
+      if (auto st = CountWithoutUsage(op, &s->record); !st) return st.error();
+    }
+    return out;
   }
 
   Result<json, CallError> Reply(const std::string& op, Replied r) {
@@ -495,7 +585,9 @@ class EndpointChannel : public worker::WorkerChannel {
     } else {
       g.prompt = ids;
     }
-    return Reply(op, TgReply(req->n_gen, Send(g, concurrency_)));
+    auto streams = Send(op, g, concurrency_);
+    if (!streams) return streams.error();
+    return Reply(op, TgReply(req->n_gen, *streams));
   }
 
   Result<json, CallError> Ttft(const json& request) {
@@ -522,7 +614,9 @@ class EndpointChannel : public worker::WorkerChannel {
         expected = static_cast<int64_t>(t->size());
       }
     }
-    return Reply(op, TtftReply(Send(g, concurrency_), expected));
+    auto streams = Send(op, g, concurrency_);
+    if (!streams) return streams.error();
+    return Reply(op, TtftReply(*streams, expected));
   }
 
   Result<json, CallError> Chat(const json& request) {
@@ -558,7 +652,21 @@ class EndpointChannel : public worker::WorkerChannel {
       resp.enable_thinking = kwargs["enable_thinking"].get<bool>();
     }
     auto s = StreamGeneration(*cfg_.client, *base_, g, Options());
-    if (!s) return FailedCall(op, fmt::format("the endpoint {}: {}", Where(), s.error().message));
+    if (!s && (s.error().EndsCell() || s.error().kind == StreamError::Kind::kCancelled)) {
+      return FailedCall(op, fmt::format("the endpoint {}: {}", Where(), s.error().message));
+    }
+    if (!s) {
+      // A stall cancelled at the timeout, a stream cut short, a malformed event: this item
+      // failed (never a success, never a partial answer), and the cell goes on.
+      const int64_t now = http::SteadyNowNs();
+      resp.stop = "failed";
+      resp.t_start_ns = resp.t_first_token_ns = resp.t_end_ns = now;
+      json out = resp.ToJson();
+      out["request_failed"] = {{"kind", s.error().KindName()}, {"message", s.error().message}};
+      out["stream"] = FailedStream(s.error());
+      return out;
+    }
+    if (auto st = CountWithoutUsage(op, &s->record); !st) return st.error();
     const StreamRecord& r = s->record;
     const std::vector<int64_t> arrivals = TokenArrivals(r);
     resp.n_prompt_tokens = r.usage_prompt_tokens.value_or(0);
@@ -567,14 +675,18 @@ class EndpointChannel : public worker::WorkerChannel {
     resp.t_start_ns = s->t_sent_ns;
     resp.t_first_token_ns = arrivals.empty() ? s->t_end_ns : arrivals.front();
     resp.t_end_ns = std::max(s->t_end_ns, resp.t_first_token_ns);
-    if (Flavored() && !r.text.empty()) {
+    bool retokenized = false;
+    if (!r.text.empty()) {
       // The answer's ids as the model's tokenizer gives them (the stream carries none).
-      auto t = TokensOf(op, r.text, false, false);
+      auto t = ModelTokens(op, r.text);
       if (!t) return t.error();
-      resp.tokens.assign(t->begin(), t->end());
+      if (*t) {
+        resp.tokens.assign((*t)->begin(), (*t)->end());
+        retokenized = true;
+      }
     }
     json out = resp.ToJson();
-    out["tokens_from"] = Flavored() ? "retokenized_text" : "none";
+    out["tokens_from"] = retokenized || Flavored() ? "retokenized_text" : "none";
     out["stream"] = StreamFacts(*s, req->max_tokens, std::nullopt, /*asked_is_limit=*/true);
     out["reasoning"] = r.reasoning;
     // A thinking mode that spent the whole budget: no answer, never a success.
@@ -640,6 +752,7 @@ class EndpointChannel : public worker::WorkerChannel {
   std::unique_ptr<TempDir> log_dir_;
   std::unique_ptr<ServerProcess> server_;
   std::string server_key_;
+  std::unique_ptr<worker::WorkerChannel> tokenizer_;  // the model's, for counting (no usage)
   int starts_ = 0;
   std::string last_error_;
 };

@@ -30,6 +30,9 @@ struct ChannelConfig {
   device::Device* device = nullptr;
   // Set (Ctrl-C) to end the requests in flight; may be null.
   const std::atomic<bool>* cancel = nullptr;
+  // A worker program that loads the model's GGUF (llama.cpp's): the model's tokenizer, which
+  // counts what a server without `usage` generated. Started on `device` only when needed.
+  std::string tokenizer_program{};
 };
 
 // The channel, or an input error (exit code 2) when the experiment's base_url does not parse or

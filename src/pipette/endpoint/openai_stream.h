@@ -53,6 +53,9 @@ struct StreamRecord {
   std::string finish_reason;          // "length", "stop", ...; empty if none came
   std::optional<int64_t> usage_prompt_tokens;
   std::optional<int64_t> usage_completion_tokens;
+  // Without usage: the generated text (reasoning and answer) counted with the model's tokenizer,
+  // set by the caller that has one (EndpointChannel); a count of re-tokenized text, marked so.
+  std::optional<int64_t> tokenizer_completion_tokens;
   // llama-server's `timings` (its own clock): prompt processing and generation.
   std::optional<int64_t> server_prompt_n;
   std::optional<double> server_prompt_ms;

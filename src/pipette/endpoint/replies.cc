@@ -52,13 +52,21 @@ json StreamFacts(const Streamed& s, int64_t asked_tokens,
   f["tokens"] = {{"asked", asked_tokens},
                  {"streamed", streamed},
                  {"streamed_counted_by", ServerCountsChunks(r) ? "server_per_chunk" : "chunks"}};
+  // The count of generated tokens: the server's usage; without it, the text counted with the
+  // model's tokenizer; without one, the chunks.
   int64_t generated = streamed;
+  const char* generated_from = "chunks";
   if (r.usage_completion_tokens) {
     f["tokens"]["usage"] = *r.usage_completion_tokens;
     generated = *r.usage_completion_tokens;
+    generated_from = "usage";
+  } else if (r.tokenizer_completion_tokens) {
+    f["tokens"]["tokenizer"] = *r.tokenizer_completion_tokens;
+    generated = *r.tokenizer_completion_tokens;
+    generated_from = "tokenizer";
   }
   f["tokens"]["generated"] = generated;
-  f["tokens"]["generated_from"] = r.usage_completion_tokens ? "usage" : "chunks";
+  f["tokens"]["generated_from"] = generated_from;
   if (!r.reasoning_ns.empty() || !r.reasoning.empty()) {
     int64_t reasoning = 0;
     for (int n : r.reasoning_tokens) reasoning += n < 0 ? 1 : n;
@@ -73,6 +81,13 @@ json StreamFacts(const Streamed& s, int64_t asked_tokens,
   if (r.usage_completion_tokens && *r.usage_completion_tokens != streamed && !eos_counted) {
     mismatch.push_back(
         fmt::format("usage says {} generated, {} streamed", *r.usage_completion_tokens, streamed));
+  }
+  // Arrivals are chunks when the server does not count per chunk: a text of more tokens than
+  // chunks streamed makes the per-token figures wrong, and says so.
+  if (!r.usage_completion_tokens && r.tokenizer_completion_tokens &&
+      *r.tokenizer_completion_tokens != streamed) {
+    mismatch.push_back(fmt::format("the tokenizer counts {} in the text, {} streamed",
+                                   *r.tokenizer_completion_tokens, streamed));
   }
   if (asked_is_limit ? generated > asked_tokens : generated != asked_tokens) {
     mismatch.push_back(fmt::format("{} asked, {} generated", asked_tokens, generated));

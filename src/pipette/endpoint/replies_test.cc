@@ -76,6 +76,23 @@ TEST(TgReply, CountsThatDisagreeAreRecorded) {
             "4 asked, 2 generated");
 }
 
+TEST(TgReply, WithoutUsageTheModelsTokenizerCountsAndSaysSo) {
+  std::vector<Result<Streamed, StreamError>> s;
+  s.push_back(Stream({150, 160, 170}, {-1, -1, -1}, std::nullopt));
+  Replied plain = TgReply(2, s);  // no tokenizer either: the chunks are the count
+  EXPECT_EQ(plain.reply["streams"][0]["tokens"]["generated_from"], "chunks");
+  s[0]->record.tokenizer_completion_tokens = 3;
+  const json t = TgReply(2, s).reply["streams"][0]["tokens"];
+  EXPECT_EQ(t["generated_from"], "tokenizer");
+  EXPECT_EQ(t["tokenizer"], 3);
+  EXPECT_EQ(t["generated"], 3);
+  EXPECT_FALSE(t.contains("mismatch"));
+  // A text of more tokens than chunks: the arrivals were not one per token.
+  s[0]->record.tokenizer_completion_tokens = 4;
+  EXPECT_EQ(TgReply(2, s).reply["streams"][0]["tokens"]["mismatch"],
+            "the tokenizer counts 4 in the text, 3 streamed; 3 asked, 4 generated");
+}
+
 TEST(TgReply, AStallOrACutStreamIsAFailedRequestAndTheOthersStillCount) {
   std::vector<Result<Streamed, StreamError>> s;
   s.push_back(Error(StreamError::Kind::kTimeout, "no complete response within 50 ms"));

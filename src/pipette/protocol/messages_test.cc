@@ -98,6 +98,16 @@ TEST(Messages, AMissingOrMistypedFieldNamesTheOpAndTheField) {
             "hello response: field 'protocol' must be an integer");
 }
 
+TEST(Messages, AChatStopsAtEndOfGenerationAtMaxTokensOrAsAFailedRequest) {
+  json chat = {
+      {"prompt", "p"},    {"n_prompt_tokens", 1}, {"tokens", json::array()}, {"text", ""},
+      {"stop", "failed"}, {"t_start_ns", 1},      {"t_first_token_ns", 1},   {"t_end_ns", 1}};
+  EXPECT_EQ(ErrorOf<ChatResponse>(chat), "");  // an endpoint's stalled or cut request
+  chat["stop"] = "eos";
+  EXPECT_EQ(ErrorOf<ChatResponse>(chat),
+            "chat response: field 'stop' must be \"eog\", \"max_tokens\" or \"failed\", got 'eos'");
+}
+
 TEST(Messages, ScoreRequestsAreCheckedBeyondTheirTypes) {
   const json base = {{"op", "score"}, {"tokens", {1, 2, 3}}};
   EXPECT_EQ(ErrorOf<ScoreRequest>(base), "");

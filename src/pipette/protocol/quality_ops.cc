@@ -305,8 +305,9 @@ Result<ChatResponse> ChatResponse::FromJson(const json& j) {
     r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
     r.t_first_token_ns = f.Int("t_first_token_ns", r.t_start_ns, kInt64Max);
     r.t_end_ns = f.Int("t_end_ns", r.t_first_token_ns, kInt64Max);
-    if (f.ok() && r.stop != "eog" && r.stop != "max_tokens") {
-      f.Fail("field 'stop' must be \"eog\" or \"max_tokens\", got '" + r.stop + "'");
+    // "failed": an endpoint's request that stalled, was cut or malformed (docs/protocol.md).
+    if (f.ok() && r.stop != "eog" && r.stop != "max_tokens" && r.stop != "failed") {
+      f.Fail("field 'stop' must be \"eog\", \"max_tokens\" or \"failed\", got '" + r.stop + "'");
     }
   });
 }

@@ -266,6 +266,7 @@ class Runner {
     cfg.client = deps_.http ? deps_.http : &http_;
     cfg.device = deps_.device;
     cfg.cancel = deps_.stop;
+    cfg.tokenizer_program = ex_.source_tokenizer;  // counts what a server without usage sent
     return endpoint::OpenEndpoint(std::move(cfg));
   }
 

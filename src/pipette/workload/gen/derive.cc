@@ -18,7 +18,7 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
                 std::vector<metrics::ResultRow>* rows) {
   const json* info = nullptr;
   std::vector<Proportion> props;
-  int64_t served_items = 0, exhausted = 0;
+  int64_t served_items = 0, exhausted = 0, failed = 0;
   for (const auto& s : samples) {
     if (s.test == "gen_dataset") info = &s.raw;
     if (s.test != "gen") continue;
@@ -29,14 +29,20 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
       gi.checkers.push_back({c.value("type", ""), c.value("role", ""), c.value("spec", json())});
     }
     quality::Verdict v = quality::Judge(gi, s.raw.value("text", ""));
+    // An endpoint's item (its reply says whether thinking ate the answer, or why it failed).
+    if (s.raw.contains("thinking_exhausted") || s.raw.contains("request_failed")) ++served_items;
     if (s.raw.contains("thinking_exhausted")) {
-      ++served_items;
       // A thinking mode that spent the whole budget answered nothing: never a success, whatever
       // a checker would make of an empty answer.
       if (s.raw["thinking_exhausted"] == true) {
         ++exhausted;
         v.format_ok = v.task_ok = false;
       }
+    }
+    // An endpoint's request that stalled, was cut or malformed: a failed item, never a success.
+    if (s.raw.contains("request_failed")) {
+      ++failed;
+      v.format_ok = v.task_ok = false;
     }
     props.push_back({item.value("language", ""),
                      item.value("task_type", ""),
@@ -51,6 +57,11 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
     r.metric = "thinking_exhausted";
     r.unit = "items";
     r.samples = {double(exhausted)};
+    r.summary = stats::Summarize(r.samples);
+    r.value = r.summary.median;
+    rows->push_back(r);
+    r.metric = "failed_requests";  // items whose request did not complete
+    r.samples = {double(failed)};
     r.summary = stats::Summarize(r.samples);
     r.value = r.summary.median;
     rows->push_back(std::move(r));

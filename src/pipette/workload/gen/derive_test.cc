@@ -44,6 +44,32 @@ TEST(GenDerive, EachOutputJudgedByItsCheckers) {
   EXPECT_FALSE(Find(rows, "divergence", "identical"));  // no reference named
 }
 
+// An endpoint's items: one whose thinking spent the budget and one whose request stalled are
+// failures whatever their text, and each is counted.
+TEST(GenDerive, AnEndpointsExhaustedOrFailedItemIsNeverASuccess) {
+  metrics::CellSamples cell;
+  cell.cell.id = 2;
+  cell.samples = {
+      Stored(2, "gen_dataset", 0, {{"path", "g.jsonl"}, {"sha256", "abc"}}),
+      Stored(2, "gen", 0,
+             {{"item", Item("a", "42")}, {"text", "42"}, {"thinking_exhausted", false}}),
+      Stored(2, "gen", 1, {{"item", Item("b", "")}, {"text", ""}, {"thinking_exhausted", true}}),
+      Stored(2, "gen", 2,
+             {{"item", Item("c", "")},
+              {"text", ""},
+              {"stop", "failed"},
+              {"request_failed", {{"kind", "timeout"}, {"message", "no response in 1 s"}}}})};
+  std::vector<metrics::ResultRow> rows;
+  metrics::ResultRow base;
+  base.EditCell().cell_id = 2;
+  ASSERT_TRUE(DeriveGen(base, cell, {{2, &cell}}, &rows).ok());
+  ASSERT_TRUE(Find(rows, "gen", "task_acc"));
+  EXPECT_DOUBLE_EQ(Find(rows, "gen", "task_acc")->value, 1.0 / 3);  // "" would match "" else
+  ASSERT_TRUE(Find(rows, "gen", "thinking_exhausted") && Find(rows, "gen", "failed_requests"));
+  EXPECT_DOUBLE_EQ(Find(rows, "gen", "thinking_exhausted")->value, 1);
+  EXPECT_DOUBLE_EQ(Find(rows, "gen", "failed_requests")->value, 1);
+}
+
 TEST(GenDerive, DivergenceComparesTheTokensWithTheReferenceCells) {
   metrics::CellSamples ref, cell;
   ref.cell.id = 1;
