@@ -37,6 +37,14 @@ const json* Row(const std::vector<json>& rows, const std::string& test, const st
   return nullptr;
 }
 
+// The row, or (a failure recorded) null: a missing row fails the test, not the test binary.
+const json& At(const std::vector<json>& rows, const std::string& test, const std::string& metric) {
+  static const json kMissing;
+  if (const json* r = Row(rows, test, metric)) return *r;
+  ADD_FAILURE() << "no row " << test << " " << metric;
+  return kMissing;
+}
+
 class OpenAiRuntime : public E2E {};
 
 TEST_F(OpenAiRuntime, TheBundledServerBesideInProcessLlamaCpp) {
@@ -73,8 +81,8 @@ quality:
         const json* n = Row(rows, test, "streams");
         ASSERT_NE(n, nullptr) << test;
         EXPECT_EQ((*n)["median"], 2 * c) << test;  // two repetitions of c streams
-        EXPECT_EQ((*Row(rows, test, "failed_streams"))["median"], 0) << test;
-        EXPECT_EQ((*Row(rows, test, "token_count_mismatches"))["median"], 0) << test;
+        EXPECT_EQ(At(rows, test, "failed_streams")["median"], 0) << test;
+        EXPECT_EQ(At(rows, test, "token_count_mismatches")["median"], 0) << test;
         const json* overhead = Row(rows, test, "serving_overhead");
         ASSERT_NE(overhead, nullptr) << test;
         EXPECT_EQ((*overhead)["n"], 2 * c);
@@ -290,7 +298,7 @@ warmup: 0
   const json doc = ReportJson();
   const std::vector<json> rows = RowsOf(doc["results"], "openai");
   ASSERT_NE(Row(rows, "tg8", "throughput"), nullptr);
-  EXPECT_EQ((*Row(rows, "tg8", "token_count_mismatches"))["median"], 0);
+  EXPECT_EQ(At(rows, "tg8", "token_count_mismatches")["median"], 0);
   ASSERT_NE(Row(rows, "ttft@16", "ttft"), nullptr);
   // Not Pipette's process: no memory and no load time, the memory n/a with its reason.
   EXPECT_EQ(Row(rows, "load", "time"), nullptr);
@@ -311,6 +319,15 @@ warmup: 0
     EXPECT_EQ(printed.find("wrong-key"), std::string::npos);  // nor the refused one
   }
   EXPECT_EQ(ReadFile(Store()).find("wrong-key"), std::string::npos);
+
+  // More streams than the running server has slots would queue: the cell fails, saying so.
+  setenv("PIPETTE_E2E_KEY", key.c_str(), 1);
+  std::string queued = text;
+  queued.replace(queued.find("tests:"), 0, "params: {concurrency: 64}\n");
+  Output q = Pipette({"run", Write("queued.yaml", queued).string(), "--store", Store()});
+  unsetenv("PIPETTE_E2E_KEY");
+  EXPECT_NE(q.code, 0);
+  EXPECT_NE((q.out + q.err).find("the streams would queue"), std::string::npos) << q.out << q.err;
   (*server)->Stop();
 }
 
@@ -493,8 +510,8 @@ TEST_F(OpenAiRuntime, FixtureAStalledOrMalformedRequestIsRecordedAndTheCellGoesO
     Output o = Pipette({"run", ex.string(), "--store", Store()});
     ASSERT_EQ(o.code, 0) << o.out << o.err;
     const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
-    EXPECT_EQ((*Row(rows, "tg2", "streams"))["median"], 3);
-    EXPECT_EQ((*Row(rows, "tg2", "failed_streams"))["median"], 1);
+    EXPECT_EQ(At(rows, "tg2", "streams")["median"], 3);
+    EXPECT_EQ(At(rows, "tg2", "failed_streams")["median"], 1);
     const json* tg = Row(rows, "tg2", "throughput");
     ASSERT_NE(tg, nullptr);
     EXPECT_EQ((*tg)["n"], 2);  // the two requests that completed
@@ -531,7 +548,9 @@ TEST_F(OpenAiRuntime, FixtureAnHttpErrorOrAServerThatIsDownFailsTheCellWithTheRe
 
 TEST_F(OpenAiRuntime, FixtureWithoutUsageTheModelsTokenizerCountsTheTokens) {
   FixtureServer fixture(FixtureServer::Mode::kNoUsage);
-  const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
+  std::string text = FixtureExperiment(fixture.Url());
+  text.replace(text.find("tests: [tg2]"), 12, "tests: [tg2, ttft@8]");
+  const fs::path ex = Write("fixture.yaml", text);
   Output o = Pipette({"run", ex.string(), "--store", Store()});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   const auto samples = Samples(1, "tg2");
@@ -545,7 +564,12 @@ TEST_F(OpenAiRuntime, FixtureWithoutUsageTheModelsTokenizerCountsTheTokens) {
     EXPECT_FALSE(t.contains("mismatch")) << t.dump();
   }
   const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
-  EXPECT_EQ((*Row(rows, "tg2", "token_count_mismatches"))["median"], 0);
+  EXPECT_EQ(At(rows, "tg2", "token_count_mismatches")["median"], 0);
+  // A server without a tokenizer endpoint: ttft's prompt of 8 tokens was found with the model's.
+  ASSERT_NE(Row(rows, "ttft@8", "ttft"), nullptr);
+  for (const auto& s : Samples(1, "ttft@8")) {
+    EXPECT_EQ(s.raw["streams"][0]["tokens"]["prompt_expected"], 8) << s.raw.dump();
+  }
 }
 
 TEST_F(OpenAiRuntime, FixtureAGenItemWhoseRequestStallsFailsAndTheNextGoesOn) {

@@ -154,6 +154,13 @@ Status ParseEndpointKey(const Where& w, const YAML::Node& k, const YAML::Node& v
   } else if (key == "body") {
     if (!v.IsMap()) return w.At(v, "body: a mapping of keys added to every request body");
     for (const auto& kv : v) {
+      if (kv.first.Scalar() == "ignore_eos" &&
+          !(kv.second.IsScalar() && kv.second.Scalar() == "true")) {
+        return w.At(kv.second,
+                    "body: ignore_eos: true says the server honours llama.cpp's ignore_eos "
+                    "(vLLM, SGLang do); Pipette then sends it on speed tests, never on gen; "
+                    "leave it out for a server that does not");
+      }
       const auto& own = endpoint::PipetteBodyKeys();
       if (std::find(own.begin(), own.end(), kv.first.Scalar()) != own.end()) {
         return w.At(kv.first, fmt::format("body: key '{}' is set by Pipette (it decides what is "

@@ -87,6 +87,11 @@ TEST(ParseEndpoint, BadEntriesAreNamedWithTheirPlace) {
   EXPECT_EQ(ErrorOf(r + "  - {name: openai, server: bundled, body: {max_tokens: 4}}\n"),
             "ex.yaml:4:44: body: key 'max_tokens' is set by Pipette (it decides what is "
             "measured) and cannot be replaced");
+  EXPECT_NE(ErrorOf(r + "  - {name: openai, server: bundled, body: {ignore_eos: false}}\n")
+                .find("body: ignore_eos: true says the server honours"),
+            std::string::npos);
+  EXPECT_TRUE(
+      testing::Parse(r + "  - {name: openai, server: bundled, body: {ignore_eos: true}}\n").ok());
   EXPECT_EQ(ErrorOf(r + "  - {name: openai, server: bundled, body: [1]}\n"),
             "ex.yaml:4:43: body: a mapping of keys added to every request body");
 }

@@ -116,9 +116,9 @@ class EndpointChannel : public worker::WorkerChannel {
       r = LoadModel(request);
     } else if (op == protocol::op::kInitContext) {
       r = InitContext(request);
-    } else if (op == protocol::op::kTokenize && Flavored()) {
+    } else if (op == protocol::op::kTokenize && HasTokenizer()) {
       r = Tokenize(request);
-    } else if (op == protocol::op::kDetokenize && Flavored()) {
+    } else if (op == protocol::op::kDetokenize && HasTokenizer()) {
       r = Detokenize(request);
     } else if (op == protocol::op::kTg) {
       r = Tg(request);
@@ -169,11 +169,20 @@ class EndpointChannel : public worker::WorkerChannel {
     }
     return text;
   }
-  // A reply's strings (the error messages of failed streams) redacted the same way.
+  // A reply's error messages (a failed stream's `error`, a failed request's `message`: the words
+  // a server or the client wrote) redacted the same way. Only those: a measured text, a rendered
+  // prompt or an answer is data, kept as it came, whatever a key such as "EMPTY" matches in it.
   json Redacted(json j) const {
-    if (cfg_.api_key.empty()) return j;
-    if (j.is_string()) return Redact(j.get<std::string>());
-    if (j.is_structured()) {
+    if (cfg_.api_key.empty() || !j.is_structured()) return j;
+    if (j.is_object()) {
+      for (auto& [k, v] : j.items()) {
+        if ((k == "error" || k == "message") && v.is_string()) {
+          v = Redact(v.get<std::string>());
+        } else {
+          v = Redacted(std::move(v));
+        }
+      }
+    } else {
       for (auto& v : j) v = Redacted(std::move(v));
     }
     return j;
@@ -233,7 +242,7 @@ class EndpointChannel : public worker::WorkerChannel {
     h.ops = {protocol::op::kHello,   protocol::op::kLoadModel, protocol::op::kInitContext,
              protocol::op::kTg,      protocol::op::kTtft,      protocol::op::kChat,
              protocol::op::kShutdown};
-    if (Flavored()) {
+    if (HasTokenizer()) {  // the server's own, else the model's (a worker, on first use)
       h.ops.push_back(protocol::op::kTokenize);
       h.ops.push_back(protocol::op::kDetokenize);
     }
@@ -364,8 +373,8 @@ class EndpointChannel : public worker::WorkerChannel {
         StopServer();
         if (!log_dir_) log_dir_ = std::make_unique<TempDir>("pipette-server");
         const auto log = log_dir_->path() / fmt::format("server-{}.log", ++starts_);
-        auto started = ServerProcess::Start(argv, log, *cfg_.client,
-                                            std::chrono::seconds(cfg_.spec.ready_timeout_s));
+        auto started = ServerProcess::Start(
+            argv, log, *cfg_.client, std::chrono::seconds(cfg_.spec.ready_timeout_s), cfg_.cancel);
         if (!started) return FailedCall(op, started.error().message);
         server_ = std::move(*started);
         server_key_ = key;
@@ -394,7 +403,17 @@ class EndpointChannel : public worker::WorkerChannel {
                                             slot_ctx, req->n_ctx));
         }
       }
-      if (props->contains("total_slots")) applied["slots"] = (*props)["total_slots"];
+      if (props->contains("total_slots") && (*props)["total_slots"].is_number_integer()) {
+        const int64_t slots = (*props)["total_slots"].get<int64_t>();
+        applied["slots"] = slots;
+        // Streams beyond the slots would queue: they would not run at the concurrency stated.
+        if (!cfg_.spec.start_server && concurrency_ > slots) {
+          return FailedCall(op, fmt::format("concurrency {} is more than the {} slot(s) of the "
+                                            "server at {} (llama-server's --parallel): the "
+                                            "streams would queue",
+                                            concurrency_, slots, Where()));
+        }
+      }
       if (props->contains("build_info")) applied["server_build"] = (*props)["build_info"];
       chat_template_ = props->value("chat_template", "");
     }
@@ -408,16 +427,35 @@ class EndpointChannel : public worker::WorkerChannel {
     return out;
   }
 
+  // The model's tokenizer is at hand: llama-server's own endpoints, else a worker that loads
+  // the model's GGUF (started on first use).
+  bool HasTokenizer() const {
+    return Flavored() || (!cfg_.tokenizer_program.empty() && cfg_.device != nullptr);
+  }
+
   Result<std::vector<int64_t>, CallError> TokensOf(const std::string& op, const std::string& text,
                                                    bool add_special, bool parse_special) {
-    auto r = Exchange(
-        op, "POST", "/tokenize",
-        {{"content", text}, {"add_special", add_special}, {"parse_special", parse_special}}, true);
-    if (!r) return r.error();
     std::vector<int64_t> out;
-    for (const json& t : r->value("tokens", json::array())) {
-      if (t.is_number_integer()) out.push_back(t.get<int64_t>());
+    if (Flavored()) {
+      auto r = Exchange(
+          op, "POST", "/tokenize",
+          {{"content", text}, {"add_special", add_special}, {"parse_special", parse_special}},
+          true);
+      if (!r) return r.error();
+      for (const json& t : r->value("tokens", json::array())) {
+        if (t.is_number_integer()) out.push_back(t.get<int64_t>());
+      }
+      return out;
     }
+    protocol::TokenizeRequest req;
+    req.text = text;
+    req.add_special = add_special;
+    req.parse_special = parse_special;
+    auto r = LocalCall(op, req.ToJson());
+    if (!r) return r.error();
+    auto typed = protocol::TokenizeResponse::FromJson(*r);
+    if (!typed) return FailedCall(op, typed.error().message);
+    out.assign(typed->tokens.begin(), typed->tokens.end());
     return out;
   }
 
@@ -426,13 +464,24 @@ class EndpointChannel : public worker::WorkerChannel {
     if (!req) return FailedCall(protocol::op::kTokenize, req.error().message);
     auto t = TokensOf(protocol::op::kTokenize, req->text, req->add_special, req->parse_special);
     if (!t) return t.error();
-    return json{{"tokens", *t}};
+    json out = {{"tokens", *t}};
+    if (!Flavored()) out["tokenized_by"] = "model_tokenizer";  // not the server's own
+    return out;
   }
 
   Result<std::string, CallError> TextOf(const std::string& op, const std::vector<int64_t>& tokens) {
-    auto r = Exchange(op, "POST", "/detokenize", {{"tokens", tokens}}, true);
+    if (Flavored()) {
+      auto r = Exchange(op, "POST", "/detokenize", {{"tokens", tokens}}, true);
+      if (!r) return r.error();
+      return r->value("content", "");
+    }
+    protocol::DetokenizeRequest req;
+    req.tokens.assign(tokens.begin(), tokens.end());
+    auto r = LocalCall(op, req.ToJson());
     if (!r) return r.error();
-    return r->value("content", "");
+    auto typed = protocol::DetokenizeResponse::FromJson(*r);
+    if (!typed) return FailedCall(op, typed.error().message);
+    return typed->text;
   }
 
   Result<json, CallError> Detokenize(const json& request) {
@@ -444,17 +493,19 @@ class EndpointChannel : public worker::WorkerChannel {
     return json{{"text", *t}};
   }
 
-  // The model's tokenizer, for a server that has none to ask: the worker program with the
-  // cell's model loaded, started the first time a stream comes without `usage`.
+  // The model's tokenizer for a server that has none to ask (no /tokenize): the worker program
+  // with the cell's model loaded, started when first needed and kept for the model.
   Result<worker::WorkerChannel*, CallError> LocalTokenizer(const std::string& op) {
     if (tokenizer_ && tokenizer_->Alive()) return tokenizer_.get();
     StopTokenizer();
     auto failed = [&](const std::string& why) {
       StopTokenizer();
-      return FailedCall(op, fmt::format("the server sent no usage, and the model's tokenizer "
-                                        "({}) that would count its tokens failed: {}",
+      return FailedCall(op, fmt::format("the model's tokenizer ({}, for a server without a "
+                                        "tokenizer endpoint) failed: {}",
                                         cfg_.tokenizer_program, why));
     };
+    if (!HasTokenizer()) return failed("no runtime that loads the model's GGUF is registered");
+    if (model_path_.empty()) return failed("no model loaded yet");
     auto ch = cfg_.device->StartWorker({cfg_.tokenizer_program});
     if (!ch) return failed(ch.error().message);
     tokenizer_ = std::move(*ch);
@@ -469,34 +520,27 @@ class EndpointChannel : public worker::WorkerChannel {
     return tokenizer_.get();
   }
 
+  Result<json, CallError> LocalCall(const std::string& op, const json& request) {
+    auto tok = LocalTokenizer(op);
+    if (!tok) return tok.error();
+    auto r = (*tok)->Call(request, timeout_);
+    if (!r) return FailedCall(op, "the model's tokenizer failed: " + r.error().message);
+    return *r;
+  }
+
   void StopTokenizer() {
     if (tokenizer_) tokenizer_->Shutdown(std::chrono::milliseconds(2000));
     tokenizer_.reset();
   }
 
-  // Generated `text` as the model's tokenizer cuts it (no special tokens added or parsed): the
-  // server's /tokenize, else the local tokenizer; nullopt when there is neither.
+  // Generated `text` as the model's tokenizer cuts it (no special tokens added or parsed), or
+  // nullopt when there is none.
   Result<std::optional<std::vector<int64_t>>, CallError> ModelTokens(const std::string& op,
                                                                      const std::string& text) {
-    if (Flavored()) {
-      auto t = TokensOf(op, text, false, false);
-      if (!t) return t.error();
-      return std::optional<std::vector<int64_t>>(std::move(*t));
-    }
-    if (cfg_.tokenizer_program.empty() || !cfg_.device || model_path_.empty()) {
-      return std::optional<std::vector<int64_t>>();
-    }
-    auto tok = LocalTokenizer(op);
-    if (!tok) return tok.error();
-    protocol::TokenizeRequest req;
-    req.text = text;
-    req.add_special = false;
-    auto r = (*tok)->Call(req.ToJson(), timeout_);
-    if (!r) return FailedCall(op, "the model's tokenizer failed: " + r.error().message);
-    auto typed = protocol::TokenizeResponse::FromJson(*r);
-    if (!typed) return FailedCall(op, typed.error().message);
-    return std::optional<std::vector<int64_t>>(
-        std::vector<int64_t>(typed->tokens.begin(), typed->tokens.end()));
+    if (!HasTokenizer()) return std::optional<std::vector<int64_t>>();
+    auto t = TokensOf(op, text, false, false);
+    if (!t) return t.error();
+    return std::optional<std::vector<int64_t>>(std::move(*t));
   }
 
   // A stream the server gave no `usage` for: its text (reasoning and answer) counted with the
@@ -573,11 +617,6 @@ class EndpointChannel : public worker::WorkerChannel {
     GenerationRequest g = Base(static_cast<int>(req->n_gen + 1), true);
     if (api_ == Api::kChat) {
       // Messages take text: the depth's tokens as text (the chat template adds its own).
-      if (!Flavored()) {
-        return FailedCall(op,
-                          "tg over the chat API sends its prompt as text, which needs the "
-                          "server's /detokenize (llama-server's)");
-      }
       std::vector<int64_t> text_ids(req->prompt.begin(), req->prompt.end());
       auto text = TextOf(op, text_ids);
       if (!text) return text.error();
@@ -600,7 +639,12 @@ class EndpointChannel : public worker::WorkerChannel {
     if (api_ == Api::kChat) {
       g.prompt = json::array({{{"role", "user"}, {"content", req->text}}});
       if (Flavored()) {
-        auto rendered = Exchange(op, "POST", "/apply-template", {{"messages", g.prompt}}, true);
+        // Rendered as the request will be: with the body's template options.
+        json body = {{"messages", g.prompt}};
+        if (g.extra.contains("chat_template_kwargs")) {
+          body["chat_template_kwargs"] = g.extra["chat_template_kwargs"];
+        }
+        auto rendered = Exchange(op, "POST", "/apply-template", body, true);
         if (!rendered) return rendered.error();
         auto t = TokensOf(op, rendered->value("prompt", ""), true, true);
         if (!t) return t.error();
@@ -608,7 +652,7 @@ class EndpointChannel : public worker::WorkerChannel {
       }
     } else {
       g.prompt = req->text;
-      if (Flavored()) {
+      if (HasTokenizer()) {
         auto t = TokensOf(op, req->text, req->add_special, req->parse_special);
         if (!t) return t.error();
         expected = static_cast<int64_t>(t->size());

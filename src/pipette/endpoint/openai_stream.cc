@@ -7,9 +7,9 @@ namespace pipette::endpoint {
 using nlohmann::json;
 
 const std::vector<std::string>& PipetteBodyKeys() {
-  static const std::vector<std::string> keys = {
-      "model",          "messages",    "prompt",     "max_tokens",   "stream",
-      "stream_options", "temperature", "ignore_eos", "cache_prompt", "timings_per_token"};
+  static const std::vector<std::string> keys = {"model",       "messages",     "prompt",
+                                                "max_tokens",  "stream",       "stream_options",
+                                                "temperature", "cache_prompt", "timings_per_token"};
   return keys;
 }
 
@@ -33,7 +33,13 @@ Result<std::string> BuildBody(const GenerationRequest& request) {
     body["timings_per_token"] = true;
   }
   if (!request.extra.is_object()) return InputError("body: must be a mapping of keys to values");
+  // `ignore_eos: true` in the experiment's body says another server honours it too: sent as
+  // llama-server gets it, true for a fixed-length generation only.
+  const bool declared_ignore_eos =
+      request.extra.contains("ignore_eos") && request.extra["ignore_eos"] == true;
+  if (declared_ignore_eos) body["ignore_eos"] = request.suppress_eos;
   for (const auto& [key, value] : request.extra.items()) {
+    if (key == "ignore_eos" && declared_ignore_eos) continue;
     if (body.contains(key)) {
       return InputError(fmt::format(
           "body: key '{}' is set by Pipette (it decides what is measured) and cannot be replaced",

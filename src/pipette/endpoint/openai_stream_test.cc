@@ -41,6 +41,17 @@ TEST(BuildBody, AGenericServerGetsOnlyStandardFieldsAndChatGetsMessages) {
   EXPECT_EQ(j["top_p"], 1);
 }
 
+TEST(BuildBody, AServerSaidToHonourIgnoreEosGetsItOnFixedLengthGenerationsOnly) {
+  GenerationRequest r;
+  r.flavor = Flavor::kGeneric;
+  r.extra = {{"ignore_eos", true}, {"top_p", 1}};
+  EXPECT_EQ(json::parse(*BuildBody(r))["ignore_eos"], true);  // a speed test: fixed length
+  r.suppress_eos = false;                                     // gen: stops where the model does
+  const json chat = json::parse(*BuildBody(r));
+  EXPECT_EQ(chat["ignore_eos"], false);
+  EXPECT_EQ(chat["top_p"], 1);
+}
+
 TEST(BuildBody, ExtraKeysMayNotReplaceWhatPipetteSets) {
   GenerationRequest r;
   r.extra = {{"temperature", 0.8}};

@@ -38,7 +38,8 @@ struct Replied {
 };
 
 // `tg` asked `n_gen` steps (n_gen + 1 tokens were asked: the first arrival starts the clock).
-// The reply's own fields come from the first stream that completed with at least two tokens;
+// The reply's own fields come from the first stream that completed with every token asked (one
+// that stopped short is a failed request, kind "short");
 // with none, the reply is {"request_failed": {...}, "streams": [...]}.
 Replied TgReply(int64_t n_gen, const std::vector<Result<Streamed, StreamError>>& streams);
 

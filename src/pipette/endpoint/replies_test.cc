@@ -69,11 +69,15 @@ TEST(TgReply, CountsThatDisagreeAreRecorded) {
   const json& t = r.reply["streams"][0]["tokens"];
   EXPECT_EQ(t["streamed_counted_by"], "chunks");
   EXPECT_EQ(t["mismatch"], "usage says 4 generated, 3 streamed");
-  // Fewer tokens than asked (a server that stopped at end-of-sequence).
+  // Fewer tokens than asked (a server that stopped at end-of-sequence): recorded, and not a
+  // success.
   std::vector<Result<Streamed, StreamError>> short_one;
   short_one.push_back(Stream({150, 160}, {1, 1}, 2));
-  EXPECT_EQ(TgReply(3, short_one).reply["streams"][0]["tokens"]["mismatch"],
-            "4 asked, 2 generated");
+  const json short_reply = TgReply(3, short_one).reply;
+  EXPECT_EQ(short_reply["streams"][0]["tokens"]["mismatch"], "4 asked, 2 generated");
+  EXPECT_EQ(short_reply["streams"][0]["kind"], "short");
+  EXPECT_EQ(short_reply["request_failed"]["message"],
+            "the server streamed 2 token(s) of the 4 asked");
 }
 
 TEST(TgReply, WithoutUsageTheModelsTokenizerCountsAndSaysSo) {

@@ -34,9 +34,11 @@ Result<int> FreeLocalPort() {
   return static_cast<int>(ntohs(addr.sin_port));
 }
 
-Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(
-    std::vector<std::string> argv, const std::filesystem::path& log, http::HttpClient& client,
-    std::chrono::milliseconds ready_within) {
+Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(std::vector<std::string> argv,
+                                                            const std::filesystem::path& log,
+                                                            http::HttpClient& client,
+                                                            std::chrono::milliseconds ready_within,
+                                                            const std::atomic<bool>* cancel) {
   if (argv.empty()) return RuntimeError("no server program to start");
   auto port = FreeLocalPort();
   if (!port) return port.error();
@@ -94,6 +96,10 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(
         server->url(),
         http::Request{.method = "GET", .path = "/health", .timeout = std::chrono::seconds(2)});
     if (r && r->status == 200) return server;
+    if (cancel && cancel->load()) {
+      server->Stop();
+      return RuntimeError(fmt::format("interrupted while the server {} was starting", argv[0]));
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       const std::string tail = server->LogTail();
       server->Stop();

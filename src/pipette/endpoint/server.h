@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -22,12 +23,13 @@ Result<int> FreeLocalPort();
 class ServerProcess {
  public:
   // Starts `argv` (argv[0] a path or a name on PATH); "{port}" in any argument becomes the port.
-  // Waits until GET <origin>/health is 200, the process exits, or `ready_within` passes; the
-  // error then quotes the log's last lines.
+  // Waits until GET <origin>/health is 200, the process exits, `ready_within` passes or
+  // `cancel` (Ctrl-C; may be null) is set; the error then quotes the log's last lines.
   static Result<std::unique_ptr<ServerProcess>> Start(std::vector<std::string> argv,
                                                       const std::filesystem::path& log,
                                                       http::HttpClient& client,
-                                                      std::chrono::milliseconds ready_within);
+                                                      std::chrono::milliseconds ready_within,
+                                                      const std::atomic<bool>* cancel = nullptr);
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;

@@ -37,5 +37,17 @@ TEST(ServerProcess, AServerNeverReadyIsStoppedAtTheDeadline) {
   EXPECT_NE(s.error().message.find("was not ready within"), std::string::npos) << s.error().message;
 }
 
+TEST(ServerProcess, CtrlCWhileTheServerStartsStopsIt) {
+  TempDir dir("pipette-server-test");
+  http::HttpLibClient client;
+  std::atomic<bool> cancel{true};  // already pressed: the first probe's failure ends the wait
+  auto s = ServerProcess::Start({"sleep", "30"}, dir.path() / "server.log", client,
+                                std::chrono::seconds(60), &cancel);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("interrupted while the server sleep was starting"),
+            std::string::npos)
+      << s.error().message;
+}
+
 }  // namespace
 }  // namespace pipette::endpoint

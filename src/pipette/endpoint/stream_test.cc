@@ -67,14 +67,19 @@ TEST(StreamGeneration, AServerErrorEventEndsTheRequest) {
 
 TEST(StreamConcurrently, GivesOneResultPerRequestInOrder) {
   FakeClient client;
-  client.pieces = {"data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: [DONE]\n\n"};
+  // Each request is answered with its own max_tokens as text: results in request order.
+  client.answer = [](const http::Request& r) {
+    const int n = nlohmann::json::parse(r.body)["max_tokens"];
+    return std::vector<std::string>{"data: {\"choices\":[{\"text\":\"" + std::to_string(n) +
+                                    "\"}]}\n\ndata: [DONE]\n\n"};
+  };
   std::vector<GenerationRequest> reqs(4);
   for (size_t i = 0; i < reqs.size(); ++i) reqs[i].max_tokens = static_cast<int>(i + 1);
   auto out = StreamConcurrently(client, kUrl, reqs, StreamOptions{});
   ASSERT_EQ(out.size(), 4u);
-  for (const auto& r : out) {
-    ASSERT_TRUE(r) << r.error().message;
-    EXPECT_EQ(r->record.text, "a");
+  for (size_t i = 0; i < out.size(); ++i) {
+    ASSERT_TRUE(out[i]) << out[i].error().message;
+    EXPECT_EQ(out[i]->record.text, std::to_string(i + 1));
   }
   EXPECT_EQ(client.requests.size(), 4u);
 }

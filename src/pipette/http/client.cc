@@ -40,7 +40,11 @@ Result<Url> ParseUrl(std::string_view text) {
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
   if (authority.find('@') != std::string_view::npos) {
-    return bad("credentials in the URL are not accepted: give the key's environment variable");
+    // Not repeated: the URL holds a secret.
+    return InputError(fmt::format(
+        "URL '{}://[credentials]@...': credentials in the URL are not accepted: give the key's "
+        "environment variable",
+        u.scheme));
   }
   if (path.find_first_of("?#") != std::string_view::npos) return bad("no query or fragment");
   std::string_view port_text;

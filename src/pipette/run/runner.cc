@@ -379,6 +379,7 @@ class Runner {
       return Failed(planned.error().message);
     }
     rec.params = AppliedParams(rec.params, load_applied_, ctx, registry_, cell.runtime.name);
+    rec.worker_pid = channel_->Pid();  // a server an endpoint starts is up only now
     if (auto st = deps_.store->UpdateCell(rec); !st) return Failed(st.error().message);
 
     CellContext wctx(*this, cell, rec);

@@ -26,7 +26,8 @@ Runtime OpenAi() {
                "a server already running is not Pipette's process: its memory is not read "
                "(give server: to have Pipette start it)"},
               {"tokenize",
-               "the endpoint has no tokenizer endpoint (llama-server's /tokenize): a prompt of "
+               "neither the endpoint (llama-server's /tokenize) nor a runtime that loads the "
+               "model's GGUF (llama.cpp's worker) gives the model's tokenizer: a prompt of "
                "exactly P tokens (ttft) and the token counts of generation items need one"},
           }};
 }

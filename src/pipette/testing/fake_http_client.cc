@@ -15,7 +15,7 @@ Result<http::Response, http::Failure> FakeHttpClient::Send(const http::Url&,
   r.t_sent_ns = t0 + 1;
   r.t_status_ns = t0 + step / 2;
   int64_t t = t0;
-  for (const auto& p : pieces) {
+  for (const auto& p : answer ? answer(request) : pieces) {
     t += step;
     r.body += p;
     r.t_end_ns = t;
