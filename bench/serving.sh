@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Served beside in process (BENCHMARKS.md "Serving"): bench/serving.yaml into a store of its own,
 # then `report --vary runtime` (in process beside each concurrency), `report --vary concurrency` (how
-# the server degrades under load), and the endpoint's own rows as Pipette derived them (per-stream
+# the server degrades under load), bench/serving-runtimes.yaml's `report --vary runtime` (the same
+# F32 weights in process, behind llama-server and under ONNX Runtime), and the endpoint's own rows
+# as Pipette derived them (per-stream
 # and aggregate throughput, ITL, e2e, the server's prompt_ms and the serving overhead), selected
 # from the CSV report. Run on a quiet machine after `make demo` or `make test`.
 # Usage: bench/serving.sh [OUT_DIR]   (the store is kept there; default a temporary folder)
@@ -12,6 +14,7 @@ if [ -z "$out" ]; then
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
+mkdir -p "$out"
 db="$out/serving.db"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
@@ -20,6 +23,12 @@ build/pipette run bench/serving.yaml --store "$db" >"$out/serving.log" 2>&1 ||
 echo "## bench/serving.yaml ($(($(date +%s) - start)) s, load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
 build/pipette report --store "$db" --vary runtime
 build/pipette report --store "$db" --vary concurrency
+# The same F32 weights in process, behind llama-server and under ONNX Runtime (its own store).
+start=$(date +%s)
+build/pipette run bench/serving-runtimes.yaml --store "$out/runtimes.db" >"$out/runtimes.log" 2>&1 ||
+  { echo "bench/serving-runtimes.yaml failed: see $out/runtimes.log" >&2; exit 1; }
+echo "## bench/serving-runtimes.yaml ($(($(date +%s) - start)) s, load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+build/pipette report --store "$out/runtimes.db" --vary runtime
 echo
 echo "## the endpoint's rows (median, n), by concurrency"
 build/pipette report --store "$db" --format json |
