@@ -11,7 +11,8 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 # 1. System packages (Debian): compilers, ccache, CMake, and the libraries Pipette links.
 DEB_PACKAGES=(g++ cmake ninja-build make git ccache curl ca-certificates python3-venv unzip
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3 libssl-dev
-  libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config clang-format jq bc util-linux)
+  libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config clang-format jq bc util-linux
+  openssh-server openssh-client iproute2)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

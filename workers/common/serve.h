@@ -14,6 +14,11 @@ namespace pipette::worker_common {
 // corrupt the stream. Null when that fails. Call before the runtime starts.
 std::FILE* TakeProtocolOutput();
 
+// With PIPETTE_EXIT_WITH_PARENT set (a remote device's launch, device/ssh_device.h), the worker
+// is killed when its parent process ends (Linux: PR_SET_PDEATHSIG), and exits at once when the
+// parent is gone already: nothing is left running on a device whose link dropped.
+void ExitWithParentWhenAsked();
+
 // Answers every line of `in` on `out` (a trailing "\r" is ignored). Returns the exit status: 0
 // at the end of input or after `shutdown`, 1 when `out` fails (the controller is gone).
 int Serve(Dispatcher& dispatcher, std::istream& in, std::FILE* out);

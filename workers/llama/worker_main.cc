@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  pipette::worker_common::ExitWithParentWhenAsked();
   FILE* out = pipette::worker_common::TakeProtocolOutput();
   if (out == nullptr) {
     std::perror("pipette-worker-llama: cannot set up standard output");

@@ -312,7 +312,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     }
     PrintPlan(*ex, *cells, registry);
     PrintVariantPlan(*ex, *cells, device);
-    convert::ProcessCommandRunner converter;
+    ProcessCommandRunner converter;
     PrintConversionPlan(*ex, *cells, converter);
     // A time estimate from what the store measured before, if there is a store (read only:
     // a dry run writes nothing).
@@ -390,7 +390,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     }
   }
 
-  convert::ProcessCommandRunner converter;  // converts on this machine, before the cells
+  ProcessCommandRunner converter;  // converts on this machine, before the cells
   if (resume) {
     // Only the variants of the cells measured now are made; the files and the build must be
     // those the run measured with.

@@ -54,7 +54,7 @@ convert::ConverterOptions ConverterOptionsHere(const config::Experiment& ex) {
 }
 
 void PrintConversionPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                         convert::CommandRunner& runner) {
+                         CommandRunner& runner) {
   const auto jobs = UsedJobs(ex, cells);
   if (jobs.empty()) return;
   auto identity = convert::AskConverter(runner, ConverterOptionsHere(ex));
@@ -76,7 +76,7 @@ void PrintConversionPlan(const config::Experiment& ex, const std::vector<plan::C
   }
 }
 
-void MakeConversionsFor(const config::Experiment& ex, convert::CommandRunner& runner,
+void MakeConversionsFor(const config::Experiment& ex, CommandRunner& runner,
                         std::vector<plan::Cell>* cells, const std::atomic<bool>* stop) {
   const auto jobs = UsedJobs(ex, *cells);
   if (jobs.empty()) return;

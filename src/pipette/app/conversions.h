@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
-#include "pipette/convert/command.h"
 #include "pipette/convert/maker.h"
 #include "pipette/plan/plan.h"
+#include "pipette/util/command.h"
 
 namespace pipette::app {
 
@@ -23,11 +23,11 @@ convert::ConverterOptions ConverterOptionsHere(const config::Experiment& ex);
 // For --dry-run: which converted models the cells use are cached and which will be converted
 // (asks the converter its version; nothing is converted).
 void PrintConversionPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                         convert::CommandRunner& runner);
+                         CommandRunner& runner);
 
 // Converts what the cells use and is not cached; gives each cell's model its provenance, or the
 // reason it could not be made (its cells then fail with it; the others run).
-void MakeConversionsFor(const config::Experiment& ex, convert::CommandRunner& runner,
+void MakeConversionsFor(const config::Experiment& ex, CommandRunner& runner,
                         std::vector<plan::Cell>* cells, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace pipette::app

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "pipette/convert/command.h"
 #include "pipette/convert/conversion.h"
 #include "pipette/env/process.h"
+#include "pipette/util/command.h"
 #include "pipette/util/result.h"
 
 namespace pipette::convert {

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <utility>
 
+#include "pipette/env/machine_files.h"
+
 namespace pipette::env {
 namespace {
 
@@ -48,27 +50,20 @@ std::vector<std::string> SplitWords(std::string_view text) {
   return words;
 }
 
-// Names of the entries of a directory; empty when it cannot be listed.
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    names.push_back(it->path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+std::vector<std::string> ListDir(const FileSource& files, const std::string& dir) {
+  return files.List(dir);
 }
 
-std::optional<std::string> ReadTrimmed(const std::string& path) {
-  std::optional<std::string> text = ReadTextFile(path);
+std::optional<std::string> ReadTrimmed(const FileSource& files, const std::string& path) {
+  std::optional<std::string> text = files.Read(path);
   if (!text) return std::nullopt;
   std::string trimmed(Trim(*text));
   if (trimmed.empty()) return std::nullopt;
   return trimmed;
 }
 
-std::optional<int64_t> ReadInt(const std::string& path) {
-  std::optional<std::string> text = ReadTextFile(path);
+std::optional<int64_t> ReadInt(const FileSource& files, const std::string& path) {
+  std::optional<std::string> text = files.Read(path);
   return text ? ParseInt(*text) : std::nullopt;
 }
 
@@ -140,20 +135,20 @@ std::optional<std::string> DescribeArmCores(const std::vector<std::string>& core
 }
 
 // Distinct physical cores and packages from sysfs topology, for when cpuinfo does not list them.
-std::pair<std::optional<int>, std::optional<int>> ReadSysfsTopology() {
+std::pair<std::optional<int>, std::optional<int>> ReadSysfsTopology(const FileSource& files) {
   std::set<std::string> cores;
   std::set<std::string> packages;
-  for (const std::string& name : ListDir(std::string(kCpuDir))) {
+  for (const std::string& name : ListDir(files, std::string(kCpuDir))) {
     if (name.size() < 4 || !name.starts_with("cpu") ||
         !std::all_of(name.begin() + 3, name.end(),
                      [](char ch) { return ch >= '0' && ch <= '9'; })) {
       continue;
     }
     std::string topo = fmt::format("{}/{}/topology/", kCpuDir, name);
-    auto core = ReadTrimmed(topo + "core_cpus_list");
-    if (!core) core = ReadTrimmed(topo + "thread_siblings_list");
-    auto package = ReadTrimmed(topo + "package_cpus_list");
-    if (!package) package = ReadTrimmed(topo + "core_siblings_list");
+    auto core = ReadTrimmed(files, topo + "core_cpus_list");
+    if (!core) core = ReadTrimmed(files, topo + "thread_siblings_list");
+    auto package = ReadTrimmed(files, topo + "package_cpus_list");
+    if (!package) package = ReadTrimmed(files, topo + "core_siblings_list");
     if (core) cores.insert(*core);
     if (package) packages.insert(*package);
   }
@@ -163,24 +158,24 @@ std::pair<std::optional<int>, std::optional<int>> ReadSysfsTopology() {
   return {count(cores), count(packages)};
 }
 
-std::optional<double> ReadCpuTemperature() {
+std::optional<double> ReadCpuTemperature(const FileSource& files) {
   std::optional<double> hottest;
   auto consider = [&](const std::string& millideg_path) {
-    if (auto milli = ReadInt(millideg_path)) {
+    if (auto milli = ReadInt(files, millideg_path)) {
       double c = static_cast<double>(*milli) / 1000.0;
       if (!hottest || c > *hottest) hottest = c;
     }
   };
-  for (const std::string& zone : ListDir("/sys/class/thermal")) {
+  for (const std::string& zone : ListDir(files, "/sys/class/thermal")) {
     if (!zone.starts_with("thermal_zone")) continue;
     std::string dir = "/sys/class/thermal/" + zone;
-    auto type = ReadTrimmed(dir + "/type");
+    auto type = ReadTrimmed(files, dir + "/type");
     if (type && IsCpuThermalSensor(*type)) consider(dir + "/temp");
   }
   if (hottest) return hottest;
-  for (const std::string& hwmon : ListDir("/sys/class/hwmon")) {
+  for (const std::string& hwmon : ListDir(files, "/sys/class/hwmon")) {
     std::string dir = "/sys/class/hwmon/" + hwmon;
-    auto name = ReadTrimmed(dir + "/name");
+    auto name = ReadTrimmed(files, dir + "/name");
     if (name && IsCpuThermalSensor(*name)) consider(dir + "/temp1_input");
   }
   return hottest;
@@ -380,15 +375,17 @@ bool IsCpuThermalSensor(std::string_view name) {
          lower == "soc-thermal";
 }
 
-CacheSizes ReadCacheSizes() {
+CacheSizes ReadCacheSizes() { return CacheSizesFrom(LocalFiles()); }
+
+CacheSizes CacheSizesFrom(const FileSource& files) {
   CacheSizes sizes;
   std::string base = fmt::format("{}/cpu0/cache/", kCpuDir);
-  for (const std::string& index : ListDir(base)) {
+  for (const std::string& index : ListDir(files, base)) {
     if (!index.starts_with("index")) continue;
     std::string dir = base + index + "/";
-    auto level = ReadInt(dir + "level");
-    auto type = ReadTrimmed(dir + "type");
-    auto size = ReadTrimmed(dir + "size");
+    auto level = ReadInt(files, dir + "level");
+    auto type = ReadTrimmed(files, dir + "type");
+    auto size = ReadTrimmed(files, dir + "size");
     std::optional<int64_t> bytes = size ? ParseCacheSize(*size) : std::nullopt;
     if (!level || !type || !bytes) continue;
     if (*level == 1 && *type == "Data") sizes.l1d = bytes;
@@ -399,53 +396,63 @@ CacheSizes ReadCacheSizes() {
   return sizes;
 }
 
-nlohmann::json CollectFingerprint(const FingerprintOptions& opts) {
+nlohmann::json FingerprintFromFiles(const FileSource& files, const HostFacts& host) {
   json fp = json::object();
-  std::optional<std::string> cpuinfo_text = ReadTextFile("/proc/cpuinfo");
+  std::optional<std::string> cpuinfo_text = files.Read("/proc/cpuinfo");
   CpuInfo cpu = cpuinfo_text ? ParseCpuinfo(*cpuinfo_text) : CpuInfo{};
-  auto [sysfs_cores, sysfs_sockets] = ReadSysfsTopology();
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  auto [sysfs_cores, sysfs_sockets] = ReadSysfsTopology(files);
   fp["cpu_model"] = OrNull(cpu.model);
   fp["cpu_vendor"] = OrNull(cpu.vendor);
-  fp["cpu_cores_logical"] = cpu.logical > 0 ? json(cpu.logical)
-                            : online > 0    ? json(online)
-                                            : json(nullptr);
+  fp["cpu_cores_logical"] = cpu.logical > 0 ? json(cpu.logical) : OrNull(host.online);
   fp["cpu_cores_physical"] = OrNull(cpu.physical ? cpu.physical : sysfs_cores);
   fp["cpu_sockets"] = OrNull(cpu.sockets ? cpu.sockets : sysfs_sockets);
-  cpu_set_t affinity;
-  CPU_ZERO(&affinity);
-  fp["cpu_cores_available"] = sched_getaffinity(0, sizeof(affinity), &affinity) == 0
-                                  ? json(CPU_COUNT(&affinity))
-                                  : json(nullptr);
+  fp["cpu_cores_available"] = OrNull(host.available);
   fp["isa_flags"] = InterestingIsaFlags(cpu.flags);
   fp["virtualized"] = OrNull(cpu.hypervisor);
 
-  CacheSizes caches = ReadCacheSizes();
+  CacheSizes caches = CacheSizesFrom(files);
   fp["cache_l1d_bytes"] = OrNull(caches.l1d);
   fp["cache_l1i_bytes"] = OrNull(caches.l1i);
   fp["cache_l2_bytes"] = OrNull(caches.l2);
   fp["cache_l3_bytes"] = OrNull(caches.l3);
 
-  std::optional<std::string> meminfo = ReadTextFile("/proc/meminfo");
+  std::optional<std::string> meminfo = files.Read("/proc/meminfo");
   fp["mem_total_bytes"] = OrNull(meminfo ? ParseMeminfo(*meminfo).total_bytes : std::nullopt);
 
-  std::optional<std::string> os_release = ReadTextFile("/etc/os-release");
-  if (!os_release) os_release = ReadTextFile("/usr/lib/os-release");
+  std::optional<std::string> os_release = files.Read("/etc/os-release");
+  if (!os_release) os_release = files.Read("/usr/lib/os-release");
   std::map<std::string, std::string> os =
       os_release ? ParseOsRelease(*os_release) : std::map<std::string, std::string>{};
   fp["os"] = os.count("PRETTY_NAME") ? json(os["PRETTY_NAME"]) : json(nullptr);
 
-  utsname uts{};
-  bool have_uts = uname(&uts) == 0;
-  fp["kernel"] = have_uts ? json(uts.release) : json(nullptr);
-  fp["arch"] = have_uts ? json(uts.machine) : json(nullptr);
-  fp["hostname"] = have_uts ? json(uts.nodename) : json(nullptr);
+  fp["kernel"] = OrNull(host.kernel);
+  fp["arch"] = OrNull(host.arch);
+  fp["hostname"] = OrNull(host.hostname);
 
   std::string freq = fmt::format("{}/cpu0/cpufreq/", kCpuDir);
-  fp["cpu_governor"] = OrNull(ReadTrimmed(freq + "scaling_governor"));
-  fp["cpu_freq_max_khz"] = OrNull(ReadInt(freq + "cpuinfo_max_freq"));
-  fp["cpu_freq_scaling_max_khz"] = OrNull(ReadInt(freq + "scaling_max_freq"));
-  fp["cpu_freq_cur_khz"] = OrNull(ReadInt(freq + "scaling_cur_freq"));
+  fp["cpu_governor"] = OrNull(ReadTrimmed(files, freq + "scaling_governor"));
+  fp["cpu_freq_max_khz"] = OrNull(ReadInt(files, freq + "cpuinfo_max_freq"));
+  fp["cpu_freq_scaling_max_khz"] = OrNull(ReadInt(files, freq + "scaling_max_freq"));
+  fp["cpu_freq_cur_khz"] = OrNull(ReadInt(files, freq + "scaling_cur_freq"));
+  return fp;
+}
+
+nlohmann::json CollectFingerprint(const FingerprintOptions& opts) {
+  HostFacts host;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0) host.online = static_cast<int>(online);
+  cpu_set_t affinity;
+  CPU_ZERO(&affinity);
+  if (sched_getaffinity(0, sizeof(affinity), &affinity) == 0) {
+    host.available = CPU_COUNT(&affinity);
+  }
+  utsname uts{};
+  if (uname(&uts) == 0) {
+    host.kernel = uts.release;
+    host.arch = uts.machine;
+    host.hostname = uts.nodename;
+  }
+  json fp = FingerprintFromFiles(LocalFiles(), host);
   fp["compiler"] = CompilerVersion();
 
   if (opts.measure_bandwidth) {
@@ -459,22 +466,24 @@ nlohmann::json CollectFingerprint(const FingerprintOptions& opts) {
   return fp;
 }
 
-Conditions ReadConditions() {
+Conditions ReadConditions() { return ConditionsFromFiles(LocalFiles()); }
+
+Conditions ConditionsFromFiles(const FileSource& files) {
   Conditions c;
-  if (auto text = ReadTextFile("/proc/loadavg")) {
+  if (auto text = files.Read("/proc/loadavg")) {
     if (auto load = ParseLoadavg(*text)) {
       c.load_avg_1 = load->one;
       c.load_avg_5 = load->five;
       c.load_avg_15 = load->fifteen;
     }
   }
-  if (auto text = ReadTextFile("/proc/meminfo")) {
+  if (auto text = files.Read("/proc/meminfo")) {
     MemInfo mem = ParseMeminfo(*text);
     c.mem_available_bytes = mem.available_bytes.value_or(-1);
     c.mem_free_bytes = mem.free_bytes.value_or(-1);
   }
-  c.cpu_temp_c = ReadCpuTemperature();
-  c.cpu_freq_cur_khz = ReadInt(fmt::format("{}/cpu0/cpufreq/scaling_cur_freq", kCpuDir));
+  c.cpu_temp_c = ReadCpuTemperature(files);
+  c.cpu_freq_cur_khz = ReadInt(files, fmt::format("{}/cpu0/cpufreq/scaling_cur_freq", kCpuDir));
   return c;
 }
 

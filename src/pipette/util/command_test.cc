@@ -1,8 +1,8 @@
-#include "pipette/convert/command.h"
+#include "pipette/util/command.h"
 
 #include <gtest/gtest.h>
 
-namespace pipette::convert {
+namespace pipette {
 namespace {
 
 TEST(ProcessCommandRunner, GivesExitCodeOutputErrorAndStderrLines) {
@@ -36,5 +36,15 @@ TEST(ProcessCommandRunner, KillsAProgramPastItsTime) {
   EXPECT_EQ(r->exit_code, -1);
 }
 
+TEST(ProcessCommandRunner, ReadsStandardInputFromAFile) {
+  ProcessCommandRunner runner;
+  auto r = runner.Run({.argv = {"/bin/sh", "-c", "wc -c"}, .stdin_path = "/proc/self/exe"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_GT(std::stoll(r->out), 0);  // the bytes of a file, read through standard input
+  auto none = runner.Run({.argv = {"/bin/sh", "-c", "wc -c"}});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(std::stoll(none->out), 0);  // /dev/null
+}
+
 }  // namespace
-}  // namespace pipette::convert
+}  // namespace pipette

@@ -1,6 +1,7 @@
-// Running a program to its end (the ONNX converter, `python -m pipette_convert`): argv, extra
-// environment and a time limit in; exit code, standard output and standard error out. Behind an
-// interface so the maker's tests run a fake (convert/maker_test.cc).
+// Running a program to its end (the ONNX converter, `python -m pipette_convert`; ssh's commands
+// on a remote device): argv, extra environment, a file for standard input and a time limit in;
+// exit code, standard output and standard error out. Behind an interface so that tests run a
+// fake (convert/maker_test.cc, device/ssh_device_test.cc).
 #pragma once
 
 #include <functional>
@@ -10,12 +11,13 @@
 
 #include "pipette/util/result.h"
 
-namespace pipette::convert {
+namespace pipette {
 
 struct Command {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env{};  // set on top of this process's
   double timeout_s = 3600;
+  std::string stdin_path{};  // "" : /dev/null
   // Each line the program writes to standard error, as it comes (progress lines).
   std::function<void(const std::string&)> on_stderr_line{};
 };
@@ -40,4 +42,4 @@ class ProcessCommandRunner : public CommandRunner {
   Result<CommandResult> Run(const Command& command) override;
 };
 
-}  // namespace pipette::convert
+}  // namespace pipette

@@ -1,4 +1,4 @@
-#include "pipette/convert/command.h"
+#include "pipette/util/command.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace pipette::convert {
+namespace pipette {
 namespace {
 
 // This process's environment with `extra` set over it, as "K=V" strings.
@@ -53,7 +53,8 @@ Result<CommandResult> ProcessCommandRunner::Run(const Command& command) {
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  const std::string in = command.stdin_path.empty() ? "/dev/null" : command.stdin_path;
+  posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   std::vector<std::string> argv = command.argv;
@@ -117,4 +118,4 @@ Result<CommandResult> ProcessCommandRunner::Run(const Command& command) {
   return result;
 }
 
-}  // namespace pipette::convert
+}  // namespace pipette
