@@ -1,12 +1,14 @@
 // The ssh device against a real sshd on a board in a network namespace (ssh_board.h): the real
 // llama.cpp worker staged there and spoken to over ssh, the bundled model staged once and found
 // again by its SHA-256, hostile file names, a link that drops mid-call, a controller killed —
-// and nothing left running on the board afterwards.
+// and nothing left running on the board afterwards. Then the adb device over a stand-in adb
+// (tests/e2e/standin-adb, named as one: no phone reaches this machine).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include "fixture.h"
+#include "pipette/device/adb_device.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/speed_ops.h"
@@ -23,6 +25,28 @@ using std::chrono::seconds;
 
 const std::string kWorker = (fs::path(kPipette).parent_path() / "pipette-worker-llama").string();
 
+// hello, load_model (the staged path), init_context, then tg of `n` tokens.
+void Measure(worker::WorkerChannel& ch, const std::string& model, int n) {
+  auto hello = ch.Call(protocol::HelloRequest{}.ToJson(), seconds(60));
+  ASSERT_TRUE(hello) << hello.error().message << "\n" << ch.StderrTail();
+  EXPECT_EQ((*hello)["runtime"], "llama.cpp");
+  protocol::LoadModelRequest load;
+  load.path = model;
+  auto loaded = ch.Call(load.ToJson(), seconds(120));
+  ASSERT_TRUE(loaded) << loaded.error().message << "\n" << ch.StderrTail();
+  EXPECT_GT((*loaded)["model"]["n_params"].get<int64_t>(), 100000000);
+  protocol::InitContextRequest ctx;
+  ctx.n_ctx = 64;
+  ASSERT_TRUE(ch.Call(ctx.ToJson(), seconds(60)));
+  protocol::TgRequest tg;
+  tg.first_token = 1;
+  tg.n_gen = n;
+  auto r = ch.Call(tg.ToJson(), seconds(120));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ((*r)["n_gen"], n);
+  EXPECT_EQ((*r)["token_end_ns"].size(), static_cast<size_t>(n));
+}
+
 class SshDeviceE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -32,28 +56,6 @@ class SshDeviceE2E : public ::testing::Test {
   }
   void TearDown() override {
     board_.reset();  // sshd, sessions and workers killed; the namespace and link removed
-  }
-
-  // hello, load_model (the staged path), init_context, then tg of `n` tokens.
-  static void Measure(worker::WorkerChannel& ch, const std::string& model, int n) {
-    auto hello = ch.Call(protocol::HelloRequest{}.ToJson(), seconds(60));
-    ASSERT_TRUE(hello) << hello.error().message << "\n" << ch.StderrTail();
-    EXPECT_EQ((*hello)["runtime"], "llama.cpp");
-    protocol::LoadModelRequest load;
-    load.path = model;
-    auto loaded = ch.Call(load.ToJson(), seconds(120));
-    ASSERT_TRUE(loaded) << loaded.error().message << "\n" << ch.StderrTail();
-    EXPECT_GT((*loaded)["model"]["n_params"].get<int64_t>(), 100000000);
-    protocol::InitContextRequest ctx;
-    ctx.n_ctx = 64;
-    ASSERT_TRUE(ch.Call(ctx.ToJson(), seconds(60)));
-    protocol::TgRequest tg;
-    tg.first_token = 1;
-    tg.n_gen = n;
-    auto r = ch.Call(tg.ToJson(), seconds(120));
-    ASSERT_TRUE(r) << r.error().message;
-    EXPECT_EQ((*r)["n_gen"], n);
-    EXPECT_EQ((*r)["token_end_ns"].size(), static_cast<size_t>(n));
   }
 
   std::unique_ptr<SshBoard> board_;
@@ -203,6 +205,44 @@ TEST_F(SshDeviceE2E, AKilledControllerLeavesNothingRunningOnTheBoard) {
   // Its ssh died with it; the connection closed; the board's session ended; the worker, busy
   // generating, too.
   EXPECT_TRUE(board_->NoneLeft("pipette-worker", seconds(15)));
+}
+
+// adb's commands through the stand-in: the real worker staged and spoken to through
+// `adb shell`, staged files found again by digest, a hostile name, an unknown serial.
+TEST(AdbDeviceE2E, TheWorkerThroughAStandInAdbAndStagingByDigest) {
+  TempDir dir("pipette-adb-e2e");
+  setenv("PIPETTE_STANDIN_SERIAL", "standin-1", 1);
+  device::AdbTarget target;
+  target.serial = "standin-1";
+  target.workdir = (dir.path() / "data-local-tmp").string();
+  target.adb_program = kSource + "/tests/e2e/standin-adb";
+  ProcessCommandRunner runner;
+  device::AdbDevice phone(target, runner);
+  EXPECT_EQ(*phone.Arch(), "x86_64");  // the stand-in's: this machine's, not a phone's
+  const fs::path hostile = dir.path() / "a 'model' $(x) `y`; z.gguf";
+  fs::copy_file(kModel, hostile);
+  auto model = phone.Stage(hostile.string());
+  ASSERT_TRUE(model) << model.error().message;
+  EXPECT_TRUE(fs::exists(*model));
+  auto ch = phone.StartWorker({kWorker});
+  ASSERT_TRUE(ch) << ch.error().message;
+  Measure(**ch, *model, 2);
+  (*ch)->Shutdown(milliseconds(5000));
+  EXPECT_EQ(phone.sent(), 2);
+
+  device::AdbDevice again(target, runner);
+  EXPECT_EQ(*again.Stage(hostile.string()), *model);
+  EXPECT_EQ(again.sent(), 0);
+  EXPECT_EQ(again.reused(), 1);
+
+  target.serial = "not-attached";
+  device::AdbDevice absent(target, runner);
+  auto staged = absent.Stage(kModel);
+  ASSERT_FALSE(staged);
+  EXPECT_NE(staged.error().message.find("adb failed: error: device 'not-attached' not found"),
+            std::string::npos)
+      << staged.error().message;
+  unsetenv("PIPETTE_STANDIN_SERIAL");
 }
 
 }  // namespace

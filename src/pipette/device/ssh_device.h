@@ -1,26 +1,15 @@
-// A board reached over ssh as a Device: the worker program and the files it loads are copied to
-// a work folder on the board (by SHA-256: a file already there with the same digest is not sent
-// again), the worker runs there as `ssh ... exec <worker>`, and the protocol is spoken over the
-// ssh process's standard streams (a PipeTransport around ssh), frames included. The board's
-// fingerprint and conditions are read from a snapshot of its /proc and /sys files
-// (env/machine_files.h); every word of every remote command is shell-quoted
-// (util/shell_quote.h).
-//
-// Nothing is left running on the board: the worker is told to die with its parent
-// (PIPETTE_EXIT_WITH_PARENT, workers/common/serve.cc), which over ssh is the session's sshd
-// process — gone when the connection is, whether the controller was killed (its ssh client dies
-// with it: PR_SET_PDEATHSIG) or the link dropped (ssh's keep-alives end the client; the board's
-// sshd ends the session at its own ClientAliveInterval or TCP timeout).
+// A board reached over ssh (a RemoteShellDevice, remote_device.h): commands run as
+// `ssh -T -o BatchMode=yes ... host -- '<command>'` and files go through ssh's standard input.
+// Over ssh the worker's parent is the session's sshd process, gone with the connection: a killed
+// controller takes its ssh client with it (PR_SET_PDEATHSIG), and a dropped link ends the client
+// within ssh's keep-alives and the board's session at its sshd's ClientAliveInterval or TCP
+// timeout.
 #pragma once
 
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "pipette/device/device.h"
-#include "pipette/util/command.h"
+#include "pipette/device/remote_device.h"
 
 namespace pipette::device {
 
@@ -49,50 +38,21 @@ struct SshTarget {
 // frames pass untouched), keep-alives.
 std::vector<std::string> SshArgv(const SshTarget& target, const std::string& remote_command);
 
-// The board-side command that starts a staged worker: it dies with its sshd session and gets
-// `args` as given.
-std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args);
-
-// Where a file of `sha256` named `name` is staged under `workdir`: files/<sha256>/<name>.
-std::string StagedPath(const std::string& workdir, const std::string& sha256,
-                       const std::string& name);
-
-class SshDevice : public Device {
+class SshDevice : public RemoteShellDevice {
  public:
-  // `runner` runs ssh's one-shot commands (staging, probes); it must outlive the device. A
-  // worker's ssh is a child process of the controller (worker::PipeTransport).
   SshDevice(SshTarget target, CommandRunner& runner)
-      : target_(std::move(target)), runner_(runner) {}
-
+      : RemoteShellDevice(target.workdir, target.arch, runner), target_(std::move(target)) {}
   std::string Name() const override { return target_.DisplayName(); }
-  // argv[0], a worker program on this machine, is staged, then started on the board.
-  Result<std::unique_ptr<worker::WorkerChannel>> StartWorker(
-      const std::vector<std::string>& argv) override;
-  // Copies `path` to the board unless a file with its SHA-256 is there already; the remote
-  // path. Staged once per device object.
-  Result<std::string> Stage(const std::string& path) override;
-  nlohmann::json Fingerprint(const env::FingerprintOptions& options) override;
-  nlohmann::json Conditions() override;
-  std::optional<ProcessMemory> WorkerMemory(int pid) const override;
 
-  // The board's architecture: the target's, else `uname -m` there (asked once).
-  Result<std::string> Arch();
-  // How many files Stage() sent, and how many it found there already (for tests and the log).
-  int sent() const { return sent_; }
-  int reused() const { return reused_; }
+ protected:
+  std::vector<std::string> ShellArgv(const std::string& command) const override {
+    return SshArgv(target_, command);
+  }
+  Result<void> Push(const std::string& path, const std::string& remote) override;
+  std::string LinkFailure(const CommandResult& r) const override;
 
  private:
-  // Runs `script` with the board's sh; standard input from `stdin_path` ("" : none).
-  Result<CommandResult> Remote(const std::string& script, const std::string& stdin_path = "",
-                               double timeout_s = 120) const;
-  Result<std::string> Snapshot() const;
-
   SshTarget target_;
-  CommandRunner& runner_;
-  std::map<std::string, std::string> staged_;  // local path -> remote path
-  std::optional<std::string> arch_;
-  int sent_ = 0;
-  int reused_ = 0;
 };
 
 }  // namespace pipette::device

@@ -1,0 +1,139 @@
+#include "pipette/device/remote_device.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "pipette/device/local_device.h"
+#include "pipette/env/machine_files.h"
+#include "pipette/util/sha256.h"
+#include "pipette/util/shell_quote.h"
+#include "pipette/worker/line_channel.h"
+#include "pipette/worker/pipe_transport.h"
+
+namespace pipette::device {
+namespace fs = std::filesystem;
+
+std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args) {
+  std::vector<std::string> words = {"env", "PIPETTE_EXIT_WITH_PARENT=1", worker};
+  words.insert(words.end(), args.begin(), args.end());
+  // `exec`: the worker replaces the shell, so its parent is the session's (sshd's, adbd's).
+  return fmt::format("chmod u+x {} && exec {}", ShellQuote(worker), ShellJoin(words));
+}
+
+std::string StagedPath(const std::string& workdir, const std::string& sha256,
+                       const std::string& name) {
+  return fmt::format("{}/files/{}/{}", workdir, sha256, name);
+}
+
+Result<CommandResult> RemoteShellDevice::Remote(const std::string& script,
+                                                const std::string& stdin_path,
+                                                double timeout_s) const {
+  Command c;
+  c.argv = ShellArgv("sh -c " + ShellQuote(script));
+  c.timeout_s = timeout_s;
+  c.stdin_path = stdin_path;
+  auto r = runner_.Run(c);
+  if (!r) return r.error();
+  if (r->timed_out) {
+    return RuntimeError(fmt::format("device {}: no answer within {} s", Name(), timeout_s));
+  }
+  if (std::string why = LinkFailure(*r); !why.empty()) {
+    return RuntimeError(fmt::format("device {}: {}", Name(), why));
+  }
+  return r;
+}
+
+Result<std::string> RemoteShellDevice::Arch() {
+  if (!arch_.empty()) return arch_;
+  auto r = Remote("uname -m");
+  if (!r) return r.error();
+  const std::string arch = r->out.substr(0, r->out.find_first_of("\r\n"));
+  if (r->exit_code != 0 || arch.empty()) {
+    return RuntimeError(fmt::format("device {}: `uname -m` failed: {}", Name(), r->err));
+  }
+  arch_ = arch;
+  return arch;
+}
+
+Result<std::string> RemoteShellDevice::Stage(const std::string& path) {
+  if (auto it = staged_.find(path); it != staged_.end()) return it->second;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return RuntimeError(fmt::format("{}: no such file to stage on device {}", path, Name()));
+  }
+  auto sha = Sha256File(path);
+  if (!sha) return sha.error();
+  const std::string dest = StagedPath(workdir_, *sha, fs::path(path).filename().string());
+  const std::string qdest = ShellQuote(dest);
+  // There already with the same digest (read through stdin: sha256sum escapes odd names)?
+  auto there = Remote(fmt::format("if [ -f {0} ]; then sha256sum < {0}; fi", qdest));
+  if (!there) return there.error();
+  if (there->out.substr(0, sha->size()) == *sha) {
+    ++reused_;
+    staged_[path] = dest;
+    return dest;
+  }
+  // Copied to a part file, its digest checked on the device, then moved into place.
+  const std::string part = dest + ".part";
+  auto made = Remote("mkdir -p " + ShellQuote(fs::path(dest).parent_path().string()));
+  if (!made) return made.error();
+  if (made->exit_code != 0) {
+    return RuntimeError(
+        fmt::format("device {}: cannot make the folder for {}: {}", Name(), dest, made->err));
+  }
+  if (auto pushed = Push(path, part); !pushed) return pushed.error();
+  const std::string script = fmt::format(
+      "set -- $(sha256sum < {part}) && if [ \"$1\" = {sha} ]; then mv -f {part} {dest}; "
+      "else rm -f {part}; echo \"the copy's SHA-256 is $1\" >&2; exit 3; fi",
+      fmt::arg("part", ShellQuote(part)), fmt::arg("sha", *sha), fmt::arg("dest", qdest));
+  auto checked = Remote(script);
+  if (!checked) return checked.error();
+  if (checked->exit_code != 0) {
+    return RuntimeError(
+        fmt::format("device {}: staging {} failed: {}", Name(), path, checked->err));
+  }
+  ++sent_;
+  staged_[path] = dest;
+  return dest;
+}
+
+Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorker(
+    const std::vector<std::string>& argv) {
+  if (argv.empty()) return RuntimeError("no worker program to start");
+  auto worker = Stage(argv[0]);
+  if (!worker) return worker.error();
+  const std::vector<std::string> args(argv.begin() + 1, argv.end());
+  auto transport = worker::PipeTransport::Start(ShellArgv(RemoteWorkerCommand(*worker, args)));
+  if (!transport) return transport.error();
+  return std::unique_ptr<worker::WorkerChannel>(new worker::LineChannel(
+      std::move(*transport), fmt::format("{} on device {}", argv[0], Name())));
+}
+
+Result<std::string> RemoteShellDevice::Snapshot() const {
+  auto r = Remote(env::SnapshotScript());
+  if (!r) return r.error();
+  return r->out;
+}
+
+nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions&) {
+  auto snap = Snapshot();
+  if (!snap) return nlohmann::json::object();  // unreadable: every fact null, nothing guessed
+  const env::SnapshotFiles files(env::ParseSnapshot(*snap));
+  return env::FingerprintFromFiles(files, env::HostFactsFrom(files));
+}
+
+nlohmann::json RemoteShellDevice::Conditions() {
+  auto snap = Snapshot();
+  if (!snap) return env::ToJson(env::Conditions{});
+  return env::ToJson(env::ConditionsFromFiles(env::SnapshotFiles(env::ParseSnapshot(*snap))));
+}
+
+std::optional<ProcessMemory> RemoteShellDevice::WorkerMemory(int pid) const {
+  if (pid <= 0) return std::nullopt;
+  auto r = Remote(fmt::format("cat /proc/{}/status", pid));
+  if (!r || r->exit_code != 0) return std::nullopt;
+  return ParseProcStatusMemory(r->out);
+}
+
+}  // namespace pipette::device
