@@ -25,6 +25,12 @@ namespace pipette_e2e {
 class SshBoard {
  public:
   SshBoard() : dir_("pipette-board") {
+    // Boards a crashed or killed test left behind (e2e tests run one at a time).
+    std::system(
+        "for n in $(ip netns list 2>/dev/null | awk '/^pipette-b/ {print $1}'); do "
+        "for p in $(ip netns pids $n); do kill -9 $p; done; ip netns del $n; done; "
+        "for l in $(ip -o link show 2>/dev/null | awk -F': ' '/ pvh[0-9]+[@:]/ {print $2}' | "
+        "cut -d@ -f1); do ip link del $l; done; true");
     // Names and addresses of this process's own: tests may run side by side.
     const int id = static_cast<int>(getpid()) % 60000;
     ns_ = "pipette-b" + std::to_string(id);
@@ -54,6 +60,13 @@ class SshBoard {
         // The board notices a dropped link within about 3 s, and ends the session.
         << "ClientAliveInterval 1\nClientAliveCountMax 2\n";
     Sh("ip netns exec " + ns_ + " /usr/sbin/sshd -f " + d + "/sshd_config -E " + d + "/sshd.log");
+    // sshd writes its pid file once it listens.
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!std::filesystem::exists(dir_.path() / "sshd.pid") &&
+           std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ready_ = std::filesystem::exists(dir_.path() / "sshd.pid");
   }
 
   ~SshBoard() {
@@ -116,14 +129,21 @@ class SshBoard {
   void SetLink(bool up) { Sh("ip link set " + host_if_ + (up ? " up" : " down")); }
 
   const std::filesystem::path& dir() const { return dir_.path(); }
+  // Whether every step of the set-up worked and sshd listens.
+  bool ready() const { return ok_ && ready_; }
 
  private:
-  static void Sh(const std::string& cmd) {
+  void Sh(const std::string& cmd) {
     const int rc = std::system(cmd.c_str());
-    ASSERT_EQ(rc, 0) << cmd;
+    if (rc != 0) {
+      ADD_FAILURE() << cmd << " exited with " << rc;
+      ok_ = false;
+    }
   }
 
   pipette::TempDir dir_;
+  bool ok_ = true;
+  bool ready_ = false;
   std::string ns_, host_if_, board_if_, host_addr_, address_;
 };
 

@@ -17,10 +17,13 @@ std::FILE* TakeProtocolOutput() {
 }
 
 void ExitWithParentWhenAsked() {
-  if (std::getenv("PIPETTE_EXIT_WITH_PARENT") == nullptr) return;
-  const pid_t parent = getppid();
+  const char* value = std::getenv("PIPETTE_EXIT_WITH_PARENT");
+  if (value == nullptr) return;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);  // the parent ended before the request took hold
+  // The pid of the parent the launch meant (the shell's $PPID): another parent now means that
+  // one ended before the request took hold.
+  const long meant = std::strtol(value, nullptr, 10);
+  if (meant > 1 && getppid() != static_cast<pid_t>(meant)) _exit(1);
 }
 
 int Serve(Dispatcher& dispatcher, std::istream& in, std::FILE* out) {

@@ -14,9 +14,10 @@ namespace pipette::worker_common {
 // corrupt the stream. Null when that fails. Call before the runtime starts.
 std::FILE* TakeProtocolOutput();
 
-// With PIPETTE_EXIT_WITH_PARENT set (a remote device's launch, device/ssh_device.h), the worker
-// is killed when its parent process ends (Linux: PR_SET_PDEATHSIG), and exits at once when the
-// parent is gone already: nothing is left running on a device whose link dropped.
+// With PIPETTE_EXIT_WITH_PARENT set (a remote device's launch, device/remote_device.h), the
+// worker is killed when its parent process ends (Linux: PR_SET_PDEATHSIG), and exits at once
+// when its parent is no longer the pid the variable names (that one ended first): nothing is
+// left running on a device whose link dropped.
 void ExitWithParentWhenAsked();
 
 // Answers every line of `in` on `out` (a trailing "\r" is ignored). Returns the exit status: 0

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace pipette::device {
 
 std::string AdbTarget::DisplayName() const {
@@ -33,7 +35,8 @@ Result<void> AdbDevice::Push(const std::string& path, const std::string& remote)
   Command c;
   c.argv = Base();
   // adb push takes the remote path as a path, not through a shell: no quoting.
-  c.argv.insert(c.argv.end(), {"push", path, remote});
+  // The local path absolute: a relative one starting with '-' would be read as an option.
+  c.argv.insert(c.argv.end(), {"push", std::filesystem::absolute(path).string(), remote});
   c.timeout_s = 3600;
   auto r = runner().Run(c);
   if (!r) return r.error();

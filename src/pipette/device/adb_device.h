@@ -1,9 +1,11 @@
 // A phone (or any Android device) reached over adb (a RemoteShellDevice, remote_device.h):
 // commands run as `adb -s SERIAL shell -T '<command>'` (no tty: the protocol's bytes pass
 // untouched), files go by `adb push`, into a work folder such as /data/local/tmp/pipette (the
-// folder an app-less shell user may write and execute in). The worker's parent is the shell
-// adbd started for it: when the USB or TCP link drops, adbd ends the session and the worker dies
-// with it (PIPETTE_EXIT_WITH_PARENT).
+// folder an app-less shell user may write and execute in). The worker's parent is adbd itself, a
+// daemon that outlives the session, so the death signal asked for by PIPETTE_EXIT_WITH_PARENT
+// does not fire there: what ends the worker when the USB or TCP link drops is adbd's SIGHUP to
+// the session's process (its shell service does so when the session's socket closes), whose
+// default action the worker keeps. Untested here: no phone reaches this machine.
 //
 // Memory on Android: the worker reports its own VmHWM (/proc/self/status), as on Linux. A phone
 // under memory pressure swaps to zram, and pages swapped out are not in VmHWM; counting them

@@ -49,8 +49,39 @@ TEST(AdbDevice, StagesByAdbPushIntoTheWorkFolderAndChecksTheDigestThere) {
   ASSERT_TRUE(staged) << staged.error().message;
   EXPECT_EQ(*staged, "/data/local/tmp/pipette/files/" + sha + "/a b.gguf");
   ASSERT_EQ(adb.ran.size(), 4u);  // asked, a folder made, pushed, its digest checked
-  EXPECT_EQ(adb.ran[2].argv, (std::vector<std::string>{"adb", "-s", "R58M123 ABC", "push", model,
-                                                       *staged + ".part"}));
+  const std::vector<std::string> push = adb.ran[2].argv;
+  ASSERT_EQ(push.size(), 6u);
+  EXPECT_EQ(std::vector<std::string>(push.begin(), push.begin() + 5),
+            (std::vector<std::string>{"adb", "-s", "R58M123 ABC", "push", model}));
+  EXPECT_EQ(push[5].rfind(*staged + ".part-", 0), 0u) << push[5];  // this attempt's own part
+}
+
+TEST(AdbDevice, ACopyWithAnotherDigestOrNoSha256sumOnTheDeviceIsAnError) {
+  TempDir dir("pipette-adb-test");
+  const std::string model = (dir.path() / "m.gguf").string();
+  std::ofstream(model) << "weights";
+  FakeAdb adb;
+  adb.answer = [](const Command& c) {
+    CommandResult r;
+    if (c.argv.back().find("mv -f") != std::string::npos) {  // the check of the copy's digest
+      r.exit_code = 3;
+      r.err = "the copy's SHA-256 is 00ff\n";
+    }
+    return r;
+  };
+  AdbDevice phone(Phone(), adb);
+  auto staged = phone.Stage(model);
+  ASSERT_FALSE(staged);
+  EXPECT_NE(staged.error().message.find("the copy's SHA-256 is 00ff"), std::string::npos);
+  EXPECT_EQ(phone.sent(), 0);
+
+  adb.answer = [](const Command&) {
+    return CommandResult{4, false, "", "the device has no sha256sum to check staged files with\n"};
+  };
+  AdbDevice old(Phone(), adb);
+  auto none = old.Stage(model);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("no sha256sum"), std::string::npos) << none.error().message;
 }
 
 TEST(AdbDevice, AdbsOwnFailureIsTheLinksNotTheCommands) {

@@ -1,6 +1,7 @@
 #include "pipette/device/remote_device.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -15,10 +16,14 @@ namespace pipette::device {
 namespace fs = std::filesystem;
 
 std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args) {
-  std::vector<std::string> words = {"env", "PIPETTE_EXIT_WITH_PARENT=1", worker};
+  // A relative path starts "./": never read as an option, never looked up on PATH.
+  const std::string program = worker.starts_with("/") ? worker : "./" + worker;
+  std::vector<std::string> words = {program};
   words.insert(words.end(), args.begin(), args.end());
-  // `exec`: the worker replaces the shell, so its parent is the session's (sshd's, adbd's).
-  return fmt::format("chmod u+x {} && exec {}", ShellQuote(worker), ShellJoin(words));
+  // `exec`: the worker replaces the shell, so its parent is the shell's ($PPID: the session's
+  // sshd; adbd), which it is told to die with.
+  return fmt::format("export PIPETTE_EXIT_WITH_PARENT=\"$PPID\"; chmod u+x {} && exec {}",
+                     ShellQuote(program), ShellJoin(words));
 }
 
 std::string StagedPath(const std::string& workdir, const std::string& sha256,
@@ -66,16 +71,26 @@ Result<std::string> RemoteShellDevice::Stage(const std::string& path) {
   if (!sha) return sha.error();
   const std::string dest = StagedPath(workdir_, *sha, fs::path(path).filename().string());
   const std::string qdest = ShellQuote(dest);
+  // Hashing a file takes time on a slow board: two minutes, and a second for each 20 MB.
+  const double hash_s = 120 + static_cast<double>(fs::file_size(path, ec)) / 20e6;
   // There already with the same digest (read through stdin: sha256sum escapes odd names)?
-  auto there = Remote(fmt::format("if [ -f {0} ]; then sha256sum < {0}; fi", qdest));
+  auto there = Remote(fmt::format("command -v sha256sum >/dev/null || {{ echo 'the device has "
+                                  "no sha256sum to check staged files with' >&2; exit 4; }}; "
+                                  "if [ -f {0} ]; then sha256sum < {0}; fi",
+                                  qdest),
+                      "", hash_s);
   if (!there) return there.error();
+  if (there->exit_code != 0) {
+    return RuntimeError(fmt::format("device {}: {}", Name(), there->err));
+  }
   if (there->out.substr(0, sha->size()) == *sha) {
     ++reused_;
     staged_[path] = dest;
     return dest;
   }
-  // Copied to a part file, its digest checked on the device, then moved into place.
-  const std::string part = dest + ".part";
+  // Copied to a part file of this attempt's own (two controllers staging one file never write
+  // into each other's), its digest checked on the device, then moved into place.
+  const std::string part = fmt::format("{}.part-{}-{}", dest, ::getpid(), ++attempts_);
   auto made = Remote("mkdir -p " + ShellQuote(fs::path(dest).parent_path().string()));
   if (!made) return made.error();
   if (made->exit_code != 0) {
@@ -87,7 +102,7 @@ Result<std::string> RemoteShellDevice::Stage(const std::string& path) {
       "set -- $(sha256sum < {part}) && if [ \"$1\" = {sha} ]; then mv -f {part} {dest}; "
       "else rm -f {part}; echo \"the copy's SHA-256 is $1\" >&2; exit 3; fi",
       fmt::arg("part", ShellQuote(part)), fmt::arg("sha", *sha), fmt::arg("dest", qdest));
-  auto checked = Remote(script);
+  auto checked = Remote(script, "", hash_s);
   if (!checked) return checked.error();
   if (checked->exit_code != 0) {
     return RuntimeError(
@@ -104,7 +119,16 @@ Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorker(
   auto worker = Stage(argv[0]);
   if (!worker) return worker.error();
   const std::vector<std::string> args(argv.begin() + 1, argv.end());
-  auto transport = worker::PipeTransport::Start(ShellArgv(RemoteWorkerCommand(*worker, args)));
+  // The local program by its path (PipeTransport does not search PATH); the device's sh runs the
+  // command whatever the login shell is.
+  std::vector<std::string> shell =
+      ShellArgv("sh -c " + ShellQuote(RemoteWorkerCommand(*worker, args)));
+  if (shell[0].find('/') == std::string::npos) {
+    auto found = FindOnPath(shell[0]);
+    if (!found) return found.error();
+    shell[0] = *found;
+  }
+  auto transport = worker::PipeTransport::Start(shell);
   if (!transport) return transport.error();
   return std::unique_ptr<worker::WorkerChannel>(new worker::LineChannel(
       std::move(*transport), fmt::format("{} on device {}", argv[0], Name())));
@@ -118,8 +142,9 @@ Result<std::string> RemoteShellDevice::Snapshot() const {
 
 nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions&) {
   auto snap = Snapshot();
-  if (!snap) return nlohmann::json::object();  // unreadable: every fact null, nothing guessed
-  const env::SnapshotFiles files(env::ParseSnapshot(*snap));
+  // Unreadable: every fact null, nothing guessed.
+  const env::SnapshotFiles files(snap ? env::ParseSnapshot(*snap)
+                                      : std::map<std::string, std::string>{});
   return env::FingerprintFromFiles(files, env::HostFactsFrom(files));
 }
 

@@ -8,8 +8,8 @@
 // how a command reaches the device's shell and how a file is copied there.
 //
 // Nothing is left running on the device: the worker is told to die with its parent
-// (PIPETTE_EXIT_WITH_PARENT, workers/common/serve.cc) — the session that started it, which ends
-// when the link does.
+// (PIPETTE_EXIT_WITH_PARENT, workers/common/serve.cc) — over ssh the session's sshd process,
+// which ends when the link does (adb differs: adb_device.h).
 #pragma once
 
 #include <map>
@@ -77,6 +77,7 @@ class RemoteShellDevice : public Device {
   std::map<std::string, std::string> staged_;  // local path -> remote path
   int sent_ = 0;
   int reused_ = 0;
+  int attempts_ = 0;  // part files of this object, numbered
 };
 
 }  // namespace pipette::device

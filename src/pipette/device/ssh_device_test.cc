@@ -70,11 +70,17 @@ TEST(RemoteWorkerCommand, EveryWordArrivesWholeWhateverItHolds) {
   const std::string worker = "/data/pipette/files/abc/pipette worker's $HOME";
   const std::vector<std::string> args = {"--model", "a;b `c` $(d)\nline two", "*"};
   const std::string cmd = RemoteWorkerCommand(worker, args);
-  // After `chmod u+x <worker> && exec`, the words the board's shell gives `env`.
+  // After `chmod u+x <worker> && exec`, the words the board's shell runs.
   const std::string exec = cmd.substr(cmd.find("&& exec ") + 8);
-  std::vector<std::string> expected = {"env", "PIPETTE_EXIT_WITH_PARENT=1", worker};
+  std::vector<std::string> expected = {worker};
   expected.insert(expected.end(), args.begin(), args.end());
   EXPECT_EQ(ShellWords(exec), expected);
+  EXPECT_EQ(cmd.rfind("export PIPETTE_EXIT_WITH_PARENT=\"$PPID\"; ", 0), 0u) << cmd;
+  // A relative path (a work folder under the home) is run as ./path: never an option, never
+  // looked up on PATH, whatever it starts with; a name holding '=' is no assignment.
+  const std::string odd = RemoteWorkerCommand("-w=1/worker", {});
+  EXPECT_EQ(ShellWords(odd.substr(odd.find("&& exec ") + 8)),
+            std::vector<std::string>{"./-w=1/worker"});
 }
 
 TEST(SshDevice, StagesAFileOnceAndReusesOneWithTheSameDigest) {

@@ -36,6 +36,10 @@ class CommandRunner {
   virtual Result<CommandResult> Run(const Command& command) = 0;
 };
 
+// The path of the executable `name` on PATH (a name with a '/' is returned as it is); an error
+// naming it when there is none.
+Result<std::string> FindOnPath(const std::string& name);
+
 // The real one: posix_spawn with pipes on standard output and error; killed past its time.
 class ProcessCommandRunner : public CommandRunner {
  public:

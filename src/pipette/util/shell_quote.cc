@@ -6,7 +6,7 @@ namespace {
 
 bool Safe(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+         std::string_view("_-./:,+@%").find(c) != std::string_view::npos;
 }
 
 }  // namespace

@@ -11,7 +11,8 @@ namespace pipette {
 
 // `word` as one shell word: in single quotes, a single quote written as '\'' (the only
 // character single quotes cannot hold). A word of only safe characters (letters, digits and
-// `_-./=:,+@%`) is left bare, so commands stay readable.
+// `_-./:,+@%`) is left bare, so commands stay readable; `=` is quoted, so that a first word is
+// never read as an assignment.
 std::string ShellQuote(std::string_view word);
 
 // The words quoted and joined by spaces: a command line the shell splits back into `words`.
