@@ -29,11 +29,9 @@ std::vector<std::string> AdbShellArgv(const AdbTarget& target, const std::string
   return argv;
 }
 
-std::vector<std::string> AdbDevice::Base() const { return AdbBase(target_); }
-
 Result<void> AdbDevice::Push(const std::string& path, const std::string& remote) {
   Command c;
-  c.argv = Base();
+  c.argv = AdbBase(target_);
   // adb push takes the remote path as a path, not through a shell: no quoting.
   // The local path absolute: a relative one starting with '-' would be read as an option.
   c.argv.insert(c.argv.end(), {"push", std::filesystem::absolute(path).string(), remote});

@@ -46,7 +46,6 @@ class AdbDevice : public RemoteShellDevice {
   std::string LinkFailure(const CommandResult& r) const override;
 
  private:
-  std::vector<std::string> Base() const;
   AdbTarget target_;
 };
 

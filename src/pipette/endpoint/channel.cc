@@ -11,6 +11,7 @@
 #include <optional>
 #include <regex>
 
+#include "pipette/device/loaded_worker.h"
 #include "pipette/endpoint/replies.h"
 #include "pipette/endpoint/server.h"
 #include "pipette/endpoint/stream.h"
@@ -506,17 +507,10 @@ class EndpointChannel : public worker::WorkerChannel {
     };
     if (!HasTokenizer()) return failed("no runtime that loads the model's GGUF is registered");
     if (model_path_.empty()) return failed("no model loaded yet");
-    auto ch = cfg_.device->StartWorker({cfg_.tokenizer_program});
+    auto ch =
+        device::StartLoadedWorker(*cfg_.device, cfg_.tokenizer_program, model_path_, timeout_);
     if (!ch) return failed(ch.error().message);
     tokenizer_ = std::move(*ch);
-    if (auto hello = tokenizer_->Call(protocol::HelloRequest{}.ToJson(), timeout_); !hello) {
-      return failed(hello.error().message);
-    }
-    protocol::LoadModelRequest load;
-    load.path = model_path_;
-    if (auto loaded = tokenizer_->Call(load.ToJson(), timeout_); !loaded) {
-      return failed(loaded.error().message);
-    }
     return tokenizer_.get();
   }
 

@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pipette/protocol/model_ops.h"
-#include "pipette/protocol/session_ops.h"
+#include "pipette/device/loaded_worker.h"
 
 namespace pipette::run {
 
@@ -27,19 +26,11 @@ Result<worker::WorkerChannel*, workload::RunError> TokenizerReference::For(
         source, why));
   };
   if (program.empty()) return failed("no registered runtime loads it");
-  auto ch = device.StartWorker({program});
-  if (!ch) return failed(ch.error().message);
-  channel_ = std::move(*ch);
-  if (auto hello = channel_->Call(protocol::HelloRequest{}.ToJson(), timeout); !hello) {
-    return failed(hello.error().message);
-  }
   auto staged = device.Stage(source);
   if (!staged) return failed(staged.error().message);
-  protocol::LoadModelRequest load;
-  load.path = *staged;
-  if (auto loaded = channel_->Call(load.ToJson(), timeout); !loaded) {
-    return failed(loaded.error().message);
-  }
+  auto ch = device::StartLoadedWorker(device, program, *staged, timeout);
+  if (!ch) return failed(ch.error().message);
+  channel_ = std::move(*ch);
   source_ = source;
   return channel_.get();
 }
