@@ -12,7 +12,9 @@ models:
 demo: setup
 	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json
 
+# The tests measure an emulated aarch64 board too: the worker cross-built for it first.
 test: setup
+	scripts/build-worker.sh aarch64
 	scripts/run-tests.sh
 
 format:

@@ -68,11 +68,27 @@ message(STATUS "llama.cpp: ${PIPETTE_LLAMA_SOURCE} (llama-cpp-python "
 
 # llama.cpp's own options. Static libraries: one self-contained worker binary.
 set(BUILD_SHARED_LIBS OFF)
-set(GGML_NATIVE ON CACHE BOOL "" FORCE)
-set(GGML_OPENMP ON CACHE BOOL "" FORCE)
+# A cross build (PIPETTE_WORKERS_ONLY with a toolchain of cmake/toolchains/) targets the
+# instruction set its toolchain names (GGML_CPU_ARM_ARCH), not this machine's, and builds the
+# worker alone: no reference tools, no HTTPS.
+# The cross-built worker is linked statically, and GCC's OpenMP runtime is not: it uses ggml's own
+# thread pool (as llama.cpp's Android builds do).
+if(CMAKE_CROSSCOMPILING)
+  set(GGML_NATIVE OFF CACHE BOOL "" FORCE)
+  set(GGML_OPENMP OFF CACHE BOOL "" FORCE)
+else()
+  set(GGML_NATIVE ON CACHE BOOL "" FORCE)
+  set(GGML_OPENMP ON CACHE BOOL "" FORCE)
+endif()
 set(LLAMA_BUILD_COMMON ON CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_TOOLS ON CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_SERVER ON CACHE BOOL "" FORCE)
+if(PIPETTE_WORKERS_ONLY)
+  set(LLAMA_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
+  set(LLAMA_BUILD_SERVER OFF CACHE BOOL "" FORCE)
+  set(LLAMA_OPENSSL OFF CACHE BOOL "" FORCE)
+else()
+  set(LLAMA_BUILD_TOOLS ON CACHE BOOL "" FORCE)
+  set(LLAMA_BUILD_SERVER ON CACHE BOOL "" FORCE)
+endif()
 set(LLAMA_BUILD_TESTS OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_APP OFF CACHE BOOL "" FORCE)
@@ -82,5 +98,7 @@ set(LLAMA_TOOLS_INSTALL OFF CACHE BOOL "" FORCE)
 set(LLAMA_ALL_WARNINGS OFF CACHE BOOL "" FORCE)
 add_subdirectory("${PIPETTE_LLAMA_SOURCE}" "${CMAKE_BINARY_DIR}/llama.cpp" EXCLUDE_FROM_ALL SYSTEM)
 
-# The reference tools, built by default into build/bin/.
-add_custom_target(llama_reference_tools ALL DEPENDS llama-perplexity llama-bench llama-server)
+# The reference tools, built by default into build/bin/ (not in a cross build of the worker).
+if(NOT PIPETTE_WORKERS_ONLY)
+  add_custom_target(llama_reference_tools ALL DEPENDS llama-perplexity llama-bench llama-server)
+endif()

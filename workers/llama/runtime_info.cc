@@ -3,11 +3,14 @@
 #include <ggml-backend.h>
 #include <ggml.h>
 #include <llama.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
 
 #include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "pipette/protocol/version.h"
 
@@ -39,6 +42,57 @@ void LogToStderr(ggml_log_level level, const char* text, void* /*user_data*/) {
     if (level != GGML_LOG_LEVEL_CONT) g_last_error.clear();
     g_last_error += text;
   }
+}
+
+// The architecture this worker was compiled for.
+constexpr const char* kCompiledFor =
+#if defined(__aarch64__)
+    "aarch64";
+#elif defined(__x86_64__)
+    "x86_64";
+#else
+    "other";
+#endif
+
+// The names of the set bits of AT_HWCAP / AT_HWCAP2 that decide llama.cpp's aarch64 kernels
+// (Linux's arch/arm64/include/uapi/asm/hwcap.h); other architectures: none decoded.
+nlohmann::ordered_json HwcapNames(unsigned long hwcap, unsigned long hwcap2) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+#if defined(__aarch64__)
+  const std::pair<int, const char*> bits[] = {{0, "fp"},   {1, "asimd"},    {7, "atomics"},
+                                              {9, "fphp"}, {10, "asimdhp"}, {20, "asimddp"},
+                                              {22, "sve"}, {23, "asimdfhm"}};
+  for (const auto& [bit, name] : bits) {
+    if (hwcap & (1UL << bit)) names.push_back(name);
+  }
+  const std::pair<int, const char*> bits2[] = {
+      {1, "sve2"}, {13, "i8mm"}, {14, "bf16"}, {23, "sme"}};
+  for (const auto& [bit, name] : bits2) {
+    if (hwcap2 & (1UL << bit)) names.push_back(name);
+  }
+#else
+  (void)hwcap;
+  (void)hwcap2;
+#endif
+  return names;
+}
+
+// The instruction set as this process sees it: what it was compiled for, the machine uname()
+// tells it (under qemu-user: the emulated one, not the host's) and the CPU capabilities the
+// kernel, or the emulator, gives it (the auxiliary vector's AT_HWCAP and AT_HWCAP2).
+nlohmann::ordered_json Isa() {
+  nlohmann::ordered_json isa;
+  isa["compiled_for"] = kCompiledFor;
+  struct utsname u {};
+  isa["machine"] = ::uname(&u) == 0 ? std::string(u.machine) : std::string();
+  const unsigned long hwcap = ::getauxval(AT_HWCAP), hwcap2 = ::getauxval(AT_HWCAP2);
+  char hex[64];
+  std::snprintf(hex, sizeof hex, "0x%lx", hwcap);
+  isa["hwcap"] = hex;
+  std::snprintf(hex, sizeof hex, "0x%lx", hwcap2);
+  isa["hwcap2"] = hex;
+  isa["hwcap_names"] = HwcapNames(hwcap, hwcap2);
+  return isa;
 }
 
 const char* DeviceTypeName(enum ggml_backend_dev_type type) {
@@ -105,6 +159,7 @@ nlohmann::ordered_json RuntimeBuild() {
   build["ggml_version"] = ggml_version();
   build["ggml_commit"] = ggml_commit();
   build["system_info"] = llama_print_system_info();
+  build["isa"] = Isa();
   nlohmann::ordered_json backends = nlohmann::ordered_json::array();
   for (size_t i = 0; i < ggml_backend_reg_count(); ++i) {
     backends.push_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));

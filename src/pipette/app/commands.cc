@@ -16,6 +16,7 @@
 
 #include "pipette/app/console_progress.h"
 #include "pipette/app/conversions.h"
+#include "pipette/app/devices.h"
 #include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/resume_checks.h"
@@ -305,6 +306,9 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     look.reset();  // the read-only look ends here: nothing holds the store while this one waits
   }
   WarnRequantized(*ex);
+  for (const std::string& w : plan::LeftOut(*ex, runtime::Registry())) {
+    fmt::print(stderr, "note: {}\n", w);
+  }
   if (args.dry_run) {
     if (resume) {
       PrintResumePlan(prior->run, *cells, *resume);
@@ -411,6 +415,12 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
 
   ExportingProgress progress(store.get(), std::move(*exports), &processes, registry);
   run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
+  // The experiment's other devices, opened when their first cell runs.
+  RunDevices devices(device, *store, paths.workers_dir);
+  deps.open_device = [&](const config::DeviceSpec& s) { return devices.Open(s); };
+  deps.worker_for = [&](const config::RuntimeSpec& r, device::Device& d) {
+    return devices.WorkerFor(r, d);
+  };
   deps.lock = (*lock)->Record();
   int64_t run_id = 0;
   deps.run_started = [&](int64_t id) {
@@ -426,6 +436,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
       fmt::print(stderr, "warning: {}\n", st.error().message);
     }
   }
+  for (const std::string& line : devices.StagingSummary()) fmt::print(stderr, "{}\n", line);
   if (!summary) return Fail(summary.error());
 
   auto data = report::LoadReportData(*store, {summary->run_id}, &processes);

@@ -59,6 +59,13 @@ json CanonicalForm(const WrittenExperiment& ex) {
   json j = json::object();
   PutWritten(j, "name", ex.name);
   PutWritten(j, "device", ex.device);
+  // Written devices, as written (no name filled in, no path resolved): a file that adds a board
+  // is another experiment.
+  for (const WrittenDevice& d : ex.devices) {
+    nlohmann::json dj = {{"kind", d.kind}, {"options", d.options}};
+    if (d.name) dj["name"] = *d.name;
+    j["devices"].push_back(std::move(dj));
+  }
   for (const auto& m : ex.models) j["models"].push_back(Model(m));
   for (const auto& r : ex.runtimes) {
     if (r.endpoint) {

@@ -21,6 +21,11 @@ nlohmann::json Experiment::Resolved() const {
   nlohmann::json j;
   j["name"] = name;
   j["device"] = device;
+  // Only when the file names devices: a run stored before devices: resolves as it did then (a
+  // resume compares this form).
+  if (!written.devices.empty()) {
+    for (const DeviceSpec& d : devices) j["devices"].push_back(d.ToJson());
+  }
   for (const auto& m : models) {
     nlohmann::json mj = {{"name", m.name}, {"path", m.path}};
     if (m.variant) mj["variant"] = m.variant->Definition();

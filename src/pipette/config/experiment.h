@@ -57,7 +57,9 @@ struct Experiment {
   std::string description;
   std::vector<ModelSpec> models;
   std::vector<RuntimeSpec> runtimes;
-  std::string device = "local";
+  std::string device = "local";  // `device:` as written (older files): "local"
+  // The devices cells run on, in the order written; none written: {local}.
+  std::vector<DeviceSpec> devices{DeviceSpec{}};
   // The registry parameters the file sets (and those with a Pipette default: n_ctx, depth), in
   // registry order, with the list of values to sweep. One not here is the runtime's default.
   std::vector<std::pair<std::string, std::vector<std::string>>> params;

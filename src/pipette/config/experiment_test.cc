@@ -28,6 +28,15 @@ TEST_F(ExperimentTest, AFileIsReadParsedResolvedAndChecked) {
   EXPECT_EQ(r["params"]["n_ctx"], nlohmann::json::array({"0"}));
   EXPECT_EQ(r["models"][0]["path"], ex->models[0].path);
   EXPECT_EQ(r["machine"]["quantize_threads"], ex->quantize_threads);
+  // No devices: written, none in the resolved form: runs stored before devices resume.
+  EXPECT_FALSE(r.contains("devices"));
+  ASSERT_EQ(ex->devices.size(), 1u);
+  EXPECT_TRUE(ex->devices[0].IsLocal());
+  std::ofstream(File()) << text << "devices: [local, {name: b, ssh: {host: h}}]\n";
+  auto two = LoadExperiment(File(), registry_, opts_);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->Resolved()["devices"][1]["name"], "b");
+  EXPECT_NE(two->Hash(), ex->Hash());
   // The canonical form has only what the file writes.
   EXPECT_FALSE(ex->Canonical().contains("seed"));
   EXPECT_FALSE(ex->Canonical()["params"].contains("n_ctx"));

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "pipette/config/parse_convert.h"
+#include "pipette/config/parse_devices.h"
 #include "pipette/config/parse_endpoint.h"
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
@@ -18,10 +19,10 @@
 namespace pipette::config {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"quality", "name",        "description", "models",
-                                           "runtime", "runtimes",    "device",      "params",
-                                           "tests",   "repetitions", "warmup",      "timeout",
-                                           "seed",    "store",       "quantize",    "convert"};
+const std::vector<std::string> kTopKeys = {
+    "quality", "name",    "description", "models",   "runtime",     "runtimes",
+    "device",  "devices", "params",      "tests",    "repetitions", "warmup",
+    "timeout", "seed",    "store",       "quantize", "convert"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -184,11 +185,20 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
                    const ParamRegistry& registry, const QualityRegistry& qualities,
                    const runtime::RuntimeRegistry& runtimes, WrittenExperiment* ex,
                    bool* have_models, bool* have_tests) {
-  if (key == "name" || key == "description" || key == "store" || key == "device") {
+  if ((key == "device" || key == "devices") &&
+      !(key == "device" && v.IsScalar() && v.Scalar() == "local")) {
+    // `device: local` (files older than devices:) stays as written; anything else is a list.
+    if (ex->device || !ex->devices.empty()) {
+      return w.At(k, "give either 'device:' or 'devices:', not both");
+    }
+    auto devices = ParseDevices(w, v);
+    if (!devices) return devices.error();
+    ex->devices = std::move(*devices);
+  } else if (key == "name" || key == "description" || key == "store" || key == "device") {
     auto s = Scalar(w, v, key);
     if (!s) return s.error();
-    if (key == "device" && *s != "local") {
-      return w.At(v, fmt::format("device '{}' is not supported yet: only 'local'", *s));
+    if (key == "device" && !ex->devices.empty()) {
+      return w.At(k, "give either 'device:' or 'devices:', not both");
     }
     (key == "name"          ? ex->name
      : key == "description" ? ex->description

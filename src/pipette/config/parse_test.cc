@@ -85,7 +85,8 @@ TEST(Parse, ErrorsNameLineColumnAndSuggest) {
             "ex.yaml:3:10: unknown runtime 'llama.cp' (did you mean 'llama.cpp'?) (known: "
             "llama.cpp, onnxruntime, openvino, mnn, openai)");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\ndevice: phone\n"),
-            "ex.yaml:3:9: device 'phone' is not supported yet: only 'local'");
+            "ex.yaml:3:9: device 'phone' is not known: write `local`, or a named device such as "
+            "{name: board, ssh: {host: 10.0.0.2}} (kinds: local, ssh, adb)");
   EXPECT_EQ(ErrorOf("tests: [pp16]\n"),
             "ex.yaml: missing 'models:' (a list of bundled names or .gguf paths), 'quantize:' or "
             "'convert:'");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "pipette/config/parse_devices.h"
 #include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve_files.h"
 #include "pipette/config/yaml_helpers.h"
@@ -401,6 +402,11 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry
   ex.name = written.name.value_or(fs::path(written.path).stem().string());
   ex.description = written.description.value_or("");
   ex.device = written.device.value_or(ex.device);
+  if (!written.devices.empty()) {
+    auto devices = ResolveDevices(w, written.devices);
+    if (!devices) return devices.error();
+    ex.devices = std::move(*devices);
+  }
   ex.store = written.store.value_or(ex.store);
   for (const WrittenModel& wm : written.models) {
     auto m = ResolveModel(w, wm, options);

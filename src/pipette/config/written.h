@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipette/config/device_spec.h"
 #include "pipette/config/endpoint_spec.h"
 #include "pipette/config/quality_specs.h"
 #include "pipette/quant/variant.h"
@@ -99,6 +100,8 @@ struct WrittenExperiment {
   std::string path{};         // the file's name, for messages and relative paths
   std::string source_text{};  // the file's bytes
   std::optional<std::string> name{}, description{}, device{}, store{};
+  // devices: as written, in order (empty: none written, or `device: local`).
+  std::vector<WrittenDevice> devices{};
   std::vector<WrittenModel> models{};
   std::vector<WrittenRuntime> runtimes{};  // empty: none written (llama.cpp)
   std::vector<WrittenParam> params{};      // in the order written

@@ -45,6 +45,13 @@ class Device {
   // The memory of the worker process `pid` on the device; nullopt when it cannot be read (the
   // process is gone).
   virtual std::optional<ProcessMemory> WorkerMemory(int pid) const = 0;
+  // The instruction set the device's workers run, as `uname -m` names it (x86_64, aarch64): which
+  // build of a worker it gets. A device running its workers under an emulator gives the
+  // emulated one.
+  virtual Result<std::string> Arch() = 0;
+  // Whether the device answers now: after a cell failed, this tells a dropped link from a
+  // failure of the cell's own. This machine always answers.
+  virtual Result<void> CheckLink() { return {}; }
 };
 
 }  // namespace pipette::device

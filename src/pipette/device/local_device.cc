@@ -1,6 +1,7 @@
 #include "pipette/device/local_device.h"
 
 #include <fmt/format.h>
+#include <sys/utsname.h>
 
 #include <filesystem>
 
@@ -29,6 +30,13 @@ nlohmann::json LocalDevice::Fingerprint(const env::FingerprintOptions& options) 
 }
 
 nlohmann::json LocalDevice::Conditions() { return env::ToJson(env::ReadConditions()); }
+
+Result<std::string> LocalDevice::Arch() {
+  struct utsname u {};
+  if (::uname(&u) != 0)
+    return RuntimeError("uname() failed: cannot tell this machine's architecture");
+  return std::string(u.machine);
+}
 
 std::optional<ProcessMemory> LocalDevice::WorkerMemory(int pid) const {
   if (pid <= 0) return std::nullopt;

@@ -25,6 +25,8 @@ class LocalDevice : public Device {
   nlohmann::json Fingerprint(const env::FingerprintOptions& options) override;
   nlohmann::json Conditions() override;
   std::optional<ProcessMemory> WorkerMemory(int pid) const override;
+  // This machine's `uname -m`.
+  Result<std::string> Arch() override;
 
  private:
   worker::WorkerLauncher* launcher_;

@@ -15,10 +15,12 @@
 namespace pipette::device {
 namespace fs = std::filesystem;
 
-std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args) {
+std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args,
+                                const std::vector<std::string>& emulator) {
   // A relative path starts "./": never read as an option, never looked up on PATH.
   const std::string program = worker.starts_with("/") ? worker : "./" + worker;
-  std::vector<std::string> words = {program};
+  std::vector<std::string> words = emulator;
+  words.push_back(program);
   words.insert(words.end(), args.begin(), args.end());
   // `exec`: the worker replaces the shell, so its parent is the shell's ($PPID: the session's
   // sshd; adbd), which it is told to die with.
@@ -59,6 +61,16 @@ Result<std::string> RemoteShellDevice::Arch() {
   }
   arch_ = arch;
   return arch;
+}
+
+Result<void> RemoteShellDevice::CheckLink() {
+  auto r = Remote("true", "", 20);
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    return RuntimeError(
+        fmt::format("device {}: `true` exited {}: {}", Name(), r->exit_code, r->err));
+  }
+  return {};
 }
 
 Result<std::string> RemoteShellDevice::Stage(const std::string& path) {
@@ -122,7 +134,7 @@ Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorker(
   // The local program by its path (PipeTransport does not search PATH); the device's sh runs the
   // command whatever the login shell is.
   std::vector<std::string> shell =
-      ShellArgv("sh -c " + ShellQuote(RemoteWorkerCommand(*worker, args)));
+      ShellArgv("sh -c " + ShellQuote(RemoteWorkerCommand(*worker, args, emulator_)));
   if (shell[0].find('/') == std::string::npos) {
     auto found = FindOnPath(shell[0]);
     if (!found) return found.error();
@@ -145,7 +157,14 @@ nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions&) {
   // Unreadable: every fact null, nothing guessed.
   const env::SnapshotFiles files(snap ? env::ParseSnapshot(*snap)
                                       : std::map<std::string, std::string>{});
-  return env::FingerprintFromFiles(files, env::HostFactsFrom(files));
+  nlohmann::json facts = env::FingerprintFromFiles(files, env::HostFactsFrom(files));
+  if (!emulator_.empty()) {
+    // The facts above are the emulating host's; the worker's instruction set is another.
+    facts["emulated"] = {{"arch", arch_},
+                         {"emulator", ShellJoin(emulator_)},
+                         {"host_arch", facts.value("arch", nlohmann::json())}};
+  }
+  return facts;
 }
 
 nlohmann::json RemoteShellDevice::Conditions() {

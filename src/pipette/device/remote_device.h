@@ -24,8 +24,10 @@
 namespace pipette::device {
 
 // The device-side command that starts a staged worker: it dies with its session and gets `args`
-// as given.
-std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args);
+// as given. With an `emulator` (a command prefix on the device, e.g. {"qemu-aarch64"}) the worker
+// runs under it: the emulator's process is the one that dies with the session.
+std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args,
+                                const std::vector<std::string>& emulator = {});
 
 // Where a file of `sha256` named `name` is staged under `workdir`: files/<sha256>/<name>.
 std::string StagedPath(const std::string& workdir, const std::string& sha256,
@@ -35,9 +37,14 @@ class RemoteShellDevice : public Device {
  public:
   // `runner` runs the one-shot commands (staging, probes); it must outlive the device.
   // `workdir`: where staged files go (absolute, or relative to where the shell starts); `arch`:
-  // the device's architecture, "" to ask `uname -m` there.
-  RemoteShellDevice(std::string workdir, std::string arch, CommandRunner& runner)
-      : workdir_(std::move(workdir)), arch_(std::move(arch)), runner_(runner) {}
+  // the device's architecture, "" to ask `uname -m` there; `emulator`: the command prefix its
+  // workers run under (an x86-64 board running aarch64 workers under qemu-aarch64), {} for none.
+  RemoteShellDevice(std::string workdir, std::string arch, CommandRunner& runner,
+                    std::vector<std::string> emulator = {})
+      : workdir_(std::move(workdir)),
+        arch_(std::move(arch)),
+        runner_(runner),
+        emulator_(std::move(emulator)) {}
 
   // argv[0], a worker program on this machine, is staged, then started on the device.
   Result<std::unique_ptr<worker::WorkerChannel>> StartWorker(
@@ -50,7 +57,10 @@ class RemoteShellDevice : public Device {
   std::optional<ProcessMemory> WorkerMemory(int pid) const override;
 
   // The device's architecture: as given, else `uname -m` there (asked once).
-  Result<std::string> Arch();
+  Result<std::string> Arch() override;
+  // Runs `true` on the device with a short timeout: an error says how the link failed.
+  Result<void> CheckLink() override;
+  const std::vector<std::string>& emulator() const { return emulator_; }
   // How many files Stage() sent, and how many it found there already (for tests and the log).
   int sent() const { return sent_; }
   int reused() const { return reused_; }
@@ -74,6 +84,7 @@ class RemoteShellDevice : public Device {
   std::string workdir_;
   std::string arch_;
   CommandRunner& runner_;
+  std::vector<std::string> emulator_;
   std::map<std::string, std::string> staged_;  // local path -> remote path
   int sent_ = 0;
   int reused_ = 0;

@@ -22,6 +22,9 @@ struct SshTarget {
   // Where staged files go on the board: absolute, or relative to the remote user's home.
   std::string workdir = ".cache/pipette";
   std::string arch;  // "" : probed (`uname -m` on the board)
+  // The command prefix workers run under on the board ({"qemu-aarch64"}: an x86-64 host running
+  // an aarch64 worker); {} : none. Results on such a board are labelled emulated.
+  std::vector<std::string> emulator = {};
   // More `-o` options for ssh (e.g. "UserKnownHostsFile=/path"), after Pipette's own.
   std::vector<std::string> ssh_options = {};
   std::string ssh_program = "/usr/bin/ssh";
@@ -41,7 +44,8 @@ std::vector<std::string> SshArgv(const SshTarget& target, const std::string& rem
 class SshDevice : public RemoteShellDevice {
  public:
   SshDevice(SshTarget target, CommandRunner& runner)
-      : RemoteShellDevice(target.workdir, target.arch, runner), target_(std::move(target)) {}
+      : RemoteShellDevice(target.workdir, target.arch, runner, target.emulator),
+        target_(std::move(target)) {}
   std::string Name() const override { return target_.DisplayName(); }
 
  protected:

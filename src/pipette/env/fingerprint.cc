@@ -499,10 +499,20 @@ nlohmann::json ToJson(const Conditions& c) {
 }
 
 std::string FingerprintId(const nlohmann::json& fingerprint) {
-  static constexpr std::string_view kHardwareKeys[] = {
-      "cpu_model", "cpu_vendor",      "cpu_cores_logical", "cpu_cores_physical", "cpu_sockets",
-      "isa_flags", "cache_l1d_bytes", "cache_l1i_bytes",   "cache_l2_bytes",     "cache_l3_bytes",
-      "arch",      "virtualized",     "cpu_freq_max_khz"};
+  static constexpr std::string_view kHardwareKeys[] = {"cpu_model",
+                                                       "cpu_vendor",
+                                                       "cpu_cores_logical",
+                                                       "cpu_cores_physical",
+                                                       "cpu_sockets",
+                                                       "isa_flags",
+                                                       "cache_l1d_bytes",
+                                                       "cache_l1i_bytes",
+                                                       "cache_l2_bytes",
+                                                       "cache_l3_bytes",
+                                                       "arch",
+                                                       "virtualized",
+                                                       "cpu_freq_max_khz",
+                                                       "emulated"};
   json stable = json::object();
   if (fingerprint.is_object()) {
     for (std::string_view key : kHardwareKeys) {

@@ -250,6 +250,32 @@ CellFacts& ResultRow::EditCell() {
   return facts;
 }
 
+const store::EnvironmentRecord& EnvironmentOf(const store::CellRecord& cell,
+                                              const store::EnvironmentRecord& env,
+                                              const Environments* envs) {
+  if (!envs || !cell.environment_id) return env;
+  auto it = envs->find(*cell.environment_id);
+  return it == envs->end() ? env : it->second;
+}
+
+std::string DeviceLabel(const json& facts) {
+  auto text = [&](const json& o, const char* key, const std::string& fallback) {
+    auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : fallback;
+  };
+  if (!facts.is_object()) return "local";
+  const std::string cpu = text(facts, "cpu_model", "local");
+  auto device = facts.find("device");
+  if (device == facts.end() || !device->is_object()) return cpu;  // this machine
+  const std::string name = text(*device, "name", "?");
+  auto emulated = facts.find("emulated");
+  if (emulated != facts.end() && emulated->is_object()) {
+    return fmt::format("{}: {} emulated by {} on {}", name, text(*emulated, "arch", "?"),
+                       text(*emulated, "emulator", "?"), text(facts, "cpu_model", "?"));
+  }
+  return fmt::format("{}: {}", name, text(facts, "cpu_model", "?"));
+}
+
 CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecord& env,
                       const store::CellRecord& cell, const json& params_set) {
   CellFacts f;
@@ -277,15 +303,17 @@ CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecor
   f.runtime = cell.runtime;
   f.runtime_version = cell.runtime_version;
   f.runtime_build = cell.runtime_build;
-  f.device = env.facts.value("cpu_model", std::string("local"));
+  f.device = DeviceLabel(env.facts);
   f.device_id = env.fingerprint_id;
+  f.emulated =
+      env.facts.is_object() && env.facts.contains("emulated") && env.facts["emulated"].is_object();
   f.params = cell.params;
   f.params_set = params_set;
   return f;
 }
 
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
-                                  const std::vector<CellSamples>& cells) {
+                                  const std::vector<CellSamples>& cells, const Environments* envs) {
   std::map<int64_t, const store::SampleRecord*> loads;  // cell id -> its load sample
   for (const CellSamples& c : cells) {
     for (const auto& s : c.samples) {
@@ -323,7 +351,8 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     const json& params_set =
         context && context->raw.contains("params_set") ? context->raw["params_set"] : c.cell.params;
     ResultRow base;
-    base.cell = std::make_shared<const CellFacts>(CellFactsOf(run, env, c.cell, params_set));
+    base.cell = std::make_shared<const CellFacts>(
+        CellFactsOf(run, EnvironmentOf(c.cell, env, envs), c.cell, params_set));
     for (const auto& e : b.entries()) {
       ResultRow r = base;
       r.test = e.test;

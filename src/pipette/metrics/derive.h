@@ -40,8 +40,12 @@ struct CellFacts {
   std::string runtime;
   std::string runtime_version;
   nlohmann::json runtime_build = nlohmann::json::object();  // commit, system info, backends
-  std::string device;                                       // CPU model of the machine that ran it
+  // The machine that ran it: this machine's CPU model; another device's experiment name with its
+  // CPU ("board: Cortex-A76"), and for an emulated one what it emulated on which host
+  // ("board: aarch64 emulated by qemu-aarch64 on Intel Xeon").
+  std::string device;
   std::string device_id;
+  bool emulated = false;  // run under an emulator: its timings describe the emulator, not a chip
   // What ran: every parameter, those the experiment left unset as the runtime applied them
   // (flash_attn as the runtime resolved it: on/off, "auto" when it did not say).
   nlohmann::json params = nlohmann::json::object();
@@ -51,6 +55,16 @@ struct CellFacts {
 
 // Facts with every field at its default, shared (what a default ResultRow refers to).
 const std::shared_ptr<const CellFacts>& NoCellFacts();
+
+// The stored environments by id: a cell measured on another device than its run's names its own.
+using Environments = std::map<int64_t, store::EnvironmentRecord>;
+// The environment `cell` was measured in: its own (cell.environment_id) when `envs` holds it,
+// else the run's `env`.
+const store::EnvironmentRecord& EnvironmentOf(const store::CellRecord& cell,
+                                              const store::EnvironmentRecord& env,
+                                              const Environments* envs);
+// How the row's `device` names the machine of a fingerprint (CellFacts::device).
+std::string DeviceLabel(const nlohmann::json& facts);
 
 // The facts of `cell` of `run`, measured in `env`; `params_set`: what the experiment set (the
 // cell's context sample says; ParamsSet).
@@ -102,8 +116,10 @@ using CellsById = std::map<int64_t, const CellSamples*>;
 
 // All rows for a run's cells, in cell order then test order. `load_samples` resolves each cell's
 // load_cell_id (a model loaded once serves consecutive cells).
+// `envs`: the environments of cells measured on other devices (EnvironmentOf).
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
-                                  const std::vector<CellSamples>& cells);
+                                  const std::vector<CellSamples>& cells,
+                                  const Environments* envs = nullptr);
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);

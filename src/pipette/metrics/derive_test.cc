@@ -208,5 +208,42 @@ TEST(Derive, EndpointStreamsGivePerStreamAndAggregateFigures) {
   EXPECT_EQ(find("ttft"), nullptr);  // tg's first token is not a ttft test
 }
 
+// A cell measured on another device than its run's takes its own environment: the device's
+// name and CPU, and for an emulated one what it emulated on which host, with `emulated` set.
+TEST(Derive, ACellOnAnotherDeviceIsNamedByItsOwnEnvironment) {
+  store::RunRecord run;
+  run.id = 1;
+  const store::EnvironmentRecord here{1, "fp-here", {{"cpu_model", "Host CPU"}}};
+  Environments envs;
+  envs[2] = {2,
+             "fp-board",
+             {{"cpu_model", "Cortex-A76"}, {"device", {{"name", "board"}, {"kind", "ssh"}}}}};
+  envs[3] = {3,
+             "fp-arm",
+             {{"cpu_model", "Host CPU"},
+              {"device", {{"name", "arm"}, {"kind", "ssh"}}},
+              {"emulated", {{"arch", "aarch64"}, {"emulator", "qemu-aarch64"}}}}};
+  std::vector<CellSamples> cells(3);
+  for (int i = 0; i < 3; ++i) {
+    cells[i].cell.id = 10 + i;
+    cells[i].cell.index = i;
+    cells[i].cell.status = "ok";
+    cells[i].cell.model_file_size = 100;
+    if (i > 0) cells[i].cell.environment_id = 1 + i;
+  }
+  const auto rows = DeriveRows(run, here, cells, &envs);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].cell->device, "Host CPU");
+  EXPECT_FALSE(rows[0].cell->emulated);
+  EXPECT_EQ(rows[1].cell->device, "board: Cortex-A76");
+  EXPECT_EQ(rows[1].cell->device_id, "fp-board");
+  EXPECT_FALSE(rows[1].cell->emulated);
+  EXPECT_EQ(rows[2].cell->device, "arm: aarch64 emulated by qemu-aarch64 on Host CPU");
+  EXPECT_TRUE(rows[2].cell->emulated);
+  // Facts a failed snapshot left null never throw: the name stays.
+  EXPECT_EQ(DeviceLabel({{"cpu_model", nullptr}, {"device", {{"name", "b"}}}}), "b: ?");
+  EXPECT_EQ(DeviceLabel(nullptr), "local");
+}
+
 }  // namespace
 }  // namespace pipette::metrics

@@ -32,6 +32,7 @@ std::shared_ptr<const CellFacts> Facts() {
   f->runtime_build = {{"llama_cpp_commit", "0c1e570"}};
   f->device = "Test CPU";
   f->device_id = "fp01";
+  f->emulated = true;
   f->params = {{"threads", 2}, {"n_batch", 512}, {"flash_attn", "off"}};
   f->params_set = {{"threads", 2}};
   return f;
@@ -90,6 +91,7 @@ void ExpectSameFacts(const CellFacts& a, const CellFacts& b) {
   EXPECT_EQ(a.runtime_build, b.runtime_build);
   EXPECT_EQ(a.device, b.device);
   EXPECT_EQ(a.device_id, b.device_id);
+  EXPECT_EQ(a.emulated, b.emulated);
   EXPECT_EQ(a.params, b.params);
   EXPECT_EQ(a.params_set, b.params_set);
 }
@@ -128,7 +130,7 @@ void ExpectSameRow(const ResultRow& a, const ResultRow& b) {
 // CellFacts: set it in CellFactsOf and Facts, compare it in ExpectSameFacts, write its size.
 TEST(RowCache, EveryFieldOfAResultRowRoundTrips) {
   EXPECT_EQ(sizeof(ResultRow), 400u) << "ResultRow changed: see the comment above";
-  EXPECT_EQ(sizeof(CellFacts), 456u) << "CellFacts changed: see the comment above";
+  EXPECT_EQ(sizeof(CellFacts), 464u) << "CellFacts changed: see the comment above";
   const ResultRow row = EveryFieldSet();
   ResultRow other;
   other.cell = Facts();

@@ -105,11 +105,14 @@ std::string Cell::ParamOr(const std::string& name, const std::string& fallback) 
 std::string Cell::Key() const {
   std::string key = fmt::format("model={},runtime={}", model.name, runtime.name);
   for (const auto& [k, v] : params) key += fmt::format(",{}={}", k, v);
+  // Local cells keep the key they had before devices: stores made then resume.
+  if (!device.IsLocal()) key += ",device=" + device.name;
   return key;
 }
 
 std::string Cell::LoadKey(const config::ParamRegistry& registry) const {
-  std::string key = fmt::format("{}|{}|{}", model.path, runtime.name, runtime.worker);
+  std::string key =
+      fmt::format("{}|{}|{}|{}", device.name, model.path, runtime.name, runtime.worker);
   for (const auto& [k, v] : params) {
     const config::ParamDef* def = registry.Find(k);
     if (def && def->scope == config::ParamScope::kLoad) key += fmt::format("|{}={}", k, v);
@@ -136,29 +139,33 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
   };
 
   std::vector<Cell> cells;
-  for (const auto& model : ex.models) {
-    for (const auto& runtime : ex.runtimes) {
-      // A model is measured only by the runtimes that load its format (resolve refused one that
-      // none of them loads); a format not known ("": made by hand) goes to every runtime.
-      const runtime::Runtime* entry = runtimes.Find(runtime.name);
-      if (entry && !model.format.empty() && !entry->Accepts(model.format)) continue;
-      // Only this runtime's parameters multiply its cells.
-      std::vector<const Dim*> dims;
-      for (const Dim* d : ordered) {
-        if (belongs(d, runtime.name)) dims.push_back(d);
-      }
-      std::vector<size_t> idx(dims.size(), 0);
-      do {
-        Cell c;
-        c.model = model;
-        c.runtime = runtime;
-        for (const auto& p : ex.params) {  // registry order for display
-          auto d = std::find(dims.begin(), dims.end(), &p);
-          if (d == dims.end()) continue;
-          c.params.emplace_back(p.first, p.second[idx[static_cast<size_t>(d - dims.begin())]]);
+  for (const auto& device : ex.devices) {
+    for (const auto& model : ex.models) {
+      for (const auto& runtime : ex.runtimes) {
+        // A model is measured only by the runtimes that load its format (resolve refused one that
+        // none of them loads); a format not known ("": made by hand) goes to every runtime.
+        const runtime::Runtime* entry = runtimes.Find(runtime.name);
+        if (entry && !model.format.empty() && !entry->Accepts(model.format)) continue;
+        if (!device.IsLocal() && !(entry && entry->runs_on_devices)) continue;  // LeftOut says so
+        // Only this runtime's parameters multiply its cells.
+        std::vector<const Dim*> dims;
+        for (const Dim* d : ordered) {
+          if (belongs(d, runtime.name)) dims.push_back(d);
         }
-        cells.push_back(std::move(c));
-      } while (Advance(idx, dims));
+        std::vector<size_t> idx(dims.size(), 0);
+        do {
+          Cell c;
+          c.device = device;
+          c.model = model;
+          c.runtime = runtime;
+          for (const auto& p : ex.params) {  // registry order for display
+            auto d = std::find(dims.begin(), dims.end(), &p);
+            if (d == dims.end()) continue;
+            c.params.emplace_back(p.first, p.second[idx[static_cast<size_t>(d - dims.begin())]]);
+          }
+          cells.push_back(std::move(c));
+        } while (Advance(idx, dims));
+      }
     }
   }
 
@@ -169,6 +176,7 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
     c.index = static_cast<int>(i);
     c.label = c.model.name;
     if (ex.runtimes.size() > 1) c.label += " " + c.runtime.name;
+    if (ex.devices.size() > 1) c.label += " on " + c.device.name;
     for (const auto& p : ex.params) {
       if (p.second.size() > 1 && c.HasParam(p.first)) {
         c.label += fmt::format(" {}={}", p.first, c.Param(p.first));
@@ -202,6 +210,25 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
   return cells;
 }
 
+std::vector<std::string> LeftOut(const config::Experiment& ex,
+                                 const runtime::RuntimeRegistry& runtimes) {
+  std::vector<std::string> out;
+  for (const auto& device : ex.devices) {
+    if (device.IsLocal()) continue;
+    for (const auto& runtime : ex.runtimes) {
+      const runtime::Runtime* entry = runtimes.Find(runtime.name);
+      if (entry && entry->runs_on_devices) continue;
+      out.push_back(
+          fmt::format("runtime '{}' runs only on this machine ({}): it has no cells on device '{}'",
+                      runtime.name,
+                      runtime.endpoint ? "an endpoint is reached from here"
+                                       : "its worker is not a program built for other devices",
+                      device.name));
+    }
+  }
+  return out;
+}
+
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
                                  const config::ParamRegistry& registry,
                                  const std::string& reference) {
@@ -209,9 +236,10 @@ Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::stri
     if (key == "model") return c.model.name;
     if (key == "runtime") return c.runtime.name;
     if (key == "quant") return c.model.quant;
+    if (key == "device") return c.device.name;
     return c.ParamOr(key, kUnset);
   };
-  std::vector<std::string> keys = {"model", "runtime", "quant"};
+  std::vector<std::string> keys = {"model", "runtime", "quant", "device"};
   for (const auto& n : registry.Names()) keys.push_back(n);
   std::vector<Cell> out = cells;
   // The reference's cells that match every term but model, quant and runtime (the reference may

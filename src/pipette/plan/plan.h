@@ -17,6 +17,7 @@ struct Cell {
   int index = 0;  // position in run order, from 0
   config::ModelSpec model;
   config::RuntimeSpec runtime;
+  config::DeviceSpec device;  // where it runs (the experiment's devices:; local by default)
   // The parameters of its runtime the experiment sets (and Pipette's own: n_ctx, depth) with
   // their resolved canonical value, in registry order. One not here is left to the runtime (or
   // is another runtime's): not sent, not in Key().
@@ -32,7 +33,8 @@ struct Cell {
   // Param(name), or `fallback` when the experiment leaves it to the runtime.
   std::string ParamOr(const std::string& name, const std::string& fallback) const;
   bool HasParam(const std::string& name) const;
-  // "model=...,runtime=...,threads=2,..." — unique within a run.
+  // "model=...,runtime=...,threads=2,...", with ",device=NAME" on a device other than local —
+  // unique within a run.
   std::string Key() const;
   // Cells with equal LoadKey can share one loaded model in one worker.
   std::string LoadKey(const config::ParamRegistry& registry) const;
@@ -46,10 +48,15 @@ struct Cell {
 // the parameters (its Params()) and the rules: runtime::Registry() outside tests.
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
                                  const runtime::RuntimeRegistry& runtimes);
+// The devices slowest of all: every cell of the first device, then the next. A runtime that does
+// not run on remote devices (runtime::Runtime::runs_on_devices) has no cells on them: LeftOut
+// says which (device, runtime) pairs Expand leaves out, one line each, for the run to print.
+std::vector<std::string> LeftOut(const config::Experiment& ex,
+                                 const runtime::RuntimeRegistry& runtimes);
 
 // Narrows a plan to the cells matching every `key=value` of `only` (comma-separated; keys:
-// model, runtime, quant or any parameter), renumbering them. An unknown key or a value no cell
-// has is an input error that says what exists. The cells of `reference` (the model others are
+// model, runtime, quant, device or any parameter), renumbering them. An unknown key or a value no
+// cell has is an input error that says what exists. The cells of `reference` (the model others are
 // compared with; "" for none) that match the terms other than model, quant and runtime are kept
 // too (a parameter their runtime lacks does not count), first, when none of its cells would be.
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,

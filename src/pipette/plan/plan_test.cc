@@ -66,6 +66,49 @@ TEST(Plan, CrossProductOrderedForFewestModelLoads) {
   EXPECT_EQ(loads, 4);  // 2 models x 2 mmap settings, not 12
 }
 
+// Devices are the slowest dimension: every cell of one device, then the next; a local cell's
+// key is what it was before devices (stores made then resume), another device's names it. A
+// runtime that does not run on other devices has no cells there, and LeftOut says so.
+TEST(Plan, DevicesVarySlowestAndOnlyRuntimesThatRunThereGetCells) {
+  const ParamRegistry reg = TestRegistry();
+  Experiment ex = TwoModels();
+  config::DeviceSpec board;
+  board.name = "board";
+  board.kind = "ssh";
+  ex.devices = {config::DeviceSpec{}, board};
+  auto runtimes =
+      runtime::RuntimeRegistry({runtime::Runtime{.name = "llama.cpp",
+                                                 .params = TestRegistry(),
+                                                 .resolve_cell = runtime::LlamaResolveCell,
+                                                 .runs_on_devices = true},
+                                runtime::Runtime{.name = "other", .params = TestRegistry()}},
+                               ParamRegistry({}));
+  ex.runtimes.push_back({"other", "/w/other", 4});
+  auto cells = Expand(ex, runtimes);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  ASSERT_EQ(cells->size(), 24u + 12u);  // local: both runtimes; board: llama.cpp
+  EXPECT_EQ((*cells)[0].device.name, "local");
+  EXPECT_EQ((*cells)[0].Key(),
+            "model=a,runtime=llama.cpp,threads=1,n_ctx=512,depth=0,use_mmap=true");
+  const Cell& first_on_board = (*cells)[24];
+  EXPECT_EQ(first_on_board.device.name, "board");
+  EXPECT_EQ(first_on_board.Key(),
+            "model=a,runtime=llama.cpp,threads=1,n_ctx=512,depth=0,use_mmap=true,device=board");
+  EXPECT_EQ(first_on_board.label, "a llama.cpp on board threads=1 use_mmap=true");
+  EXPECT_NE(first_on_board.LoadKey(reg), (*cells)[0].LoadKey(reg));  // a worker of its own
+  for (size_t i = 24; i < cells->size(); ++i) EXPECT_EQ((*cells)[i].runtime.name, "llama.cpp");
+  EXPECT_EQ(LeftOut(ex, runtimes),
+            (std::vector<std::string>{
+                "runtime 'other' runs only on this machine (its worker is not a program built "
+                "for other devices): it has no cells on device 'board'"}));
+  auto narrowed = Narrow(*cells, "device=board,threads=2", reg);
+  ASSERT_TRUE(narrowed.ok()) << narrowed.error().message;
+  EXPECT_EQ(narrowed->size(), 4u);  // 2 models x 2 mmap settings
+  auto none = Narrow(*cells, "device=phone", reg);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "--only: no cell has device=phone (values: local, board)");
+}
+
 TEST(Plan, AutoContextFitsTheLargestTest) {
   Experiment ex = TwoModels();
   ex.params[2].second = {"1000"};

@@ -27,6 +27,7 @@ const std::vector<std::string>& CsvColumns() {
                                                     "runtime_build",
                                                     "device",
                                                     "device_id",
+                                                    "emulated",
                                                     "params",
                                                     "test",
                                                     "metric",

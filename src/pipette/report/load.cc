@@ -46,12 +46,10 @@ std::string RunWarning(const store::RunRecord& run) {
 // metrics::DeriveRows derives them from the whole run. A cell derived live may read other cells'
 // samples (its load cell's load sample; a kld or divergence reference): those are read too.
 // The multiple-choice items (never cached) are appended to `mc_items`.
-Result<std::vector<metrics::ResultRow>> DeriveRunRows(store::Store& store,
-                                                      const store::RunRecord& run,
-                                                      const store::EnvironmentRecord& env,
-                                                      std::vector<store::CellRecord>& cells,
-                                                      const LoadOptions& options,
-                                                      std::vector<metrics::McItemRow>* mc_items) {
+Result<std::vector<metrics::ResultRow>> DeriveRunRows(
+    store::Store& store, const store::RunRecord& run, const store::EnvironmentRecord& env,
+    const metrics::Environments& envs, std::vector<store::CellRecord>& cells,
+    const LoadOptions& options, std::vector<metrics::McItemRow>* mc_items) {
   std::map<int64_t, store::DerivedRecord> derived;
   std::map<int64_t, store::SampleCount> counts;
   if (options.derived_cache) {
@@ -69,7 +67,8 @@ Result<std::vector<metrics::ResultRow>> DeriveRunRows(store::Store& store,
   for (size_t i = 0; i < n; ++i) {
     if (cells[i].status == "superseded") continue;
     if (auto it = derived.find(cells[i].id); it != derived.end()) {
-      cached[i] = metrics::CachedRows(it->second, counts, run, env, cells[i]);
+      cached[i] = metrics::CachedRows(it->second, counts, run,
+                                      metrics::EnvironmentOf(cells[i], env, &envs), cells[i]);
     }
   }
   // The samples of every cell derived live, then of the cells those read.
@@ -99,7 +98,7 @@ Result<std::vector<metrics::ResultRow>> DeriveRunRows(store::Store& store,
     live.push_back({std::move(cells[i]), std::move(*samples[i])});
     live_index.push_back(i);
   }
-  std::vector<metrics::ResultRow> live_rows = metrics::DeriveRows(run, env, live);
+  std::vector<metrics::ResultRow> live_rows = metrics::DeriveRows(run, env, live, &envs);
   std::vector<metrics::McItemRow> items = metrics::DeriveMcItems(run, live, live_rows);
   mc_items->insert(mc_items->end(), std::make_move_iterator(items.begin()),
                    std::make_move_iterator(items.end()));
@@ -142,13 +141,27 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     }
     auto cells = store.Cells(id);
     if (!cells) return cells.error();
+    // Cells measured on another device than the run's own name their environment.
+    metrics::Environments envs;
+    for (const auto& c : *cells) {
+      if (!c.environment_id || *c.environment_id == env->id || envs.contains(*c.environment_id)) {
+        continue;
+      }
+      auto other = store.Environment(*c.environment_id);
+      if (!other) continue;  // not there: the run's own, as before devices
+      envs[other->id] = *other;
+      if (std::none_of(data.environments.begin(), data.environments.end(),
+                       [&](const auto& e) { return e.id == other->id; })) {
+        data.environments.push_back(*other);
+      }
+    }
     for (auto& c : *cells) {
       if (run->status == "abandoned" && c.status == "running") {
         c.status = "abandoned";
         if (c.error.empty()) c.error = "its controller ended without finishing it";
       }
     }
-    auto rows = DeriveRunRows(store, *run, *env, *cells, options, &data.mc_items);
+    auto rows = DeriveRunRows(store, *run, *env, envs, *cells, options, &data.mc_items);
     if (!rows) return rows.error();
     if (const std::string w = RunWarning(*run); !w.empty()) data.warnings.push_back(w);
     for (const auto& c : *cells) {

@@ -55,6 +55,14 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   std::set<int64_t> runs;
   for (const auto& r : rows) runs.insert(r.cell->run_id);
   const bool show_run = runs.size() > 1;
+  // The device column when the rows are of more than one device, or of an emulated one.
+  std::set<std::string> devices;
+  bool emulated = false;
+  for (const auto& r : rows) {
+    devices.insert(r.cell->device);
+    emulated = emulated || r.cell->emulated;
+  }
+  const bool show_device = devices.size() > 1 || emulated;
 
   if (show_run) t.columns.push_back(TextColumn("run", Align::kRight));
   t.columns.push_back(TextColumn("model", Align::kLeft));
@@ -62,6 +70,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   t.columns.push_back(TextColumn("params", Align::kRight));
   t.columns.push_back(TextColumn("quant", Align::kLeft));
   t.columns.push_back(TextColumn("runtime", Align::kLeft));
+  if (show_device) t.columns.push_back(TextColumn("device", Align::kLeft));
   for (const auto& p : param_cols) t.columns.push_back(TextColumn(params.Column(p), Align::kRight));
   t.columns.push_back(TextColumn("test", Align::kRight));
   t.columns.push_back(TextColumn("result", Align::kRight));
@@ -91,6 +100,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     row.push_back(Text(CountDisplay(r.cell->n_params)));
     row.push_back(Text(QuantDisplay(r)));
     row.push_back(Text(fmt::format("{} {}", r.cell->runtime, r.cell->runtime_version)));
+    if (show_device) row.push_back(Text(r.cell->device));
     for (const auto& p : param_cols) row.push_back(Text(ParamDisplay(r, p, params)));
     const std::string test = quality_only ? "quality" : r.test;
     row.push_back(Text(
@@ -112,6 +122,12 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     if (const std::string n = RequantNote(r); !n.empty()) notes.insert(n);
   }
   t.footnotes.assign(notes.begin(), notes.end());
+  if (emulated) {
+    t.footnotes.push_back(
+        "emulated: the worker ran under an emulator (its instruction set, not its host's): its "
+        "quality figures are the model's on that instruction set, its timings and memory describe "
+        "the emulator, not a chip");
+  }
   return t;
 }
 

@@ -141,7 +141,8 @@ class Runner {
   // Other Pipette workers seen on the machine during this cell: looked for at its start, at the
   // end of each phase and at its end.
   void NoteOtherPipettes() {
-    if (!deps_.other_pipettes) return;
+    // Another Pipette on this machine disturbs only the cells measured here.
+    if (!deps_.other_pipettes || !on_this_machine_) return;
     for (const json& o : deps_.other_pipettes()) {
       if (std::find(others_.begin(), others_.end(), o) == others_.end()) others_.push_back(o);
     }
@@ -174,8 +175,16 @@ class Runner {
         rec.params[k] = config::ParamRegistry::ToJson(*def, v);
       }
     }
-    rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
-    rec.environment_id = environment_id_;
+    // The cell's device: this machine, or another opened when its first cell runs.
+    auto at = DeviceFor(cell);
+    dev_ = at ? at->device : nullptr;
+    on_this_machine_ = cell.device.IsLocal();
+    rec.environment_id = at ? at->environment_id : environment_id_;
+    if (at && !cell.device.IsLocal()) {
+      rec.conditions = dev_->Conditions();
+    } else {
+      rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
+    }
     others_ = json::array();
     na_count_ = 0;
     NoteOtherPipettes();
@@ -198,16 +207,22 @@ class Runner {
     if (!id) return id.error();
     rec.id = *id;
 
-    const RunStatus measured = facts ? Measure(cell, rec) : Failed(facts.error().message);
+    const RunStatus measured = !at     ? Failed(at.error().message)
+                               : facts ? Measure(cell, rec)
+                                       : Failed(facts.error().message);
     if (!measured) {
       // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed".
       rec.status = Stopped() ? "interrupted" : "failed";
       rec.error = measured.error().message;
-      if (channel_) rec.stderr_tail = channel_->StderrTail();
-      // A worker in an unknown state never serves the next cell.
-      if (channel_) channel_->Shutdown(milliseconds(2000));
-      channel_.reset();
-      loaded_key_.clear();
+      if (at && !Stopped()) NoteLinkDropped(cell, rec);
+      // A worker in an unknown state never serves the next cell (a device that could not be
+      // opened started none: the worker of the cell before stays).
+      if (at) {
+        if (channel_) rec.stderr_tail = channel_->StderrTail();
+        if (channel_) channel_->Shutdown(milliseconds(2000));
+        channel_.reset();
+        loaded_key_.clear();
+      }
       if (Stopped()) {
         summary_.interrupted = true;
       } else {
@@ -227,6 +242,44 @@ class Runner {
     if (auto st = metrics::StoreDerivedRows(*deps_.store, rec); !st) return st;
     if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
     return {};
+  }
+
+  // The device of `cell`: this machine, or one of the others, opened once; one that could not be
+  // opened, or whose link dropped, fails the rest of its cells at once.
+  Result<OpenDevice> DeviceFor(const plan::Cell& cell) {
+    if (cell.device.IsLocal() || !deps_.open_device) {
+      return OpenDevice{deps_.device, environment_id_};
+    }
+    const std::string& name = cell.device.name;
+    if (auto it = down_.find(name); it != down_.end()) return RuntimeError(it->second);
+    if (auto it = opened_.find(name); it != opened_.end()) return it->second;
+    auto opened = deps_.open_device(cell.device);
+    if (!opened) {
+      down_[name] = fmt::format("device '{}' ({}) could not be reached: {}", name,
+                                cell.device.Address(), opened.error().message);
+      return RuntimeError(down_[name]);
+    }
+    opened_[name] = *opened;
+    return *opened;
+  }
+
+  // After a cell on another device failed: a link that no longer answers is the reason, said
+  // first, and the device's later cells fail at once instead of each waiting for it.
+  void NoteLinkDropped(const plan::Cell& cell, store::CellRecord& rec) {
+    if (cell.device.IsLocal() || !dev_ || down_.count(cell.device.name)) return;
+    auto link = dev_->CheckLink();
+    if (link) return;
+    rec.error = fmt::format("link to device '{}' dropped: {} (the cell failed with: {})",
+                            cell.device.name, link.error().message, rec.error);
+    down_[cell.device.name] =
+        fmt::format("link to device '{}' dropped during cell {} ({}): {}", cell.device.name,
+                    cell.index + 1, cell.label, link.error().message);
+  }
+
+  // The worker program of the cell's runtime for its device.
+  Result<std::string> WorkerFor(const plan::Cell& cell) {
+    if (!deps_.worker_for) return cell.runtime.worker;
+    return deps_.worker_for(cell.runtime, *dev_);
   }
 
   Result<ModelFacts> Facts(const std::string& path) {
@@ -271,14 +324,20 @@ class Runner {
   }
 
   RunStatus EnsureWorker(const plan::Cell& cell) {
-    const std::string key =
-        cell.runtime.endpoint ? "endpoint:" + cell.runtime.name : cell.runtime.worker;
+    const std::string key = cell.runtime.endpoint ? "endpoint:" + cell.runtime.name
+                                                  : cell.device.name + "|" + cell.runtime.worker;
     if (channel_ && channel_->Alive() && worker_path_ == key) return {};
     if (channel_) channel_->Shutdown(milliseconds(2000));
     channel_.reset();
     loaded_key_.clear();
-    auto ch = cell.runtime.endpoint ? OpenEndpoint(cell.runtime)
-                                    : deps_.device->StartWorker({cell.runtime.worker});
+    Result<std::unique_ptr<worker::WorkerChannel>> ch = RuntimeError("no worker");
+    if (cell.runtime.endpoint) {
+      ch = OpenEndpoint(cell.runtime);
+    } else {
+      auto program = WorkerFor(cell);
+      if (!program) return Failed(program.error().message);
+      ch = dev_->StartWorker({*program});
+    }
     if (!ch) return Broken(ch.error().message);
     channel_ = std::move(*ch);
     worker_path_ = key;
@@ -337,8 +396,8 @@ class Runner {
     if (load_key != loaded_key_) {
       auto loaded = Phase(cell, "load model", [&]() -> RunStatus {
         const auto t0 = std::chrono::steady_clock::now();
-        // The model as the device sees it (the local device: its own path).
-        auto staged = deps_.device->Stage(cell.model.path);
+        // The model as the cell's device sees it (this machine: its own path).
+        auto staged = dev_->Stage(cell.model.path);
         if (!staged) return Failed(staged.error().message);
         const json req = LoadRequest(cell, registry_, *staged);
         auto resp = Call(req);
@@ -456,6 +515,7 @@ class Runner {
       return r_.tokenizer_reference_.For(cell_, r_.ex_.source_tokenizer, *r_.deps_.device,
                                          r_.Timeout());
     }
+    // This machine: the helpers (kld reference, chat renderer) run here whatever the cell's device.
     device::Device& Device() override { return *r_.deps_.device; }
     milliseconds Timeout() const override { return r_.Timeout(); }
     RunStatus Keep(const std::string& test, int rep, bool warmup, json raw) override {
@@ -495,9 +555,13 @@ class Runner {
   std::optional<int64_t> applied_n_batch_;
   std::map<std::string, ModelFacts> facts_;
   int64_t environment_id_ = 0;
-  json others_ = json::array();       // other Pipette workers seen during the current cell
-  runtime::SupportedOps served_ops_;  // hello's `ops` of the cell's worker
-  int na_count_ = 0;                  // `na` samples of the current cell
+  device::Device* dev_ = nullptr;             // the current cell's device
+  bool on_this_machine_ = true;               // the current cell's device is this machine
+  std::map<std::string, OpenDevice> opened_;  // other devices, by name, once opened
+  std::map<std::string, std::string> down_;   // devices not answering, by name: why
+  json others_ = json::array();               // other Pipette workers seen during the current cell
+  runtime::SupportedOps served_ops_;          // hello's `ops` of the cell's worker
+  int na_count_ = 0;                          // `na` samples of the current cell
   std::vector<std::unique_ptr<workload::Workload>> workloads_;  // registry.h, in order
   TokenizerReference tokenizer_reference_;  // a converted model's source, to check its tokenizer
 };

@@ -45,9 +45,25 @@ struct ModelFacts {
   nlohmann::json info;  // architecture, file type (quantization), parameter count from the file
 };
 
-struct RunnerDeps {
-  // Where the workers run: the runner starts every worker through it (device/device.h).
+// A device other than this machine, opened for the run: the device and its environment in the
+// store (its fingerprint, which the cells measured there point at).
+struct OpenDevice {
   device::Device* device = nullptr;
+  int64_t environment_id = 0;
+};
+
+struct RunnerDeps {
+  // This machine: the workers of its cells run here, and so do the helpers every cell shares
+  // (the kld reference, the chat-template renderer) whatever device the cell is on.
+  device::Device* device = nullptr;
+  // The experiment's other devices, opened when their first cell runs (the connection made, the
+  // fingerprint stored); an error fails that device's cells, and the run goes on. Unset: every
+  // cell runs on `device`.
+  std::function<Result<OpenDevice>(const config::DeviceSpec&)> open_device;
+  // The worker program of `runtime` for `device` (built for its architecture); unset: the
+  // runtime's own.
+  std::function<Result<std::string>(const config::RuntimeSpec& runtime, device::Device& device)>
+      worker_for;
   // How endpoint runtimes are spoken to (endpoint/channel.h); nullptr: the real HTTP client.
   http::HttpClient* http = nullptr;
   store::Store* store = nullptr;

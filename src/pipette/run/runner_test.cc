@@ -343,6 +343,149 @@ TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
   EXPECT_EQ(run->controller["host"], "fake");
 }
 
+// A device other than this machine, as a fake: its workers the same fake's, its architecture
+// aarch64, its link up until told otherwise.
+class FakeBoard : public FakeModelsDevice {
+ public:
+  using FakeModelsDevice::FakeModelsDevice;
+  std::string Name() const override { return "board"; }
+  Result<std::string> Arch() override { return std::string("aarch64"); }
+  nlohmann::json Conditions() override { return {{"load_avg_1", 3.5}}; }
+  Result<void> CheckLink() override {
+    ++link_checks;
+    if (link_down) return RuntimeError("ssh: connect to host 10.0.0.2 port 22: Connection refused");
+    return {};
+  }
+  bool link_down = false;
+  int link_checks = 0;
+};
+
+class RunnerDevicesTest : public RunnerTest {
+ protected:
+  void SetUp() override {
+    RunnerTest::SetUp();
+    config::DeviceSpec board;
+    board.name = "board";
+    board.kind = "ssh";
+    board.options = {{"host", "10.0.0.2"}};
+    ex_.devices = {config::DeviceSpec{}, board};
+    auto env = store_->AddEnvironment({0, "fp-board", {{"cpu_model", "board cpu"}}});
+    ASSERT_TRUE(env.ok());
+    board_env_ = *env;
+  }
+  Result<RunSummary> RunOnDevices() {
+    auto cells = plan::Expand(ex_, runtime::Registry());
+    EXPECT_TRUE(cells.ok());
+    cells_ = *cells;
+    RunnerDeps deps;
+    deps.device = &device_;
+    deps.store = store_.get();
+    deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };
+    deps.other_pipettes = [this] { return others_; };
+    deps.model_facts = [](const std::string&) {
+      return Result<ModelFacts>(ModelFacts{"sha", 1234, {{"quant", "Q4_1"}}});
+    };
+    deps.open_device = [this](const config::DeviceSpec& spec) -> Result<OpenDevice> {
+      ++opens_;
+      EXPECT_EQ(spec.name, "board");
+      if (!open_error_.empty()) return RuntimeError(open_error_);
+      return OpenDevice{&board_, board_env_};
+    };
+    deps.worker_for = [this](const config::RuntimeSpec& r, device::Device& d) {
+      workers_.push_back(d.Name() + ":" + r.worker);
+      return Result<std::string>(r.worker);
+    };
+    return RunExperiment(ex_, cells_, registry_, env_id_, deps);
+  }
+  FakeBoard board_{&fake_};
+  int64_t board_env_ = 0;
+  int opens_ = 0;
+  std::string open_error_;
+  std::vector<std::string> workers_;
+};
+
+// The cells of every device, the devices slowest: each device's cells point at its environment,
+// carry its conditions, and get the worker built for it; another Pipette on this machine is noted
+// only in this machine's cells.
+TEST_F(RunnerDevicesTest, EachDeviceRunsItsCellsWithItsOwnEnvironmentAndWorker) {
+  others_ = json::array({{{"pid", 77}, {"program", "pipette-worker-llama"}}});
+  auto s = RunOnDevices();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 8);
+  EXPECT_EQ(opens_, 1);  // opened once, when its first cell ran
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 8u);
+  for (size_t i = 0; i < 8; ++i) {
+    const bool on_board = i >= 4;
+    const store::CellRecord& c = (*cells)[i];
+    EXPECT_EQ(c.environment_id, on_board ? board_env_ : env_id_) << i;
+    EXPECT_EQ(c.key.ends_with(",device=board"), on_board) << c.key;
+    EXPECT_EQ(c.conditions["load_avg_1"], on_board ? 3.5 : 0.1) << i;
+    EXPECT_EQ(c.conditions.contains("other_pipette"), !on_board) << i;
+  }
+  // A worker for each model on each device: the board's through worker_for.
+  EXPECT_EQ(workers_, (std::vector<std::string>{"local:/fake/worker", "local:/fake/worker",
+                                                "board:/fake/worker", "board:/fake/worker"}));
+  EXPECT_EQ(fake_.launches(), 4);
+}
+
+// A device that cannot be reached fails its own cells with the reason, each at once, and the
+// run goes on with the others.
+TEST_F(RunnerDevicesTest, ADeviceThatCannotBeReachedFailsOnlyItsCells) {
+  open_error_ = "ssh: connect to host 10.0.0.2 port 22: No route to host";
+  auto s = RunOnDevices();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 4);
+  EXPECT_EQ(s->cells_failed, 4);
+  EXPECT_EQ(opens_, 1);  // not tried again for each of its cells
+  auto cells = store_->Cells(s->run_id);
+  for (size_t i = 4; i < 8; ++i) {
+    EXPECT_EQ((*cells)[i].status, "failed");
+    EXPECT_EQ((*cells)[i].error,
+              "device 'board' (ssh 10.0.0.2:22) could not be reached: ssh: connect to host "
+              "10.0.0.2 port 22: No route to host");
+  }
+}
+
+// A board cell whose worker dies while the link no longer answers fails with the link as its
+// reason; the board's later cells fail at once, and what was measured before stays.
+TEST_F(RunnerDevicesTest, ALinkThatDropsFailsTheCellWithThatReasonAndTheRestOfTheDevice) {
+  // The fifth launch is the board's first worker: it breaks during its first tg.
+  fake_.Fail({"tg", 1, /*broken=*/true, /*launch=*/3});
+  board_.link_down = true;
+  auto s = RunOnDevices();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 4);
+  EXPECT_EQ(s->cells_failed, 4);
+  EXPECT_EQ(board_.link_checks, 1);
+  auto cells = store_->Cells(s->run_id);
+  EXPECT_TRUE((*cells)[4].error.starts_with(
+      "link to device 'board' dropped: ssh: connect to host 10.0.0.2 port 22: Connection "
+      "refused (the cell failed with: "))
+      << (*cells)[4].error;
+  for (size_t i = 5; i < 8; ++i) {
+    EXPECT_TRUE((*cells)[i].error.starts_with("link to device 'board' dropped during cell 5"))
+        << (*cells)[i].error;
+  }
+  EXPECT_EQ(fake_.launches(), 3);  // none after the link dropped
+  auto kept = store_->Samples((*cells)[4].id);
+  int pp = 0;
+  for (const auto& x : *kept) pp += x.test == "pp8";
+  EXPECT_EQ(pp, 4);  // the pp samples measured before the drop are kept
+}
+
+// A cell on a device whose link still answers failed for a reason of its own: that reason stays.
+TEST_F(RunnerDevicesTest, ACellFailingWhileTheLinkAnswersKeepsItsOwnReason) {
+  fake_.Fail({"tg", 1, true, 3});
+  auto s = RunOnDevices();
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->cells_failed, 1);
+  EXPECT_EQ(s->cells_ok, 7);
+  auto cells = store_->Cells(s->run_id);
+  EXPECT_EQ((*cells)[4].error, "the fake worker broke during 'tg', as told");
+}
+
 // Full-vocabulary KLD: a reference worker (model a, loaded once) scores every chunk beside the
 // cell's own worker; the frames are reduced as they come and only per-position facts are kept.
 class RunnerKldTest : public RunnerTest {

@@ -13,7 +13,8 @@ Runtime LlamaCpp() {
           .params = LlamaParams(),
           .resolve_cell = LlamaResolveCell,
           .makes_variants = true,
-          .renders_chat_templates = true};
+          .renders_chat_templates = true,
+          .runs_on_devices = true};
 }
 
 config::ParamRegistry LlamaParams() {

@@ -59,6 +59,10 @@ struct Runtime {
   // its own (its worker lacks `render_chat`) are rendered by this one's, so every runtime is
   // sent the same prompt bytes.
   bool renders_chat_templates = false;
+  // Its worker is one self-contained native program that scripts/build-worker.sh cross-builds
+  // for other architectures: it runs on remote devices (ssh, adb). The others run only on this
+  // machine (a Python worker needs its packages there; an endpoint is reached from here).
+  bool runs_on_devices = false;
   // Why its worker (or endpoint) does not serve an op, where there is more to say than that it
   // does not: the reason an n/a figure is reported with.
   std::map<std::string, std::string> unserved{};

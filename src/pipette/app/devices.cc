@@ -1,0 +1,80 @@
+#include "pipette/app/devices.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+#include "pipette/device/registry.h"
+#include "pipette/device/remote_device.h"
+#include "pipette/env/fingerprint.h"
+
+namespace pipette::app {
+namespace fs = std::filesystem;
+
+std::string CrossWorkersDir(const std::string& workers_dir, const std::string& arch) {
+  std::string var = "PIPETTE_WORKERS_DIR_" + arch;
+  std::transform(var.begin(), var.end(), var.begin(),
+                 [](unsigned char c) { return std::isalnum(c) ? std::toupper(c) : '_'; });
+  if (const char* v = std::getenv(var.c_str()); v && *v) return v;
+  const fs::path dir = fs::path(workers_dir).lexically_normal();
+  const fs::path base = dir.has_filename() ? dir : dir.parent_path();
+  return (base.parent_path() / ("build-" + arch)).string();
+}
+
+Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
+  const device::DeviceKind* kind = device::FindDeviceKind(spec.kind);
+  if (!kind) return RuntimeError(fmt::format("device kind '{}' is not known", spec.kind));
+  auto made = kind->make(spec.name, spec.options, runner_);
+  if (!made) return made.error();
+  device::Device& d = **made;
+  if (auto link = d.CheckLink(); !link) return link.error();
+  auto arch = d.Arch();
+  if (!arch) return arch.error();
+  nlohmann::json facts = d.Fingerprint({});
+  facts["device"] = {{"name", spec.name}, {"kind", spec.kind}, {"address", spec.Address()}};
+  if (spec.Emulated()) facts["emulated"]["arch"] = *arch;
+  auto env_id = store_.AddEnvironment({0, env::FingerprintId(facts), facts});
+  if (!env_id) return env_id.error();
+  run::OpenDevice open{&d, *env_id};
+  devices_[spec.name] = std::move(*made);
+  return open;
+}
+
+std::vector<std::string> RunDevices::StagingSummary() const {
+  std::vector<std::string> out;
+  for (const auto& [name, d] : devices_) {
+    const auto* remote = dynamic_cast<const device::RemoteShellDevice*>(d.get());
+    if (!remote) continue;
+    out.push_back(fmt::format("device {}: {} file(s) sent, {} found there already by SHA-256", name,
+                              remote->sent(), remote->reused()));
+  }
+  return out;
+}
+
+Result<std::string> RunDevices::WorkerFor(const config::RuntimeSpec& runtime,
+                                          device::Device& device) {
+  auto here = local_.Arch();
+  if (!here) return here.error();
+  auto there = device.Arch();
+  if (!there) return there.error();
+  if (*here == *there) return runtime.worker;
+  const fs::path program = fs::path(runtime.worker).filename();
+  const fs::path cross = fs::path(CrossWorkersDir(workers_dir_, *there)) / program;
+  std::error_code ec;
+  if (!fs::is_regular_file(cross, ec)) {
+    return RuntimeError(fmt::format(
+        "device {} runs {} workers, and there is no {} built for {} at {}: build it with "
+        "scripts/build-worker.sh {} (or point PIPETTE_WORKERS_DIR_{} at one)",
+        device.Name(), *there, program.string(), *there, cross.string(), *there, [&] {
+          std::string up = *there;
+          for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+          return up;
+        }()));
+  }
+  return cross.string();
+}
+
+}  // namespace pipette::app

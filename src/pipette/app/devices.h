@@ -1,0 +1,49 @@
+// The experiment's devices other than this machine, for one run: each made from its entry
+// (device/registry.h) when its first cell runs, its fingerprint stored as the environment its
+// cells point at, and the worker program each gets (built for its architecture).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipette/config/experiment.h"
+#include "pipette/device/device.h"
+#include "pipette/run/runner.h"
+#include "pipette/store/store.h"
+#include "pipette/util/command.h"
+
+namespace pipette::app {
+
+// Where the worker programs built for another architecture are: PIPETTE_WORKERS_DIR_<ARCH>
+// (PIPETTE_WORKERS_DIR_AARCH64), else build-<arch>/ beside the folder of `workers_dir`
+// (scripts/build-worker.sh ARCH builds them there).
+std::string CrossWorkersDir(const std::string& workers_dir, const std::string& arch);
+
+class RunDevices {
+ public:
+  RunDevices(device::Device& local, store::Store& store, std::string workers_dir)
+      : local_(local), store_(store), workers_dir_(std::move(workers_dir)) {}
+
+  // run::RunnerDeps::open_device: connects (a `true` through its shell), reads its fingerprint
+  // (with the entry's name, kind and address, and for an emulated one its instruction set) and
+  // stores it.
+  Result<run::OpenDevice> Open(const config::DeviceSpec& spec);
+  // run::RunnerDeps::worker_for: the runtime's own worker on a device of this machine's
+  // architecture; else the same program built for the device's (CrossWorkersDir), which must
+  // exist.
+  Result<std::string> WorkerFor(const config::RuntimeSpec& runtime, device::Device& device);
+  // One line per device opened: how many files were staged there and how many were found there
+  // already by their SHA-256 ("device board: 1 file(s) sent, 1 found there already by SHA-256").
+  std::vector<std::string> StagingSummary() const;
+
+ private:
+  device::Device& local_;
+  store::Store& store_;
+  std::string workers_dir_;
+  ProcessCommandRunner runner_;
+  std::map<std::string, std::unique_ptr<device::Device>> devices_;
+};
+
+}  // namespace pipette::app

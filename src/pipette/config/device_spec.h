@@ -1,0 +1,39 @@
+// A device entry of an experiment file (`devices:`, docs/config.md "Devices"): `local`, or a
+// named device of a kind the device registry knows (device/registry.h) with that kind's keys.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace pipette::config {
+
+// As written. Positions are 0-based lines and columns (config/written.h's Pos, kept here as
+// plain numbers so this header stands alone).
+struct WrittenDevice {
+  std::optional<std::string> name{};  // `name:`; none: the kind's default (local, the host)
+  std::string kind{};                 // "local", "ssh", "adb"
+  // The kind's keys as written: strings, whole numbers, lists of strings.
+  nlohmann::json options = nlohmann::json::object();
+  std::map<std::string, std::pair<int, int>> option_pos{};  // key -> its value's line, column
+  int line = -1, column = -1;                               // the entry
+};
+
+// Resolved: what the run makes the device from.
+struct DeviceSpec {
+  std::string name = "local";  // unique in the experiment; "local" is this machine
+  std::string kind = "local";
+  // The kind's keys, paths made absolute (device::DeviceKind::make reads them).
+  nlohmann::json options = nlohmann::json::object();
+  int line = 0;  // where the file named it; 0: not written (the default local device)
+
+  bool IsLocal() const { return kind == "local"; }
+  // Runs its workers under an emulator (`emulator:`): its figures describe the emulator.
+  bool Emulated() const { return options.contains("emulator"); }
+  // Where the run's records and messages say it is: "local", "ssh root@10.0.0.2:22".
+  std::string Address() const;
+  nlohmann::json ToJson() const;
+};
+
+}  // namespace pipette::config

@@ -1,0 +1,224 @@
+#include "pipette/config/parse_devices.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+#include "pipette/device/registry.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::config {
+namespace {
+
+namespace fs = std::filesystem;
+using device::OptionType;
+using nlohmann::json;
+
+bool PlainName(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+Status ParseOptions(const Where& w, const device::DeviceKind& kind, const YAML::Node& node,
+                    WrittenDevice* d) {
+  if (node.IsNull()) return {};
+  if (!node.IsMap()) {
+    return w.At(node, fmt::format("{}: must be a mapping of its keys ({})", kind.name,
+                                  fmt::join(kind.Keys(), ", ")));
+  }
+  KeySet keys;
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in " + kind.name + " "); !st) return st;
+    const std::string key = kv.first.Scalar();
+    const device::DeviceOption* opt = kind.Find(key);
+    if (!opt) {
+      return w.At(kv.first, fmt::format("unknown key '{}' in {}{}", key, kind.name,
+                                        DidYouMean(key, kind.Keys())));
+    }
+    const std::string what = kind.name + "." + key;
+    d->option_pos[key] = {PosOf(kv.second).line, PosOf(kv.second).column};
+    switch (opt->type) {
+      case OptionType::kString:
+      case OptionType::kPath: {
+        auto s = Scalar(w, kv.second, what);
+        if (!s) return s.error();
+        if (s->empty()) return w.At(kv.second, what + ": empty");
+        d->options[key] = *s;
+        break;
+      }
+      case OptionType::kInt: {
+        auto n = Integer(w, kv.second, what, 1, 65535);
+        if (!n) return n.error();
+        d->options[key] = *n;
+        break;
+      }
+      case OptionType::kStrings: {
+        json list = json::array();
+        for (const YAML::Node& n : AsList(kv.second)) {
+          auto s = Scalar(w, n, what);
+          if (!s) return s.error();
+          list.push_back(*s);
+        }
+        if (list.empty()) return w.At(kv.second, what + ": empty");
+        d->options[key] = std::move(list);
+        break;
+      }
+    }
+  }
+  for (const device::DeviceOption& o : kind.options) {
+    if (o.required && !d->options.contains(o.key)) {
+      return w.At(node, fmt::format("{}: needs '{}:' ({})", kind.name, o.key, o.doc));
+    }
+  }
+  if (d->options.contains("emulator") && !d->options.contains("arch")) {
+    return w.At(node, fmt::format("{}: emulator: needs arch: too (the instruction set the worker "
+                                  "runs under the emulator: the board's own shell says another)",
+                                  kind.name));
+  }
+  if (d->options.contains("arch") && !PlainName(d->options["arch"].get<std::string>())) {
+    return w.At(node["arch"], fmt::format("{}.arch: '{}' is not an architecture name (x86_64, "
+                                          "aarch64)",
+                                          kind.name, d->options["arch"].get<std::string>()));
+  }
+  return {};
+}
+
+Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
+  WrittenDevice d;
+  d.line = PosOf(node).line;
+  d.column = PosOf(node).column;
+  if (node.IsScalar()) {
+    if (node.Scalar() == "local") {
+      d.kind = "local";
+      return d;
+    }
+    return w.At(node, fmt::format("device '{}' is not known: write `local`, or a named device "
+                                  "such as {{name: board, ssh: {{host: 10.0.0.2}}}} (kinds: {})",
+                                  node.Scalar(), fmt::join(device::DeviceKindNames(), ", ")));
+  }
+  if (!node.IsMap()) {
+    return w.At(node, "a device is `local` or a mapping {name: ..., ssh: {...}}");
+  }
+  std::vector<std::string> known = {"name"};
+  for (const std::string& k : device::DeviceKindNames()) known.push_back(k);
+  KeySet keys;
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in a device "); !st) return st.error();
+    const std::string key = kv.first.Scalar();
+    if (key == "name") {
+      auto s = Scalar(w, kv.second, "devices[].name");
+      if (!s) return s.error();
+      if (!PlainName(*s)) {
+        return w.At(kv.second, fmt::format("device name '{}': use letters, digits, '.', '_' and "
+                                           "'-' only (it names the device in --only and tables)",
+                                           *s));
+      }
+      d.name = *s;
+      continue;
+    }
+    const device::DeviceKind* kind = device::FindDeviceKind(key);
+    if (!kind) {
+      return w.At(kv.first,
+                  fmt::format("unknown key '{}' in a device{}", key, DidYouMean(key, known)));
+    }
+    if (!d.kind.empty()) {
+      return w.At(kv.first,
+                  fmt::format("a device is of one kind: '{}' and '{}' both given", d.kind, key));
+    }
+    d.kind = key;
+    if (auto st = ParseOptions(w, *kind, kv.second, &d); !st) return st.error();
+  }
+  if (d.kind.empty()) {
+    return w.At(node, fmt::format("a device needs its kind: one of {}",
+                                  fmt::join(device::DeviceKindNames(), ", ")));
+  }
+  if (d.kind == "local" && d.name && *d.name != "local") {
+    return w.At(node, "the local device is named `local`");
+  }
+  if (d.kind != "local" && d.name == "local") {
+    return w.At(node, "`local` names this machine: give the device another name");
+  }
+  if (d.kind != "local" && !d.name) {
+    return w.At(node,
+                fmt::format("a {} device needs name: (how --only and the tables call it)", d.kind));
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node& node) {
+  std::vector<WrittenDevice> out;
+  if (node.IsNull() || (node.IsSequence() && node.size() == 0)) {
+    return w.At(node, "devices: needs at least one device (`local` is this machine)");
+  }
+  const std::vector<YAML::Node> entries =
+      node.IsSequence() ? AsList(node) : std::vector<YAML::Node>{node};
+  for (const YAML::Node& n : entries) {
+    auto d = ParseDevice(w, n);
+    if (!d) return d.error();
+    const std::string name = d->name.value_or(d->kind);
+    for (const WrittenDevice& other : out) {
+      if (other.name.value_or(other.kind) == name) {
+        return w.At(
+            n, fmt::format("device '{}' is listed twice (first at line {})", name, other.line + 1));
+      }
+    }
+    out.push_back(std::move(*d));
+  }
+  return out;
+}
+
+Result<std::vector<DeviceSpec>> ResolveDevices(const Where& w,
+                                               const std::vector<WrittenDevice>& written) {
+  std::vector<DeviceSpec> out;
+  for (const WrittenDevice& d : written) {
+    DeviceSpec s;
+    s.kind = d.kind;
+    s.name = d.name.value_or(d.kind);
+    s.line = d.line + 1;
+    s.options = d.options;
+    const device::DeviceKind* kind = device::FindDeviceKind(d.kind);
+    for (const device::DeviceOption& o :
+         kind ? kind->options : std::vector<device::DeviceOption>{}) {
+      if (o.type != OptionType::kPath || !s.options.contains(o.key)) continue;
+      std::string v = s.options[o.key].get<std::string>();
+      if (v.starts_with("~/")) {
+        const char* home = std::getenv("HOME");
+        if (home && *home) v = std::string(home) + v.substr(1);
+      }
+      fs::path p(v);
+      if (p.is_relative()) p = fs::path(w.path()).parent_path() / p;
+      p = fs::absolute(p).lexically_normal();
+      const auto [line, column] = d.option_pos.at(o.key);
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec)) {
+        return w.At(Pos{line, column},
+                    fmt::format("{}.{}: no such file: {}", d.kind, o.key, p.string()));
+      }
+      s.options[o.key] = p.string();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string DeviceSpec::Address() const {
+  if (kind == "ssh") {
+    const std::string user = options.value("user", "");
+    return fmt::format("ssh {}{}:{}", user.empty() ? "" : user + "@", options.value("host", ""),
+                       options.value("port", 22));
+  }
+  if (kind == "adb") return fmt::format("adb {}", options.value("serial", "(the only device)"));
+  return kind;
+}
+
+json DeviceSpec::ToJson() const { return {{"name", name}, {"kind", kind}, {"options", options}}; }
+
+}  // namespace pipette::config

@@ -1,0 +1,50 @@
+// The kinds of device an experiment may name (`devices:`, docs/config.md "Devices"): each kind's
+// keys and how a device of it is made. One line per kind in registry.cc; the experiment's parser
+// checks the keys against it (config/parse_devices.cc) and the run makes the devices from it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "pipette/device/device.h"
+#include "pipette/util/command.h"
+#include "pipette/util/result.h"
+
+namespace pipette::device {
+
+enum class OptionType {
+  kString,
+  kInt,      // a whole number (a port)
+  kStrings,  // a list of strings (a command prefix, ssh options)
+  kPath,     // a file on this machine, relative to the experiment file (a key file)
+};
+
+struct DeviceOption {
+  std::string key;
+  OptionType type = OptionType::kString;
+  bool required = false;
+  std::string doc;  // one line for docs/config.md
+};
+
+struct DeviceKind {
+  std::string name;  // the key an entry names it by: `ssh:`, `adb:`; "local" has no keys
+  std::vector<DeviceOption> options;
+  // Makes the device `name` from its options as resolved (every key checked, paths absolute);
+  // `runner` runs its one-shot commands and outlives the device.
+  std::function<Result<std::unique_ptr<Device>>(
+      const std::string& name, const nlohmann::json& options, CommandRunner& runner)>
+      make;
+
+  const DeviceOption* Find(const std::string& key) const;
+  std::vector<std::string> Keys() const;
+};
+
+// The kinds Pipette ships: local, ssh, adb.
+const std::vector<DeviceKind>& DeviceKinds();
+const DeviceKind* FindDeviceKind(const std::string& name);
+std::vector<std::string> DeviceKindNames();
+
+}  // namespace pipette::device

@@ -1,0 +1,234 @@
+// `pipette run` with an experiment that names a board (a real sshd in a network namespace,
+// ssh_board.h) beside this machine: the board's cells measured there with the real worker and
+// model, stored with the board's fingerprint, compared with `report --vary device`; staged files
+// found again by SHA-256 on the next run; a link that drops mid-cell fails that cell with that
+// reason while the run goes on; a controller killed mid-cell leaves nothing running there.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+#include "ssh_board.h"
+
+namespace pipette_e2e {
+namespace {
+
+using std::chrono::seconds;
+
+// The largest relative difference of perplexity allowed between this machine's x86-64 worker
+// and the aarch64 one under qemu on the same model and chunks (BENCHMARKS.md "Devices" measured
+// it; the kernels round differently, the weights are the same).
+constexpr double kEmulatedPplBound = 0.01;
+
+class DeviceRunE2E : public E2E {
+ protected:
+  void SetUp() override {
+    E2E::SetUp();
+    const std::string missing = SshBoard::Missing();
+    ASSERT_TRUE(missing.empty()) << missing;
+    board_ = std::make_unique<SshBoard>();
+    ASSERT_TRUE(board_->ready()) << "the board did not come up";
+  }
+  void TearDown() override {
+    board_.reset();
+    E2E::TearDown();
+  }
+
+  // The board's entry under devices:, as a user writes it.
+  std::string BoardEntry() const {
+    const auto t = board_->Target();
+    return fmt::format(
+        "  - name: board\n"
+        "    ssh:\n"
+        "      host: {}\n"
+        "      user: root\n"
+        "      key: {}\n"
+        "      workdir: {}\n"
+        "      ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, "
+        "LogLevel=ERROR]\n"
+        "      alive_interval: 1\n"
+        "      alive_count_max: 2\n",
+        t.host, t.key_file, t.workdir);
+  }
+
+  std::unique_ptr<SshBoard> board_;
+};
+
+TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStagedOnce) {
+  const auto ex = Write("ex.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "devices:\n  - local\n" +
+                            BoardEntry() +
+                            "params: {threads: 1}\n"
+                            "tests: [pp16, tg8]\n"
+                            "quality:\n  ppl: {chunks: 2}\n"
+                            "repetitions: 2\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.err.find("device board: 2 file(s) sent"), std::string::npos) << o.err;
+  const json report = ReportJson();
+  const json& results = report["results"];
+  // The same worker build, the same weights, one thread: the board's perplexity is this
+  // machine's to the last digit.
+  const double ppl_here = Value(results, 1, "ppl", "ppl");
+  const double ppl_board = Value(results, 2, "ppl", "ppl");
+  EXPECT_GT(ppl_here, 1.0);
+  EXPECT_DOUBLE_EQ(ppl_here, ppl_board);
+  EXPECT_GT(Value(results, 2, "tg8", "throughput"), 0.0);
+  const json* here = Find(results, 1, "tg8", "throughput");
+  const json* there = Find(results, 2, "tg8", "throughput");
+  ASSERT_TRUE(here && there);
+  EXPECT_EQ((*there)["device"].get<std::string>().rfind("board: ", 0), 0u) << (*there)["device"];
+  EXPECT_EQ((*here)["device"].get<std::string>().find("board"), std::string::npos);
+  EXPECT_EQ((*there)["emulated"], false);
+  // The board's own environment: its fingerprint, read on it, with the entry's name and address.
+  auto st = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(st.ok());
+  auto cells = (*st)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[1].key.substr((*cells)[1].key.size() - 13), ",device=board");
+  ASSERT_TRUE((*cells)[1].environment_id.has_value());
+  auto env = (*st)->Environment(*(*cells)[1].environment_id);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->facts["device"]["name"], "board");
+  EXPECT_EQ(env->facts["device"]["kind"], "ssh");
+  EXPECT_EQ(env->facts["device"]["address"], "ssh root@" + board_->Target().host + ":22");
+  EXPECT_TRUE(env->facts["cpu_model"].is_string());
+  EXPECT_EQ((*cells)[1].runtime_build["isa"]["compiled_for"], "x86_64");
+  st->reset();
+  // Side by side.
+  Output vary = Pipette({"report", "--store", Store(), "--vary", "device"});
+  ASSERT_EQ(vary.code, 0) << vary.err;
+  EXPECT_NE(vary.out.find("board: "), std::string::npos) << vary.out;
+
+  // Again: the worker and the model are on the board already, found by their SHA-256.
+  Output again = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  EXPECT_NE(again.err.find("device board: 0 file(s) sent, 2 found there already by SHA-256"),
+            std::string::npos)
+      << again.err;
+  EXPECT_TRUE(board_->NoneLeft("pipette-worker", seconds(15)));
+}
+
+// The llama.cpp worker cross-built for aarch64 (scripts/build-worker.sh aarch64: static,
+// ARMv8.2-A) runs under qemu-aarch64 on a board whose own shell is x86-64: real aarch64 code on
+// the real model. Its cells are labelled emulated everywhere, record the instruction set the
+// worker ran and the host it emulated on, and its quality agrees with this machine's x86-64
+// kernels within the bound BENCHMARKS.md measured ("Devices").
+TEST_F(DeviceRunE2E, TheAarch64WorkerOnAnEmulatedBoardAgreesWithThisMachine) {
+  const fs::path arm_worker = fs::path(kSource) / "build-aarch64" / "pipette-worker-llama";
+  ASSERT_TRUE(fs::exists(arm_worker))
+      << "run scripts/build-worker.sh aarch64 first (make test does)";
+  std::string entry = BoardEntry();
+  entry.replace(entry.find("name: board"), 11, "name: arm");
+  entry += "      arch: aarch64\n      emulator: [qemu-aarch64]\n";
+  const auto ex = Write("ex.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "devices:\n  - local\n" +
+                            entry +
+                            "params: {threads: 2}\n"
+                            "tests: [pp16, tg4]\n"
+                            "quality:\n  ppl: {chunks: 2, n_ctx: 128}\n"
+                            "repetitions: 1\n"
+                            "warmup: 0\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  // The table says so: the device column and the footnote.
+  EXPECT_NE(o.out.find("arm: aarch64 emulated by qemu-aarch64 on "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("emulated: the worker ran under an emulator"), std::string::npos);
+  const json report = ReportJson();
+  const json& results = report["results"];
+  const json* there = Find(results, 2, "tg4", "throughput");
+  ASSERT_NE(there, nullptr);
+  EXPECT_EQ((*there)["emulated"], true);
+  EXPECT_EQ(Find(results, 1, "tg4", "throughput")->at("emulated"), false);
+  EXPECT_EQ((*there)["runtime_build"]["isa"]["compiled_for"], "aarch64");
+  EXPECT_EQ((*there)["runtime_build"]["isa"]["machine"], "aarch64");  // as qemu tells it
+  EXPECT_FALSE((*there)["runtime_build"]["isa"]["hwcap_names"].empty());
+  // CSV too.
+  Output csv = Pipette({"report", "--store", Store(), "--format", "csv"});
+  EXPECT_NE(csv.out.find("aarch64 emulated by qemu-aarch64"), std::string::npos);
+  auto st = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(st.ok());
+  auto cells = (*st)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  auto env = (*st)->Environment(*(*cells)[1].environment_id);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->facts["emulated"]["arch"], "aarch64");
+  EXPECT_EQ(env->facts["emulated"]["emulator"], "qemu-aarch64");
+  EXPECT_EQ(env->facts["emulated"]["host_arch"], "x86_64");  // the host it emulated on
+  EXPECT_EQ(env->facts["arch"], "x86_64");
+  st->reset();
+  // Quality: the same weights through NEON kernels instead of AVX2 ones.
+  const double here = Value(results, 1, "ppl", "ppl");
+  const double arm = Value(results, 2, "ppl", "ppl");
+  EXPECT_GT(here, 1.0);
+  EXPECT_LT(std::abs(arm - here) / here, kEmulatedPplBound) << here << " vs " << arm;
+  EXPECT_TRUE(board_->NoneLeft("pipette-worker", seconds(15)));
+  EXPECT_TRUE(board_->NoneLeft("qemu-aarch64", seconds(15)));
+}
+
+// The board first, generating for a while; its link drops: that cell fails with the link as
+// its reason, what it measured before stays, the run goes on with this machine's cell, and the
+// worker on the board is gone.
+TEST_F(DeviceRunE2E, ALinkThatDropsMidCellFailsThatCellAndTheRunGoesOn) {
+  const auto ex = Write("ex.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "devices:\n" +
+                            BoardEntry() +
+                            "  - local\n"
+                            "params: {threads: 1}\n"
+                            "tests: [pp16, tg600]\n"
+                            "repetitions: 1\n"
+                            "warmup: 0\n");
+  StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  // Dropped once the worker on the board has been at it a few seconds.
+  const auto end = std::chrono::steady_clock::now() + seconds(120);
+  while (board_->Processes("pipette-worker").empty() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(board_->Processes("pipette-worker").empty()) << ReadFile(dir_ / "stderr");
+  std::this_thread::sleep_for(seconds(4));
+  board_->SetLink(false);
+  const int code = Wait(started_.back());
+  EXPECT_EQ(code, 1) << ReadFile(dir_ / "stderr");  // a failed cell
+  EXPECT_TRUE(board_->NoneLeft("pipette-worker", seconds(15)));
+  board_->SetLink(true);
+  auto st = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(st.ok());
+  auto cells = (*st)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_EQ((*cells)[0].error.rfind("link to device 'board' dropped: ", 0), 0u)
+      << (*cells)[0].error;
+  EXPECT_EQ((*cells)[1].status, "ok") << (*cells)[1].error;
+  st->reset();
+  EXPECT_EQ(Samples((*cells)[0].id, "pp16").size(), 1u);  // measured before the drop: kept
+}
+
+// `pipette run` killed (SIGKILL: no handler runs) while its board cell generates: its ssh dies
+// with it, the board's session ends, and the worker with it.
+TEST_F(DeviceRunE2E, AKilledPipetteRunLeavesNothingRunningOnTheBoard) {
+  const auto ex = Write("ex.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "devices:\n" +
+                            BoardEntry() +
+                            "params: {threads: 1}\n"
+                            "tests: [tg3000]\n"
+                            "repetitions: 1\n"
+                            "warmup: 0\n");
+  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  const auto end = std::chrono::steady_clock::now() + seconds(120);
+  while (board_->Processes("pipette-worker").empty() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(board_->Processes("pipette-worker").empty()) << ReadFile(dir_ / "stderr");
+  std::this_thread::sleep_for(seconds(3));
+  ::kill(pid, SIGKILL);
+  Wait(pid);
+  EXPECT_TRUE(board_->NoneLeft("pipette-worker", seconds(15)));
+}
+
+}  // namespace
+}  // namespace pipette_e2e
