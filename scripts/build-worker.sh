@@ -12,16 +12,8 @@ case "$ARCH" in
   aarch64) PKGS=(g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
   *) echo "scripts/build-worker.sh: no toolchain for '$ARCH' (known: aarch64)" >&2; exit 2 ;;
 esac
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+. scripts/deb-install.sh
+deb_install "${PKGS[@]}"
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=file_macro
 SRC_ABS="$PWD/.deps/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp"
 OUT="build-$ARCH"

@@ -13,16 +13,8 @@ DEB_PACKAGES=(g++ cmake ninja-build make git ccache curl ca-certificates python3
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3 libssl-dev
   libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config clang-format jq bc util-linux
   openssh-server openssh-client iproute2)
-missing=()
-for p in "${DEB_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+. scripts/deb-install.sh
+deb_install "${DEB_PACKAGES[@]}"
 
 # Every C and C++ compile goes through ccache. Paths inside this checkout are hashed relative to
 # it, so a fresh clone in another folder (as CI makes) finds the objects of the last one.
