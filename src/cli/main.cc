@@ -99,7 +99,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   pipette::app::EnvArgs env;
-  auto* env_cmd = app.add_subcommand("env", "Print this device's fingerprint");
+  auto* env_cmd = app.add_subcommand(
+      "env", "Print this machine's fingerprint and conditions, or those of an experiment's device");
+  env_cmd->add_option("experiment", env.experiment, "the experiment file naming --device");
+  env_cmd->add_option("--device", env.device,
+                      "a device of the experiment's devices: read there (over ssh or adb)");
   env_cmd->add_flag("--json", env.json, "as JSON");
   env_cmd->add_flag("--no-bandwidth", env.no_bandwidth, "skip the memory-bandwidth probe");
   env_cmd->add_flag("--no-wait", env.no_wait,
@@ -132,7 +136,7 @@ int main(int argc, char** argv) {
   pipette::device::LocalDevice device;
   if (*run_cmd) return pipette::app::Run(run, paths, device);
   if (*rep_cmd) return pipette::app::Report(report);
-  if (*env_cmd) return pipette::app::Env(env, device);
+  if (*env_cmd) return pipette::app::Env(env, paths, device);
   if (*sens_cmd) return pipette::app::Sensitivity(sens, paths, device);
   return 2;
 }

@@ -95,7 +95,33 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
   EXPECT_EQ(env->facts["device"]["address"], "ssh root@" + board_->Target().host + ":22");
   EXPECT_TRUE(env->facts["cpu_model"].is_string());
   EXPECT_EQ((*cells)[1].runtime_build["isa"]["compiled_for"], "x86_64");
+  // The worker's memory reading counts swapped pages (VmRSS + VmSwap sampled after each request);
+  // nothing swaps here, so peak RSS is VmHWM.
+  auto samples = (*st)->Samples((*cells)[1].id);
+  ASSERT_TRUE(samples.ok());
+  int64_t hwm = -1;
+  for (const auto& s : *samples) {
+    if (s.test != "memory") continue;
+    hwm = s.raw["hwm"].get<int64_t>();
+    ASSERT_TRUE(s.raw.contains("footprint_peak")) << s.raw.dump();
+    EXPECT_LE(s.raw["footprint_peak"].get<int64_t>(), s.raw["hwm"].get<int64_t>());
+    EXPECT_EQ(s.raw["swap"], 0);
+  }
+  ASSERT_GT(hwm, 0);
+  EXPECT_DOUBLE_EQ(Value(results, 2, "memory", "peak_rss"), double(hwm));
   st->reset();
+  // `pipette env` reads the board itself.
+  Output env_out = Pipette({"env", ex.string(), "--device", "board", "--json"});
+  ASSERT_EQ(env_out.code, 0) << env_out.err;
+  const json board_env = json::parse(env_out.out);
+  EXPECT_EQ(board_env["device"]["name"], "board");
+  EXPECT_EQ(board_env["fingerprint_id"], env->fingerprint_id);
+  EXPECT_TRUE(board_env["conditions"].is_object()) << env_out.out;
+  Output typo = Pipette({"env", ex.string(), "--device", "bord"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("no device 'bord' in its devices (local, board) (did you mean 'board'?)"),
+            std::string::npos)
+      << typo.err;
   // Side by side.
   Output vary = Pipette({"report", "--store", Store(), "--vary", "device"});
   ASSERT_EQ(vary.code, 0) << vary.err;

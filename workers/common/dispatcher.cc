@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <optional>
@@ -37,12 +38,6 @@ std::string ErrorLine(const ordered_json& id, const std::string& message) {
 bool Builtin(const std::string& name) {
   return name == op::kHello || name == op::kMemory || name == op::kResetPeakMemory ||
          name == op::kShutdown;
-}
-
-Reply Memory() {
-  auto reading = ReadMemory();
-  if (!reading) return reading.error();
-  return protocol::MemoryResponse{reading->rss, reading->hwm}.ToJson();
 }
 
 }  // namespace
@@ -86,13 +81,32 @@ Reply Dispatcher::Hello() const {
   return hello.ToJson();
 }
 
-Reply Dispatcher::ResetPeak() const {
+Reply Dispatcher::ResetPeak() {
   const Status reset = ResetPeakMemory();
   if (!reset)
     std::fprintf(stderr, "%s: %s\n", identity_.program.c_str(), reset.error().message.c_str());
-  auto reading = ReadMemory();
+  auto reading = read_memory_();
   if (!reading) return reading.error();
+  footprint_peak_.reset();
+  if (reading->swap) footprint_peak_ = reading->rss + *reading->swap;
   return protocol::ResetPeakMemoryResponse{reset.ok(), reading->rss, reading->hwm}.ToJson();
+}
+
+void Dispatcher::SampleFootprint() {
+  if (auto reading = read_memory_()) Keep(*reading);
+}
+
+void Dispatcher::Keep(const MemoryReading& reading) {
+  if (!reading.swap) return;
+  footprint_peak_ = std::max(footprint_peak_.value_or(0), reading.rss + *reading.swap);
+}
+
+Reply Dispatcher::Memory() {
+  auto reading = read_memory_();
+  if (!reading) return reading.error();
+  Keep(*reading);
+  return protocol::MemoryResponse{reading->rss, reading->hwm, reading->swap, footprint_peak_}
+      .ToJson();
 }
 
 Reply Dispatcher::Answer(const std::string& name, const json& request, bool* shutdown,

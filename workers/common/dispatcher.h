@@ -9,11 +9,13 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "frame_stream.h"
+#include "proc_memory.h"
 #include "reply.h"
 
 namespace pipette::worker_common {
@@ -54,14 +56,27 @@ class Dispatcher {
   // The ops this worker answers, in the protocol's order (hello's `ops`).
   std::vector<std::string> Ops() const;
 
+  // Reads resident and swapped memory once and keeps the largest VmRSS + VmSwap since the last
+  // reset_peak_memory, which `memory` answers as `footprint_peak` (pages swapped out are not in
+  // VmHWM; docs/metrics.md "peak RSS"). Serve calls it after each response has gone out, so it
+  // adds nothing to the time a request takes.
+  void SampleFootprint();
+  // Where memory readings come from (default: /proc/self/status); tests give a fake.
+  using MemoryReader = std::function<Result<MemoryReading>()>;
+  void SetMemoryReader(MemoryReader reader) { read_memory_ = std::move(reader); }
+
  private:
   Reply Answer(const std::string& op, const nlohmann::json& request, bool* shutdown,
                FrameStream* frames);
   Reply Hello() const;
-  Reply ResetPeak() const;
+  Reply ResetPeak();
+  Reply Memory();
+  void Keep(const MemoryReading& reading);  // into footprint_peak_
 
   RuntimeIdentity identity_;
   std::map<std::string, FramesHandler> handlers_;
+  MemoryReader read_memory_ = ReadMemory;
+  std::optional<int64_t> footprint_peak_;  // nullopt: the kernel reports no VmSwap
 };
 
 }  // namespace pipette::worker_common

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <vector>
 
 #include "pipette/protocol/check.h"
 #include "pipette/protocol/frames.h"
@@ -105,6 +106,41 @@ TEST(Dispatcher, MemoryAndShutdownAreEveryWorkersOwn) {
   const Dispatcher::Outcome bye = d.Dispatch(R"({"id":3,"op":"shutdown"})");
   EXPECT_TRUE(bye.shutdown);
   EXPECT_EQ(json::parse(bye.response), json({{"id", 3}, {"ok", true}}));
+}
+
+// A phone under memory pressure swaps to zram: the pages swapped out leave VmRSS and never reach
+// VmHWM, so `memory` also answers the largest VmRSS + VmSwap sampled since the reset. The readings
+// here are a fake (this machine does not swap on demand).
+TEST(Dispatcher, MemoryCountsSwappedPagesSampledSinceTheReset) {
+  Dispatcher d = Make();
+  std::vector<MemoryReading> readings = {
+      {100, 150, 0},   // at the reset
+      {120, 160, 50},  // sampled after a request: 170 resident + swapped
+      {90, 160, 60},   // 150: below the peak
+      {80, 160, 60},   // at `memory`: 140
+      {200, 200, 0},   // at the next reset
+      {210, 210, 0},   // at `memory`
+  };
+  size_t next = 0;
+  d.SetMemoryReader([&]() -> Result<MemoryReading> { return readings.at(next++); });
+  Answer(d, R"({"id":1,"op":"reset_peak_memory"})");
+  d.SampleFootprint();
+  d.SampleFootprint();
+  const json memory = Answer(d, R"({"id":2,"op":"memory"})");
+  EXPECT_TRUE(protocol::CheckResponse("memory", memory).ok()) << memory.dump();
+  EXPECT_EQ(memory["hwm"], 160);
+  EXPECT_EQ(memory["swap"], 60);
+  EXPECT_EQ(memory["footprint_peak"], 170);
+  Answer(d, R"({"id":3,"op":"reset_peak_memory"})");  // the peak starts again
+  EXPECT_EQ(Answer(d, R"({"id":4,"op":"memory"})")["footprint_peak"], 210);
+
+  // A kernel that writes no VmSwap line: neither field is answered.
+  d.SetMemoryReader([]() -> Result<MemoryReading> { return MemoryReading{10, 20, std::nullopt}; });
+  Answer(d, R"({"id":5,"op":"reset_peak_memory"})");
+  d.SampleFootprint();
+  const json bare = Answer(d, R"({"id":6,"op":"memory"})");
+  EXPECT_FALSE(bare.contains("swap"));
+  EXPECT_FALSE(bare.contains("footprint_peak"));
 }
 
 TEST(Dispatcher, AFailureAfterTheFramesBeganEndsThemWithAnAbortFrame) {

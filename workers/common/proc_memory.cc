@@ -16,7 +16,7 @@ Result<MemoryReading> ParseProcStatus(const std::string& status) {
   const std::optional<int64_t> rss = protocol::ProcStatusBytes(status, "VmRSS");
   const std::optional<int64_t> hwm = protocol::ProcStatusBytes(status, "VmHWM");
   if (!rss || !hwm) return Error{"cannot read VmRSS/VmHWM from /proc/self/status"};
-  return MemoryReading{*rss, *hwm};
+  return MemoryReading{*rss, *hwm, protocol::ProcStatusBytes(status, "VmSwap")};
 }
 
 Result<MemoryReading> ReadMemory() {

@@ -12,6 +12,10 @@ TEST(ProcMemory, ParsesTheStatusLinesInBytes) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->rss, 1024 * 1024);
   EXPECT_EQ(r->hwm, 2048 * 1024);
+  EXPECT_EQ(r->swap, std::nullopt);  // a kernel without swap accounting writes no VmSwap line
+  auto swapped = ParseProcStatus("VmHWM:\t2048 kB\nVmRSS:\t1024 kB\nVmSwap:\t512 kB\n");
+  ASSERT_TRUE(swapped.ok());
+  EXPECT_EQ(swapped->swap, 512 * 1024);
   auto missing = ParseProcStatus("VmRSS:\t1024 kB\n");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message, "cannot read VmRSS/VmHWM from /proc/self/status");

@@ -37,6 +37,7 @@ int Serve(Dispatcher& dispatcher, std::istream& in, std::FILE* out) {
     }
     if (std::fflush(out) != 0) return 1;  // the controller is gone
     if (outcome.shutdown) break;
+    dispatcher.SampleFootprint();  // after the response: no request waits on it
   }
   return 0;
 }

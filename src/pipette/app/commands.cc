@@ -1,6 +1,7 @@
 #include "pipette/app/commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -417,6 +418,11 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
   // The experiment's other devices, opened when their first cell runs.
   RunDevices devices(device, *store, paths.workers_dir);
+  if (resume) {
+    auto then = DeviceEnvironmentsOf(*store, *prior);
+    if (!then) return Fail(then.error());
+    devices.ExpectEnvironments(prior->run.id, std::move(*then));
+  }
   deps.open_device = [&](const config::DeviceSpec& s) { return devices.Open(s); };
   deps.worker_for = [&](const config::RuntimeSpec& r, device::Device& d) {
     return devices.WorkerFor(r, d);
@@ -520,7 +526,57 @@ int Report(const ReportArgs& args) {
   return 0;
 }
 
-int Env(const EnvArgs& args, device::Device& device) {
+namespace {
+
+// The experiment's device `name`, or an input error naming the names it has.
+Result<config::DeviceSpec> ExperimentDevice(const EnvArgs& args, const Paths& paths) {
+  if (args.experiment.empty()) {
+    return InputError(fmt::format(
+        "--device {} names a device of an experiment file: pipette env EXPERIMENT.yaml --device {}",
+        args.device, args.device));
+  }
+  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  auto ex = config::LoadExperiment(args.experiment, registry, ResolveOptionsHere(paths));
+  if (!ex) return ex.error();
+  std::vector<std::string> names;
+  for (const config::DeviceSpec& d : ex->devices) {
+    if (d.name == args.device) return d;
+    names.push_back(d.name);
+  }
+  return InputError(fmt::format("{}: no device '{}' in its devices ({}){}", args.experiment,
+                                args.device, fmt::join(names, ", "),
+                                DidYouMean(args.device, names)));
+}
+
+void PrintFacts(const nlohmann::json& facts, bool as_json) {
+  if (as_json) {
+    fmt::print("{}\n", facts.dump(2));
+    return;
+  }
+  for (const auto& [k, v] : facts.items()) {
+    fmt::print("{:<22} {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+}
+
+}  // namespace
+
+int Env(const EnvArgs& args, const Paths& paths, device::Device& device) {
+  if (!args.device.empty()) {
+    auto spec = ExperimentDevice(args, paths);
+    if (!spec) return Fail(spec.error());
+    if (!spec->IsLocal()) {
+      // Read on the device; the bandwidth probe does not run there, so no lock is taken.
+      ProcessCommandRunner runner;
+      auto made = MakeDevice(*spec, runner);
+      if (!made) return Fail(made.error());
+      auto facts = DeviceFingerprint(**made, *spec);
+      if (!facts) return Fail(facts.error());
+      (*facts)["fingerprint_id"] = env::FingerprintId(*facts);
+      (*facts)["conditions"] = (*made)->Conditions();
+      PrintFacts(*facts, args.json);
+      return 0;
+    }
+  }
   env::LinuxProcessTable processes;
   std::unique_ptr<run::MeasureLock> lock;
   if (!args.no_bandwidth) {
@@ -536,13 +592,7 @@ int Env(const EnvArgs& args, device::Device& device) {
   facts["pipette_version"] = kPipetteVersion;
   facts["pipette_commit"] = kPipetteCommit;
   facts["conditions"] = device.Conditions();
-  if (args.json) {
-    fmt::print("{}\n", facts.dump(2));
-    return 0;
-  }
-  for (const auto& [k, v] : facts.items()) {
-    fmt::print("{:<22} {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
-  }
+  PrintFacts(facts, args.json);
   return 0;
 }
 

@@ -69,13 +69,17 @@ struct ReportArgs {
 int Report(const ReportArgs& args);
 
 struct EnvArgs {
+  // With `device`: that device of the experiment file (its `devices:`), read there.
+  std::string experiment;
+  std::string device;
   bool json = false;
   bool no_bandwidth = false;
   // The bandwidth probe measures: it waits for the machine-wide measuring lock like a run.
   bool no_wait = false;
   double lock_timeout_s = 1800;
 };
-// The fingerprint and conditions of `device`.
-int Env(const EnvArgs& args, device::Device& device);
+// The fingerprint and conditions of `device` (this machine), or of the experiment's device
+// args.device.
+int Env(const EnvArgs& args, const Paths& paths, device::Device& device);
 
 }  // namespace pipette::app

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "pipette/app/resume_checks.h"
 #include "pipette/device/registry.h"
 #include "pipette/device/remote_device.h"
 #include "pipette/env/fingerprint.h"
@@ -24,19 +25,35 @@ std::string CrossWorkersDir(const std::string& workers_dir, const std::string& a
   return (base.parent_path() / ("build-" + arch)).string();
 }
 
-Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
+Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spec,
+                                                   CommandRunner& runner) {
   const device::DeviceKind* kind = device::FindDeviceKind(spec.kind);
   if (!kind) return RuntimeError(fmt::format("device kind '{}' is not known", spec.kind));
-  auto made = kind->make(spec.name, spec.options, runner_);
-  if (!made) return made.error();
-  device::Device& d = **made;
+  return kind->make(spec.name, spec.options, runner);
+}
+
+Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec) {
   if (auto link = d.CheckLink(); !link) return link.error();
   auto arch = d.Arch();
   if (!arch) return arch.error();
   nlohmann::json facts = d.Fingerprint({});
   facts["device"] = {{"name", spec.name}, {"kind", spec.kind}, {"address", spec.Address()}};
   if (spec.Emulated()) facts["emulated"]["arch"] = *arch;
-  auto env_id = store_.AddEnvironment({0, env::FingerprintId(facts), facts});
+  return facts;
+}
+
+Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
+  auto made = MakeDevice(spec, runner_);
+  if (!made) return made.error();
+  device::Device& d = **made;
+  auto facts = DeviceFingerprint(d, spec);
+  if (!facts) return facts.error();
+  if (auto then = expected_.find(spec.name); then != expected_.end()) {
+    if (auto same = CheckSameDevice(spec.name, resumed_run_, then->second, *facts); !same) {
+      return same.error();
+    }
+  }
+  auto env_id = store_.AddEnvironment({0, env::FingerprintId(*facts), *facts});
   if (!env_id) return env_id.error();
   run::OpenDevice open{&d, *env_id};
   devices_[spec.name] = std::move(*made);

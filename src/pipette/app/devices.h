@@ -21,13 +21,29 @@ namespace pipette::app {
 // (scripts/build-worker.sh ARCH builds them there).
 std::string CrossWorkersDir(const std::string& workers_dir, const std::string& arch);
 
+// A device made from its experiment entry (device/registry.h), not yet connected.
+Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spec,
+                                                   CommandRunner& runner);
+// Connects (a `true` through its shell), reads its architecture and its fingerprint (on the
+// device; the memory bandwidth probe is not run there), with the entry's name, kind and address
+// as `device`, and for an emulated one the instruction set it emulates as `emulated.arch`.
+Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec);
+
 class RunDevices {
  public:
   RunDevices(device::Device& local, store::Store& store, std::string workers_dir)
       : local_(local), store_(store), workers_dir_(std::move(workers_dir)) {}
 
+  // When resuming run `run_id`: the environment each device had when it measured its earlier
+  // cells there (DeviceEnvironmentsOf), which Open checks the device against.
+  void ExpectEnvironments(int64_t run_id, std::map<std::string, store::EnvironmentRecord> by_name) {
+    resumed_run_ = run_id;
+    expected_ = std::move(by_name);
+  }
+
   // run::RunnerDeps::open_device: connects (a `true` through its shell), reads its fingerprint
-  // (with the entry's name, kind and address, and for an emulated one its instruction set) and
+  // (with the entry's name, kind and address, and for an emulated one its instruction set),
+  // checks it against the one its earlier cells recorded when resuming (CheckSameDevice), and
   // stores it.
   Result<run::OpenDevice> Open(const config::DeviceSpec& spec);
   // run::RunnerDeps::worker_for: the runtime's own worker on a device of this machine's
@@ -44,6 +60,8 @@ class RunDevices {
   std::string workers_dir_;
   ProcessCommandRunner runner_;
   std::map<std::string, std::unique_ptr<device::Device>> devices_;
+  int64_t resumed_run_ = 0;
+  std::map<std::string, store::EnvironmentRecord> expected_;
 };
 
 }  // namespace pipette::app

@@ -7,6 +7,7 @@
 
 #include "pipette/build_info.h"
 #include "pipette/config/canonical.h"
+#include "pipette/env/fingerprint.h"
 #include "pipette/quant/maker.h"
 #include "pipette/util/sha256.h"
 #include "pipette/workload/kld/spec.h"
@@ -210,6 +211,31 @@ void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>&
     }
     fmt::print("  {:>4}  {}  {}\n", c.index + 1, c.Key(), what);
   }
+}
+
+Result<std::map<std::string, store::EnvironmentRecord>> DeviceEnvironmentsOf(store::Store& store,
+                                                                             const RunToResume& r) {
+  std::map<std::string, store::EnvironmentRecord> out;
+  for (const store::CellRecord& c : r.cells) {
+    if (!c.environment_id || *c.environment_id == r.run.environment_id) continue;
+    auto env = store.Environment(*c.environment_id);
+    if (!env) return env.error();
+    const nlohmann::json& device = env->facts.value("device", nlohmann::json::object());
+    if (!device.contains("name") || !device["name"].is_string()) continue;
+    out.emplace(device["name"].get<std::string>(), std::move(*env));
+  }
+  return out;
+}
+
+Status CheckSameDevice(const std::string& name, int64_t run_id,
+                       const store::EnvironmentRecord& then, const nlohmann::json& now) {
+  const std::string id = env::FingerprintId(now);
+  if (id == then.fingerprint_id) return {};
+  return RuntimeError(fmt::format(
+      "device '{}' is not the one run {} measured on (fingerprint {}, {} then; {}, {} now): its "
+      "cells are not measured. Resume the run with that device, or start a new run",
+      name, run_id, then.fingerprint_id, then.facts.value("cpu_model", "?"), id,
+      now.value("cpu_model", "?")));
 }
 
 }  // namespace pipette::app

@@ -3,6 +3,7 @@
 // is measured. The plan itself is run::PlanResume.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
 // and the runtime build (asked of the worker) and Pipette's own build are those of its kept cells.
 Status CheckSameFilesAndBuild(const RunToResume& r, const std::vector<plan::Cell>& cells,
                               const run::ResumePlan& plan, device::Device& device);
+
+// The environment each of the run's other devices had when it measured their cells, by device
+// name (facts.device.name of a cell's own environment).
+Result<std::map<std::string, store::EnvironmentRecord>> DeviceEnvironmentsOf(store::Store& store,
+                                                                             const RunToResume& r);
+
+// A device opened to resume run `run_id` is the one that measured its earlier cells there: its
+// fingerprint now (`now`, its facts) is the one recorded then; else an error naming both, and
+// the device's cells are not measured.
+Status CheckSameDevice(const std::string& name, int64_t run_id,
+                       const store::EnvironmentRecord& then, const nlohmann::json& now);
 
 // For --dry-run: which cells are kept and which are measured again.
 void PrintResumePlan(const store::RunRecord& run, const std::vector<plan::Cell>& cells,

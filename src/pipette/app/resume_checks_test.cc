@@ -1,11 +1,14 @@
 #include "pipette/app/resume_checks.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "pipette/config/experiment_testing.h"
+#include "pipette/env/fingerprint.h"
 #include "pipette/util/sha256.h"
+#include "pipette/util/temp_dir.h"
 
 namespace pipette::app {
 namespace {
@@ -88,6 +91,47 @@ TEST_F(SameExperiment, ARunRecordedBeforeTheHashCoveredWhatIsWrittenIsRefused) {
   EXPECT_EQ(Refusal(run, kText), want);
   run.config_canonical.clear();  // store schema 1 recorded none
   EXPECT_EQ(Refusal(run, kText), want);
+}
+
+// Resuming a run with cells on a board: the board opened now must be the one that measured its
+// earlier cells (the same hardware fingerprint), else its cells are refused with both named.
+TEST(SameDevice, ABoardIsCheckedAgainstTheEnvironmentItsEarlierCellsRecorded) {
+  const TempDir dir("pipette-same-device");
+  auto store = store::Store::Open(dir / "store.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const nlohmann::json here = {{"cpu_model", "Host CPU"}, {"arch", "x86_64"}};
+  const nlohmann::json board = {{"cpu_model", "Cortex-A76"},
+                                {"arch", "aarch64"},
+                                {"device", {{"name", "board"}, {"kind", "ssh"}}}};
+  auto here_id = (*store)->AddEnvironment({0, env::FingerprintId(here), here});
+  auto board_id = (*store)->AddEnvironment({0, env::FingerprintId(board), board});
+  ASSERT_TRUE(here_id.ok() && board_id.ok());
+
+  RunToResume r;
+  r.run.id = 7;
+  r.run.environment_id = *here_id;
+  r.cells.resize(3);
+  r.cells[1].environment_id = *board_id;
+  r.cells[2].environment_id = *here_id;  // this machine's, named explicitly: not a device
+  auto then = DeviceEnvironmentsOf(**store, r);
+  ASSERT_TRUE(then.ok()) << then.error().message;
+  ASSERT_EQ(then->size(), 1u);
+  ASSERT_TRUE(then->count("board"));
+  EXPECT_EQ(then->at("board").fingerprint_id, env::FingerprintId(board));
+
+  // The same board (its conditions and address may change; the hardware does not): resumed.
+  nlohmann::json now = board;
+  now["device"]["address"] = "10.0.0.9:22";
+  EXPECT_TRUE(CheckSameDevice("board", 7, then->at("board"), now).ok());
+  // Another board under the same name: refused, naming both.
+  now["cpu_model"] = "Cortex-A55";
+  const Status other = CheckSameDevice("board", 7, then->at("board"), now);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().message,
+            fmt::format("device 'board' is not the one run 7 measured on (fingerprint {}, "
+                        "Cortex-A76 then; {}, Cortex-A55 now): its cells are not measured. Resume "
+                        "the run with that device, or start a new run",
+                        env::FingerprintId(board), env::FingerprintId(now)));
 }
 
 }  // namespace

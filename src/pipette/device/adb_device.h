@@ -7,9 +7,10 @@
 // the session's process (its shell service does so when the session's socket closes), whose
 // default action the worker keeps. Untested here: no phone reaches this machine.
 //
-// Memory on Android: the worker reports its own VmHWM (/proc/self/status), as on Linux. A phone
-// under memory pressure swaps to zram, and pages swapped out are not in VmHWM; counting them
-// (VmSwap) is not done yet (issue 13).
+// Memory on Android: the worker reads its own /proc/self/status, as on Linux. A phone under
+// memory pressure swaps to zram, and pages swapped out are not in VmHWM, so the worker also keeps
+// the largest VmRSS + VmSwap it sampled after each request, and peak RSS is the larger of the two
+// (docs/metrics.md "peak RSS").
 #pragma once
 
 #include <string>

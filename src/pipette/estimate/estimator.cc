@@ -1,6 +1,8 @@
 #include "pipette/estimate/estimator.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 namespace pipette::estimate {
 
@@ -30,6 +32,37 @@ void Estimator::Done(const std::string& kind, double units, double seconds) {
   done_seconds_[kind] += seconds;
 }
 
+// Seconds per unit of `kind` this run measured, else what history gives its planned work.
+std::optional<double> Estimator::Rate(const std::string& kind) const {
+  if (auto it = done_units_.find(kind); it != done_units_.end() && it->second > 0) {
+    return done_seconds_.at(kind) / it->second;
+  }
+  if (auto h = history_units_.find(kind); h != history_units_.end() && h->second > 0) {
+    return history_seconds_.at(kind) / h->second;
+  }
+  if (auto h = history_.seconds_per_unit.find(kind); h != history_.seconds_per_unit.end()) {
+    return h->second;
+  }
+  return std::nullopt;
+}
+
+// How much slower `device` is than this machine: the median, over the kinds this run measured
+// there that have a rate here too, of the ratio of their rates.
+std::optional<double> Estimator::Slowdown(const std::string& device) const {
+  std::vector<double> ratios;
+  for (const auto& [kind, units] : done_units_) {
+    const auto [base, where] = SplitDeviceKind(kind);
+    if (where != device || units <= 0) continue;
+    if (auto here = Rate(base); here && *here > 0) {
+      ratios.push_back(done_seconds_.at(kind) / units / *here);
+    }
+  }
+  if (ratios.empty()) return std::nullopt;
+  std::sort(ratios.begin(), ratios.end());
+  const size_t n = ratios.size();
+  return n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+}
+
 double Estimator::SecondsLeft() const {
   double all_units = 0, all_seconds = 0;
   for (const auto& [k, u] : done_units_) {
@@ -42,17 +75,20 @@ double Estimator::SecondsLeft() const {
     auto it = done_units_.find(kind);
     const double done = it == done_units_.end() ? 0 : it->second;
     if (planned <= done) continue;
-    double rate = 0;
-    if (done > 0) {
-      rate = done_seconds_.at(kind) / done;
-    } else if (auto h = history_units_.find(kind); h != history_units_.end() && h->second > 0) {
-      rate = history_seconds_.at(kind) / h->second;
-    } else if (all_units > 0) {
-      rate = all_seconds / all_units;
-    } else {
-      return -1;
+    std::optional<double> rate = Rate(kind);
+    if (!rate) {
+      // Work on a device not measured at this kind yet: this machine's rate for it, times how
+      // much slower that device was at what it has done so far.
+      const auto [base, device] = SplitDeviceKind(kind);
+      if (!device.empty()) {
+        if (auto here = Rate(base)) rate = *here * Slowdown(device).value_or(1.0);
+      }
     }
-    left += (planned - done) * rate;
+    if (!rate) {
+      if (all_units <= 0) return -1;
+      rate = all_seconds / all_units;
+    }
+    left += (planned - done) * *rate;
   }
   return left;
 }

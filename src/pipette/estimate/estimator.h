@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "pipette/estimate/history.h"
@@ -37,14 +38,19 @@ class Estimator {
   // What history says of the planned work, before anything ran.
   const Estimate& FromHistory() const { return from_history_; }
   // Seconds left of the planned work, or a negative number while some kind left has no rate:
-  // each kind at the rate this run measured for it, else the rate history gives its planned
-  // work, else this run's overall rate.
+  // each kind at the rate this run measured for it, else the rate history gives it; work on
+  // another device ("tg@board", DeviceKind) not measured there yet at this machine's rate for its
+  // kind times how much slower that device was at the kinds it has done; else this run's overall
+  // rate.
   double SecondsLeft() const;
   // Share of the estimated total time already spent (by time, not by units: a token of prompt
   // and an item of generation cost very different).
   double FractionDone() const;
 
  private:
+  std::optional<double> Rate(const std::string& kind) const;
+  std::optional<double> Slowdown(const std::string& device) const;
+
   History history_;
   Estimate from_history_;
   std::map<std::string, double> planned_;                          // units per kind

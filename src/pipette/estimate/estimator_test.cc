@@ -57,6 +57,36 @@ TEST(Estimator, TimeLeftFromHistoryBeforeAnythingRan) {
   EXPECT_NEAR(e.FractionDone(), 0.2 / (0.2 + 0.6 + 0.4), 1e-12);
 }
 
+TEST(Estimator, ADeviceKindNamesItsDevice) {
+  EXPECT_EQ(DeviceKind("tg", "board"), "tg@board");
+  EXPECT_EQ(DeviceKind("tg", "local"), "tg");
+  EXPECT_EQ(DeviceKind("tg", ""), "tg");
+  EXPECT_EQ(SplitDeviceKind("tg@board"), (std::pair<std::string, std::string>{"tg", "board"}));
+  EXPECT_EQ(SplitDeviceKind("tg"), (std::pair<std::string, std::string>{"tg", ""}));
+  EXPECT_EQ(DeviceOfKey("model=a,runtime=llama.cpp,threads=1,device=board"), "board");
+  EXPECT_EQ(DeviceOfKey("model=a,runtime=llama.cpp,threads=1"), "");
+}
+
+// An emulated board decodes 20x slower than this machine: its work is its own kind, and before it
+// has measured a kind, this machine's rate for it is scaled by how much slower the board was at
+// what it did measure.
+TEST(Estimator, AnotherDeviceLearnsItsOwnRatesScaledFromThisMachineUntilMeasured) {
+  Estimator e;
+  e.Plan({"a", "pp100", "pp", 1, 100});
+  e.Plan({"a", "tg10", "tg", 1, 10});
+  e.Plan({"a,device=board", "pp100", DeviceKind("pp", "board"), 1, 100});
+  e.Plan({"a,device=board", "tg10", DeviceKind("tg", "board"), 1, 10});
+  e.Done("pp", 100, 1.0);  // 0.01 s per prompt token here
+  e.Done("tg", 10, 1.0);   // 0.1 s per generated token here
+  // Nothing measured on the board yet: this machine's rates.
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 100 * 0.01 + 10 * 0.1);
+  e.Done(DeviceKind("pp", "board"), 50, 10.0);  // 0.2 s per token there: 20x slower
+  // pp there at its own rate; tg there at this machine's rate x 20.
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 50 * 0.2 + 10 * 0.1 * 20);
+  e.Done(DeviceKind("tg", "board"), 5, 2.5);  // 0.5 s per token there: its own rate now
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 50 * 0.2 + 5 * 0.5);
+}
+
 TEST(Estimator, NothingPlannedIsNoRequest) {
   Estimator e;
   e.Plan({"a", "ppl", "ppl", 0, 512});  // a corpus of no chunk

@@ -17,6 +17,15 @@ struct History {
   std::map<std::string, double> seconds_per_unit;
 };
 
+// Work on another device is its own kind, learning its own rate: "tg@board" (an emulated board
+// decodes 20x slower than this machine). `device` "" or "local": this machine, the plain kind.
+std::string DeviceKind(const std::string& kind, const std::string& device);
+// The device a cell key names (plan::Cell::Key ends in ",device=NAME" off this machine); "" for
+// this machine.
+std::string DeviceOfKey(const std::string& cell_key);
+// The kind and device of a DeviceKind ("tg@board" -> {"tg", "board"}; "tg" -> {"tg", ""}).
+std::pair<std::string, std::string> SplitDeviceKind(const std::string& kind);
+
 // One stored sample as a measured request (workload::Workload::Timed): its kind of work, the
 // units of that kind it did, and the seconds it took.
 struct Measured {

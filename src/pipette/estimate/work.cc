@@ -34,9 +34,14 @@ std::vector<Work> PlannedWork(const config::Experiment& ex, const std::vector<pl
   for (const plan::Cell& c : cells) {
     if (include && !include(c)) continue;
     const std::string load = c.LoadKey(registry);
+    const size_t first = work.size();
     if (load != last_load) work.push_back({c.Key(), "load", "load", 1, 1});
     last_load = load;
     for (const auto& w : workloads) w->PlanWork(ex, c, &work);
+    // Another device's work learns its own rates.
+    for (size_t i = first; i < work.size(); ++i) {
+      work[i].kind = DeviceKind(work[i].kind, c.device.IsLocal() ? "" : c.device.name);
+    }
   }
   return work;
 }

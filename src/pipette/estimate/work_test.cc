@@ -44,6 +44,23 @@ TEST(Work, SpeedTestsAndLoadsOfAPlan) {
   EXPECT_EQ(rest[0].kind, "load");
 }
 
+TEST(Work, AnotherDevicesWorkIsItsOwnKind) {
+  config::Experiment ex;
+  ex.tests = {*config::ParseTestName("tg10")};
+  ex.repetitions = 1;
+  const auto reg = config::ParamRegistry::Default();
+  plan::Cell board = MakeCell("m", "1");
+  board.device.name = "board";
+  board.device.kind = "ssh";
+  const auto work = PlannedWork(ex, {MakeCell("m", "1"), board}, reg);
+  ASSERT_EQ(work.size(), 4u);
+  EXPECT_EQ(work[0].kind, "load");
+  EXPECT_EQ(work[1].kind, "tg");
+  EXPECT_EQ(work[2].kind, "load@board");  // the board loads its own model
+  EXPECT_EQ(work[3].kind, "tg@board");
+  EXPECT_EQ(DeviceOfKey(work[3].cell_key), "board");  // the key history is read back by
+}
+
 TEST(Work, PlanEstimateOfQualityWorkloads) {
   config::Experiment ex;
   workload::SetPplSpec(&ex, workload::PplSpec{"/nonexistent", 512, 4, 1});

@@ -202,8 +202,13 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
     if (auto v = TtftMs(raw)) b.Add(s.test, "ttft", "ms", *v);
   } else if (s.test == "memory") {
     // Without a reset at the cell's start, VmHWM would include earlier cells: not this cell's.
+    // Pages swapped out (a phone's zram) are not in VmHWM: the worker's largest VmRSS + VmSwap
+    // sampled since the reset counts them (docs/metrics.md "peak RSS").
     const bool reset = raw.value("reset", json::object()).value("supported", false);
-    if (auto v = Int(raw, "hwm"); v && reset) b.Add("memory", "peak_rss", "bytes", double(*v));
+    if (auto v = Int(raw, "hwm"); v && reset) {
+      const int64_t footprint = Int(raw, "footprint_peak").value_or(0);
+      b.Add("memory", "peak_rss", "bytes", double(std::max(*v, footprint)));
+    }
   }
 }
 

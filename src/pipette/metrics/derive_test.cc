@@ -117,6 +117,15 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   c.samples[0].raw.erase("fallback");
   rows = DeriveRows(run, env, {c});
 
+  // Swapped pages count: the largest VmRSS + VmSwap the worker sampled, where above VmHWM.
+  c.samples[4].raw["swap"] = 3000;
+  c.samples[4].raw["footprint_peak"] = 6500;
+  rows = DeriveRows(run, env, {c});
+  EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 6500);
+  c.samples[4].raw["footprint_peak"] = 4500;  // below VmHWM: VmHWM
+  rows = DeriveRows(run, env, {c});
+  EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 5000);
+
   // Without a peak reset, VmHWM is not the cell's own: n/a, with the reason.
   c.samples[4].raw["reset"]["supported"] = false;
   rows = DeriveRows(run, env, {c});

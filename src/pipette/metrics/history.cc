@@ -17,7 +17,7 @@ estimate::History BuildHistory(
     if (s.test == "load") {
       if (auto ms = LoadMs(s.raw)) {
         per_request[{key, s.test}].push_back(*ms / 1000.0);
-        per_unit["load"].push_back(*ms / 1000.0);
+        per_unit[estimate::DeviceKind("load", estimate::DeviceOfKey(key))].push_back(*ms / 1000.0);
       }
       continue;
     }
@@ -26,7 +26,10 @@ estimate::History BuildHistory(
       const auto m = w->Timed(s);
       if (!m) continue;
       per_request[{key, s.test}].push_back(m->seconds);
-      if (m->units > 0) per_unit[m->kind].push_back(m->seconds / m->units);
+      if (m->units > 0) {
+        per_unit[estimate::DeviceKind(m->kind, estimate::DeviceOfKey(key))].push_back(m->seconds /
+                                                                                      m->units);
+      }
       break;
     }
   }

@@ -44,5 +44,22 @@ TEST(History, MediansPerRequestAndPerUnitOfEachKind) {
   EXPECT_EQ(h.seconds_per_unit.size(), 7u);
 }
 
+// A board's samples are its own kinds (its cell keys name it): an emulated board's 20x slower
+// decoding does not drag this machine's rate, nor the other way round.
+TEST(History, AnotherDevicesSamplesAreItsOwnKinds) {
+  const int64_t ms = 1000000;
+  const std::vector<std::pair<std::string, store::SampleRecord>> samples = {
+      {"a", Sample("tg4", {{"t_start_ns", 0}, {"token_end_ns", {10 * ms, 20 * ms, 40 * ms}}})},
+      {"a,device=board",
+       Sample("tg4", {{"t_start_ns", 0}, {"token_end_ns", {200 * ms, 400 * ms, 800 * ms}}})},
+      {"a,device=board", Sample("load", {{"t_start_ns", 0}, {"t_end_ns", 900 * ms}})},
+  };
+  const estimate::History h = BuildHistory(samples);
+  EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("tg"), 0.04 / 4);
+  EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("tg@board"), 0.8 / 4);
+  EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("load@board"), 0.9);
+  EXPECT_EQ(h.seconds_per_unit.count("load"), 0u);
+}
+
 }  // namespace
 }  // namespace pipette::metrics

@@ -46,6 +46,17 @@ TEST(Messages, RequestsAndResponsesRoundTrip) {
   EXPECT_EQ(PpRequest::FromJson(pp)->ToJson(), pp);
   const TgResponse tg{2, 10, {11, 12}, {5, 6}, {{"n_eval", 2}}};
   EXPECT_EQ(TgResponse::FromJson(json(tg.ToJson()))->ToJson(), tg.ToJson());
+  // Swap is optional: a worker on a kernel without VmSwap (or an older worker) leaves it out.
+  const MemoryResponse bare{10, 20, std::nullopt, std::nullopt};
+  EXPECT_EQ(json(bare.ToJson()), json({{"rss", 10}, {"hwm", 20}}));
+  EXPECT_EQ(MemoryResponse::FromJson(json(bare.ToJson()))->ToJson(), bare.ToJson());
+  const MemoryResponse swapped{10, 20, 5, 30};
+  EXPECT_EQ(json(swapped.ToJson()),
+            json({{"rss", 10}, {"hwm", 20}, {"swap", 5}, {"footprint_peak", 30}}));
+  const auto read = MemoryResponse::FromJson(json(swapped.ToJson()));
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->swap, 5);
+  EXPECT_EQ(read->footprint_peak, 30);
   for (const testing::Sample& s : testing::AllSamples()) {
     if (s.op == op::kLoadModel) {
       EXPECT_EQ(LoadModelRequest::FromJson(s.request)->ToJson(), s.request);

@@ -57,7 +57,7 @@ inline std::vector<Sample> AllSamples() {
   s.push_back({op::kResetPeakMemory,
                ResetPeakMemoryRequest{}.ToJson(),
                {ResetPeakMemoryResponse{true, 5, 6}.ToJson()}});
-  s.push_back({op::kMemory, MemoryRequest{}.ToJson(), {MemoryResponse{5, 6}.ToJson()}});
+  s.push_back({op::kMemory, MemoryRequest{}.ToJson(), {MemoryResponse{5, 6, 0, 6}.ToJson()}});
   s.push_back({op::kTokenize,
                TokenizeRequest{"hi", true, true}.ToJson(),
                {TokenizeResponse{{1, 2}}.ToJson()}});

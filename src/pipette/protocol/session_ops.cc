@@ -57,6 +57,8 @@ ordered_json MemoryResponse::ToJson() const {
   ordered_json out;
   out["rss"] = rss;
   out["hwm"] = hwm;
+  if (swap) out["swap"] = *swap;
+  if (footprint_peak) out["footprint_peak"] = *footprint_peak;
   return out;
 }
 
@@ -64,6 +66,8 @@ Result<MemoryResponse> MemoryResponse::FromJson(const json& j) {
   return ReadResponse<MemoryResponse>(j, op::kMemory, [](FieldReader& f, MemoryResponse& r) {
     r.rss = f.Int("rss", 0, kInt64Max);
     r.hwm = f.Int("hwm", 0, kInt64Max);
+    r.swap = f.OptionalInt("swap", 0, kInt64Max);
+    r.footprint_peak = f.OptionalInt("footprint_peak", 0, kInt64Max);
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ using MemoryRequest = BareRequest<op::kMemory>;
 struct MemoryResponse {
   int64_t rss = 0;
   int64_t hwm = 0;
+  // Pages swapped out (Linux: VmSwap) now, and the largest resident + swapped footprint
+  // (VmRSS + VmSwap) the worker saw at the end of a request since the last reset_peak_memory:
+  // a phone under memory pressure swaps to zram, and swapped pages are not in VmHWM
+  // (docs/metrics.md "peak RSS"). Absent (nullopt) where the kernel reports no VmSwap.
+  std::optional<int64_t> swap;
+  std::optional<int64_t> footprint_peak;
 
   nlohmann::ordered_json ToJson() const;
   static Result<MemoryResponse> FromJson(const nlohmann::json& j);

@@ -404,7 +404,8 @@ class Runner {
         if (!resp) return resp.error();
         auto typed = protocol::LoadModelResponse::FromJson(*resp);
         if (!typed) return Broken(typed.error().message);
-        eta_.Done("load", 1, SecondsSince(t0));
+        eta_.Done(estimate::DeviceKind("load", cell.device.IsLocal() ? "" : cell.device.name), 1,
+                  SecondsSince(t0));
         json raw = RawFacts(*resp);
         raw["cold"] = false;  // the page cache is not dropped (needs root, disturbs the machine)
         raw["request"] = RequestFacts(req);
@@ -523,7 +524,8 @@ class Runner {
     }
     bool Stopped() const override { return r_.Stopped(); }
     void Done(const std::string& kind, double units, double seconds) override {
-      r_.eta_.Done(kind, units, seconds);
+      r_.eta_.Done(estimate::DeviceKind(kind, cell_.device.IsLocal() ? "" : cell_.device.name),
+                   units, seconds);
     }
     void Step(const std::string& what) override {
       if (!r_.deps_.progress) return;

@@ -199,7 +199,7 @@ class FakeChannel : public worker::WorkerChannel {
     }
     if (op == p::op::kMemory) {
       if (auto r = p::MemoryRequest::FromJson(req); !r) return r.error();
-      return Out(p::MemoryResponse{kRss, kHwm}.ToJson());
+      return Out(p::MemoryResponse{kRss, kHwm, std::nullopt, std::nullopt}.ToJson());
     }
     if (op == p::op::kShutdown) {
       if (auto r = p::ShutdownRequest::FromJson(req); !r) return r.error();
