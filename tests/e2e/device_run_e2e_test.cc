@@ -61,6 +61,7 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
                             "params: {threads: 1}\n"
                             "tests: [pp16, tg8]\n"
                             "quality:\n  ppl: {chunks: 2}\n"
+                            "  kld: {reference: smollm2-135m-instruct-q4_1, chunks: 1}\n"
                             "repetitions: 2\n");
   Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
@@ -73,6 +74,10 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
   const double ppl_board = Value(results, 2, "ppl", "ppl");
   EXPECT_GT(ppl_here, 1.0);
   EXPECT_DOUBLE_EQ(ppl_here, ppl_board);
+  // kld: the board's logits, streamed home as binary frames through ssh, against the reference
+  // worker on this machine: the same logits, so no divergence.
+  EXPECT_NEAR(Value(results, 2, "kld", "kld_mean"), 0.0, 1e-9);
+  EXPECT_NEAR(Value(results, 2, "kld", "kld_max"), 0.0, 1e-9);
   EXPECT_GT(Value(results, 2, "tg8", "throughput"), 0.0);
   const json* here = Find(results, 1, "tg8", "throughput");
   const json* there = Find(results, 2, "tg8", "throughput");
