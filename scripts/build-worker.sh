@@ -4,6 +4,9 @@
 #   scripts/build-worker.sh aarch64        build-aarch64/pipette-worker-llama: static, ARMv8.2-A
 #                                          (cmake/toolchains/aarch64-linux-gnu.cmake, Debian's
 #                                          g++-aarch64-linux-gnu, installed if missing)
+#   scripts/build-worker.sh x86_64         build-x86_64/pipette-worker-llama: static, x86-64-v3, for
+#                                          x86-64 boards whose CPU or libraries differ from this
+#                                          machine's (cmake/toolchains/x86_64-linux-gnu.cmake)
 #   scripts/build-worker.sh android-arm64  build-android-arm64/pipette-worker-llama: the same worker
 #                                          built with the Android NDK that ANDROID_NDK_HOME names
 #                                          (no NDK is packaged in Debian or on PyPI; not tried here)
@@ -13,12 +16,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/versions.env
-ARCH=${1:?usage: scripts/build-worker.sh aarch64|android-arm64}
+ARCH=${1:?usage: scripts/build-worker.sh aarch64|x86_64|android-arm64}
 say() { printf '\033[1m[build-worker]\033[0m %s\n' "$*" >&2; }
 case "$ARCH" in
   aarch64)
     PKGS=(g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
     TOOLCHAIN=(-DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/aarch64-linux-gnu.cmake") ;;
+  x86_64)
+    PKGS=()
+    TOOLCHAIN=(-DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/x86_64-linux-gnu.cmake") ;;
   android-arm64)
     PKGS=()
     NDK=${ANDROID_NDK_HOME:-${ANDROID_NDK:-}}
@@ -35,7 +41,7 @@ case "$ARCH" in
     TOOLCHAIN=(-DCMAKE_TOOLCHAIN_FILE="$NDK/build/cmake/android.toolchain.cmake"
       -DANDROID_ABI=arm64-v8a -DANDROID_PLATFORM=android-28
       -DGGML_CPU_ARM_ARCH=armv8.2-a+dotprod+fp16) ;;
-  *) echo "scripts/build-worker.sh: no toolchain for '$ARCH' (known: aarch64, android-arm64)" >&2; exit 2 ;;
+  *) echo "scripts/build-worker.sh: no toolchain for '$ARCH' (known: aarch64, x86_64, android-arm64)" >&2; exit 2 ;;
 esac
 . scripts/deb-install.sh
 [ ${#PKGS[@]} -eq 0 ] || deb_install "${PKGS[@]}"

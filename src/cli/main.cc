@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
                           pipette::report::FormatList() + "); repeatable");
   run_cmd->add_flag("--no-bandwidth", run.no_bandwidth,
                     "skip the memory-bandwidth probe in the environment record");
+  run_cmd->add_flag("--strict", run.strict,
+                    "a device not ready by the ready: deadline stops the run (else that cell "
+                    "fails and the run goes on)");
   run_cmd
       ->add_option("--resume", run.resume,
                    "continue run RUN of the store: measure its cells that have no complete "

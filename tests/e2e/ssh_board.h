@@ -24,10 +24,12 @@ namespace pipette_e2e {
 
 class SshBoard {
  public:
+  static constexpr const char* kHostname = "pipette-board";
+
   SshBoard() : dir_("pipette-board") {
     // Boards a crashed or killed test left behind (e2e tests run one at a time).
     std::system(
-        "for n in $(ip netns list 2>/dev/null | awk '/^pipette-b/ {print $1}'); do "
+        "for n in $(ip netns list 2>/dev/null | awk '/^pipette-b[0-9]+( |$)/ {print $1}'); do "
         "for p in $(ip netns pids $n); do kill -9 $p; done; ip netns del $n; done; "
         "for l in $(ip -o link show 2>/dev/null | awk -F': ' '/ pvh[0-9]+[@:]/ {print $2}' | "
         "cut -d@ -f1); do ip link del $l; done; true");
@@ -59,7 +61,11 @@ class SshBoard {
         << "/sshd.pid\n"
         // The board notices a dropped link within about 3 s, and ends the session.
         << "ClientAliveInterval 1\nClientAliveCountMax 2\n";
-    Sh("ip netns exec " + ns_ + " /usr/sbin/sshd -f " + d + "/sshd_config -E " + d + "/sshd.log");
+    // A host name of its own (a UTS namespace), so that what is read on the board cannot be
+    // mistaken for this machine's.
+    Sh("ip netns exec " + ns_ + " unshare --uts sh -c 'echo " + std::string(kHostname) +
+       " > /proc/sys/kernel/hostname && exec /usr/sbin/sshd -f " + d + "/sshd_config -E " + d +
+       "/sshd.log'");
     // sshd writes its pid file once it listens.
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!std::filesystem::exists(dir_.path() / "sshd.pid") &&

@@ -434,6 +434,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     (*lock)->Describe({{"run_id", id}});
   };
   deps.only = only;
+  deps.strict = args.strict;
   if (resume) deps.resume = &*resume;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
   // The exports say how the run ended, whatever way it ended.

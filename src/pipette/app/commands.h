@@ -50,6 +50,8 @@ struct RunArgs {
   bool retry_failed = false;  // with resume: failed cells are measured again too
   bool no_wait = false;       // refuse at once when another Pipette is measuring
   double lock_timeout_s = 1800;
+  // A device not ready by the `ready:` deadline stops the run instead of failing one cell.
+  bool strict = false;
 };
 // Every worker (the quantizer's, the cells') starts on `device`, which also gives the
 // fingerprint the run records.

@@ -61,7 +61,7 @@ Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
 }
 
 std::vector<std::string> RunDevices::StagingSummary() const {
-  std::vector<std::string> out;
+  std::vector<std::string> out(notes_.begin(), notes_.end());
   for (const auto& [name, d] : devices_) {
     const auto* remote = dynamic_cast<const device::RemoteShellDevice*>(d.get());
     if (!remote) continue;
@@ -77,10 +77,19 @@ Result<std::string> RunDevices::WorkerFor(const config::RuntimeSpec& runtime,
   if (!here) return here.error();
   auto there = device.Arch();
   if (!there) return there.error();
-  if (*here == *there) return runtime.worker;
   const fs::path program = fs::path(runtime.worker).filename();
   const fs::path cross = fs::path(CrossWorkersDir(workers_dir_, *there)) / program;
   std::error_code ec;
+  if (*here == *there) {
+    // A portable build for the architecture, where one was made, else this machine's own.
+    if (fs::is_regular_file(cross, ec)) return cross.string();
+    notes_.insert(fmt::format(
+        "device {}: staged this machine's own worker, built for this machine's CPU (GGML_NATIVE) "
+        "against its shared libraries; for a board whose CPU or libraries differ, build a "
+        "portable one with scripts/build-worker.sh {} (it is then staged instead)",
+        device.Name(), *there));
+    return runtime.worker;
+  }
   if (!fs::is_regular_file(cross, ec)) {
     return RuntimeError(fmt::format(
         "device {} runs {} workers, and there is no {} built for {} at {}: build it with "

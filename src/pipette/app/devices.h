@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,12 +47,13 @@ class RunDevices {
   // checks it against the one its earlier cells recorded when resuming (CheckSameDevice), and
   // stores it.
   Result<run::OpenDevice> Open(const config::DeviceSpec& spec);
-  // run::RunnerDeps::worker_for: the runtime's own worker on a device of this machine's
-  // architecture; else the same program built for the device's (CrossWorkersDir), which must
-  // exist.
+  // run::RunnerDeps::worker_for: the program built for the device's architecture
+  // (CrossWorkersDir), which must exist, unless the device has this machine's architecture: then
+  // that build where one was made (a portable one), else this machine's own worker, noting it.
   Result<std::string> WorkerFor(const config::RuntimeSpec& runtime, device::Device& device);
-  // One line per device opened: how many files were staged there and how many were found there
-  // already by their SHA-256 ("device board: 1 file(s) sent, 1 found there already by SHA-256").
+  // The notes on the workers staged, then one line per device opened: how many files were staged
+  // there and how many were found there already by their SHA-256 ("device board: 1 file(s) sent,
+  // 1 found there already by SHA-256").
   std::vector<std::string> StagingSummary() const;
 
  private:
@@ -60,6 +62,7 @@ class RunDevices {
   std::string workers_dir_;
   ProcessCommandRunner runner_;
   std::map<std::string, std::unique_ptr<device::Device>> devices_;
+  std::set<std::string> notes_;
   int64_t resumed_run_ = 0;
   std::map<std::string, store::EnvironmentRecord> expected_;
 };

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "pipette/app/measuring.h"
+#include "pipette/app/ready_probes.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
 #include "pipette/model/onnx_model.h"
@@ -81,6 +82,11 @@ run::RunnerDeps LocalRunnerDeps(device::Device* device, store::Store* store,
   deps.controller = self.ToJson();
   deps.other_pipettes = [processes, pid = self.pid] {
     return OtherPipetteWorkers(*processes, pid);
+  };
+  // The readiness gate looks at each device its own way; this machine's sensors under
+  // PIPETTE_SYSFS_ROOT where set (a fake tree, in tests).
+  deps.ready_probe = [root = SensorsRootFromEnvironment()](device::Device& d) {
+    return ReadyProbeFor(d, root);
   };
   return deps;
 }

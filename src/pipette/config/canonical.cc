@@ -66,6 +66,8 @@ json CanonicalForm(const WrittenExperiment& ex) {
     if (d.name) dj["name"] = *d.name;
     j["devices"].push_back(std::move(dj));
   }
+  if (ex.ready) j["ready"] = ex.ready->ToJson();
+  if (ex.cooldown) j["cooldown"] = ex.cooldown->ToJson();
   for (const auto& m : ex.models) j["models"].push_back(Model(m));
   for (const auto& r : ex.runtimes) {
     if (r.endpoint) {

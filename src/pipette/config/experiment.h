@@ -70,6 +70,10 @@ struct Experiment {
   QualitySpecs quality;
   int repetitions = 5;
   int warmup = 1;
+  // The readiness gate before every measured repetition (none: not gated) and the cooldown
+  // between cells (docs/config.md "A clean device").
+  std::optional<ReadySpec> ready;
+  CooldownSpec cooldown;
   double timeout_s = 300;  // per worker request
   uint64_t seed = 42;
   std::string store = "results/pipette.db";

@@ -11,6 +11,7 @@
 #include "pipette/config/parse_convert.h"
 #include "pipette/config/parse_devices.h"
 #include "pipette/config/parse_endpoint.h"
+#include "pipette/config/parse_ready.h"
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/runtime/registry.h"
@@ -20,9 +21,9 @@ namespace pipette::config {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "quality", "name",    "description", "models",   "runtime",     "runtimes",
-    "device",  "devices", "params",      "tests",    "repetitions", "warmup",
-    "timeout", "seed",    "store",       "quantize", "convert"};
+    "quality", "name",     "description", "models",      "runtime", "runtimes", "device",
+    "devices", "params",   "tests",       "repetitions", "warmup",  "timeout",  "seed",
+    "store",   "quantize", "convert",     "ready",       "cooldown"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -253,6 +254,14 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
     if (!i) return i.error();
     ex->timeout = *i;
+  } else if (key == "ready") {
+    auto r = ParseReady(w, v);
+    if (!r) return r.error();
+    ex->ready = *r;
+  } else if (key == "cooldown") {
+    auto c = ParseCooldown(w, v);
+    if (!c) return c.error();
+    ex->cooldown = *c;
   } else if (key == "seed") {
     auto i = Integer(w, v, "seed", 0, INT64_MAX);
     if (!i) return i.error();

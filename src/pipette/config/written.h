@@ -15,6 +15,7 @@
 #include "pipette/config/device_spec.h"
 #include "pipette/config/endpoint_spec.h"
 #include "pipette/config/quality_specs.h"
+#include "pipette/config/ready_spec.h"
 #include "pipette/quant/variant.h"
 
 namespace pipette::config {
@@ -112,6 +113,9 @@ struct WrittenExperiment {
   std::vector<WrittenConvert> convert{};
   std::optional<int> repetitions{}, warmup{}, timeout{};
   std::optional<uint64_t> seed{};
+  // ready: and cooldown: (docs/config.md "A clean device"), when written.
+  std::optional<ReadySpec> ready{};
+  std::optional<CooldownSpec> cooldown{};
 };
 
 }  // namespace pipette::config

@@ -146,6 +146,16 @@ Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorker(
       std::move(*transport), fmt::format("{} on device {}", argv[0], Name())));
 }
 
+Result<std::string> RemoteShellDevice::Output(const std::string& script, double timeout_s) const {
+  auto r = Remote(script, "", timeout_s);
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    return RuntimeError(fmt::format("device {}: the script exited with {}: {}", Name(),
+                                    r->exit_code, r->err.substr(0, 300)));
+  }
+  return r->out;
+}
+
 Result<std::string> RemoteShellDevice::Snapshot() const {
   auto r = Remote(env::SnapshotScript());
   if (!r) return r.error();

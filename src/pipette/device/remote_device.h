@@ -61,6 +61,9 @@ class RemoteShellDevice : public Device {
   // Runs `true` on the device with a short timeout: an error says how the link failed.
   Result<void> CheckLink() override;
   const std::vector<std::string>& emulator() const { return emulator_; }
+  // Runs `script` with the device's sh and returns what it printed; an error when the link
+  // failed or the script exited non-zero (the readiness gate's looks, app/ready_probes.h).
+  Result<std::string> Output(const std::string& script, double timeout_s) const;
   // How many files Stage() sent, and how many it found there already (for tests and the log).
   int sent() const { return sent_; }
   int reused() const { return reused_; }

@@ -28,8 +28,10 @@ std::vector<std::string> SshArgv(const SshTarget& t, const std::string& remote_c
     argv.insert(argv.end(), {"-i", t.key_file, "-o", "IdentitiesOnly=yes"});
   }
   for (const std::string& o : t.ssh_options) argv.insert(argv.end(), {"-o", o});
-  argv.push_back(t.user.empty() ? t.host : t.user + "@" + t.host);
+  // "--" before the destination: a host (or user) written as "-oProxyCommand=..." is a name
+  // ssh fails to reach, never an option.
   argv.push_back("--");
+  argv.push_back(t.user.empty() ? t.host : t.user + "@" + t.host);
   argv.push_back(remote_command);
   return argv;
 }

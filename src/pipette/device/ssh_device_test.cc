@@ -60,10 +60,17 @@ TEST(SshArgv, BatchModeNoTtyKeepAlivesTheKeyAndOneRemoteCommand) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "ServerAliveInterval=5"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "/keys/id"), argv.end());
   ASSERT_GE(argv.size(), 3u);
-  EXPECT_EQ(argv[argv.size() - 3], "pi@10.0.0.2");
-  EXPECT_EQ(argv[argv.size() - 2], "--");
+  EXPECT_EQ(argv[argv.size() - 3], "--");
+  EXPECT_EQ(argv[argv.size() - 2], "pi@10.0.0.2");
   EXPECT_EQ(argv.back(), "uname -m");
   EXPECT_EQ(Board().DisplayName(), "pi@10.0.0.2:2222");
+  // A host that looks like an option comes after "--": ssh takes it as a name, not an option.
+  SshTarget hostile = Board();
+  hostile.host = "-oProxyCommand=touch /tmp/pwned";
+  hostile.user = "";
+  const auto h = SshArgv(hostile, "true");
+  EXPECT_EQ(h[h.size() - 3], "--");
+  EXPECT_EQ(h[h.size() - 2], "-oProxyCommand=touch /tmp/pwned");
 }
 
 TEST(RemoteWorkerCommand, EveryWordArrivesWholeWhateverItHolds) {

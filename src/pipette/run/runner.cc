@@ -180,11 +180,13 @@ class Runner {
     dev_ = at ? at->device : nullptr;
     on_this_machine_ = cell.device.IsLocal();
     rec.environment_id = at ? at->environment_id : environment_id_;
+    const json cooled = at ? CoolDownBefore() : json::object();
     if (at && !cell.device.IsLocal()) {
       rec.conditions = dev_->Conditions();
     } else {
       rec.conditions = deps_.conditions ? deps_.conditions() : json::object();
     }
+    rec.conditions.update(cooled);
     others_ = json::array();
     na_count_ = 0;
     NoteOtherPipettes();
@@ -241,8 +243,67 @@ class Runner {
     // Its figures, derived once now for every later report (metrics/row_cache.h).
     if (auto st = metrics::StoreDerivedRows(*deps_.store, rec); !st) return st;
     if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
+    if (!strict_refusal_.empty()) {
+      return RuntimeError(fmt::format(
+          "--strict: the device was not ready for cell {} ({}): {}. The run stops here; without "
+          "--strict that cell fails and the run goes on",
+          cell.index + 1, cell.label, strict_refusal_));
+    }
     return {};
   }
+
+  // The readiness gate's probe of the current cell's device, made once; nullptr without one.
+  ReadyProbe* Probe() {
+    if (!dev_ || !deps_.ready_probe) return nullptr;
+    auto& probe = probes_[dev_];
+    if (!probe) probe = deps_.ready_probe(*dev_);
+    return probe.get();
+  }
+
+  // Before a cell, before its conditions are read: the first on its device notes the
+  // temperature there (for `cooldown: temperature`); a later one cools down first. What it did,
+  // for the cell's conditions ({} when the experiment has no cooldown).
+  json CoolDownBefore() {
+    const config::CooldownSpec& c = ex_.cooldown;
+    if (c.seconds <= 0 && !c.until_start_temperature) return json::object();
+    ReadyProbe* probe = Probe();
+    const config::ReadySpec limits = ex_.ready.value_or(config::ReadySpec{});
+    if (!cells_begun_.count(dev_)) {
+      cells_begun_.insert(dev_);
+      if (!c.until_start_temperature || !probe) return json::object();
+      auto look = probe->Look(limits.window_s);
+      if (!look) return {{"cooldown", {{"error", look.error().message}}}};
+      start_temp_[dev_] = look->temp_c;
+      return {{"start_temp_c", look->temp_c ? json(*look->temp_c) : json(nullptr)}};
+    }
+    config::CooldownSpec spec = c;
+    if (!probe) spec.until_start_temperature = false;  // nothing to look with: by time alone
+    NullProbe none;
+    auto done = CoolDown(spec, start_temp_[dev_], limits, probe ? *probe : none, deps_.clock);
+    if (!done) return {{"cooldown", {{"error", done.error().message}}}};
+    return {{"cooldown", done->ToJson()}};
+  }
+
+  // The gate before a measured repetition: null without `ready:`; not ready by the deadline
+  // fails the cell (with --strict, the run too).
+  Result<json, RunError> Ready() {
+    if (!ex_.ready) return json(nullptr);
+    ReadyProbe* probe = Probe();
+    if (!probe) return json(nullptr);
+    auto found = WaitUntilReady(*ex_.ready, *probe, deps_.clock);
+    if (!found)
+      return Failed("the readiness gate could not look at the device: " + found.error().message);
+    if (!found->ready) {
+      if (deps_.strict) strict_refusal_ = found->reason;
+      return Failed(found->reason);
+    }
+    return found->ToJson();
+  }
+
+  // A probe that sees nothing (no device to look at): cooldowns by time alone.
+  struct NullProbe : ReadyProbe {
+    Result<ReadyLook> Look(double) override { return ReadyLook{}; }
+  };
 
   // The device of `cell`: this machine, or one of the others, opened once; one that could not be
   // opened, or whose link dropped, fails the rest of its cells at once.
@@ -255,7 +316,7 @@ class Runner {
     if (auto it = opened_.find(name); it != opened_.end()) return it->second;
     auto opened = deps_.open_device(cell.device);
     if (!opened) {
-      down_[name] = fmt::format("device '{}' ({}) could not be reached: {}", name,
+      down_[name] = fmt::format("device '{}' ({}) cannot run cells: {}", name,
                                 cell.device.Address(), opened.error().message);
       return RuntimeError(down_[name]);
     }
@@ -523,6 +584,7 @@ class Runner {
       return r_.Keep(rec_, test, rep, warmup, std::move(raw));
     }
     bool Stopped() const override { return r_.Stopped(); }
+    Result<json, RunError> Ready() override { return r_.Ready(); }
     void Done(const std::string& kind, double units, double seconds) override {
       r_.eta_.Done(estimate::DeviceKind(kind, cell_.device.IsLocal() ? "" : cell_.device.name),
                    units, seconds);
@@ -566,6 +628,12 @@ class Runner {
   int na_count_ = 0;                          // `na` samples of the current cell
   std::vector<std::unique_ptr<workload::Workload>> workloads_;  // registry.h, in order
   TokenizerReference tokenizer_reference_;  // a converted model's source, to check its tokenizer
+  // The readiness gate (run/readiness.h): each device's probe, the temperature it had at its
+  // first cell (what `cooldown: temperature` waits for), and whether a cell ran there yet.
+  std::map<device::Device*, std::unique_ptr<ReadyProbe>> probes_;
+  std::map<device::Device*, std::optional<double>> start_temp_;
+  std::set<device::Device*> cells_begun_;
+  std::string strict_refusal_;  // --strict: why the run stops after this cell
 };
 
 }  // namespace

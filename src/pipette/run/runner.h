@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "pipette/device/device.h"
 #include "pipette/http/client.h"
 #include "pipette/plan/plan.h"
+#include "pipette/run/readiness.h"
 #include "pipette/run/resume.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
@@ -85,6 +87,13 @@ struct RunnerDeps {
   const ResumePlan* resume = nullptr;
   // Told the run's id once it is in the store (the lock file names it for whoever waits).
   std::function<void(int64_t run_id)> run_started;
+  // The readiness gate's look at a device (run/readiness.h), made once per device; unset: the
+  // experiment's `ready:` and `cooldown: temperature` have nothing to look with.
+  std::function<std::unique_ptr<ReadyProbe>(device::Device&)> ready_probe;
+  ReadyClock clock = ReadyClock::Steady();
+  // --strict: a device not ready by the deadline refuses the rest of the run instead of failing
+  // the one cell.
+  bool strict = false;
 };
 
 struct RunSummary {

@@ -443,7 +443,7 @@ TEST_F(RunnerDevicesTest, ADeviceThatCannotBeReachedFailsOnlyItsCells) {
   for (size_t i = 4; i < 8; ++i) {
     EXPECT_EQ((*cells)[i].status, "failed");
     EXPECT_EQ((*cells)[i].error,
-              "device 'board' (ssh 10.0.0.2:22) could not be reached: ssh: connect to host "
+              "device 'board' (ssh 10.0.0.2:22) cannot run cells: ssh: connect to host "
               "10.0.0.2 port 22: No route to host");
   }
 }

@@ -86,6 +86,10 @@ class Context {
   virtual RunStatus Keep(const std::string& test, int rep, bool warmup, nlohmann::json raw) = 0;
   // Ctrl-C: stop after the current request.
   virtual bool Stopped() const = 0;
+  // The readiness gate before a measured repetition (the experiment's `ready:`,
+  // run/readiness.h): what it found, stored with the repetition as `ready`; null when the
+  // experiment does not gate. A device not ready by the deadline fails the cell with the reason.
+  virtual Result<nlohmann::json, RunError> Ready() = 0;
   // Time-left bookkeeping (`kind` as planned by Workload::PlanWork) and a progress line.
   virtual void Done(const std::string& kind, double units, double seconds) = 0;
   virtual void Step(const std::string& what) = 0;

@@ -18,6 +18,9 @@ using nlohmann::json;
 
 class FakeContext : public Context {
  public:
+  Result<json, RunError> Ready() override { return json(nullptr); }
+
+ public:
   const config::Experiment& Experiment() const override { return ex; }
   const std::vector<plan::Cell>& Cells() const override { return cells; }
   const config::ParamRegistry& Params() const override { return registry; }

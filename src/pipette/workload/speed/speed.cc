@@ -167,6 +167,13 @@ class Speed : public Workload {
     for (int rep = 0; rep < total; ++rep) {
       if (ctx.Stopped()) return Failed("interrupted");
       const bool warmup = rep < ex.warmup;
+      // A measured repetition waits until the device is ready (the experiment's `ready:`).
+      json ready = nullptr;
+      if (!warmup) {
+        auto found = ctx.Ready();
+        if (!found) return found.error();
+        ready = std::move(*found);
+      }
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req);
       if (!resp) return resp.error();
@@ -175,6 +182,7 @@ class Speed : public Workload {
         // itself (stored, counted as failed), and the test goes on with the next request.
         json raw = RawFacts(std::move(*resp));
         raw["request"] = req_facts;
+        if (!ready.is_null()) raw["ready"] = ready;
         if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
         ctx.Step(fmt::format("{} request {}/{} failed: {}", t.name, rep + 1, total,
                              raw["request_failed"].value("message", "")));
@@ -185,6 +193,7 @@ class Speed : public Workload {
       ctx.Done(KindName(t.kind), double(t.n), SecondsSince(t0));
       json raw = RawFacts(std::move(*resp));
       raw["request"] = req_facts;
+      if (!ready.is_null()) raw["ready"] = ready;
       if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
       ctx.Step(fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
                            warmup ? rep + 1 : rep - ex.warmup + 1,

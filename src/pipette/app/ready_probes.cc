@@ -1,0 +1,104 @@
+#include "pipette/app/ready_probes.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "pipette/device/remote_device.h"
+#include "pipette/env/cpu_busy.h"
+#include "pipette/env/sensors.h"
+
+namespace pipette::app {
+namespace {
+
+void FillTemperature(const env::Sensors& sensors, run::ReadyLook* look) {
+  look->temp_c = env::HottestC(sensors);
+  if (!look->temp_c) {
+    look->temp_na = sensors.na.count("thermal") ? sensors.na.at("thermal") : "no thermal zone";
+  }
+}
+
+class Local : public run::ReadyProbe {
+ public:
+  explicit Local(std::string root) : root_(std::move(root)) {}
+  Result<run::ReadyLook> Look(double window_s) override {
+    run::ReadyLook look;
+    const auto before = env::ReadBusy(files_, getpid());
+    std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
+    const auto after = env::ReadBusy(files_, getpid());
+    if (before && after) {
+      look.cpu_busy = env::BusyOthers(*before, *after);
+    } else {
+      look.cpu_na = "cannot read /proc/stat";
+    }
+    if (root_.empty()) {
+      FillTemperature(env::ReadSensors(files_), &look);
+    } else {
+      FillTemperature(env::ReadSensors(env::RootedFiles(root_, files_)), &look);
+      look.sensors_root = root_;
+    }
+    return look;
+  }
+
+ private:
+  std::string root_;
+  env::LocalFiles files_;
+};
+
+class Shell : public run::ReadyProbe {
+ public:
+  explicit Shell(device::RemoteShellDevice& device) : device_(device) {}
+  Result<run::ReadyLook> Look(double window_s) override {
+    const std::string script = fmt::format(
+        "printf '==> @stat-before <==\\n'; cat /proc/stat; sleep {:g}; "
+        "printf '\\n==> @stat-after <==\\n'; cat /proc/stat; "
+        "for f in /sys/class/thermal/thermal_zone*/type /sys/class/thermal/thermal_zone*/temp; do "
+        "if [ -f \"$f\" ] && [ -r \"$f\" ]; then printf '\\n==> %s <==\\n' \"$f\"; cat \"$f\"; fi; "
+        "done; true",
+        window_s);
+    auto out = device_.Output(script, window_s + 60);
+    if (!out) return out.error();
+    const env::SnapshotFiles files(env::ParseSnapshot(*out));
+    run::ReadyLook look;
+    const auto before = files.Read("@stat-before");
+    const auto after = files.Read("@stat-after");
+    const auto a = before ? env::ParseProcStat(*before) : std::nullopt;
+    const auto b = after ? env::ParseProcStat(*after) : std::nullopt;
+    if (a && b) {
+      look.cpu_busy = env::BusyOthers({*a, 0}, {*b, 0});
+    } else {
+      look.cpu_na = fmt::format("cannot read /proc/stat on {}", device_.Name());
+    }
+    FillTemperature(env::ReadSensors(files), &look);
+    return look;
+  }
+
+ private:
+  device::RemoteShellDevice& device_;
+};
+
+}  // namespace
+
+std::string SensorsRootFromEnvironment() {
+  const char* root = std::getenv("PIPETTE_SYSFS_ROOT");
+  return root ? root : "";
+}
+
+std::unique_ptr<run::ReadyProbe> LocalReadyProbe(std::string sensors_root) {
+  return std::make_unique<Local>(std::move(sensors_root));
+}
+
+std::unique_ptr<run::ReadyProbe> ShellReadyProbe(device::Device& device) {
+  return std::make_unique<Shell>(dynamic_cast<device::RemoteShellDevice&>(device));
+}
+
+std::unique_ptr<run::ReadyProbe> ReadyProbeFor(device::Device& device,
+                                               const std::string& sensors_root) {
+  if (dynamic_cast<device::RemoteShellDevice*>(&device)) return ShellReadyProbe(device);
+  return LocalReadyProbe(sensors_root);
+}
+
+}  // namespace pipette::app

@@ -1,0 +1,41 @@
+// `ready:` and `cooldown:` of an experiment file (docs/config.md "A clean device"): when a device
+// is ready to measure on, and how long to let it cool between cells. Plain values: as written
+// (left-out keys at their defaults) and as the runner uses them (run/readiness.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace pipette::config {
+
+struct ReadySpec {
+  double cpu_busy_max = 0.10;        // share of all CPUs' time other processes may take
+  std::optional<double> temp_max_c;  // the hottest CPU zone; none: temperature does not gate
+  double window_s = 1;               // how long each look at the CPUs lasts
+  double deadline_s = 600;           // how long to wait before giving up on a repetition
+
+  // As the canonical form and the stored experiment write it.
+  nlohmann::json ToJson() const {
+    nlohmann::json out = {
+        {"cpu_busy", cpu_busy_max * 100}, {"window", window_s}, {"deadline", deadline_s}};
+    if (temp_max_c) out["temperature"] = *temp_max_c;
+    return out;
+  }
+  bool operator==(const ReadySpec&) const = default;
+};
+
+struct CooldownSpec {
+  double seconds = 0;                    // sleep this long between cells
+  bool until_start_temperature = false;  // then wait until the CPU is as cool as at the start
+
+  nlohmann::json ToJson() const {
+    if (until_start_temperature && seconds > 0) {
+      return {{"seconds", seconds}, {"until", "temperature"}};
+    }
+    if (until_start_temperature) return "temperature";
+    return seconds;
+  }
+  bool operator==(const CooldownSpec&) const = default;
+};
+
+}  // namespace pipette::config

@@ -1,0 +1,87 @@
+// The readiness gate through `pipette run`: this machine's sensors read from a fake sysfs tree
+// (tests/data/fake-sysfs, named as a fake: this machine exposes no thermal zone) gate on the
+// temperature; busy loops the test starts and stops gate on CPU busy, for real.
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+#include "pipette/testing/busy_loops.h"
+
+namespace pipette_e2e {
+namespace {
+
+class ReadyE2E : public E2E {
+ protected:
+  void SetUp() override {
+    E2E::SetUp();
+    setenv("PIPETTE_SYSFS_ROOT", (kSource + "/tests/data/fake-sysfs").c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("PIPETTE_SYSFS_ROOT");
+    E2E::TearDown();
+  }
+  fs::path Experiment(const std::string& ready) {
+    return Write("ex.yaml",
+                 "models: [smollm2-135m-instruct-q4_1]\n"
+                 "params: {threads: 1}\n"
+                 "tests: [tg4]\n"
+                 "repetitions: 2\n" +
+                     ready);
+  }
+  // The `ready` stored with each measured repetition of tg4 in the run's first cell.
+  std::vector<json> Found() {
+    std::vector<json> out;
+    for (const auto& s : Samples(1, "tg4")) {
+      if (!s.warmup) out.push_back(s.raw.value("ready", json()));
+    }
+    return out;
+  }
+};
+
+TEST_F(ReadyE2E, TheFakeTreesTemperatureGatesAndIsStoredWithEachRepetition) {
+  Output ok = Pipette({"run", Experiment("ready: {cpu_busy: 100, temperature: 70}\n").string(),
+                       "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const auto found = Found();
+  ASSERT_EQ(found.size(), 2u);
+  for (const json& f : found) {
+    EXPECT_EQ(f["ready"], true);
+    EXPECT_EQ(f["temp_c"], 48.5);  // the fake tree's CPU zone
+    EXPECT_EQ(f["sensors_root"], kSource + "/tests/data/fake-sysfs");
+    EXPECT_TRUE(f["cpu_busy"].is_number());
+  }
+  // 48.5 °C is above 40: the cell fails with the reason, after the deadline.
+  Output hot =
+      Pipette({"run", Experiment("ready: {cpu_busy: 100, temperature: 40, deadline: 2}\n").string(),
+               "--store", (dir_ / "hot.db").string(), "--no-bandwidth"});
+  EXPECT_EQ(hot.code, 1) << hot.err;
+  EXPECT_NE((hot.out + hot.err).find("the CPU is at 48.5 °C, above the 40 °C allowed"),
+            std::string::npos)
+      << hot.out << hot.err;
+  // --strict: the run stops there.
+  Output strict =
+      Pipette({"run", Experiment("ready: {cpu_busy: 100, temperature: 40, deadline: 1}\n").string(),
+               "--store", (dir_ / "strict.db").string(), "--no-bandwidth", "--strict"});
+  EXPECT_EQ(strict.code, 1);
+  EXPECT_NE(strict.err.find("--strict: the device was not ready for cell 1"), std::string::npos)
+      << strict.err;
+}
+
+// Busy loops of someone else's keep every CPU busy: not ready; once they stop, ready.
+TEST_F(ReadyE2E, BusyLoopsOfAnotherProgramHoldTheRepetitionsBack) {
+  pipette::testing::BusyLoops loops;
+  Output busy = Pipette({"run", Experiment("ready: {cpu_busy: 30, deadline: 2}\n").string(),
+                         "--store", (dir_ / "busy.db").string(), "--no-bandwidth"});
+  EXPECT_EQ(busy.code, 1) << busy.err;
+  EXPECT_NE((busy.out + busy.err).find("other processes kept the CPUs"), std::string::npos)
+      << busy.out << busy.err;
+  loops.Stop();
+  Output quiet = Pipette({"run", Experiment("ready: {cpu_busy: 90, deadline: 60}\n").string(),
+                          "--store", Store(), "--no-bandwidth"});
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  const auto found = Found();
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_LT(found[0]["cpu_busy"].get<double>(), 0.9);
+}
+
+}  // namespace
+}  // namespace pipette_e2e
