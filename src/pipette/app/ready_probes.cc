@@ -9,15 +9,18 @@
 
 #include "pipette/device/remote_device.h"
 #include "pipette/env/cpu_busy.h"
+#include "pipette/env/machine_files.h"
 #include "pipette/env/sensors.h"
 
 namespace pipette::app {
 namespace {
 
-void FillTemperature(const env::Sensors& sensors, run::ReadyLook* look) {
-  look->temp_c = env::HottestC(sensors);
+// The same reading as the cell's conditions (`cpu_temp_c`): the hottest CPU thermal zone, else
+// a CPU hwmon sensor (k10temp, coretemp).
+void FillTemperature(const env::FileSource& files, run::ReadyLook* look) {
+  look->temp_c = env::ConditionsFromFiles(files).cpu_temp_c;
   if (!look->temp_c) {
-    look->temp_na = sensors.na.count("thermal") ? sensors.na.at("thermal") : "no thermal zone";
+    look->temp_na = "no CPU temperature under /sys/class/thermal or /sys/class/hwmon";
   }
 }
 
@@ -29,15 +32,12 @@ class Local : public run::ReadyProbe {
     const auto before = env::ReadBusy(files_, getpid());
     std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
     const auto after = env::ReadBusy(files_, getpid());
-    if (before && after) {
-      look.cpu_busy = env::BusyOthers(*before, *after);
-    } else {
-      look.cpu_na = "cannot read /proc/stat";
-    }
+    if (before && after) look.cpu_busy = env::BusyOthers(*before, *after);
+    if (!look.cpu_busy) look.cpu_na = "cannot read /proc/stat, or no clock tick passed";
     if (root_.empty()) {
-      FillTemperature(env::ReadSensors(files_), &look);
+      FillTemperature(files_, &look);
     } else {
-      FillTemperature(env::ReadSensors(env::RootedFiles(root_, files_)), &look);
+      FillTemperature(env::RootedFiles(root_, files_), &look);
       look.sensors_root = root_;
     }
     return look;
@@ -55,7 +55,8 @@ class Shell : public run::ReadyProbe {
     const std::string script = fmt::format(
         "printf '==> @stat-before <==\\n'; cat /proc/stat; sleep {:g}; "
         "printf '\\n==> @stat-after <==\\n'; cat /proc/stat; "
-        "for f in /sys/class/thermal/thermal_zone*/type /sys/class/thermal/thermal_zone*/temp; do "
+        "for f in /sys/class/thermal/thermal_zone*/type /sys/class/thermal/thermal_zone*/temp "
+        "/sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp1_input; do "
         "if [ -f \"$f\" ] && [ -r \"$f\" ]; then printf '\\n==> %s <==\\n' \"$f\"; cat \"$f\"; fi; "
         "done; true",
         window_s);
@@ -67,12 +68,12 @@ class Shell : public run::ReadyProbe {
     const auto after = files.Read("@stat-after");
     const auto a = before ? env::ParseProcStat(*before) : std::nullopt;
     const auto b = after ? env::ParseProcStat(*after) : std::nullopt;
-    if (a && b) {
-      look.cpu_busy = env::BusyOthers({*a, 0}, {*b, 0});
-    } else {
-      look.cpu_na = fmt::format("cannot read /proc/stat on {}", device_.Name());
+    if (a && b) look.cpu_busy = env::BusyOthers({*a, 0}, {*b, 0});
+    if (!look.cpu_busy) {
+      look.cpu_na =
+          fmt::format("cannot read /proc/stat on {}, or no clock tick passed", device_.Name());
     }
-    FillTemperature(env::ReadSensors(files), &look);
+    FillTemperature(files, &look);
     return look;
   }
 

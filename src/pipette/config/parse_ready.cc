@@ -61,7 +61,10 @@ Result<CooldownSpec> ParseCooldown(const Where& w, const YAML::Node& node) {
       return c;
     }
     auto v = Number(w, node, "cooldown (seconds)", 0, 86400);
-    if (!v) return w.At(node, kForms + ", not '" + node.Scalar() + "'");
+    if (!v) {
+      const bool number = Number(w, node, "", -1e300, 1e300).ok();
+      return number ? v.error() : w.At(node, kForms + ", not '" + node.Scalar() + "'");
+    }
     c.seconds = *v;
     return c;
   }

@@ -29,6 +29,9 @@ TEST(ParseReady, TheGateAndTheCooldownAsWritten) {
   // Written, so part of what the file says (its hash).
   const auto canonical = CanonicalForm(*ex);
   EXPECT_EQ(canonical["ready"]["cpu_busy"], 5.0);
+  auto seven = Parse(kHead + "ready: {cpu_busy: 7}\n");
+  ASSERT_TRUE(seven.ok());
+  EXPECT_EQ(CanonicalForm(*seven)["ready"]["cpu_busy"].dump(), "7.0");  // as written
   EXPECT_EQ(canonical["cooldown"]["until"], "temperature");
 
   auto defaults = Parse(kHead + "ready: true\ncooldown: 30\n");
@@ -60,6 +63,8 @@ TEST(ParseReady, BadValuesSayWhereAndWhat) {
   EXPECT_EQ(ErrorOf(kHead + "cooldown: warm\n"),
             "ex.yaml:3:11: cooldown: is seconds, 'temperature', or {seconds: SECONDS, until: "
             "temperature}, not 'warm'");
+  EXPECT_EQ(ErrorOf(kHead + "cooldown: 100000\n"),
+            "ex.yaml:3:11: cooldown (seconds) must be between 0 and 86400, got 100000");
   EXPECT_EQ(ErrorOf(kHead + "cooldown: {until: cold}\n"),
             "ex.yaml:3:19: cooldown: until is 'temperature' (back at the run's start)");
   EXPECT_EQ(ErrorOf(kHead + "cooldwn: 5\n"),

@@ -3,6 +3,7 @@
 // (left-out keys at their defaults) and as the runner uses them (run/readiness.h).
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -16,8 +17,9 @@ struct ReadySpec {
 
   // As the canonical form and the stored experiment write it.
   nlohmann::json ToJson() const {
-    nlohmann::json out = {
-        {"cpu_busy", cpu_busy_max * 100}, {"window", window_s}, {"deadline", deadline_s}};
+    // The percent as written (7, not 7.000000000000001).
+    const double pct = std::round(cpu_busy_max * 100 * 1e9) / 1e9;
+    nlohmann::json out = {{"cpu_busy", pct}, {"window", window_s}, {"deadline", deadline_s}};
     if (temp_max_c) out["temperature"] = *temp_max_c;
     return out;
   }

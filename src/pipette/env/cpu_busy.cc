@@ -75,11 +75,12 @@ std::optional<BusyReading> ReadBusy(const FileSource& files, int64_t root_pid) {
   for (const auto& [pid, s] : procs) {
     // In the root's tree: the root itself, or a process whose parents lead to it.
     int64_t at = pid;
-    for (int hops = 0; hops < 64 && at > 1; ++hops) {
-      if (at == root_pid) {
+    for (int hops = 0; hops < 64 && at > 0; ++hops) {
+      if (at == root_pid) {  // Pipette may itself be pid 1 (a container's first process)
         r.own_ticks += s.ticks;
         break;
       }
+      if (at == 1) break;
       auto up = procs.find(at);
       if (up == procs.end()) break;
       at = up->second.ppid;
@@ -88,9 +89,9 @@ std::optional<BusyReading> ReadBusy(const FileSource& files, int64_t root_pid) {
   return r;
 }
 
-double BusyOthers(const BusyReading& before, const BusyReading& after) {
+std::optional<double> BusyOthers(const BusyReading& before, const BusyReading& after) {
   const int64_t total = after.cpu.total - before.cpu.total;
-  if (total <= 0) return 0;
+  if (total <= 0) return std::nullopt;
   const int64_t busy = after.cpu.busy - before.cpu.busy;
   const int64_t own = std::max<int64_t>(0, after.own_ticks - before.own_ticks);
   return std::clamp(double(busy - own) / double(total), 0.0, 1.0);

@@ -40,8 +40,9 @@ struct BusyReading {
 std::optional<BusyReading> ReadBusy(const FileSource& files, int64_t root_pid);
 
 // The share (0..1) of all CPU time between two readings spent by processes other than the
-// root's tree. A process of the tree that ended inside the window takes its time with it, so
-// the share errs high, never low.
-double BusyOthers(const BusyReading& before, const BusyReading& after);
+// root's tree; nullopt when no clock tick passed between them. A process of the tree that ended
+// inside the window takes its time with it, so the share errs high, never low. /proc/stat
+// counts every CPU of the host, also those a container may not use.
+std::optional<double> BusyOthers(const BusyReading& before, const BusyReading& after);
 
 }  // namespace pipette::env

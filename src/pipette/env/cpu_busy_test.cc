@@ -34,6 +34,18 @@ TEST(CpuBusy, ParsesProcStatAndPidStat) {
   EXPECT_EQ(real->ticks, 10);
 }
 
+TEST(CpuBusy, PipettesOwnTreeIsLeftOutEvenAsPid1) {
+  // In a container Pipette may be pid 1 itself.
+  const SnapshotFiles files({
+      {"/proc/stat", "cpu  10 0 0 90 0 0 0 0\n"},
+      {"/proc/1/stat", "1 (pipette) S 0 0 0 0 0 0 0 0 0 0 5 0 0 0\n"},
+      {"/proc/7/stat", "7 (pipette-worker) R 1 0 0 0 0 0 0 0 0 0 4 0 0 0\n"},
+  });
+  const auto r = ReadBusy(files, 1);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->own_ticks, 9);
+}
+
 TEST(CpuBusy, PipettesOwnTreeIsLeftOut) {
   // pid 10 is the controller, 11 its worker, 12 the worker's child; 20 someone else's.
   auto reading = [](int64_t own, int64_t other, int64_t busy, int64_t total) {
@@ -54,7 +66,8 @@ TEST(CpuBusy, PipettesOwnTreeIsLeftOut) {
   ASSERT_TRUE(a && b);
   EXPECT_EQ(a->own_ticks, 1000);
   // Over the window: 200 ticks in all, 180 busy, 150 of them the worker's: 30 others' = 15%.
-  EXPECT_DOUBLE_EQ(BusyOthers(*a, *b), 30.0 / 200.0);
+  EXPECT_DOUBLE_EQ(*BusyOthers(*a, *b), 30.0 / 200.0);
+  EXPECT_FALSE(BusyOthers(*a, *a).has_value());  // no tick passed: unknown, not "idle"
   EXPECT_FALSE(ReadBusy(SnapshotFiles({}), 10).has_value());
 }
 
@@ -68,14 +81,14 @@ TEST(CpuBusy, ABusyLoopShowsAndIsLeftOutWhenItIsOurs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     const auto b = ReadBusy(files, root);
     EXPECT_TRUE(a && b);
-    return a && b ? BusyOthers(*a, *b) : -1.0;
+    return a && b ? BusyOthers(*a, *b).value_or(-1.0) : -1.0;
   };
   // Someone else's loops: the root is a pid no process has.
   const double others = window(0x7ffffff0);
   EXPECT_GT(others, 0.5) << "the loops keep every CPU busy";
   // The same loops under this process: Pipette's own.
   const double ours = window(getpid());
-  EXPECT_LT(ours, others - 0.3) << "others " << others << ", ours " << ours;
+  EXPECT_LT(ours, others - 0.2) << "others " << others << ", ours " << ours;
 }
 
 }  // namespace

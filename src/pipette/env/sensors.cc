@@ -88,8 +88,10 @@ Sensors ReadSensors(const FileSource& files) {
   for (const std::string& zone : files.List(std::string(kPowercapDir))) {
     // Top-level zones only ("intel-rapl:0", not its parts "intel-rapl:0:0" nor the control
     // type "intel-rapl"): their counters already include their parts'.
+    // "intel-rapl-mmio:0" counts the same package again through another interface.
     const size_t colon = zone.find(':');
     if (colon == std::string::npos || zone.find(':', colon + 1) != std::string::npos) continue;
+    if (zone.substr(0, colon).ends_with("-mmio")) continue;
     const std::string dir = fmt::format("{}/{}", kPowercapDir, zone);
     auto uj = Int(files, dir + "/energy_uj");
     if (!uj) continue;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -64,10 +65,16 @@ std::string NotReadyReason(const ReadyLimits& limits, const ReadyLook& look) {
 }
 
 Result<ReadyFound> WaitUntilReady(const ReadyLimits& limits, ReadyProbe& probe,
-                                  const ReadyClock& clock) {
+                                  const ReadyClock& clock, const StopFlag& stopped) {
   ReadyFound found;
   const double start = clock.now_s();
   while (true) {
+    if (stopped && stopped()) {
+      found.ready = false;
+      found.reason = "interrupted";
+      found.waited_s = clock.now_s() - start;
+      return found;
+    }
     auto look = probe.Look(limits.window_s);
     if (!look) return look.error();
     ++found.looks;
@@ -87,16 +94,21 @@ Result<ReadyFound> WaitUntilReady(const ReadyLimits& limits, ReadyProbe& probe,
 }
 
 Result<CooledDown> CoolDown(const Cooldown& cooldown, std::optional<double> start_temp_c,
-                            const ReadyLimits& limits, ReadyProbe& probe, const ReadyClock& clock) {
+                            const ReadyLimits& limits, ReadyProbe& probe, const ReadyClock& clock,
+                            const StopFlag& stopped) {
   CooledDown done;
   const double start = clock.now_s();
-  if (cooldown.seconds > 0) clock.sleep_s(cooldown.seconds);
+  auto stop = [&] { return stopped && stopped(); };
+  // Slept a second at a time, so that Ctrl-C need not wait for the rest.
+  for (double left = cooldown.seconds; left > 0 && !stop(); left -= 1) {
+    clock.sleep_s(std::min(left, 1.0));
+  }
   if (cooldown.until_start_temperature) {
     if (!start_temp_c) {
       done.note = "the device exposes no CPU temperature: cooled down by time alone";
     } else {
       done.start_temp_c = start_temp_c;
-      while (true) {
+      while (!stop()) {
         auto look = probe.Look(limits.window_s);
         if (!look) return look.error();
         done.temp_c = look->temp_c;

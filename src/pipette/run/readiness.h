@@ -41,6 +41,10 @@ struct ReadyClock {
   static ReadyClock Steady();  // the real clock
 };
 
+// Ctrl-C: the gate and the cooldown stop waiting (checked between looks, and every second of a
+// cooldown's sleep); nullptr: never.
+using StopFlag = std::function<bool()>;
+
 // What the gate found before a repetition (stored with it as `ready`).
 struct ReadyFound {
   bool ready = false;
@@ -55,10 +59,10 @@ struct ReadyFound {
 std::string NotReadyReason(const ReadyLimits& limits, const ReadyLook& look);
 
 // Looks until the device is ready or the deadline passes (then `ready` is false, with the
-// reason). An unreadable CPU share does not gate (its reason is kept); a probe that fails is an
-// error.
+// reason), or `stopped` says so (then `ready` is false, reason "interrupted"). An unreadable CPU
+// share does not gate (its reason is kept); a probe that fails is an error.
 Result<ReadyFound> WaitUntilReady(const ReadyLimits& limits, ReadyProbe& probe,
-                                  const ReadyClock& clock);
+                                  const ReadyClock& clock, const StopFlag& stopped = {});
 
 // What a cooldown did (stored with the next cell's first repetition as `cooldown`).
 struct CooledDown {
@@ -70,6 +74,7 @@ struct CooledDown {
   nlohmann::json ToJson() const;
 };
 Result<CooledDown> CoolDown(const Cooldown& cooldown, std::optional<double> start_temp_c,
-                            const ReadyLimits& limits, ReadyProbe& probe, const ReadyClock& clock);
+                            const ReadyLimits& limits, ReadyProbe& probe, const ReadyClock& clock,
+                            const StopFlag& stopped = {});
 
 }  // namespace pipette::run

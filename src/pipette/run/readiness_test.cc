@@ -127,5 +127,30 @@ TEST(Readiness, CooldownWaitsItsSecondsOrUntilTheStartingTemperature) {
   EXPECT_NE(blind->note.find("no CPU temperature"), std::string::npos);
 }
 
+// Ctrl-C: neither the gate nor the cooldown keeps waiting.
+TEST(Readiness, AStopEndsTheWaiting) {
+  FakeClock t;
+  ScriptedProbe busy({Look(0.9)}, &t.now);
+  const int looks_allowed = 3;
+  const StopFlag stop = [&] { return busy.calls >= looks_allowed; };
+  auto found = WaitUntilReady({}, busy, t.clock(), stop);
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->ready);
+  EXPECT_EQ(found->reason, "interrupted");
+  EXPECT_EQ(busy.calls, 3);
+
+  bool stopped = false;
+  ReadyClock clock = t.clock();
+  const auto sleep = clock.sleep_s;
+  clock.sleep_s = [&](double s) {
+    sleep(s);
+    stopped = true;  // Ctrl-C during the first second
+  };
+  const double before = t.slept;
+  auto cooled = CoolDown({600, false}, std::nullopt, {}, busy, clock, [&] { return stopped; });
+  ASSERT_TRUE(cooled.ok());
+  EXPECT_DOUBLE_EQ(t.slept - before, 1.0);
+}
+
 }  // namespace
 }  // namespace pipette::run

@@ -279,7 +279,8 @@ class Runner {
     config::CooldownSpec spec = c;
     if (!probe) spec.until_start_temperature = false;  // nothing to look with: by time alone
     NullProbe none;
-    auto done = CoolDown(spec, start_temp_[dev_], limits, probe ? *probe : none, deps_.clock);
+    auto done = CoolDown(spec, start_temp_[dev_], limits, probe ? *probe : none, deps_.clock,
+                         [this] { return Stopped(); });
     if (!done) return {{"cooldown", {{"error", done.error().message}}}};
     return {{"cooldown", done->ToJson()}};
   }
@@ -290,9 +291,10 @@ class Runner {
     if (!ex_.ready) return json(nullptr);
     ReadyProbe* probe = Probe();
     if (!probe) return json(nullptr);
-    auto found = WaitUntilReady(*ex_.ready, *probe, deps_.clock);
+    auto found = WaitUntilReady(*ex_.ready, *probe, deps_.clock, [this] { return Stopped(); });
     if (!found)
       return Failed("the readiness gate could not look at the device: " + found.error().message);
+    if (Stopped()) return Failed("interrupted");
     if (!found->ready) {
       if (deps_.strict) strict_refusal_ = found->reason;
       return Failed(found->reason);
