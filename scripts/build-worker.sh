@@ -12,7 +12,8 @@
 #                                          (no NDK is packaged in Debian or on PyPI; not tried here)
 # Pipette stages the worker built for a device's architecture (`uname -m` there: aarch64 on a
 # phone too) from build-<arch>/, or from PIPETTE_WORKERS_DIR_<ARCH> (docs/running.md "Devices",
-# "Phones").
+# "Phones"). pipette-probe, the device-side memory bandwidth probe, is built beside it and staged
+# with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/versions.env
@@ -56,5 +57,5 @@ if [ ! -f "$OUT/CMakeCache.txt" ]; then
     -DPIPETTE_LLAMA_CPP_PYTHON_VERSION="$LLAMA_CPP_PYTHON_VERSION" \
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 fi
-say "building the $ARCH worker"
-cmake --build "$OUT" -j "$(nproc)" --target pipette-worker-llama
+say "building the $ARCH worker and pipette-probe (the memory bandwidth probe staged with it)"
+cmake --build "$OUT" -j "$(nproc)" --target pipette-worker-llama pipette-probe

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipette/app/commands.h"
+#include "pipette/app/predict.h"
 #include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
 #include "pipette/device/local_device.h"
@@ -116,6 +117,19 @@ int main(int argc, char** argv) {
                    "seconds to wait for another Pipette measuring on this machine")
       ->capture_default_str();
 
+  pipette::app::PredictArgs predict;
+  auto* pred_cmd = app.add_subcommand(
+      "predict",
+      "Predict tg t/s of every variant and depth of a run from one measured variant's bytes per "
+      "token, beside what was measured: whether decoding is bound by memory bandwidth");
+  pred_cmd->add_option("--store", predict.store, "SQLite store")->capture_default_str();
+  pred_cmd->add_option("--run", predict.runs, "run id(s) (default: the latest run)");
+  pred_cmd->add_option("--from", predict.from,
+                       "the variant predicted from: a model or a quantization (default: each "
+                       "device's first tg figure)");
+  pred_cmd->add_option("--format,-f", predict.format, "md or json")->capture_default_str();
+  pred_cmd->add_option("--output,-o", predict.output, "write to this file instead of stdout");
+
   // CLI11 would call an unknown command an unexpected argument.
   if (argc > 1) {
     std::vector<std::string> commands;
@@ -141,5 +155,6 @@ int main(int argc, char** argv) {
   if (*rep_cmd) return pipette::app::Report(report);
   if (*env_cmd) return pipette::app::Env(env, paths, device);
   if (*sens_cmd) return pipette::app::Sensitivity(sens, paths, device);
+  if (*pred_cmd) return pipette::app::Predict(predict);
   return 2;
 }

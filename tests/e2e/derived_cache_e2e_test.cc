@@ -25,7 +25,8 @@ warmup: 1
 quality:
   ppl: {chunks: 1}
 )");
-  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  // With the bandwidth probe: the cached bw_util rows are derived against the stored environment.
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   {
     auto s = pipette::store::Store::Open(Store(), pipette::store::OpenMode::kReadOnly);
@@ -49,6 +50,9 @@ quality:
   for (int cell : {1, 2}) {
     EXPECT_NE(Find(doc["results"], cell, "tg4", "throughput"), nullptr) << cell;
     EXPECT_NE(Find(doc["results"], cell, "load", "time"), nullptr) << cell;
+    const json* util = Find(doc["results"], cell, "tg4", "bw_util");
+    ASSERT_NE(util, nullptr) << cell;
+    EXPECT_GT((*util)["value"].get<double>(), 0) << *util;
   }
   EXPECT_NE(Find(doc["results"], 1, "ppl", "ppl"), nullptr);
 }

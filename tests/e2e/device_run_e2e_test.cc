@@ -71,9 +71,10 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
                             "quality:\n  ppl: {chunks: 2}\n"
                             "  kld: {reference: smollm2-135m-instruct-q4_1, chunks: 1}\n"
                             "repetitions: 2\n");
-  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  // With the memory bandwidth probe: staged on the board beside the worker, and run there.
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
   ASSERT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.err.find("device board: 2 file(s) sent"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("device board: 3 file(s) sent"), std::string::npos) << o.err;
   const json report = ReportJson();
   const json& results = report["results"];
   // The same worker build, the same weights, one thread: the board's perplexity is this
@@ -115,6 +116,25 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
   ASSERT_TRUE(here_env.ok());
   EXPECT_NE(here_env->facts["hostname"], SshBoard::kHostname);
   EXPECT_EQ((*cells)[1].runtime_build["isa"]["compiled_for"], "x86_64");
+  // Each device's bandwidth measured on it by pipette-probe, and each tg figure held against its
+  // own device's: bw_util = t/s x bytes per token / that bandwidth.
+  for (const auto* facts : {&env->facts, &here_env->facts}) {
+    ASSERT_TRUE((*facts)["memory_bandwidth"].contains("triad_bytes_per_s"))
+        << (*facts)["memory_bandwidth"];
+    EXPECT_GT((*facts)["memory_bandwidth"]["triad_bytes_per_s"].get<double>(), 0);
+  }
+  for (int cell : {1, 2}) {
+    const auto& facts = cell == 1 ? here_env->facts : env->facts;
+    const double triad = facts["memory_bandwidth"]["triad_bytes_per_s"].get<double>();
+    const double bytes = Value(results, cell, "tg8", "bytes_per_token");
+    EXPECT_GT(bytes, 96e6);  // SmolLM2's weights at least
+    const json* util = Find(results, cell, "tg8", "bw_util");
+    ASSERT_TRUE(util) << cell;
+    std::vector<double> tps = (*Find(results, cell, "tg8", "throughput"))["samples"];
+    std::vector<double> utils = (*util)["samples"];
+    ASSERT_EQ(utils.size(), tps.size());
+    for (size_t i = 0; i < tps.size(); ++i) EXPECT_NEAR(utils[i], tps[i] * bytes / triad, 1e-12);
+  }
   // The worker's memory reading counts swapped pages (VmRSS + VmSwap sampled after each request);
   // nothing swaps here, so peak RSS is VmHWM.
   auto samples = (*st)->Samples((*cells)[1].id);
@@ -137,6 +157,7 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
   EXPECT_EQ(board_env["device"]["name"], "board");
   EXPECT_EQ(board_env["fingerprint_id"], env->fingerprint_id);
   EXPECT_TRUE(board_env["conditions"].is_object()) << env_out.out;
+  EXPECT_GT(board_env["memory_bandwidth"].value("triad_bytes_per_s", 0.0), 0) << env_out.out;
   Output typo = Pipette({"env", ex.string(), "--device", "bord"});
   EXPECT_EQ(typo.code, 2);
   EXPECT_NE(typo.err.find("no device 'bord' in its devices (local, board) (did you mean 'board'?)"),

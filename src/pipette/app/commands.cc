@@ -50,14 +50,14 @@
 namespace pipette::app {
 namespace fs = std::filesystem;
 
-namespace {
-
-// The one piece of process-wide state: a signal handler can only reach a global.
-
 int Fail(const Error& e) {
   fmt::print(stderr, "error: {}\n", e.message);
   return e.exit_code;
 }
+
+namespace {
+
+// The one piece of process-wide state: a signal handler can only reach a global.
 
 std::string ExeDir(const std::string& argv0) {
   std::error_code ec;
@@ -201,6 +201,13 @@ const std::atomic<bool>* StopOnSignals() {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   return &g_stop;
+}
+
+env::FingerprintOptions LocalFingerprintOptions(const Paths& paths, bool no_bandwidth) {
+  env::FingerprintOptions fo;
+  fo.measure_bandwidth = !no_bandwidth;
+  fo.bandwidth_probe = (fs::path(paths.workers_dir) / env::kProbeProgram).string();
+  return fo;
 }
 
 Paths DefaultPaths(const std::string& argv0) {
@@ -381,9 +388,8 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   }
   if (!args.no_bandwidth)
     fmt::print(stderr, "recording the environment (memory bandwidth probe)\n");
-  env::FingerprintOptions fo;
-  fo.measure_bandwidth = !args.no_bandwidth;
-  const nlohmann::json facts = device.Fingerprint(fo);
+  const nlohmann::json facts =
+      device.Fingerprint(LocalFingerprintOptions(paths, args.no_bandwidth));
   if (resume) {
     auto then = store->Environment(prior->run.environment_id);
     if (then && then->fingerprint_id != env::FingerprintId(facts)) {
@@ -417,7 +423,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   ExportingProgress progress(store.get(), std::move(*exports), &processes, registry);
   run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
   // The experiment's other devices, opened when their first cell runs.
-  RunDevices devices(device, *store, paths.workers_dir);
+  RunDevices devices(device, *store, paths.workers_dir, !args.no_bandwidth);
   if (resume) {
     auto then = DeviceEnvironmentsOf(*store, *prior);
     if (!then) return Fail(then.error());
@@ -455,13 +461,21 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   std::cout.flush();
   WarnIfNoisy(*data, ex->path);
   const int failed_kept = resume ? resume->failed_kept : 0;
-  fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}{}\n", store_path,
+  // The controller's own footprint, beside the workers' (docs/metrics.md "controller peak RSS").
+  std::string controller_peak;
+  if (auto hwm = env::OwnPeakRssBytes()) {
+    if (auto st = store->NoteControllerPeakRss(summary->run_id, *hwm); !st) {
+      fmt::print(stderr, "warning: {}\n", st.error().message);
+    }
+    controller_peak = fmt::format("; controller peak RSS {}", FormatBytes(double(*hwm)));
+  }
+  fmt::print(stderr, "\nstore: {} (run {}); {} cell(s) ok, {} failed{}{}{}\n", store_path,
              summary->run_id, summary->cells_ok, summary->cells_failed,
              summary->cells_kept + failed_kept > 0
                  ? fmt::format(", {} kept from before the resume ({} failed)",
                                summary->cells_kept + failed_kept, failed_kept)
                  : "",
-             summary->interrupted ? ", interrupted" : "");
+             summary->interrupted ? ", interrupted" : "", controller_peak);
   for (const auto& [format, path] : progress.exports()) {
     fmt::print(stderr, "report ({}): {}\n", format, path);
   }
@@ -566,11 +580,15 @@ int Env(const EnvArgs& args, const Paths& paths, device::Device& device) {
     auto spec = ExperimentDevice(args, paths);
     if (!spec) return Fail(spec.error());
     if (!spec->IsLocal()) {
-      // Read on the device; the bandwidth probe does not run there, so no lock is taken.
+      // Read on the device, its bandwidth probe run there: this machine's lock is not taken.
       ProcessCommandRunner runner;
       auto made = MakeDevice(*spec, runner);
       if (!made) return Fail(made.error());
-      auto facts = DeviceFingerprint(**made, *spec);
+      std::string note;
+      auto facts = DeviceFingerprint(
+          **made, *spec,
+          FingerprintOptionsFor(!args.no_bandwidth, paths.workers_dir, device, **made, &note));
+      if (!note.empty()) fmt::print(stderr, "note: {}\n", note);
       if (!facts) return Fail(facts.error());
       (*facts)["fingerprint_id"] = env::FingerprintId(*facts);
       (*facts)["conditions"] = (*made)->Conditions();
@@ -586,9 +604,7 @@ int Env(const EnvArgs& args, const Paths& paths, device::Device& device) {
     if (!taken) return Fail(taken.error());
     lock = std::move(*taken);
   }
-  env::FingerprintOptions fo;
-  fo.measure_bandwidth = !args.no_bandwidth;
-  nlohmann::json facts = device.Fingerprint(fo);
+  nlohmann::json facts = device.Fingerprint(LocalFingerprintOptions(paths, args.no_bandwidth));
   facts["fingerprint_id"] = env::FingerprintId(facts);
   facts["pipette_version"] = kPipetteVersion;
   facts["pipette_commit"] = kPipetteCommit;

@@ -18,6 +18,9 @@ namespace pipette::app {
 // "unknown command 'rnu' (did you mean 'run'?) (commands: run, report, sensitivity, env)".
 Status CheckCommand(std::string_view first, const std::vector<std::string>& commands);
 
+// Prints "error: MESSAGE" on standard error; the error's exit code (2: bad input).
+int Fail(const Error& e);
+
 struct Paths {
   std::string models_dir;       // bundled models
   std::string workers_dir;      // worker programs
@@ -29,6 +32,10 @@ struct Paths {
 // overridable with PIPETTE_MODELS_DIR, PIPETTE_WORKERS_DIR, PIPETTE_DATASETS_DIR and
 // PIPETTE_VARIANTS_DIR.
 Paths DefaultPaths(const std::string& argv0);
+
+// This machine's fingerprint options: its memory bandwidth measured by pipette-probe from the
+// workers folder, unless `no_bandwidth`.
+env::FingerprintOptions LocalFingerprintOptions(const Paths& paths, bool no_bandwidth);
 // What resolving an experiment needs: these paths and the facts of this machine (its CPUs).
 config::ResolveOptions ResolveOptionsHere(const Paths& paths);
 

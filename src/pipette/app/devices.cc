@@ -32,21 +32,38 @@ Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spe
   return kind->make(spec.name, spec.options, runner);
 }
 
-Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec) {
+Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec,
+                                         const env::FingerprintOptions& options) {
   if (auto link = d.CheckLink(); !link) return link.error();
   auto arch = d.Arch();
   if (!arch) return arch.error();
-  nlohmann::json facts = d.Fingerprint({});
+  nlohmann::json facts = d.Fingerprint(options);
   facts["device"] = {{"name", spec.name}, {"kind", spec.kind}, {"address", spec.Address()}};
   if (spec.Emulated()) facts["emulated"]["arch"] = *arch;
   return facts;
+}
+
+env::FingerprintOptions FingerprintOptionsFor(bool measure_bandwidth,
+                                              const std::string& workers_dir, device::Device& local,
+                                              device::Device& device, std::string* note) {
+  env::FingerprintOptions options;
+  options.measure_bandwidth = measure_bandwidth;
+  if (measure_bandwidth) {
+    const std::string here = (fs::path(workers_dir) / env::kProbeProgram).string();
+    auto probe = ProgramFor(here, workers_dir, local, device, note);
+    if (probe) options.bandwidth_probe = *probe;  // else n/a: none built for the device
+  }
+  return options;
 }
 
 Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
   auto made = MakeDevice(spec, runner_);
   if (!made) return made.error();
   device::Device& d = **made;
-  auto facts = DeviceFingerprint(d, spec);
+  std::string note;
+  auto facts = DeviceFingerprint(
+      d, spec, FingerprintOptionsFor(measure_bandwidth_, workers_dir_, local_, d, &note));
+  if (!note.empty()) notes_.insert(std::move(note));
   if (!facts) return facts.error();
   if (auto then = expected_.find(spec.name); then != expected_.end()) {
     if (auto same = CheckSameDevice(spec.name, resumed_run_, then->second, *facts); !same) {
@@ -73,22 +90,34 @@ std::vector<std::string> RunDevices::StagingSummary() const {
 
 Result<std::string> RunDevices::WorkerFor(const config::RuntimeSpec& runtime,
                                           device::Device& device) {
-  auto here = local_.Arch();
+  return ProgramFor(runtime.worker, device);
+}
+
+Result<std::string> RunDevices::ProgramFor(const std::string& own, device::Device& device) {
+  std::string note;
+  auto program = app::ProgramFor(own, workers_dir_, local_, device, &note);
+  if (!note.empty()) notes_.insert(std::move(note));
+  return program;
+}
+
+Result<std::string> ProgramFor(const std::string& own, const std::string& workers_dir,
+                               device::Device& local, device::Device& device, std::string* note) {
+  auto here = local.Arch();
   if (!here) return here.error();
   auto there = device.Arch();
   if (!there) return there.error();
-  const fs::path program = fs::path(runtime.worker).filename();
-  const fs::path cross = fs::path(CrossWorkersDir(workers_dir_, *there)) / program;
+  const fs::path program = fs::path(own).filename();
+  const fs::path cross = fs::path(CrossWorkersDir(workers_dir, *there)) / program;
   std::error_code ec;
   if (*here == *there) {
     // A portable build for the architecture, where one was made, else this machine's own.
     if (fs::is_regular_file(cross, ec)) return cross.string();
-    notes_.insert(fmt::format(
-        "device {}: staged this machine's own worker, built for this machine's CPU (GGML_NATIVE) "
-        "against its shared libraries; for a board whose CPU or libraries differ, build a "
-        "portable one with scripts/build-worker.sh {} (it is then staged instead)",
-        device.Name(), *there));
-    return runtime.worker;
+    *note = fmt::format(
+        "device {}: staged this machine's own {}, built for this machine's CPU against its shared "
+        "libraries; for a board whose CPU or libraries differ, build a portable one with "
+        "scripts/build-worker.sh {} (it is then staged instead)",
+        device.Name(), program.string(), *there);
+    return own;
   }
   if (!fs::is_regular_file(cross, ec)) {
     return RuntimeError(fmt::format(

@@ -26,14 +26,35 @@ std::string CrossWorkersDir(const std::string& workers_dir, const std::string& a
 Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spec,
                                                    CommandRunner& runner);
 // Connects (a `true` through its shell), reads its architecture and its fingerprint (on the
-// device; the memory bandwidth probe is not run there), with the entry's name, kind and address
-// as `device`, and for an emulated one the instruction set it emulates as `emulated.arch`.
-Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec);
+// device; with options.measure_bandwidth the probe options.bandwidth_probe staged and run there),
+// with the entry's name, kind and address as `device`, and for an emulated one the instruction
+// set it emulates as `emulated.arch`.
+Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec,
+                                         const env::FingerprintOptions& options);
+
+// The program `own` (a path in this machine's build: a worker, pipette-probe) built for the
+// architecture of `device`: from CrossWorkersDir(workers_dir), which must have it, unless the
+// device has this machine's architecture (`local`'s): then that build where one was made (a
+// portable one), else `own` itself, with `note` saying so.
+Result<std::string> ProgramFor(const std::string& own, const std::string& workers_dir,
+                               device::Device& local, device::Device& device, std::string* note);
+
+// The fingerprint options for `device`: with `measure_bandwidth`, pipette-probe built for its
+// architecture (ProgramFor; none built: the bandwidth is n/a with the reason).
+env::FingerprintOptions FingerprintOptionsFor(bool measure_bandwidth,
+                                              const std::string& workers_dir, device::Device& local,
+                                              device::Device& device, std::string* note);
 
 class RunDevices {
  public:
-  RunDevices(device::Device& local, store::Store& store, std::string workers_dir)
-      : local_(local), store_(store), workers_dir_(std::move(workers_dir)) {}
+  // `measure_bandwidth`: each device's fingerprint gets its memory bandwidth, measured there by
+  // pipette-probe built for its architecture (found as its worker is: ProgramFor).
+  RunDevices(device::Device& local, store::Store& store, std::string workers_dir,
+             bool measure_bandwidth = true)
+      : local_(local),
+        store_(store),
+        workers_dir_(std::move(workers_dir)),
+        measure_bandwidth_(measure_bandwidth) {}
 
   // When resuming run `run_id`: the environment each device had when it measured its earlier
   // cells there (DeviceEnvironmentsOf), which Open checks the device against.
@@ -51,6 +72,8 @@ class RunDevices {
   // (CrossWorkersDir), which must exist, unless the device has this machine's architecture: then
   // that build where one was made (a portable one), else this machine's own worker, noting it.
   Result<std::string> WorkerFor(const config::RuntimeSpec& runtime, device::Device& device);
+  // The same for any program of this machine's build (`own`: its path here), e.g. pipette-probe.
+  Result<std::string> ProgramFor(const std::string& own, device::Device& device);
   // The notes on the workers staged, then one line per device opened: how many files were staged
   // there and how many were found there already by their SHA-256 ("device board: 1 file(s) sent,
   // 1 found there already by SHA-256").
@@ -60,6 +83,7 @@ class RunDevices {
   device::Device& local_;
   store::Store& store_;
   std::string workers_dir_;
+  bool measure_bandwidth_ = true;
   ProcessCommandRunner runner_;
   std::map<std::string, std::unique_ptr<device::Device>> devices_;
   std::set<std::string> notes_;

@@ -9,6 +9,7 @@
 #include "pipette/env/fingerprint.h"
 #include "pipette/model/gguf.h"
 #include "pipette/model/onnx_model.h"
+#include "pipette/model/token_reads.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::app {
@@ -65,6 +66,11 @@ Result<run::ModelFacts> ModelFactsOf(const std::string& path) {
   if (auto it = gguf->metadata.find("general.name"); it != gguf->metadata.end()) {
     f.info["general_name"] = it->second;
   }
+  // What a generated token reads (bw_util, pipette predict); why not, where the shape says too
+  // little.
+  auto reads = model::TokenReadsOf(*gguf);
+  f.info["token_reads"] =
+      reads ? model::ToJson(*reads) : nlohmann::json{{"na", reads.error().message}};
   return f;
 }
 

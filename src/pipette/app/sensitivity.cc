@@ -33,11 +33,6 @@ using nlohmann::json;
 
 namespace {
 
-int Fail(const Error& e) {
-  fmt::print(stderr, "error: {}\n", e.message);
-  return e.exit_code;
-}
-
 // What one variant measured.
 struct Measured {
   bool ok = false;
@@ -246,9 +241,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device&
   if (!lock) return Fail(lock.error());
   auto store = OpenStoreForWriting(args.store, processes);
   if (!store) return Fail(store.error());
-  env::FingerprintOptions fo;
-  fo.measure_bandwidth = !args.no_bandwidth;
-  const json facts = device.Fingerprint(fo);
+  const json facts = device.Fingerprint(LocalFingerprintOptions(paths, args.no_bandwidth));
   auto env_id = (*store)->AddEnvironment({0, env::FingerprintId(facts), facts});
   if (!env_id) return Fail(env_id.error());
   Session session(&device, store->get(), *env_id, stop, &processes, lock->get());

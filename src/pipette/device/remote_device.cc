@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "pipette/device/local_device.h"
+#include "pipette/env/bandwidth.h"
+#include "pipette/env/fingerprint.h"
 #include "pipette/env/machine_files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/shell_quote.h"
@@ -162,7 +164,21 @@ Result<std::string> RemoteShellDevice::Snapshot() const {
   return r->out;
 }
 
-nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions&) {
+nlohmann::json RemoteShellDevice::Bandwidth(const std::string& probe, const nlohmann::json& facts,
+                                            int64_t mem_available_bytes) {
+  if (probe.empty()) {
+    return {{"na", "no memory bandwidth probe (pipette-probe) built for the device was found"}};
+  }
+  auto staged = Stage(probe);
+  if (!staged)
+    return {{"na", "the memory bandwidth probe was not staged: " + staged.error().message}};
+  const std::string command =
+      RemoteWorkerCommand(*staged, env::BandwidthProbeArgs(facts, mem_available_bytes), emulator_);
+  return env::BandwidthFact(Remote(command, "", env::kBandwidthProbeTimeoutS),
+                            fmt::format("{} on device {}", *staged, Name()));
+}
+
+nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions& options) {
   auto snap = Snapshot();
   // Unreadable: every fact null, nothing guessed.
   const env::SnapshotFiles files(snap ? env::ParseSnapshot(*snap)
@@ -173,6 +189,11 @@ nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions&) {
     facts["emulated"] = {{"arch", arch_},
                          {"emulator", ShellJoin(emulator_)},
                          {"host_arch", facts.value("arch", nlohmann::json())}};
+  }
+  if (options.measure_bandwidth && snap) {
+    // Under an emulator, the emulator's memory traffic: labelled as the cell's figures are.
+    facts["memory_bandwidth"] = Bandwidth(options.bandwidth_probe, facts,
+                                          env::ConditionsFromFiles(files).mem_available_bytes);
   }
   return facts;
 }

@@ -52,6 +52,8 @@ class RemoteShellDevice : public Device {
   // Copies `path` to the device unless a file with its SHA-256 is there already; the remote
   // path. Staged once per device object.
   Result<std::string> Stage(const std::string& path) override;
+  // The facts read from a snapshot of the device's /proc and /sys; with measure_bandwidth, the
+  // probe options.bandwidth_probe (built for the device) staged and run there.
   nlohmann::json Fingerprint(const env::FingerprintOptions& options) override;
   nlohmann::json Conditions() override;
   std::optional<ProcessMemory> WorkerMemory(int pid) const override;
@@ -83,6 +85,10 @@ class RemoteShellDevice : public Device {
 
  private:
   Result<std::string> Snapshot() const;
+  // memory_bandwidth from `probe` (this machine's file) staged and run on the device (under its
+  // emulator, if any); {na: why} when it cannot be.
+  nlohmann::json Bandwidth(const std::string& probe, const nlohmann::json& facts,
+                           int64_t mem_available_bytes);
 
   std::string workdir_;
   std::string arch_;

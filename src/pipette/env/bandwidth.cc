@@ -1,41 +1,25 @@
 #include "pipette/env/bandwidth.h"
 
-#include <algorithm>
-#include <barrier>
-#include <chrono>
-#include <cstdint>
-#include <limits>
-#include <memory>
-#include <thread>
-#include <vector>
+#include <fmt/format.h>
 
-#include "pipette/env/fingerprint.h"
+#include <algorithm>
+#include <cmath>
 
 namespace pipette::env {
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
-constexpr double kScalar = 0.5;  // keeps values bounded across passes (fixed point c = 2b)
 
-enum class Kernel { kInit, kCopy, kTriad };
+int64_t IntOr0(const nlohmann::json& facts, const char* key) {
+  auto it = facts.find(key);
+  return it != facts.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
 
-void RunKernel(Kernel kernel, double* __restrict a, double* __restrict b, double* __restrict c,
-               size_t lo, size_t hi) {
-  switch (kernel) {
-    case Kernel::kInit:  // first touch by the thread that will use the pages (NUMA locality)
-      for (size_t i = lo; i < hi; ++i) {
-        a[i] = 1.0;
-        b[i] = 2.0;
-        c[i] = 0.0;
-      }
-      break;
-    case Kernel::kCopy:
-      for (size_t i = lo; i < hi; ++i) c[i] = a[i];
-      break;
-    case Kernel::kTriad:
-      for (size_t i = lo; i < hi; ++i) a[i] = b[i] + kScalar * c[i];
-      break;
-  }
+std::string Trim(std::string_view s) {
+  const auto space = [](char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return std::string(s);
 }
 
 }  // namespace
@@ -48,81 +32,54 @@ size_t DefaultArrayBytes(size_t llc_bytes, size_t mem_available_bytes) {
   return std::max(bytes, 4 * kMiB);
 }
 
-BandwidthResult MeasureBandwidth(const BandwidthOptions& opts) {
-  const int threads = opts.threads > 0
-                          ? opts.threads
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int reps = std::max(1, opts.repetitions);
-  size_t bytes = opts.array_bytes;
-  if (bytes == 0) {
-    CacheSizes caches = ReadCacheSizes();
-    int64_t llc = std::max(caches.l3.value_or(0), caches.l2.value_or(0));
-    int64_t avail = ReadConditions().mem_available_bytes;
-    bytes = DefaultArrayBytes(static_cast<size_t>(llc),
-                              static_cast<size_t>(std::max<int64_t>(avail, 0)));
+std::vector<std::string> BandwidthProbeArgs(const nlohmann::json& facts,
+                                            int64_t mem_available_bytes) {
+  const int64_t llc =
+      facts.is_object() ? std::max(IntOr0(facts, "cache_l3_bytes"), IntOr0(facts, "cache_l2_bytes"))
+                        : 0;
+  const size_t bytes =
+      DefaultArrayBytes(static_cast<size_t>(std::max<int64_t>(llc, 0)),
+                        static_cast<size_t>(std::max<int64_t>(mem_available_bytes, 0)));
+  return {"bandwidth", "--array-bytes", std::to_string(bytes)};
+}
+
+Result<nlohmann::json> ParseBandwidthReply(std::string_view out) {
+  const std::string line = Trim(out);
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (!j.is_object()) {
+    return RuntimeError(fmt::format("its answer is not a JSON object: '{}'", line.substr(0, 200)));
   }
-  const size_t n = std::max(bytes / sizeof(double), static_cast<size_t>(threads));
-
-  // Left uninitialized so the init pass, split like the timed passes, does the first touch.
-  // (Transparent huge pages were tried: direct compaction stalls made the probe take seconds.)
-  auto a = std::make_unique_for_overwrite<double[]>(n);
-  auto b = std::make_unique_for_overwrite<double[]>(n);
-  auto c = std::make_unique_for_overwrite<double[]>(n);
-
-  std::vector<Kernel> schedule = {Kernel::kInit};
-  for (int r = 0; r < reps + 1; ++r) {  // round 0 is the warm-up
-    schedule.push_back(Kernel::kTriad);
-    schedule.push_back(Kernel::kCopy);
-  }
-  std::vector<double> seconds(schedule.size(), 0.0);  // written by thread 0 only
-
-  std::barrier sync(threads);
-  auto worker = [&](int t) {
-    const size_t lo = n * static_cast<size_t>(t) / static_cast<size_t>(threads);
-    const size_t hi = n * static_cast<size_t>(t + 1) / static_cast<size_t>(threads);
-    for (size_t p = 0; p < schedule.size(); ++p) {
-      sync.arrive_and_wait();
-      auto start = std::chrono::steady_clock::now();
-      RunKernel(schedule[p], a.get(), b.get(), c.get(), lo, hi);
-      sync.arrive_and_wait();
-      if (t == 0) {
-        seconds[p] =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      }
+  nlohmann::json fact = nlohmann::json::object();
+  for (const char* key : {"triad_bytes_per_s", "copy_bytes_per_s"}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
+        it->get<double>() <= 0) {
+      return RuntimeError(fmt::format("its answer has no positive {}: '{}'", key, line));
     }
+    fact[key] = it->get<double>();
+  }
+  for (const char* key : {"array_bytes", "threads", "repetitions"}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer() || it->get<int64_t>() <= 0) {
+      return RuntimeError(fmt::format("its answer has no positive whole {}: '{}'", key, line));
+    }
+    fact[key] = it->get<int64_t>();
+  }
+  return fact;
+}
+
+nlohmann::json BandwidthFact(const Result<CommandResult>& ran, const std::string& where) {
+  auto na = [&](const std::string& why) {
+    return nlohmann::json{{"na", fmt::format("the memory bandwidth probe {} {}", where, why)}};
   };
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(static_cast<size_t>(threads - 1));
-    try {
-      for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
-    } catch (...) {
-      // Release the workers already started (they finish with partial ranges), then report.
-      for (int t = static_cast<int>(pool.size()); t < threads; ++t) sync.arrive_and_drop();
-      throw;
-    }
-    worker(0);
+  if (!ran) return na("could not start: " + ran.error().message);
+  if (ran->timed_out) return na("ran out of time");
+  if (ran->exit_code != 0) {
+    return na(fmt::format("failed (exit code {}): {}", ran->exit_code, Trim(ran->err)));
   }
-  // Keep the stores observable so no optimizer can treat the passes as dead.
-  volatile double sink = a[n / 2] + c[n - 1];
-  (void)sink;
-
-  double best_triad = std::numeric_limits<double>::infinity();
-  double best_copy = std::numeric_limits<double>::infinity();
-  for (size_t p = 3; p < schedule.size(); ++p) {  // skip init and the warm-up round
-    double& best = schedule[p] == Kernel::kTriad ? best_triad : best_copy;
-    best = std::min(best, seconds[p]);
-  }
-  // Guard against a zero reading from a coarse clock on tiny arrays.
-  constexpr double kMinSeconds = 1e-9;
-  const double array_bytes = static_cast<double>(n * sizeof(double));
-  BandwidthResult result;
-  result.triad_bytes_per_s = 3 * array_bytes / std::max(best_triad, kMinSeconds);
-  result.copy_bytes_per_s = 2 * array_bytes / std::max(best_copy, kMinSeconds);
-  result.array_bytes = n * sizeof(double);
-  result.threads = threads;
-  result.repetitions = reps;
-  return result;
+  auto fact = ParseBandwidthReply(ran->out);
+  if (!fact) return na(fact.error().message);
+  return *fact;
 }
 
 }  // namespace pipette::env

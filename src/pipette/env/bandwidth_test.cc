@@ -2,9 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
-
 namespace pipette::env {
 namespace {
 
@@ -19,43 +16,62 @@ TEST(DefaultArrayBytesTest, LargerThanCacheWithinLimits) {
   EXPECT_EQ(DefaultArrayBytes(32 * kMiB, 8 * kMiB), 4 * kMiB);     // floor
 }
 
-TEST(MeasureBandwidthTest, SmallExplicitRun) {
-  BandwidthOptions opts;
-  opts.array_bytes = 4 * kMiB;
-  opts.threads = 2;
-  opts.repetitions = 3;
-  BandwidthResult r = MeasureBandwidth(opts);
-  EXPECT_TRUE(std::isfinite(r.triad_bytes_per_s));
-  EXPECT_TRUE(std::isfinite(r.copy_bytes_per_s));
-  EXPECT_GT(r.triad_bytes_per_s, 0);
-  EXPECT_GT(r.copy_bytes_per_s, 0);
-  EXPECT_EQ(r.array_bytes, 4 * kMiB);
-  EXPECT_EQ(r.threads, 2);
-  EXPECT_EQ(r.repetitions, 3);
+TEST(BandwidthProbeArgsTest, SizedFromTheDevicesFacts) {
+  const nlohmann::json facts = {{"cache_l2_bytes", 2 << 20}, {"cache_l3_bytes", 32 << 20}};
+  EXPECT_EQ(BandwidthProbeArgs(facts, -1),
+            (std::vector<std::string>{"bandwidth", "--array-bytes", std::to_string(128 * kMiB)}));
+  // A phone with 1 GiB free: an eighth of it.
+  EXPECT_EQ(BandwidthProbeArgs(facts, int64_t{1} << 30)[2], std::to_string(128 * kMiB));
+  EXPECT_EQ(BandwidthProbeArgs(facts, int64_t{512} << 20)[2], std::to_string(64 * kMiB));
+  // Unknown caches (null facts): the 64 MiB floor of the rule.
+  EXPECT_EQ(BandwidthProbeArgs({{"cache_l3_bytes", nullptr}}, -1)[2], std::to_string(64 * kMiB));
 }
 
-TEST(MeasureBandwidthTest, MoreThreadsThanElements) {
-  BandwidthOptions opts;
-  opts.array_bytes = 8;
-  opts.threads = 3;
-  opts.repetitions = 1;
-  BandwidthResult r = MeasureBandwidth(opts);
-  EXPECT_GT(r.triad_bytes_per_s, 0);
-  EXPECT_EQ(r.array_bytes, 3 * sizeof(double));
+TEST(ParseBandwidthReplyTest, TheProbesLine) {
+  auto fact = ParseBandwidthReply(
+      "{\"triad_bytes_per_s\":1.5e10,\"copy_bytes_per_s\":1.2e10,\"array_bytes\":67108864,"
+      "\"threads\":2,\"repetitions\":5}\n");
+  ASSERT_TRUE(fact) << fact.error().message;
+  EXPECT_EQ((*fact)["triad_bytes_per_s"], 1.5e10);
+  EXPECT_EQ((*fact)["array_bytes"], 67108864);
+  EXPECT_EQ((*fact)["threads"], 2);
 }
 
-TEST(MeasureBandwidthTest, DefaultOptions) {
-  auto start = std::chrono::steady_clock::now();
-  BandwidthResult r = MeasureBandwidth();
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_TRUE(std::isfinite(r.triad_bytes_per_s));
-  EXPECT_GT(r.triad_bytes_per_s, 0);
-  EXPECT_GE(r.array_bytes, 4 * kMiB);
-  EXPECT_GE(r.threads, 1);
-  EXPECT_EQ(r.repetitions, 5);
-  RecordProperty("triad_GBps", std::to_string(r.triad_bytes_per_s / 1e9));
-  RecordProperty("copy_GBps", std::to_string(r.copy_bytes_per_s / 1e9));
-  RecordProperty("seconds", std::to_string(seconds));
+TEST(ParseBandwidthReplyTest, NonsenseIsAnError) {
+  EXPECT_NE(ParseBandwidthReply("Segmentation fault").error().message.find("not a JSON object"),
+            std::string::npos);
+  EXPECT_NE(ParseBandwidthReply("{\"triad_bytes_per_s\":0,\"copy_bytes_per_s\":1}")
+                .error()
+                .message.find("no positive triad_bytes_per_s"),
+            std::string::npos);
+  EXPECT_NE(ParseBandwidthReply("{\"triad_bytes_per_s\":1,\"copy_bytes_per_s\":1,"
+                                "\"array_bytes\":1.5,\"threads\":1,\"repetitions\":1}")
+                .error()
+                .message.find("no positive whole array_bytes"),
+            std::string::npos);
+}
+
+TEST(BandwidthFactTest, NaWithTheReason) {
+  auto fact = [](Result<CommandResult> r) { return BandwidthFact(r, "/x/pipette-probe"); };
+  EXPECT_EQ(fact(RuntimeError("no such file")),
+            nlohmann::json({{"na",
+                             "the memory bandwidth probe /x/pipette-probe could not start: "
+                             "no such file"}}));
+  CommandResult failed;
+  failed.exit_code = 1;
+  failed.err = "cannot allocate 3 arrays\n";
+  EXPECT_EQ(fact(failed)["na"],
+            "the memory bandwidth probe /x/pipette-probe failed (exit code 1): cannot allocate 3 "
+            "arrays");
+  CommandResult slow;
+  slow.exit_code = -1;
+  slow.timed_out = true;
+  EXPECT_EQ(fact(slow)["na"], "the memory bandwidth probe /x/pipette-probe ran out of time");
+  CommandResult ok;
+  ok.out =
+      "{\"triad_bytes_per_s\":2,\"copy_bytes_per_s\":1,\"array_bytes\":8,\"threads\":1,"
+      "\"repetitions\":1}";
+  EXPECT_EQ(fact(ok)["triad_bytes_per_s"], 2.0);
 }
 
 }  // namespace

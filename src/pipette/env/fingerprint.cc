@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "pipette/env/machine_files.h"
+#include "pipette/protocol/proc_status.h"
 
 namespace pipette::env {
 namespace {
@@ -437,6 +438,24 @@ nlohmann::json FingerprintFromFiles(const FileSource& files, const HostFacts& ho
   return fp;
 }
 
+std::optional<int64_t> OwnPeakRssBytes() {
+  auto status = ReadTextFile("/proc/self/status");
+  if (!status) return std::nullopt;
+  return protocol::ProcStatusBytes(*status, "VmHWM");
+}
+
+json LocalBandwidth(const std::string& probe, const json& facts) {
+  if (probe.empty()) {
+    return {{"na", "no memory bandwidth probe (pipette-probe) was given to run"}};
+  }
+  std::vector<std::string> argv = {probe};
+  for (std::string& a : BandwidthProbeArgs(facts, ReadConditions().mem_available_bytes)) {
+    argv.push_back(std::move(a));
+  }
+  ProcessCommandRunner runner;
+  return BandwidthFact(runner.Run({.argv = argv, .timeout_s = kBandwidthProbeTimeoutS}), probe);
+}
+
 nlohmann::json CollectFingerprint(const FingerprintOptions& opts) {
   HostFacts host;
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -455,14 +474,7 @@ nlohmann::json CollectFingerprint(const FingerprintOptions& opts) {
   json fp = FingerprintFromFiles(LocalFiles(), host);
   fp["compiler"] = CompilerVersion();
 
-  if (opts.measure_bandwidth) {
-    BandwidthResult bw = MeasureBandwidth(opts.bandwidth);
-    fp["memory_bandwidth"] = {{"triad_bytes_per_s", bw.triad_bytes_per_s},
-                              {"copy_bytes_per_s", bw.copy_bytes_per_s},
-                              {"array_bytes", bw.array_bytes},
-                              {"threads", bw.threads},
-                              {"repetitions", bw.repetitions}};
-  }
+  if (opts.measure_bandwidth) fp["memory_bandwidth"] = LocalBandwidth(opts.bandwidth_probe, fp);
   return fp;
 }
 

@@ -20,14 +20,27 @@ namespace pipette::env {
 
 struct FingerprintOptions {
   bool measure_bandwidth = true;
-  BandwidthOptions bandwidth;
+  // pipette-probe built for the device's architecture, on this machine (a remote device stages
+  // it); "" with measure_bandwidth: memory_bandwidth is n/a with that reason.
+  std::string bandwidth_probe;
 };
+
+// How long the memory bandwidth probe may take before it counts as failed.
+inline constexpr double kBandwidthProbeTimeoutS = 300;
+
+// This process's peak resident memory (VmHWM of /proc/self/status) in bytes; nullopt where the
+// kernel does not report it.
+std::optional<int64_t> OwnPeakRssBytes();
+
+// memory_bandwidth of this machine: `probe` run here as a child process (env/bandwidth.h).
+nlohmann::json LocalBandwidth(const std::string& probe, const nlohmann::json& facts);
 
 // Keys: cpu_model, cpu_vendor, cpu_cores_logical, cpu_cores_physical, cpu_sockets,
 // cpu_cores_available (affinity of this process), isa_flags, cache_{l1d,l1i,l2,l3}_bytes,
 // mem_total_bytes, os, kernel, arch, hostname, cpu_governor, cpu_freq_{max,scaling_max,cur}_khz,
 // virtualized, compiler; and memory_bandwidth {triad_bytes_per_s, copy_bytes_per_s, array_bytes,
-// threads, repetitions} only when the probe ran. Unavailable facts are null.
+// threads, repetitions} (or {na: why}) only when asked (measure_bandwidth). Unavailable facts are
+// null.
 nlohmann::json CollectFingerprint(const FingerprintOptions& opts = {});
 
 // Readings taken at the start of each benchmark cell. -1 / nullopt: not available.

@@ -243,8 +243,7 @@ TEST(ConditionsTest, ToJsonNullsMissingReadings) {
 // On the machine running the tests: sanity only, never speed thresholds.
 TEST(RealMachineTest, CollectFingerprint) {
   FingerprintOptions opts;
-  opts.bandwidth.array_bytes = 8 << 20;
-  opts.bandwidth.repetitions = 2;
+  opts.bandwidth_probe = PIPETTE_BINARY_DIR "/pipette-probe";  // run as a child process
   nlohmann::json fp = CollectFingerprint(opts);
   ASSERT_TRUE(fp["cpu_model"].is_string());
   EXPECT_FALSE(fp["cpu_model"].get<std::string>().empty());
@@ -255,10 +254,26 @@ TEST(RealMachineTest, CollectFingerprint) {
   EXPECT_GT(fp["cpu_cores_logical"].get<int>(), 0);
   EXPECT_TRUE(fp["isa_flags"].is_array());
   ASSERT_TRUE(fp.contains("memory_bandwidth"));
+  ASSERT_TRUE(fp["memory_bandwidth"].contains("triad_bytes_per_s")) << fp["memory_bandwidth"];
   double triad = fp["memory_bandwidth"]["triad_bytes_per_s"].get<double>();
   EXPECT_TRUE(std::isfinite(triad));
   EXPECT_GT(triad, 0);
+  // Sized for this machine: 4 x its last-level cache at least 64 MiB, at most 1 GiB.
+  const int64_t array = fp["memory_bandwidth"]["array_bytes"].get<int64_t>();
+  EXPECT_GE(array, int64_t{4} << 20);
+  EXPECT_LE(array, int64_t{1} << 30);
   EXPECT_EQ(FingerprintId(fp).size(), 16u);
+  // The probe's arrays were never this process's memory.
+  auto own = OwnPeakRssBytes();
+  ASSERT_TRUE(own);
+  EXPECT_LT(*own, 3 * array);
+
+  opts.bandwidth_probe = "/nonexistent/pipette-probe";
+  nlohmann::json missing = CollectFingerprint(opts);
+  ASSERT_TRUE(missing["memory_bandwidth"].contains("na"));
+  EXPECT_NE(missing["memory_bandwidth"]["na"].get<std::string>().find("/nonexistent/pipette-probe"),
+            std::string::npos);
+  EXPECT_EQ(FingerprintId(missing), FingerprintId(fp));
 
   opts.measure_bandwidth = false;
   nlohmann::json again = CollectFingerprint(opts);

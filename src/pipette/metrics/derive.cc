@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <set>
 #include <string_view>
 
+#include "pipette/metrics/roofline.h"
 #include "pipette/quant/variant.h"
 #include "pipette/util/seconds.h"
 #include "pipette/workload/registry.h"
@@ -212,6 +214,27 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
   }
 }
 
+// bytes_per_token and bw_util of an in-process tg repetition (metrics/roofline.h); the tests
+// whose bw_util cannot be given go into `na`.
+void AddRoofline(RowBuilder& b, const store::SampleRecord& s, const Roofline& roof,
+                 std::set<std::string>* na) {
+  if (!IsSpeedTest("tg", s.test) || s.raw.contains("streams")) return;
+  const auto tps = TgTokensPerSecond(s.raw);
+  if (!tps) return;
+  const auto bytes = TgBytesPerToken(roof, s.raw);
+  if (!bytes) {
+    na->insert(s.test);
+    return;
+  }
+  b.Add(s.test, "bytes_per_token", "bytes", *bytes);
+  if (auto kv = KvBytesUsed(roof, s.raw)) b.Add(s.test, "kv_bytes_used", "bytes", *kv);
+  if (roof.bandwidth > 0) {
+    b.Add(s.test, "bw_util", "fraction", *tps * *bytes / roof.bandwidth);
+  } else {
+    na->insert(s.test);
+  }
+}
+
 // load (docs/metrics.md): from the load call until the runtime can accept a prompt, i.e. the
 // model load that served the cell plus the creation of the cell's own context.
 void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::SampleRecord* context) {
@@ -336,9 +359,15 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     RowBuilder b;
     const store::SampleRecord* context = nullptr;
     EndpointCounts endpoint;
+    const store::EnvironmentRecord& cell_env = EnvironmentOf(c.cell, env, envs);
+    const Roofline roof = RooflineOf(c.cell, cell_env.facts);
+    std::set<std::string> no_bw_util;
     for (const auto& s : c.samples) {
       if (s.test == "context") context = &s;
-      if (!s.warmup && s.test != "load") AddSample(b, s, endpoint);
+      if (!s.warmup && s.test != "load") {
+        AddSample(b, s, endpoint);
+        AddRoofline(b, s, roof, &no_bw_util);
+      }
     }
     for (const auto& [test, n] : endpoint) {
       b.Add(test, "failed_streams", "streams", double(n.failed));
@@ -350,14 +379,18 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
         AddLoad(b, *it->second, context);
       }
     }
+    if (context) {
+      if (auto kv = KvBytesAllocated(roof, context->raw)) {
+        b.Add("memory", "kv_bytes_allocated", "bytes", *kv);
+      }
+    }
     if (c.cell.model_file_size > 0) {
       b.Add("model", "file_size", "bytes", double(c.cell.model_file_size));
     }
     const json& params_set =
         context && context->raw.contains("params_set") ? context->raw["params_set"] : c.cell.params;
     ResultRow base;
-    base.cell = std::make_shared<const CellFacts>(
-        CellFactsOf(run, EnvironmentOf(c.cell, env, envs), c.cell, params_set));
+    base.cell = std::make_shared<const CellFacts>(CellFactsOf(run, cell_env, c.cell, params_set));
     for (const auto& e : b.entries()) {
       ResultRow r = base;
       r.test = e.test;
@@ -382,6 +415,15 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
         continue;
       }
       rows.insert(rows.end(), own.begin(), own.end());
+    }
+    for (const std::string& test : no_bw_util) {
+      ResultRow r = base;
+      r.test = test;
+      r.metric = "bw_util";
+      r.unit = "fraction";
+      r.na_reason =
+          roof.na_reason.empty() ? "a repetition's bytes per token are unknown" : roof.na_reason;
+      rows.push_back(std::move(r));
     }
     // A phase the cell's runtime does not serve (run/runner.cc stores it as an `na` sample): one
     // n/a row for all its figures, with the reason.

@@ -164,11 +164,19 @@ Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell) {
   cells.push_back({cell, std::move(*samples)});
   if (!Cacheable(cells.back())) return {};
   // Only the cell's own rows are kept: the run and the environment are facts the report
-  // attaches (CellFacts), never stored here.
+  // attaches (CellFacts), never stored here. The environment's measured bandwidth is read (bw_util
+  // divides by it); a stored environment never changes.
   store::RunRecord run;
   run.id = cell.run_id;
-  const store::EnvironmentRecord env{0, "", json::object()};
-  std::vector<ResultRow> rows = DeriveRows(run, env, cells);
+  std::optional<int64_t> env_id = cell.environment_id;
+  if (!env_id) {
+    auto r = store.Run(cell.run_id);
+    if (!r) return r.error();
+    env_id = r->environment_id;
+  }
+  auto env = store.Environment(*env_id);
+  if (!env) return {};  // no environment to derive against: nothing cached, reports derive live
+  std::vector<ResultRow> rows = DeriveRows(run, *env, cells);
   std::erase_if(rows, [&](const ResultRow& r) { return r.cell->cell_id != cell.id; });
   d.rows = EncodeCellRows(rows);
   return store.PutDerived(d);

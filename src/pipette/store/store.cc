@@ -457,6 +457,14 @@ Status Store::FinishRun(int64_t run_id, const std::string& status) {
   return {};
 }
 
+Status Store::NoteControllerPeakRss(int64_t run_id, int64_t bytes) {
+  Stmt s(db_,
+         "UPDATE runs SET controller = json_set(controller, '$.peak_rss_bytes', ?) WHERE id = ?");
+  s.Bind(bytes).Bind(run_id);
+  if (s.Step() != SQLITE_DONE) return DbError(db_, "recording the controller's peak memory");
+  return {};
+}
+
 Status Store::ResumeRun(int64_t run_id, int64_t resumes_seen, const nlohmann::json& controller,
                         const nlohmann::json& lock) {
   Stmt s(db_,

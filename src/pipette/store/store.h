@@ -153,6 +153,9 @@ class Store {
   Result<int64_t> AddEnvironment(const EnvironmentRecord& env);
   Result<int64_t> BeginRun(const RunRecord& run);
   Status FinishRun(int64_t run_id, const std::string& status);
+  // Records the controller's own peak resident memory (VmHWM) as controller.peak_rss_bytes of the
+  // run, when it is about to end.
+  Status NoteControllerPeakRss(int64_t run_id, int64_t bytes);
   // Takes a run up again (`run --resume`): running, under `controller`, with `lock`. Fails when
   // it is running, or was resumed since it was read (`resumes_seen` is what was read then).
   Status ResumeRun(int64_t run_id, int64_t resumes_seen, const nlohmann::json& controller,

@@ -1,0 +1,92 @@
+#include "pipette/metrics/predict.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::metrics {
+namespace {
+
+// One cell's tg128: its throughput and bytes per token rows.
+void AddCell(std::vector<ResultRow>& rows, int64_t cell_id, const std::string& quant, double tps,
+             double bytes, const std::string& device = "dev1") {
+  ResultRow base;
+  CellFacts& f = base.EditCell();
+  f.cell_id = cell_id;
+  f.model = "m-" + quant;
+  f.quant = quant;
+  f.device = device;
+  f.device_id = device;
+  f.runtime = "llama.cpp";
+  f.runtime_version = "b1";
+  f.params = {{"threads", 2}, {"depth", 0}};
+  ResultRow t = base;
+  t.test = "tg128";
+  t.metric = "throughput";
+  t.unit = "t/s";
+  t.value = tps;
+  rows.push_back(t);
+  ResultRow b = base;
+  b.test = "tg128";
+  b.metric = "bytes_per_token";
+  b.value = bytes;
+  rows.push_back(b);
+}
+
+TEST(PredictTest, BandwidthBoundVariantsArePredicted) {
+  std::vector<ResultRow> rows;
+  AddCell(rows, 1, "Q4_0", 40, 100e6);  // moves 4 GB/s
+  AddCell(rows, 2, "Q8_0", 20, 200e6);  // exactly as predicted
+  AddCell(rows, 3, "F16", 8, 400e6);    // predicted 10: 25% high
+  auto groups = Predict(rows, "");
+  ASSERT_TRUE(groups) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);
+  const PredictionGroup& g = (*groups)[0];
+  EXPECT_EQ(g.reference->cell->quant, "Q4_0");
+  EXPECT_DOUBLE_EQ(g.moved_bytes_per_s, 4e9);
+  EXPECT_EQ(g.params, "threads=2");  // depth is what varies within a group
+  ASSERT_EQ(g.rows.size(), 3u);
+  EXPECT_TRUE(g.rows[0].reference);
+  EXPECT_DOUBLE_EQ(g.rows[1].predicted, 20);
+  EXPECT_DOUBLE_EQ(g.rows[1].error, 0);
+  EXPECT_DOUBLE_EQ(g.rows[2].predicted, 10);
+  EXPECT_DOUBLE_EQ(g.rows[2].error, 0.25);
+  ASSERT_TRUE(g.median_abs_error);
+  EXPECT_DOUBLE_EQ(*g.median_abs_error, 0.125);
+}
+
+TEST(PredictTest, FromAVariantAndPerDevice) {
+  std::vector<ResultRow> rows;
+  AddCell(rows, 1, "Q4_0", 40, 100e6);
+  AddCell(rows, 2, "Q8_0", 25, 200e6);
+  AddCell(rows, 3, "Q4_0", 10, 100e6, "dev2");
+  auto groups = Predict(rows, "Q8_0");
+  ASSERT_TRUE(groups) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);  // dev2 has no Q8_0 figure to predict from
+  EXPECT_EQ((*groups)[0].reference->cell->quant, "Q8_0");
+  EXPECT_DOUBLE_EQ((*groups)[0].rows[0].predicted, 50);  // Q4_0 from Q8_0: 5 GB/s / 100 MB
+  groups = Predict(rows, "");
+  ASSERT_TRUE(groups);
+  EXPECT_EQ(groups->size(), 2u);
+  EXPECT_FALSE((*groups)[1].median_abs_error);  // dev2: one figure, nothing to compare
+}
+
+TEST(PredictTest, UnknownReferenceNamesTheVariants) {
+  std::vector<ResultRow> rows;
+  AddCell(rows, 1, "Q4_0", 40, 100e6);
+  auto groups = Predict(rows, "Q5_K_M");
+  ASSERT_FALSE(groups);
+  EXPECT_EQ(groups.error().exit_code, 2);
+  EXPECT_NE(groups.error().message.find("m-Q4_0 (Q4_0)"), std::string::npos)
+      << groups.error().message;
+}
+
+TEST(PredictTest, FiguresWithoutBytesAreLeftOut) {
+  std::vector<ResultRow> rows;
+  AddCell(rows, 1, "Q4_0", 40, 100e6);
+  rows.pop_back();  // no bytes_per_token: an ONNX model's figure
+  auto groups = Predict(rows, "");
+  ASSERT_TRUE(groups);
+  EXPECT_TRUE(groups->empty());
+}
+
+}  // namespace
+}  // namespace pipette::metrics

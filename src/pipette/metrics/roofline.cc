@@ -1,0 +1,124 @@
+#include "pipette/metrics/roofline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pipette::metrics {
+
+using nlohmann::json;
+
+Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts) {
+  Roofline roof;
+  const json& file = cell.model_info.value("file", json::object());
+  const json& reads = file.value("token_reads", json());
+  if (reads.is_object() && reads.contains("na")) {
+    roof.na_reason = "bytes per token unknown: " + reads["na"].get<std::string>();
+    return roof;
+  }
+  roof.reads = model::TokenReadsFromJson(reads);
+  if (!roof.reads) {
+    roof.na_reason = file.value("format", std::string()) == "gguf" || file.empty()
+                         ? "bytes per token unknown: the cell's model facts have no token_reads "
+                           "(recorded by an older Pipette)"
+                         : "bytes per token are known for GGUF models only";
+    return roof;
+  }
+  for (auto [param, bytes] :
+       {std::pair{"type_k", &roof.k_bytes}, std::pair{"type_v", &roof.v_bytes}}) {
+    auto it = cell.params.find(param);
+    if (it == cell.params.end() || !it->is_string()) continue;  // the runtime's default: f16
+    auto size = model::KvTypeBytes(it->get<std::string>());
+    if (!size) {
+      roof.reads.reset();
+      roof.na_reason =
+          fmt::format("bytes per token unknown: the size of KV-cache type {}={} is not known",
+                      param, it->get<std::string>());
+      return roof;
+    }
+    *bytes = *size;
+  }
+  // With the whole cache kept for sliding-window layers and no flash attention, llama.cpp reads
+  // every cached position and masks those outside the window.
+  roof.swa_full = cell.params.value("swa_full", false);
+  roof.windows_capped =
+      !(roof.swa_full && cell.params.value("flash_attn", json("")) == json("off"));
+  const json& bw =
+      device_facts.is_object() ? device_facts.value("memory_bandwidth", json()) : json();
+  if (!bw.is_object()) {
+    roof.na_reason =
+        "the device's memory bandwidth was not measured (the run had --no-bandwidth, or an older "
+        "Pipette recorded it)";
+  } else if (bw.contains("na")) {
+    roof.na_reason = "the device's memory bandwidth is n/a: " + bw.value("na", std::string("?"));
+  } else if (auto t = bw.find("triad_bytes_per_s");
+             t != bw.end() && t->is_number() && t->get<double>() > 0) {
+    roof.bandwidth = t->get<double>();
+  } else {
+    roof.na_reason = "the device's memory bandwidth record has no triad figure";
+  }
+  return roof;
+}
+
+namespace {
+
+// Elements of K and V per position of one layer group, in bytes.
+double PositionBytes(const Roofline& roof, const model::KvLayers& l) {
+  return double(l.k_per_position) * roof.k_bytes + double(l.v_per_position) * roof.v_bytes;
+}
+
+int64_t IntOr(const json& j, const char* key, int64_t fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
+// A tg sample's depth and how many tokens it generated; nullopt without tokens.
+struct TgShape {
+  int64_t depth = 0, n_gen = 0;
+};
+std::optional<TgShape> TgShapeOf(const json& raw) {
+  auto ends = raw.find("token_end_ns");
+  if (ends == raw.end() || !ends->is_array() || ends->empty()) return std::nullopt;
+  const json& request = raw.value("request", json::object());
+  return TgShape{request.is_object() ? IntOr(request, "depth", 0) : 0,
+                 static_cast<int64_t>(ends->size())};
+}
+
+}  // namespace
+
+std::optional<double> TgBytesPerToken(const Roofline& roof, const json& raw) {
+  const auto tg = TgShapeOf(raw);
+  if (!roof.reads || !tg) return std::nullopt;
+  model::TokenReads reads = *roof.reads;
+  if (!roof.windows_capped) {
+    for (model::KvLayers& l : reads.kv) l.window = 0;
+  }
+  return model::TgBytesPerToken(reads, tg->depth, tg->n_gen, roof.k_bytes, roof.v_bytes);
+}
+
+std::optional<double> KvBytesAllocated(const Roofline& roof, const json& context_raw) {
+  if (!roof.reads || !context_raw.is_object()) return std::nullopt;
+  const int64_t n_ctx = IntOr(context_raw, "n_ctx", 0);
+  if (n_ctx <= 0) return std::nullopt;
+  const int64_t swa_cells = IntOr(context_raw, "swa_cache_cells", n_ctx);
+  double bytes = 0;
+  for (const model::KvLayers& l : roof.reads->kv) {
+    bytes += double(l.count) * double(l.window > 0 ? swa_cells : n_ctx) * PositionBytes(roof, l);
+  }
+  return bytes;
+}
+
+std::optional<double> KvBytesUsed(const Roofline& roof, const json& tg_raw) {
+  const auto tg = TgShapeOf(tg_raw);
+  if (!roof.reads || !tg) return std::nullopt;
+  const int64_t positions = tg->depth + tg->n_gen;
+  double bytes = 0;
+  for (const model::KvLayers& l : roof.reads->kv) {
+    const int64_t kept = l.window > 0 && !roof.swa_full ? std::min(positions, l.window) : positions;
+    bytes += double(l.count) * double(kept) * PositionBytes(roof, l);
+  }
+  return bytes;
+}
+
+}  // namespace pipette::metrics

@@ -1,0 +1,45 @@
+// bw_util (docs/metrics.md "bw_util"): how close a tg figure came to the device's memory
+// bandwidth. Per generated token the runtime reads at least the model's weights in use and the
+// KV cache at the token's depth (model/token_reads.h); tg t/s x those bytes / the measured triad
+// bandwidth (env/bandwidth.h) is the fraction of the bandwidth decoding used. Near 1: decoding is
+// bandwidth-bound there; far below: something else bounds it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "pipette/model/token_reads.h"
+#include "pipette/store/store.h"
+
+namespace pipette::metrics {
+
+// What one cell's tg figures are held against: the model's reads, the KV-cache element sizes,
+// the device's bandwidth. `na_reason` non-empty: bw_util cannot be given, and why; reads are
+// still there where only the bandwidth is missing (bytes_per_token is still given).
+struct Roofline {
+  std::optional<model::TokenReads> reads;
+  double k_bytes = 2, v_bytes = 2;  // per KV element (type_k, type_v; llama.cpp's default f16)
+  bool windows_capped = true;       // sliding-window layers read at most their window
+  bool swa_full = false;            // sliding-window layers keep every position (swa_full: true)
+  double bandwidth = 0;             // the device's triad bytes/s
+  std::string na_reason;
+};
+
+// From the cell's model facts (model_info.file.token_reads), its params (type_k, type_v,
+// swa_full, flash_attn) and the device's fingerprint (memory_bandwidth).
+Roofline RooflineOf(const store::CellRecord& cell, const nlohmann::json& device_facts);
+
+// Mean bytes read per generated token by a tg sample's raw facts (its request's depth, its
+// token count); nullopt when the reads are unknown or the sample has no tokens.
+std::optional<double> TgBytesPerToken(const Roofline& roof, const nlohmann::json& raw);
+
+// kv_bytes (docs/metrics.md "kv_bytes"), computed from the model's shape and the KV-cache types:
+// what the cell's context allocated (its `context` sample: n_ctx cells for every layer, and
+// swa_cache_cells for sliding-window layers when llama.cpp gave them a smaller cache)...
+std::optional<double> KvBytesAllocated(const Roofline& roof, const nlohmann::json& context_raw);
+// ... and what holds data after a tg sample (positions depth + n_gen; a sliding-window layer
+// without the full cache keeps at most its window).
+std::optional<double> KvBytesUsed(const Roofline& roof, const nlohmann::json& tg_raw);
+
+}  // namespace pipette::metrics

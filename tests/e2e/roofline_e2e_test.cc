@@ -1,0 +1,141 @@
+// End-to-end: the roofline (docs/metrics.md "The roofline"). The memory bandwidth probe runs on
+// the device as pipette-probe, never in the controller, whose own peak RSS stays small on every
+// shipped example; each tg figure gets bytes_per_token and bw_util; `pipette predict` sets tg
+// predicted from one variant's bytes per token beside what was measured.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fixture.h"
+
+namespace pipette_e2e {
+namespace {
+
+class Roofline : public E2E {};
+
+// Every shipped example, as its file stands, with the bandwidth probe: the controller's own peak
+// RSS (VmHWM of `pipette run` at its end, stored with the run) is at most 30 MiB. Before the probe
+// moved out of the controller it was 392 MiB. The larger examples run a part of their cells
+// (--only), which exercises the same code: the controller holds no model, no logits and no
+// probe arrays, whatever the cells are.
+TEST_F(Roofline, TheControllerStaysSmallOnEveryShippedExample) {
+  const std::map<std::string, std::vector<std::string>> only = {
+      {"quickstart.yaml", {"--only", "threads=2"}},
+      {"quality.yaml", {}},                                          // one cell: ppl, kld, mc, gen
+      {"quantize.yaml", {"--only", "quant=F16"}},                    // its own kld reference
+      {"runtimes.yaml", {"--only", "runtime=llama.cpp,quant=F32"}},  // ditto
+      {"serving.yaml", {"--only", "runtime=openai,concurrency=4"}},  // 4 streams, gen
+  };
+  int checked = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(kSource) / "examples")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string name = e.path().filename().string();
+    auto it = only.find(name);
+    ASSERT_NE(it, only.end()) << name << " is shipped: add it to this test";
+    const std::string store = (dir_ / (name + ".db")).string();
+    std::vector<std::string> args = {"run", e.path().string(), "--store", store};
+    args.insert(args.end(), it->second.begin(), it->second.end());
+    const Output o = Pipette(args);
+    ASSERT_EQ(o.code, 0) << name << "\n" << o.out << o.err;
+    EXPECT_NE(o.err.find("; controller peak RSS "), std::string::npos) << o.err;
+    const Output r = Pipette({"report", "--store", store, "--format", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json report = json::parse(r.out);
+    const json& controller = report["runs"][0]["controller"];
+    ASSERT_TRUE(controller.contains("peak_rss_bytes")) << controller;
+    EXPECT_LE(controller["peak_rss_bytes"].get<int64_t>(), int64_t{30} << 20) << name;
+    // The probe ran, as its own process.
+    const json& bw = report["environments"][0]["facts"]["memory_bandwidth"];
+    EXPECT_GT(bw.value("triad_bytes_per_s", 0.0), 0) << name << ": " << bw;
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(only.size()));
+}
+
+// bytes_per_token and bw_util of each tg figure, and `pipette predict` from one variant to
+// another: a Q8_0 variant of the bundled Q4_1 model, predicted from the Q4_1 figure.
+TEST_F(Roofline, BwUtilAndPredictionFromBytesPerToken) {
+  const auto ex = Write("ex.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "quantize: {base: smollm2-135m-instruct-q4_1, types: [Q8_0]}\n"
+                        "params: {threads: 2}\n"
+                        "tests: [tg16]\n"
+                        "repetitions: 2\n"
+                        "warmup: 1\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const json report = ReportJson();
+  const double triad =
+      report["environments"][0]["facts"]["memory_bandwidth"]["triad_bytes_per_s"].get<double>();
+  ASSERT_GT(triad, 0);
+  // SmolLM2 Q4_1: every tensor (96,576,768 bytes, as gguf-py reads the file) and one more row of
+  // the tied embedding (612 bytes), plus the KV cache of 30 layers x (192 K + 192 V) f16
+  // elements over positions 1..16 (a mean of 8.5).
+  const double q41_bytes = Value(report["results"], 1, "tg16", "bytes_per_token");
+  EXPECT_DOUBLE_EQ(q41_bytes, 96576768.0 + 612.0 + 30 * 384 * 2 * 8.5);
+  const double q8_bytes = Value(report["results"], 2, "tg16", "bytes_per_token");
+  // 8.5 bits a weight against 5, but for the embedding (Q8_0 in both files) and the f32 norms.
+  EXPECT_GT(q8_bytes, 1.4 * q41_bytes);
+  for (int cell : {1, 2}) {
+    const json* tps = Find(report["results"], cell, "tg16", "throughput");
+    const json* util = Find(report["results"], cell, "tg16", "bw_util");
+    ASSERT_TRUE(tps && util) << cell;
+    const double bytes = cell == 1 ? q41_bytes : q8_bytes;
+    std::vector<double> t = (*tps)["samples"], u = (*util)["samples"];
+    ASSERT_EQ(t.size(), 2u);
+    ASSERT_EQ(u.size(), 2u);
+    for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(u[i], t[i] * bytes / triad, 1e-12);
+  }
+
+  Output p = Pipette({"predict", "--store", Store(), "--from", "Q4_1", "--format", "json"});
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json pred = json::parse(p.out);
+  EXPECT_EQ(pred["schema"], "pipette.predict");
+  ASSERT_EQ(pred["groups"].size(), 1u) << p.out;
+  const json& g = pred["groups"][0];
+  EXPECT_EQ(g["reference"]["quant"], "Q4_1");
+  ASSERT_EQ(g["rows"].size(), 2u);
+  const double q41_tps = Value(report["results"], 1, "tg16", "throughput");
+  const double q8_tps = Value(report["results"], 2, "tg16", "throughput");
+  EXPECT_DOUBLE_EQ(g["moved_bytes_per_s"].get<double>(), q41_tps * q41_bytes);
+  const json& q8 = g["rows"][1];
+  EXPECT_EQ(q8["quant"], "Q8_0");
+  EXPECT_DOUBLE_EQ(q8["predicted_tps"].get<double>(), q41_tps * q41_bytes / q8_bytes);
+  EXPECT_DOUBLE_EQ(q8["measured_tps"].get<double>(), q8_tps);
+  EXPECT_DOUBLE_EQ(q8["error"].get<double>(),
+                   (q8["predicted_tps"].get<double>() - q8_tps) / q8_tps);
+  EXPECT_DOUBLE_EQ(g["median_abs_error"].get<double>(), std::abs(q8["error"].get<double>()));
+  const std::string verdict = g["verdict"];
+  EXPECT_TRUE(verdict.starts_with("bandwidth-bound") || verdict.starts_with("not bandwidth-bound"))
+      << verdict;
+
+  Output md = Pipette({"predict", "--store", Store(), "--from", "Q4_1"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("Reference: smollm2-135m-instruct-q4_1 (Q4_1) tg16"), std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("| reference |"), std::string::npos) << md.out;
+  Output bad = Pipette({"predict", "--store", Store(), "--from", "Q5_K_M"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("no tg figure of 'Q5_K_M' to predict from"), std::string::npos) << bad.err;
+}
+
+// The aarch64 probe (scripts/build-worker.sh aarch64 builds it beside the worker) under
+// qemu-aarch64: what a board of that architecture runs.
+TEST_F(Roofline, TheAarch64ProbeAnswersUnderQemu) {
+  const fs::path probe = fs::path(kSource) / "build-aarch64" / "pipette-probe";
+  ASSERT_TRUE(fs::exists(probe)) << "run scripts/build-worker.sh aarch64 first (make test does)";
+  Output o = Program({"qemu-aarch64", probe.string(), "bandwidth", "--array-bytes", "1048576",
+                      "--threads", "1", "--repetitions", "1"});
+  ASSERT_EQ(o.code, 0) << o.out;
+  const json j = json::parse(ReadFile(dir_ / "program.out"));
+  EXPECT_GT(j["triad_bytes_per_s"].get<double>(), 0);
+  EXPECT_EQ(j["array_bytes"], 1048576);
+  Output bad = Program({"qemu-aarch64", probe.string(), "bandwidth", "--threads", "0"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("--threads must be a whole number"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace pipette_e2e
