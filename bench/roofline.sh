@@ -16,8 +16,8 @@ for m in smollm2 gemma3; do
 done
 build/pipette run bench/depth.yaml --store "$dir/depth.db" 2>&1 | grep "controller peak RSS"
 echo "## depth ladder (gemma3-270m-q4_k_m, tg32)"
-echo "| depth | tg32 t/s | kv_bytes_allocated MiB | kv_bytes_used MiB | bytes/token MiB | bw_util | peak RSS MiB |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| depth | tg32 t/s | kv_bytes_allocated MiB (llama.cpp) | (computed) | kv_bytes_used MiB | bytes/token MiB | bw_util | peak RSS MiB |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 build/pipette report --store "$dir/depth.db" --format json | python3 -c '
 import json, sys
 rows = json.load(sys.stdin)["results"]
@@ -29,8 +29,9 @@ for cell in sorted(by):
     any_row = next(iter(f.values()))
     mib = lambda k: "%.2f" % (f[k]["value"] / 2**20) if k in f and f[k]["value"] is not None else "n/a"
     val = lambda k, fmt: fmt % f[k]["value"] if k in f and f[k]["value"] is not None else "n/a"
-    print("| %d | %s | %s | %s | %s | %s | %s |" % (any_row["params"]["depth"],
+    print("| %d | %s | %s | %s | %s | %s | %s | %s |" % (any_row["params"]["depth"],
         val(("tg32", "throughput"), "%.2f"), mib(("memory", "kv_bytes_allocated")),
+        mib(("memory", "kv_bytes_allocated_model")),
         mib(("tg32", "kv_bytes_used")), mib(("tg32", "bytes_per_token")),
         val(("tg32", "bw_util"), "%.3f"), mib(("memory", "peak_rss"))))
 '

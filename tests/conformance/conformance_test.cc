@@ -321,6 +321,10 @@ TEST_P(Conformance, SpeedOpsAnswerWithTimestampsInOrder) {
   EXPECT_TRUE(std::is_sorted(ends.begin(), ends.end()));
   EXPECT_GE(ends.front(), pp["t_start_ns"].get<int64_t>());
   EXPECT_LE(ends.back(), pp["t_end_ns"].get<int64_t>());
+  // pp at a depth: the prefix is decoded first, untimed; the tokens alone are counted.
+  const json deep = Ok({{"op", "pp"}, {"prefix", tokens}, {"tokens", tokens}});
+  EXPECT_EQ(deep["n_tokens"], tokens.size());
+  EXPECT_FALSE(Refused({{"op", "pp"}, {"prefix", {n_vocab}}, {"tokens", tokens}}).empty());
 
   const json tg = Ok({{"op", "tg"}, {"prompt", tokens}, {"first_token", tokens[0]}, {"n_gen", 3}});
   const auto token_ends = tg["token_end_ns"].get<std::vector<int64_t>>();

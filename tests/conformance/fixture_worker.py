@@ -122,11 +122,13 @@ def detokenize(request):
 @worker.handler("pp")
 def pp(request):
     f = Fields(request, "pp")
+    prefix = f.tokens("prefix", [])
     tokens = f.tokens("tokens")
     if f.has("tokens") and not f.error and not tokens:
         f.fail("'tokens' is empty: nothing to process")
     f.check()
     need(context=True)
+    check_ids(prefix, "prefix")
     check_ids(tokens, "tokens")
     n_batch = batch(f)
     t_start = now_ns()

@@ -3,6 +3,9 @@
 // temperature; busy loops the test starts and stops gate on CPU busy, for real.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "fixture.h"
 #include "pipette/testing/busy_loops.h"
 
@@ -96,6 +99,83 @@ TEST_F(ReadyE2E, BusyLoopsOfAnotherProgramHoldTheRepetitionsBack) {
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0]["ready"], true);
   EXPECT_GE(found[0]["looks"].get<int>(), 1);
+}
+
+// Energy per token against a copy of the fake tree whose package counter the test advances (1 mJ
+// every 2 ms) while Pipette runs: each measured pp and tg repetition stores the joules its
+// request cost, read from that tree (and says so), and the report gives J/token and watts from
+// exactly those joules.
+TEST_F(ReadyE2E, EnergyPerTokenFromTheFakeTreesCounter) {
+  const fs::path tree = dir_ / "sysfs";
+  fs::copy(kSource + "/tests/data/fake-sysfs", tree, fs::copy_options::recursive);
+  setenv("PIPETTE_SYSFS_ROOT", tree.c_str(), 1);
+  const fs::path counter = tree / "sys/class/powercap/intel-rapl:0/energy_uj";
+  std::atomic<bool> done{false};
+  std::thread advance([&] {
+    int64_t uj = 1000000;
+    while (!done) {
+      uj += 1000;
+      const fs::path part = counter.string() + ".part";
+      std::ofstream(part) << uj << "\n";
+      fs::rename(part, counter);  // never read half-written
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  const auto ex = Write("energy.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "params: {threads: 1}\n"
+                        "tests: [pp16, tg4]\n"
+                        "repetitions: 2\n"
+                        "warmup: 1\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  done = true;
+  advance.join();
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json report = ReportJson();
+  for (const auto& [test, tokens] : {std::pair{"pp16", 16}, std::pair{"tg4", 4}}) {
+    std::vector<double> per_token, watts;
+    for (const auto& s : Samples(1, test)) {
+      if (s.warmup) {
+        EXPECT_FALSE(s.raw.contains("energy")) << test;
+        continue;
+      }
+      const json& e = s.raw["energy"];
+      ASSERT_EQ(e["source"], "powercap") << e;
+      EXPECT_EQ(e["sensors_root"], tree.string());
+      EXPECT_GT(e["joules"].get<double>(), 0) << e;
+      per_token.push_back(e["joules"].get<double>() / tokens);
+      watts.push_back(e["joules"].get<double>() / e["seconds"].get<double>());
+    }
+    ASSERT_EQ(per_token.size(), 2u);
+    const json* row = Find(report["results"], 1, test, "energy_per_token");
+    ASSERT_NE(row, nullptr) << test;
+    EXPECT_EQ((*row)["unit"], "J/token");
+    EXPECT_EQ((*row)["samples"].get<std::vector<double>>(), per_token);
+    const json* power = Find(report["results"], 1, test, "power");
+    ASSERT_NE(power, nullptr) << test;
+    EXPECT_EQ((*power)["samples"].get<std::vector<double>>(), watts);
+  }
+}
+
+// This machine exposes no energy counter and no battery: energy per token is n/a, with why.
+TEST_F(ReadyE2E, WithoutAnEnergySourceEnergyPerTokenIsNaWithTheReason) {
+  unsetenv("PIPETTE_SYSFS_ROOT");
+  if (fs::exists("/sys/class/powercap") || fs::exists("/sys/class/power_supply/BAT0")) {
+    GTEST_SKIP() << "this machine has an energy source: the fake-tree test covers energy";
+  }
+  const auto ex = Write("energy.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "params: {threads: 1}\n"
+                        "tests: [tg4]\n"
+                        "repetitions: 1\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json report = ReportJson();
+  const json* row = Find(report["results"], 1, "tg4", "energy_per_token");
+  ASSERT_NE(row, nullptr);
+  EXPECT_TRUE((*row)["value"].is_null());
+  EXPECT_NE((*row)["na"].get<std::string>().find("no powercap energy counter"), std::string::npos)
+      << *row;
 }
 
 }  // namespace

@@ -121,6 +121,73 @@ TEST_F(Roofline, BwUtilAndPredictionFromBytesPerToken) {
   EXPECT_NE(bad.err.find("no tg figure of 'Q5_K_M' to predict from"), std::string::npos) << bad.err;
 }
 
+// The KV cache's size as llama.cpp allocated it (its log) and as computed from the model's shape:
+// SmolLM2, and Gemma 3 with and without the full cache for its sliding-window layers.
+TEST_F(Roofline, KvBytesComputedAgreeWithWhatLlamaCppAllocated) {
+  const auto ex = Write("kv.yaml",
+                        "models: [smollm2-135m-instruct-q4_1, gemma3-270m-q4_k_m]\n"
+                        "params: {threads: 2, n_ctx: 2048, swa_full: [true, false]}\n"
+                        "tests: [tg4]\n"
+                        "repetitions: 1\n"
+                        "warmup: 0\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const json results = ReportJson()["results"];
+  int gemma_small = 0;
+  for (int cell = 1; cell <= 4; ++cell) {
+    const double logged = Value(results, cell, "memory", "kv_bytes_allocated");
+    const double model = Value(results, cell, "memory", "kv_bytes_allocated_model");
+    // The log gives each of at most two buffers to 0.01 MiB.
+    EXPECT_NEAR(logged, model, 2 * 0.005 * (1 << 20)) << "cell " << cell;
+    EXPECT_GT(model, 0) << cell;
+    const json* row = Find(results, cell, "memory", "kv_bytes_allocated");
+    ASSERT_NE(row, nullptr);
+    if ((*row)["model"] == "gemma3-270m-q4_k_m" && (*row)["params"]["swa_full"] == false) {
+      ++gemma_small;
+      // 3 global layers of 2048 cells and 15 sliding ones of llama.cpp's smaller cache (the
+      // window and a micro-batch), 512 f16 K+V elements a position: less than 18 layers of 2048.
+      EXPECT_LT(model, 18.0 * 2048 * 512 * 2) << model;
+      EXPECT_GT(model, 3.0 * 2048 * 512 * 2 + 15.0 * 512 * 512 * 2) << model;
+    }
+  }
+  EXPECT_EQ(gemma_small, 1);
+}
+
+// pp and tg at a depth: the depth's tokens decoded first, untimed, in the same request; the KV
+// cache used and the bytes read a token grow by the depth's positions; no energy is stored for
+// a request that also decoded the depth.
+TEST_F(Roofline, PpAndTgAtADepth) {
+  const auto ex = Write("depth.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "params: {threads: 2, depth: [0, 300]}\n"
+                        "tests: [pp64, tg8]\n"
+                        "repetitions: 1\n"
+                        "warmup: 0\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  for (int cell : {1, 2}) {
+    const int64_t depth = cell == 1 ? 0 : 300;
+    const auto pp = Samples(cell, "pp64");
+    ASSERT_EQ(pp.size(), 1u);
+    EXPECT_EQ(pp[0].raw["request"]["depth"], depth);
+    // llama.cpp's own counters are reset after the prefix: the timed 64 tokens only.
+    EXPECT_EQ(pp[0].raw["runtime_perf"]["n_p_eval"], 64) << pp[0].raw["runtime_perf"];
+    EXPECT_EQ(pp[0].raw.contains("energy"), depth == 0) << pp[0].raw.dump();
+    const auto context = Samples(cell, "context");
+    ASSERT_EQ(context.size(), 1u);
+    EXPECT_GE(context[0].raw["n_ctx"].get<int64_t>(), depth + 64);
+  }
+  const json results = ReportJson()["results"];
+  // 30 layers x 384 f16 K+V elements a position: 300 more positions after tg8.
+  const double per_position = 30 * 384 * 2;
+  EXPECT_DOUBLE_EQ(
+      Value(results, 2, "tg8", "kv_bytes_used") - Value(results, 1, "tg8", "kv_bytes_used"),
+      300 * per_position);
+  EXPECT_DOUBLE_EQ(
+      Value(results, 2, "tg8", "bytes_per_token") - Value(results, 1, "tg8", "bytes_per_token"),
+      300 * per_position);
+}
+
 // The aarch64 probe (scripts/build-worker.sh aarch64 builds it beside the worker) under
 // qemu-aarch64: what a board of that architecture runs.
 TEST_F(Roofline, TheAarch64ProbeAnswersUnderQemu) {

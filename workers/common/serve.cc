@@ -1,11 +1,8 @@
 #include "serve.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
-#include <csignal>
-#include <cstdlib>
 #include <string>
 
 namespace pipette::worker_common {
@@ -14,16 +11,6 @@ std::FILE* TakeProtocolOutput() {
   const int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return nullptr;
   return fdopen(fd, "w");
-}
-
-void ExitWithParentWhenAsked() {
-  const char* value = std::getenv("PIPETTE_EXIT_WITH_PARENT");
-  if (value == nullptr) return;
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The pid of the parent the launch meant (the shell's $PPID): another parent now means that
-  // one ended before the request took hold.
-  const long meant = std::strtol(value, nullptr, 10);
-  if (meant > 1 && getppid() != static_cast<pid_t>(meant)) _exit(1);
 }
 
 int Serve(Dispatcher& dispatcher, std::istream& in, std::FILE* out) {

@@ -6,6 +6,7 @@
 #include <istream>
 
 #include "dispatcher.h"
+#include "exit_with_parent.h"
 
 namespace pipette::worker_common {
 
@@ -14,11 +15,10 @@ namespace pipette::worker_common {
 // corrupt the stream. Null when that fails. Call before the runtime starts.
 std::FILE* TakeProtocolOutput();
 
-// With PIPETTE_EXIT_WITH_PARENT set (a remote device's launch, device/remote_device.h), the
-// worker is killed when its parent process ends (Linux: PR_SET_PDEATHSIG), and exits at once
-// when its parent is no longer the pid the variable names (that one ended first): nothing is
-// left running on a device whose link dropped.
-void ExitWithParentWhenAsked();
+// ExitWithParentWhenAsked (exit_with_parent.h): with PIPETTE_EXIT_WITH_PARENT set (a remote
+// device's launch), the worker is killed when its parent process ends (Linux:
+// PR_SET_PDEATHSIG), and exits at once when its parent is no longer the pid the variable names:
+// nothing is left running on a device whose link dropped.
 
 // Answers every line of `in` on `out` (a trailing "\r" is ignored). Returns the exit status: 0
 // at the end of input or after `shutdown`, 1 when `out` fails (the controller is gone).

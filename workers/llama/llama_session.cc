@@ -374,6 +374,12 @@ Reply LlamaSession::InitContext(const json& request) {
   } else {
     out["swa_cache_cells"] = nullptr;
   }
+  // What llama.cpp allocated for the KV cache, as it logged it (kv_bytes_allocated).
+  if (const std::optional<int64_t> bytes = KvBufferBytesFromLog(log)) {
+    out["kv_buffer_bytes"] = *bytes;
+  } else {
+    out["kv_buffer_bytes"] = nullptr;
+  }
   return out;
 }
 
@@ -402,19 +408,30 @@ Reply LlamaSession::PromptProcessing(const json& request) {
   if (!req) return req.error();
   if (Status ready = CheckReady(/*need_context=*/true); !ready) return ready.error();
   const std::vector<llama_token>& tokens = req->tokens;
+  const std::vector<llama_token>& prefix = req->prefix;
   if (Status ids = CheckTokens(tokens, "tokens"); !ids) return ids.error();
+  if (Status ids = CheckTokens(prefix, "prefix"); !ids) return ids.error();
   const uint32_t n_ctx = llama_n_ctx(context_.get());
-  if (tokens.size() > n_ctx) {
-    return Fail(std::to_string(tokens.size()) + " tokens do not fit the context (n_ctx " +
+  if (prefix.size() + tokens.size() > n_ctx) {
+    return Fail((prefix.empty() ? "" : std::to_string(prefix.size()) + " prefix tokens and ") +
+                std::to_string(tokens.size()) + " tokens do not fit the context (n_ctx " +
                 std::to_string(n_ctx) + ")");
   }
   auto n_batch = ResolveBatch(req->n_batch);
   if (!n_batch) return n_batch.error();
 
   ClearForRequest();
+  if (!prefix.empty()) {
+    if (Status decoded = DecodeInBatches(prefix, 0, *n_batch, nullptr); !decoded) {
+      return Fail("decoding the prefix: " + decoded.error().message);
+    }
+    llama_perf_context_reset(context_.get());  // runtime_perf: the timed tokens only
+  }
   protocol::PpResponse out;
   out.t_start_ns = NowNs();
-  if (Status decoded = DecodeInBatches(tokens, 0, *n_batch, &out.batch_end_ns); !decoded) {
+  if (Status decoded =
+          DecodeInBatches(tokens, static_cast<int32_t>(prefix.size()), *n_batch, &out.batch_end_ns);
+      !decoded) {
     return decoded.error();
   }
   const float* logits = llama_get_logits_ith(context_.get(), -1);

@@ -1,7 +1,9 @@
 #include "runtime_log.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <utility>
 
 namespace pipette::llama_worker {
@@ -44,6 +46,29 @@ std::optional<int64_t> SwaCacheCellsFromLog(std::string_view log) {
   auto [ptr, ec] = std::from_chars(from, end, cells);
   if (ec != std::errc() || ptr == from) return std::nullopt;
   return cells;
+}
+
+std::optional<int64_t> KvBufferBytesFromLog(std::string_view log) {
+  // "llama_kv_cache:        CPU KV buffer size =     6.00 MiB": one line per cache (two for a
+  // model with sliding-window layers) and backend buffer.
+  constexpr std::string_view kKey = " KV buffer size = ";
+  double mib = 0;
+  bool any = false;
+  for (size_t at = log.find(kKey); at != std::string_view::npos; at = log.find(kKey, at + 1)) {
+    size_t from = at + kKey.size();
+    while (from < log.size() && log[from] == ' ') ++from;
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(log.data() + from, log.data() + log.size(), v);
+    if (ec != std::errc() || ptr == log.data() + from) return std::nullopt;
+    if (std::string_view(ptr, std::min<size_t>(4, size_t(log.data() + log.size() - ptr))) !=
+        " MiB") {
+      return std::nullopt;
+    }
+    mib += v;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return static_cast<int64_t>(std::llround(mib * 1024 * 1024));
 }
 
 std::string LoadModeFromLog(std::string_view log) {

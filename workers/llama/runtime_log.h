@@ -21,6 +21,11 @@ std::string FlashAttnFromLog(std::string_view log, const std::string& requested)
 // with swa_full, less without it; nullopt when the model has no sliding-window layers.
 std::optional<int64_t> SwaCacheCellsFromLog(std::string_view log);
 
+// The KV cache's buffers as llama.cpp logged their sizes when it made the context ("CPU KV buffer
+// size = 6.00 MiB", one line per cache and backend), summed, in bytes (to the log's 0.01 MiB);
+// nullopt when the log has none or one does not read as a size.
+std::optional<int64_t> KvBufferBytesFromLog(std::string_view log);
+
 // The load mode of one model load ("mmap", "none", ...) from llama.cpp's "(load_mode = X)"
 // line; "" when there is none.
 std::string LoadModeFromLog(std::string_view log);

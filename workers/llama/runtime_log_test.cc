@@ -88,5 +88,21 @@ TEST(RuntimeLog, SwaCacheCells) {
   EXPECT_EQ(SwaCacheCellsFromLog("creating     SWA KV cache, size = x cells\n"), std::nullopt);
 }
 
+TEST(RuntimeLog, KvBufferBytes) {
+  // Gemma 3 without swa_full: the global layers' cache and the sliding-window layers' own.
+  const std::string iswa =
+      "llama_kv_cache_iswa: creating non-SWA KV cache, size = 2048 cells\n"
+      "llama_kv_cache:        CPU KV buffer size =     6.00 MiB\n"
+      "llama_kv_cache: size =    6.00 MiB (  2048 cells,   3 layers,  1/1 seqs)\n"
+      "llama_kv_cache_iswa: creating     SWA KV cache, size = 1024 cells\n"
+      "llama_kv_cache:        CPU KV buffer size =    15.00 MiB\n";
+  EXPECT_EQ(KvBufferBytesFromLog(iswa), int64_t{21} << 20);
+  EXPECT_EQ(KvBufferBytesFromLog("llama_kv_cache:        CPU KV buffer size =     0.75 MiB\n"),
+            int64_t{786432});
+  EXPECT_EQ(KvBufferBytesFromLog("nothing here\n"), std::nullopt);
+  EXPECT_EQ(KvBufferBytesFromLog("llama_kv_cache: CPU KV buffer size = lots\n"), std::nullopt);
+  EXPECT_EQ(KvBufferBytesFromLog("llama_kv_cache: CPU KV buffer size = 6.00 GiB\n"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace pipette::llama_worker

@@ -67,6 +67,12 @@ class SpeedOpsTest(unittest.TestCase):
                                                                           n_batch=5))
         self.assertEqual(self.calls.error("pp", tokens=[1] * 33),
                          "33 tokens do not fit the context (n_ctx 32)")
+        # pp at a depth: the prefix takes its room in the context first.
+        self.assertEqual(self.calls.error("pp", prefix=[1] * 30, tokens=[1] * 3),
+                         "30 prefix tokens and 3 tokens do not fit the context (n_ctx 32)")
+        self.assertIn("'prefix' holds token id 259", self.calls.error("pp", prefix=[N_VOCAB],
+                                                                     tokens=[1]))
+        self.assertEqual(self.calls.ok("pp", prefix=[1] * 20, tokens=[1] * 3)["n_tokens"], 3)
         self.assertIn("plus n_gen (30) do not fit", self.calls.error("tg", prompt=[1, 2, 3],
                                                                     first_token=1, n_gen=30))
         self.assertEqual(self.calls.error("pp", tokens=[]),

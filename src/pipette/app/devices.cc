@@ -51,7 +51,11 @@ env::FingerprintOptions FingerprintOptionsFor(bool measure_bandwidth,
   if (measure_bandwidth) {
     const std::string here = (fs::path(workers_dir) / env::kProbeProgram).string();
     auto probe = ProgramFor(here, workers_dir, local, device, note);
-    if (probe) options.bandwidth_probe = *probe;  // else n/a: none built for the device
+    if (probe) {
+      options.bandwidth_probe = *probe;
+    } else {
+      options.bandwidth_probe_missing = probe.error().message;  // n/a with that reason
+    }
   }
   return options;
 }

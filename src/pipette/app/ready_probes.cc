@@ -42,6 +42,11 @@ class Local : public run::ReadyProbe {
     }
     return look;
   }
+  Result<env::Sensors> ReadSensors() override {
+    if (root_.empty()) return env::ReadSensors(files_);
+    return env::ReadSensors(env::RootedFiles(root_, files_));
+  }
+  std::string SensorsRoot() const override { return root_; }
 
  private:
   std::string root_;
@@ -75,6 +80,22 @@ class Shell : public run::ReadyProbe {
     }
     FillTemperature(files, &look);
     return look;
+  }
+  // The files env::ReadSensors reads, in one script through the device's shell.
+  Result<env::Sensors> ReadSensors() override {
+    auto out = device_.Output(
+        "for f in /sys/devices/system/cpu/cpu*/cpufreq/scaling_cur_freq "
+        "/sys/class/thermal/thermal_zone*/type /sys/class/thermal/thermal_zone*/temp "
+        "/sys/class/power_supply/*/type /sys/class/power_supply/*/online "
+        "/sys/class/power_supply/*/status /sys/class/power_supply/*/capacity "
+        "/sys/class/power_supply/*/power_now /sys/class/power_supply/*/current_now "
+        "/sys/class/power_supply/*/voltage_now /sys/class/powercap/*/name "
+        "/sys/class/powercap/*/energy_uj /sys/class/powercap/*/max_energy_range_uj; do "
+        "if [ -f \"$f\" ] && [ -r \"$f\" ]; then printf '\\n==> %s <==\\n' \"$f\"; cat \"$f\"; fi; "
+        "done; true",
+        60);
+    if (!out) return out.error();
+    return env::ReadSensors(env::SnapshotFiles(env::ParseSnapshot(*out)));
   }
 
  private:

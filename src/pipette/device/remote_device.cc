@@ -164,10 +164,14 @@ Result<std::string> RemoteShellDevice::Snapshot() const {
   return r->out;
 }
 
-nlohmann::json RemoteShellDevice::Bandwidth(const std::string& probe, const nlohmann::json& facts,
+nlohmann::json RemoteShellDevice::Bandwidth(const env::FingerprintOptions& options,
+                                            const nlohmann::json& facts,
                                             int64_t mem_available_bytes) {
+  const std::string& probe = options.bandwidth_probe;
   if (probe.empty()) {
-    return {{"na", "no memory bandwidth probe (pipette-probe) built for the device was found"}};
+    return {{"na", options.bandwidth_probe_missing.empty()
+                       ? std::string("no memory bandwidth probe (pipette-probe) was given to run")
+                       : options.bandwidth_probe_missing}};
   }
   auto staged = Stage(probe);
   if (!staged)
@@ -190,10 +194,12 @@ nlohmann::json RemoteShellDevice::Fingerprint(const env::FingerprintOptions& opt
                          {"emulator", ShellJoin(emulator_)},
                          {"host_arch", facts.value("arch", nlohmann::json())}};
   }
-  if (options.measure_bandwidth && snap) {
+  if (options.measure_bandwidth) {
     // Under an emulator, the emulator's memory traffic: labelled as the cell's figures are.
-    facts["memory_bandwidth"] = Bandwidth(options.bandwidth_probe, facts,
-                                          env::ConditionsFromFiles(files).mem_available_bytes);
+    facts["memory_bandwidth"] =
+        snap ? Bandwidth(options, facts, env::ConditionsFromFiles(files).mem_available_bytes)
+             : nlohmann::json{
+                   {"na", "the device's facts could not be read: " + snap.error().message}};
   }
   return facts;
 }

@@ -87,7 +87,7 @@ class RemoteShellDevice : public Device {
   Result<std::string> Snapshot() const;
   // memory_bandwidth from `probe` (this machine's file) staged and run on the device (under its
   // emulator, if any); {na: why} when it cannot be.
-  nlohmann::json Bandwidth(const std::string& probe, const nlohmann::json& facts,
+  nlohmann::json Bandwidth(const env::FingerprintOptions& options, const nlohmann::json& facts,
                            int64_t mem_available_bytes);
 
   std::string workdir_;

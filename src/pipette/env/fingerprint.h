@@ -23,6 +23,8 @@ struct FingerprintOptions {
   // pipette-probe built for the device's architecture, on this machine (a remote device stages
   // it); "" with measure_bandwidth: memory_bandwidth is n/a with that reason.
   std::string bandwidth_probe;
+  // Why there is none (e.g. none built for the device's architecture, and how to build it).
+  std::string bandwidth_probe_missing;
 };
 
 // How long the memory bandwidth probe may take before it counts as failed.

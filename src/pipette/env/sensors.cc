@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "pipette/env/fingerprint.h"
+#include "pipette/util/strings.h"
 
 namespace pipette::env {
 namespace {
@@ -178,6 +179,35 @@ Result<double> EnergyBetween(const Sensors& before, const Sensors& after) {
     joules += double(delta) / 1e6;
   }
   return joules;
+}
+
+bool HasEnergySource(const Sensors& s) {
+  const PowerSupply* battery = Battery(s);
+  return !s.energy.empty() || (battery && battery->power_w);
+}
+
+nlohmann::json EnergyFacts(const Sensors& before, const Sensors& after, double seconds) {
+  if (!before.energy.empty()) {
+    auto joules = EnergyBetween(before, after);
+    if (!joules) return {{"na", joules.error().message}};
+    return {{"joules", *joules}, {"seconds", seconds}, {"source", "powercap"}};
+  }
+  const PowerSupply* a = Battery(before);
+  const PowerSupply* b = Battery(after);
+  if (!a || !b || !a->power_w || !b->power_w) {
+    std::string why = "no powercap energy counter and no battery power reading";
+    if (before.na.count("energy")) why += " (" + before.na.at("energy") + ")";
+    return {{"na", why}};
+  }
+  for (const PowerSupply* p : {a, b}) {
+    if (p->status && *p->status != "Discharging") {
+      return {{"na", fmt::format("the battery is {}, not discharging: its power is not the "
+                                 "device's draw",
+                                 ToLower(*p->status))}};
+    }
+  }
+  const double watts = (*a->power_w + *b->power_w) / 2;
+  return {{"joules", watts * seconds}, {"seconds", seconds}, {"source", "battery power_now"}};
 }
 
 }  // namespace pipette::env

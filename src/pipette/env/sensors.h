@@ -80,4 +80,14 @@ const PowerSupply* Battery(const Sensors& sensors);
 // the two readings do not hold the same counters.
 Result<double> EnergyBetween(const Sensors& before, const Sensors& after);
 
+// What a stretch of `seconds` between two readings cost in energy (docs/metrics.md "energy per
+// token"): {"joules", "seconds", "source": "powercap"} from the powercap counters, else from a
+// discharging battery's power, the mean of its two readings times the seconds ("source":
+// "battery power_now"); else {"na": why} (no counter, a battery that is charging or absent: a
+// supply's input power is not the device's draw).
+nlohmann::json EnergyFacts(const Sensors& before, const Sensors& after, double seconds);
+
+// Whether readings like these can give energy at all (a powercap counter or a battery's power).
+bool HasEnergySource(const Sensors& sensors);
+
 }  // namespace pipette::env

@@ -76,5 +76,32 @@ TEST(Sensors, PowerNowIsPreferredAndTheHottestZoneStandsInWithoutACpuZone) {
   EXPECT_EQ(HottestC(s), 41.0);
 }
 
+// Energy of a measured stretch: the powercap counters, else a discharging battery's power.
+TEST(Sensors, EnergyFactsFromCountersElseTheBattery) {
+  const LocalFiles disk;
+  Sensors before = ReadSensors(RootedFiles(kFakeRoot, disk));
+  Sensors after = before;
+  after.energy[0].energy_uj += 3000000;
+  EXPECT_TRUE(HasEnergySource(before));
+  EXPECT_EQ(EnergyFacts(before, after, 2.0),
+            nlohmann::json({{"joules", 3.0}, {"seconds", 2.0}, {"source", "powercap"}}));
+  // No counter: the battery's mean power over the stretch (0.45 A x 3.9 V, then 2 W).
+  before.energy.clear();
+  after.energy.clear();
+  after.power[0].power_w = 2.0;
+  const nlohmann::json battery = EnergyFacts(before, after, 4.0);
+  EXPECT_EQ(battery["source"], "battery power_now");
+  EXPECT_NEAR(battery["joules"].get<double>(), (0.45 * 3.9 + 2.0) / 2 * 4.0, 1e-12);
+  // A charging battery's power is not the device's draw.
+  after.power[0].status = "Charging";
+  EXPECT_EQ(EnergyFacts(before, after, 4.0)["na"],
+            "the battery is charging, not discharging: its power is not the device's draw");
+  // Nothing to read (this development machine): n/a with the reason.
+  const Sensors none = ReadSensors(SnapshotFiles({}));
+  EXPECT_FALSE(HasEnergySource(none));
+  const std::string why = EnergyFacts(none, none, 1.0)["na"];
+  EXPECT_EQ(why.rfind("no powercap energy counter and no battery power reading (", 0), 0u) << why;
+}
+
 }  // namespace
 }  // namespace pipette::env

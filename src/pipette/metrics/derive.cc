@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <climits>
 #include <map>
-#include <set>
 #include <string_view>
 
 #include "pipette/metrics/roofline.h"
@@ -215,15 +214,22 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
 }
 
 // bytes_per_token and bw_util of an in-process tg repetition (metrics/roofline.h); the tests
-// whose bw_util cannot be given go into `na`.
+// whose bw_util cannot be given go into `na`, with the reason.
 void AddRoofline(RowBuilder& b, const store::SampleRecord& s, const Roofline& roof,
-                 std::set<std::string>* na) {
-  if (!IsSpeedTest("tg", s.test) || s.raw.contains("streams")) return;
+                 std::map<std::string, std::string>* na) {
+  if (!IsSpeedTest("tg", s.test)) return;
+  if (s.raw.contains("streams")) {
+    (*na)[s.test] =
+        "a served model: what the server reads a token, and from which machine's memory, is not "
+        "known to Pipette";
+    return;
+  }
   const auto tps = TgTokensPerSecond(s.raw);
   if (!tps) return;
   const auto bytes = TgBytesPerToken(roof, s.raw);
   if (!bytes) {
-    na->insert(s.test);
+    (*na)[s.test] =
+        roof.na_reason.empty() ? "a repetition's bytes per token are unknown" : roof.na_reason;
     return;
   }
   b.Add(s.test, "bytes_per_token", "bytes", *bytes);
@@ -231,8 +237,31 @@ void AddRoofline(RowBuilder& b, const store::SampleRecord& s, const Roofline& ro
   if (roof.bandwidth > 0) {
     b.Add(s.test, "bw_util", "fraction", *tps * *bytes / roof.bandwidth);
   } else {
-    na->insert(s.test);
+    (*na)[s.test] = roof.na_reason;
   }
+}
+
+// energy_per_token and power of a pp or tg repetition whose energy was read (docs/metrics.md
+// "energy per token"); the tests whose device could not tell go into `na`, with the reason.
+void AddEnergy(RowBuilder& b, const store::SampleRecord& s,
+               std::map<std::string, std::string>* na) {
+  auto e = s.raw.find("energy");
+  if (e == s.raw.end() || !e->is_object()) return;
+  if (auto why = e->find("na"); why != e->end()) {
+    (*na)[s.test] = why->is_string() ? why->get<std::string>() : "not measured";
+    return;
+  }
+  const double joules = e->value("joules", -1.0);
+  const double seconds = e->value("seconds", 0.0);
+  double tokens = 0;
+  if (IsSpeedTest("pp", s.test)) {
+    tokens = double(Int(s.raw, "n_tokens").value_or(0));
+  } else if (auto ends = s.raw.find("token_end_ns"); ends != s.raw.end() && ends->is_array()) {
+    tokens = double(ends->size());
+  }
+  if (joules < 0 || tokens <= 0) return;
+  b.Add(s.test, "energy_per_token", "J/token", joules / tokens);
+  if (seconds > 0) b.Add(s.test, "power", "W", joules / seconds);
 }
 
 // load (docs/metrics.md): from the load call until the runtime can accept a prompt, i.e. the
@@ -360,13 +389,17 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     const store::SampleRecord* context = nullptr;
     EndpointCounts endpoint;
     const store::EnvironmentRecord& cell_env = EnvironmentOf(c.cell, env, envs);
-    const Roofline roof = RooflineOf(c.cell, cell_env.facts);
-    std::set<std::string> no_bw_util;
     for (const auto& s : c.samples) {
       if (s.test == "context") context = &s;
+    }
+    const Roofline roof = RooflineOf(c.cell, cell_env.facts, context ? context->raw : json());
+    std::map<std::string, std::string> no_bw_util;
+    std::map<std::string, std::string> no_energy;
+    for (const auto& s : c.samples) {
       if (!s.warmup && s.test != "load") {
         AddSample(b, s, endpoint);
         AddRoofline(b, s, roof, &no_bw_util);
+        AddEnergy(b, s, &no_energy);
       }
     }
     for (const auto& [test, n] : endpoint) {
@@ -380,8 +413,13 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       }
     }
     if (context) {
+      // The runtime's own figure where it reports one (llama.cpp's log), and the model's always
+      // (docs/metrics.md "kv_bytes"): side by side, each checks the other.
+      if (auto v = Int(context->raw, "kv_buffer_bytes")) {
+        b.Add("memory", "kv_bytes_allocated", "bytes", double(*v));
+      }
       if (auto kv = KvBytesAllocated(roof, context->raw)) {
-        b.Add("memory", "kv_bytes_allocated", "bytes", *kv);
+        b.Add("memory", "kv_bytes_allocated_model", "bytes", *kv);
       }
     }
     if (c.cell.model_file_size > 0) {
@@ -416,15 +454,25 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       }
       rows.insert(rows.end(), own.begin(), own.end());
     }
-    for (const std::string& test : no_bw_util) {
-      ResultRow r = base;
-      r.test = test;
-      r.metric = "bw_util";
-      r.unit = "fraction";
-      r.na_reason =
-          roof.na_reason.empty() ? "a repetition's bytes per token are unknown" : roof.na_reason;
-      rows.push_back(std::move(r));
-    }
+    // A figure no repetition of a test could give: one n/a row with the reason (where some
+    // repetitions gave it, the figure is theirs).
+    auto add_na = [&](const std::map<std::string, std::string>& why_by_test, const char* metric,
+                      const char* unit) {
+      for (const auto& [test, why] : why_by_test) {
+        const bool some = std::any_of(b.entries().begin(), b.entries().end(), [&](const auto& e) {
+          return e.test == test && e.metric == metric;
+        });
+        if (some) continue;
+        ResultRow r = base;
+        r.test = test;
+        r.metric = metric;
+        r.unit = unit;
+        r.na_reason = why;
+        rows.push_back(std::move(r));
+      }
+    };
+    add_na(no_energy, "energy_per_token", "J/token");
+    add_na(no_bw_util, "bw_util", "fraction");
     // A phase the cell's runtime does not serve (run/runner.cc stores it as an `na` sample): one
     // n/a row for all its figures, with the reason.
     for (const auto& s : c.samples) {

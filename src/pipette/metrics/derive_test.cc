@@ -137,6 +137,46 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
 
 // A phase the runtime did not serve (an `na` sample) is one n/a row; a workload whose stored
 // samples cannot be read is its own n/a row, and the other workloads' figures stay.
+// Energy read around a repetition: J/token over its tokens, W over its seconds; a device that
+// could not tell gives one n/a row with the reason.
+TEST(Derive, EnergyPerTokenAndPowerFromTheStoredJoules) {
+  store::RunRecord run;
+  store::EnvironmentRecord env{1, "fp", json::object()};
+  CellSamples c;
+  c.cell.id = 1;
+  c.cell.status = "ok";
+  auto pp = [](double joules) {
+    return json{{"n_tokens", 100},
+                {"t_start_ns", 0},
+                {"t_end_ns", 500'000'000},
+                {"energy", {{"joules", joules}, {"seconds", 0.5}, {"source", "powercap"}}}};
+  };
+  const json tg = {{"t_start_ns", 0},
+                   {"token_end_ns", {100'000'000, 200'000'000}},
+                   {"energy", {{"na", "no energy source here"}}}};
+  c.samples = {{1, 1, "pp100", 0, false, pp(2.0)},
+               {2, 1, "pp100", 1, false, pp(3.0)},
+               {3, 1, "tg2", 0, false, tg}};
+  const auto rows = DeriveRows(run, env, {c});
+  auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
+    for (const auto& r : rows) {
+      if (r.test == test && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  const ResultRow* per_token = find("pp100", "energy_per_token");
+  ASSERT_NE(per_token, nullptr);
+  EXPECT_EQ(per_token->unit, "J/token");
+  EXPECT_EQ(per_token->samples, (std::vector<double>{0.02, 0.03}));
+  const ResultRow* power = find("pp100", "power");
+  ASSERT_NE(power, nullptr);
+  EXPECT_EQ(power->samples, (std::vector<double>{4.0, 6.0}));
+  const ResultRow* none = find("tg2", "energy_per_token");
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ(none->na_reason, "no energy source here");
+  EXPECT_EQ(find("tg2", "power"), nullptr);
+}
+
 TEST(Derive, NotServedPhasesAndUnreadableSamplesAreNaRowsOfTheirWorkload) {
   CellSamples c;
   c.cell.id = 10;

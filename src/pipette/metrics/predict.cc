@@ -16,11 +16,14 @@ namespace {
 
 using Key = std::tuple<int64_t, std::string, std::string>;  // cell id, test, metric
 
+// The parameters a group shares: all but the depth and what sizes the context for it (n_ctx
+// defaults to just enough for each depth, and the batches are capped at it; a tg decodes one
+// token a call whatever they are).
 std::string ParamsWithoutDepth(const nlohmann::json& params) {
   std::vector<std::string> parts;
   if (params.is_object()) {
     for (const auto& [k, v] : params.items()) {
-      if (k == "depth") continue;
+      if (k == "depth" || k == "n_ctx" || k == "n_batch" || k == "n_ubatch") continue;
       parts.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
     }
   }
@@ -94,7 +97,10 @@ Result<std::vector<PredictionGroup>> Predict(const std::vector<ResultRow>& rows,
       p.error = (p.predicted - p.measured->value) / p.measured->value;
       if (!p.reference) errors.push_back(std::abs(p.error));
     }
-    if (!errors.empty()) g.median_abs_error = stats::Percentile(errors, 50);
+    if (!errors.empty()) {
+      g.median_abs_error = stats::Percentile(errors, 50);
+      g.bandwidth_bound = *g.median_abs_error <= kBandwidthBoundError;
+    }
     out.push_back(std::move(g));
   }
   return out;

@@ -14,6 +14,9 @@
 
 namespace pipette::metrics {
 
+// Within this median |error| a group counts as bandwidth-bound.
+inline constexpr double kBandwidthBoundError = 0.10;
+
 struct Prediction {
   const ResultRow* measured = nullptr;  // the tg throughput row
   int64_t depth = 0;
@@ -24,7 +27,8 @@ struct Prediction {
   bool reference = false;
 };
 
-// One device, runtime and parameter set (all but depth): the rows predicted from one reference.
+// One device, runtime and parameter set (all but depth and the context's size, n_ctx, n_batch and
+// n_ubatch, which follow it): the rows predicted from one reference.
 struct PredictionGroup {
   std::string device;
   std::string runtime;  // with its version
@@ -34,10 +38,9 @@ struct PredictionGroup {
   std::vector<Prediction> rows;  // in row order, the reference among them
   // Median |error| over the rows other than the reference; nullopt when there is none.
   std::optional<double> median_abs_error;
+  // Within kBandwidthBoundError; nullopt with nothing to compare.
+  std::optional<bool> bandwidth_bound;
 };
-
-// Within this median |error| a group counts as bandwidth-bound.
-inline constexpr double kBandwidthBoundError = 0.10;
 
 // The groups of `rows` (a report's derived rows) with at least one tg figure whose bytes per
 // token are known. `from`: the reference variant, a model name or a quantization label (a group

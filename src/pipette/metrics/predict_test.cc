@@ -7,7 +7,7 @@ namespace {
 
 // One cell's tg128: its throughput and bytes per token rows.
 void AddCell(std::vector<ResultRow>& rows, int64_t cell_id, const std::string& quant, double tps,
-             double bytes, const std::string& device = "dev1") {
+             double bytes, const std::string& device = "dev1", int64_t depth = 0) {
   ResultRow base;
   CellFacts& f = base.EditCell();
   f.cell_id = cell_id;
@@ -17,7 +17,8 @@ void AddCell(std::vector<ResultRow>& rows, int64_t cell_id, const std::string& q
   f.device_id = device;
   f.runtime = "llama.cpp";
   f.runtime_version = "b1";
-  f.params = {{"threads", 2}, {"depth", 0}};
+  // n_ctx sized for the depth, as Pipette's default does.
+  f.params = {{"threads", 2}, {"depth", depth}, {"n_ctx", depth + 256}, {"n_batch", depth + 256}};
   ResultRow t = base;
   t.test = "tg128";
   t.metric = "throughput";
@@ -42,7 +43,7 @@ TEST(PredictTest, BandwidthBoundVariantsArePredicted) {
   const PredictionGroup& g = (*groups)[0];
   EXPECT_EQ(g.reference->cell->quant, "Q4_0");
   EXPECT_DOUBLE_EQ(g.moved_bytes_per_s, 4e9);
-  EXPECT_EQ(g.params, "threads=2");  // depth is what varies within a group
+  EXPECT_EQ(g.params, "threads=2");  // depth, and the context sized for it, vary within a group
   ASSERT_EQ(g.rows.size(), 3u);
   EXPECT_TRUE(g.rows[0].reference);
   EXPECT_DOUBLE_EQ(g.rows[1].predicted, 20);
@@ -51,6 +52,7 @@ TEST(PredictTest, BandwidthBoundVariantsArePredicted) {
   EXPECT_DOUBLE_EQ(g.rows[2].error, 0.25);
   ASSERT_TRUE(g.median_abs_error);
   EXPECT_DOUBLE_EQ(*g.median_abs_error, 0.125);
+  EXPECT_EQ(g.bandwidth_bound, false);
 }
 
 TEST(PredictTest, FromAVariantAndPerDevice) {
@@ -67,6 +69,21 @@ TEST(PredictTest, FromAVariantAndPerDevice) {
   ASSERT_TRUE(groups);
   EXPECT_EQ(groups->size(), 2u);
   EXPECT_FALSE((*groups)[1].median_abs_error);  // dev2: one figure, nothing to compare
+  EXPECT_FALSE((*groups)[1].bandwidth_bound);
+}
+
+TEST(PredictTest, DepthsOfOneVariantAreOneGroup) {
+  std::vector<ResultRow> rows;
+  AddCell(rows, 1, "Q4_0", 40, 100e6);
+  AddCell(rows, 2, "Q4_0", 27, 150e6, "dev1", 4096);  // n_ctx 4352 there
+  auto groups = Predict(rows, "");
+  ASSERT_TRUE(groups) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);
+  ASSERT_EQ((*groups)[0].rows.size(), 2u);
+  EXPECT_EQ((*groups)[0].rows[1].depth, 4096);
+  EXPECT_NEAR((*groups)[0].rows[1].predicted, 4e9 / 150e6, 1e-9);
+  // Predicted 26.7 t/s against 27 measured: 1.2% off, a bandwidth-bound device.
+  EXPECT_EQ((*groups)[0].bandwidth_bound, true);
 }
 
 TEST(PredictTest, UnknownReferenceNamesTheVariants) {

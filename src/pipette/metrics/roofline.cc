@@ -9,7 +9,8 @@ namespace pipette::metrics {
 
 using nlohmann::json;
 
-Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts) {
+Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts,
+                    const json& context_raw) {
   Roofline roof;
   const json& file = cell.model_info.value("file", json::object());
   const json& reads = file.value("token_reads", json());
@@ -39,11 +40,15 @@ Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts) {
     }
     *bytes = *size;
   }
-  // With the whole cache kept for sliding-window layers and no flash attention, llama.cpp reads
-  // every cached position and masks those outside the window.
-  roof.swa_full = cell.params.value("swa_full", false);
-  roof.windows_capped =
-      !(roof.swa_full && cell.params.value("flash_attn", json("")) == json("off"));
+  // Without flash attention llama.cpp reads every cached position of a sliding-window layer and
+  // masks those outside the window; with it, masked positions are skipped.
+  const json& ctx = context_raw.is_object() ? context_raw : json::object();
+  roof.swa_full = ctx.value("swa_full", cell.params.value("swa_full", false));
+  roof.flash_attn =
+      ctx.value("flash_attn_resolved", cell.params.value("flash_attn", json("on"))) != json("off");
+  if (auto cells = ctx.find("swa_cache_cells"); cells != ctx.end() && cells->is_number_integer()) {
+    roof.swa_cells = cells->get<int64_t>();
+  }
   const json& bw =
       device_facts.is_object() ? device_facts.value("memory_bandwidth", json()) : json();
   if (!bw.is_object()) {
@@ -85,15 +90,26 @@ std::optional<TgShape> TgShapeOf(const json& raw) {
                  static_cast<int64_t>(ends->size())};
 }
 
+// The positions a sliding-window layer keeps: all with the full cache, else its cache's cells
+// (the window, where they are not known); 0: no cap.
+int64_t KeptCap(const Roofline& roof, const model::KvLayers& l) {
+  if (l.window == 0 || roof.swa_full) return 0;
+  return roof.swa_cells > 0 ? roof.swa_cells : l.window;
+}
+
+// ... and those it reads: the window with flash attention, else every position it keeps.
+int64_t ReadCap(const Roofline& roof, const model::KvLayers& l) {
+  if (l.window == 0) return 0;
+  return roof.flash_attn ? l.window : KeptCap(roof, l);
+}
+
 }  // namespace
 
 std::optional<double> TgBytesPerToken(const Roofline& roof, const json& raw) {
   const auto tg = TgShapeOf(raw);
   if (!roof.reads || !tg) return std::nullopt;
   model::TokenReads reads = *roof.reads;
-  if (!roof.windows_capped) {
-    for (model::KvLayers& l : reads.kv) l.window = 0;
-  }
+  for (model::KvLayers& l : reads.kv) l.window = ReadCap(roof, l);
   return model::TgBytesPerToken(reads, tg->depth, tg->n_gen, roof.k_bytes, roof.v_bytes);
 }
 
@@ -115,7 +131,8 @@ std::optional<double> KvBytesUsed(const Roofline& roof, const json& tg_raw) {
   const int64_t positions = tg->depth + tg->n_gen;
   double bytes = 0;
   for (const model::KvLayers& l : roof.reads->kv) {
-    const int64_t kept = l.window > 0 && !roof.swa_full ? std::min(positions, l.window) : positions;
+    const int64_t cap = KeptCap(roof, l);
+    const int64_t kept = cap > 0 ? std::min(positions, cap) : positions;
     bytes += double(l.count) * double(kept) * PositionBytes(roof, l);
   }
   return bytes;

@@ -20,15 +20,18 @@ namespace pipette::metrics {
 struct Roofline {
   std::optional<model::TokenReads> reads;
   double k_bytes = 2, v_bytes = 2;  // per KV element (type_k, type_v; llama.cpp's default f16)
-  bool windows_capped = true;       // sliding-window layers read at most their window
-  bool swa_full = false;            // sliding-window layers keep every position (swa_full: true)
-  double bandwidth = 0;             // the device's triad bytes/s
+  bool flash_attn = true;  // flash attention skips masked positions: a window caps the reads
+  bool swa_full = false;   // sliding-window layers keep every position (swa_full: true)
+  int64_t swa_cells = 0;   // their smaller cache's cells as llama.cpp made it; 0: unknown
+  double bandwidth = 0;    // the device's triad bytes/s
   std::string na_reason;
 };
 
 // From the cell's model facts (model_info.file.token_reads), its params (type_k, type_v,
-// swa_full, flash_attn) and the device's fingerprint (memory_bandwidth).
-Roofline RooflineOf(const store::CellRecord& cell, const nlohmann::json& device_facts);
+// swa_full, flash_attn), its `context` sample's raw facts where there is one (flash attention as
+// it resolved, swa_cache_cells) and the device's fingerprint (memory_bandwidth).
+Roofline RooflineOf(const store::CellRecord& cell, const nlohmann::json& device_facts,
+                    const nlohmann::json& context_raw = nlohmann::json());
 
 // Mean bytes read per generated token by a tg sample's raw facts (its request's depth, its
 // token count); nullopt when the reads are unknown or the sample has no tokens.

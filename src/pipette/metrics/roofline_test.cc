@@ -49,9 +49,21 @@ TEST(RooflineTest, BytesPerTokenWithTheWindowCap) {
   // swa_full with flash attention off: every cached position is read, and kept.
   const Roofline full =
       RooflineOf(Cell(Reads(), {{"swa_full", true}, {"flash_attn", "off"}}), kDevice);
-  EXPECT_FALSE(full.windows_capped);
+  EXPECT_FALSE(full.flash_attn);
   EXPECT_DOUBLE_EQ(*TgBytesPerToken(full, Tg(2, 4)), 1000 + 2 * 5.5 * 40);
   EXPECT_DOUBLE_EQ(*KvBytesUsed(full, Tg(2, 4)), 2 * 6 * 40);
+  // The smaller cache (5 cells as the context reported it) without flash attention: positions
+  // that slid out stay until reused, and are read; with flash attention only the window is read.
+  const json context = {
+      {"swa_full", false}, {"flash_attn_resolved", "off"}, {"swa_cache_cells", 5}};
+  const Roofline small = RooflineOf(Cell(), kDevice, context);
+  EXPECT_EQ(small.swa_cells, 5);
+  EXPECT_DOUBLE_EQ(*TgBytesPerToken(small, Tg(2, 4)), 1000 + (5 * 40 + 5.5 * 40));
+  EXPECT_DOUBLE_EQ(*KvBytesUsed(small, Tg(2, 4)), 5 * 40 + 6 * 40);
+  json fa_on = context;
+  fa_on["flash_attn_resolved"] = "on";
+  EXPECT_DOUBLE_EQ(*TgBytesPerToken(RooflineOf(Cell(), kDevice, fa_on), Tg(2, 4)),
+                   1000 + (4 * 40 + 5.5 * 40));
 }
 
 TEST(RooflineTest, KvTypesAndAllocation) {

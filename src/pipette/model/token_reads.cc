@@ -45,11 +45,34 @@ Result<TokenReads> TokenReadsOf(const GgufFile& file) {
     }
     return *v;
   };
+  // Shapes whose KV cache or weights per token this model does not describe: a number would be
+  // wrong, so none is given.
+  for (const char* k : {"attention.kv_lora_rank", "ssm.conv_kernel", "wkv.head_size",
+                        "attention.shared_kv_layers", "shortconv.l_cache"}) {
+    if (file.metadata.count(key(k))) {
+      return InputError(fmt::format(
+          "{} has {} (latent or shared attention, or recurrent layers): its KV cache is not "
+          "n_head_kv x key_length a position on every layer, which is all this model of the "
+          "reads knows",
+          arch, key(k)));
+    }
+  }
   TokenReads r;
   const GgufTensor* embd = nullptr;
   bool has_output = false;
+  // Mixture of experts: of expert_count experts, expert_used_count are read a token.
+  const auto experts = IntKey(file, key("expert_count"));
+  const auto used = IntKey(file, key("expert_used_count"));
   for (const GgufTensor& t : file.tensors) {
-    r.weight_bytes += static_cast<int64_t>(t.n_bytes);
+    if (t.name.find("_exps.") != std::string::npos) {
+      if (!experts || !used || *experts <= 0 || *used <= 0 || *used > *experts) {
+        return InputError(fmt::format("{} has expert tensors ({}) but no readable {} and {}", arch,
+                                      t.name, key("expert_count"), key("expert_used_count")));
+      }
+      r.weight_bytes += static_cast<int64_t>(t.n_bytes) / *experts * *used;
+    } else {
+      r.weight_bytes += static_cast<int64_t>(t.n_bytes);
+    }
     if (t.name == "token_embd.weight") embd = &t;
     if (t.name == "output.weight") has_output = true;
   }
@@ -76,29 +99,30 @@ Result<TokenReads> TokenReadsOf(const GgufFile& file) {
   const int64_t v_len = IntKey(file, key("attention.value_length")).value_or(*n_embd / *n_head);
   const int64_t window = IntKey(file, key("attention.sliding_window")).value_or(0);
   r.kv_source = "GGUF shape";
-  int64_t pattern = 0;  // 0: no sliding-window layer
+  int64_t pattern = -1;  // -1: no sliding-window layer; 0: every layer slides (llama.cpp's rule)
   if (window > 0) {
-    if (auto p = IntKey(file, key("attention.sliding_window_pattern"))) {
+    const std::string pattern_key = key("attention.sliding_window_pattern");
+    auto it = file.metadata.find(pattern_key);
+    if (it != file.metadata.end() && it->second.starts_with("[array")) {
+      return InputError(fmt::format("{} is a per-layer array, which is not read", pattern_key));
+    }
+    if (auto p = IntKey(file, pattern_key); p && *p >= 0) {
       pattern = *p;
-      r.kv_source +=
-          fmt::format("; sliding window {} on {} of every {} layers (the file's pattern)", window,
-                      pattern - 1, pattern);
+      r.kv_source += " (the file's sliding_window_pattern)";
     } else if (auto d = DefaultSwaPatterns().find(arch); d != DefaultSwaPatterns().end()) {
       pattern = d->second;
-      r.kv_source +=
-          fmt::format("; sliding window {} on {} of every {} layers (llama.cpp's {} pattern)",
-                      window, pattern - 1, pattern, arch);
-    } else if (file.metadata.count(key("attention.sliding_window_pattern"))) {
-      return InputError(fmt::format("{} is a per-layer array, which is not read",
-                                    key("attention.sliding_window_pattern")));
+      r.kv_source += fmt::format(" (llama.cpp's {} pattern)", arch);
     } else {
       return InputError(fmt::format(
           "the file has a sliding window ({}) but no layer pattern, and none is known for {}",
           window, arch));
     }
+    r.kv_source += pattern == 0 ? fmt::format("; sliding window {} on every layer", window)
+                                : fmt::format("; sliding window {} on {} of every {} layers",
+                                              window, pattern - 1, pattern);
   }
   for (int64_t il = 0; il < *n_layer; ++il) {
-    const bool swa = pattern > 0 && il % pattern < pattern - 1;
+    const bool swa = pattern == 0 || (pattern > 0 && il % pattern < pattern - 1);
     KvLayers layer{1, n_head_kv * k_len, n_head_kv * v_len, swa ? window : 0};
     if (!r.kv.empty() && r.kv.back().window == layer.window &&
         r.kv.back().k_per_position == layer.k_per_position &&

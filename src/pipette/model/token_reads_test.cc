@@ -50,7 +50,8 @@ TEST(TokenReadsTest, FilePatternAndSlidingWindowCap) {
   ASSERT_EQ(r->kv.size(), 4u);
   EXPECT_EQ(r->kv[0].window, 8);
   EXPECT_EQ(r->kv[1].window, 0);
-  EXPECT_NE(r->kv_source.find("the file's pattern"), std::string::npos) << r->kv_source;
+  EXPECT_NE(r->kv_source.find("the file's sliding_window_pattern"), std::string::npos)
+      << r->kv_source;
   // At 20 positions: 2 layers x 8 + 2 layers x 20, 64 elements of 1 byte each.
   EXPECT_DOUBLE_EQ(KvReadBytes(*r, 20, 1.0, 1.0), (2 * 8 + 2 * 20) * 64.0);
   EXPECT_DOUBLE_EQ(KvReadBytes(*r, 4, 1.0, 1.0), 4 * 4 * 64.0);
@@ -72,6 +73,32 @@ TEST(TokenReadsTest, ShapesItCannotReadAreErrors) {
   meta.erase("llama.block_count");
   EXPECT_NE(TokenReadsOf(Shape(meta)).error().message.find("no llama.block_count"),
             std::string::npos);
+}
+
+TEST(TokenReadsTest, ExpertsReadAreTheOnesUsedAndOtherShapesAreRefused) {
+  auto meta = Llama(1);
+  GgufFile f = Shape(meta);
+  f.tensors.push_back({"blk.0.ffn_up_exps.weight", {64, 64, 8}, 1, "f16", 0, 65536});
+  EXPECT_NE(TokenReadsOf(f).error().message.find("no readable llama.expert_count"),
+            std::string::npos);
+  f.metadata["llama.expert_count"] = "8";
+  f.metadata["llama.expert_used_count"] = "2";
+  auto r = TokenReadsOf(f);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->weight_bytes, 8192 + 128000 + 128 + 65536 / 8 * 2);  // 2 of 8 experts
+  meta["llama.attention.kv_lora_rank"] = "512";                     // DeepSeek's latent attention
+  auto mla = TokenReadsOf(Shape(meta));
+  ASSERT_FALSE(mla);
+  EXPECT_NE(mla.error().message.find("llama.attention.kv_lora_rank"), std::string::npos);
+  meta = Llama(3);
+  meta["llama.attention.sliding_window"] = "8";
+  meta["llama.attention.sliding_window_pattern"] = "0";  // llama.cpp: every layer slides
+  r = TokenReadsOf(Shape(meta));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->kv.size(), 1u);
+  EXPECT_EQ(r->kv[0].window, 8);
+  meta["llama.attention.sliding_window_pattern"] = "[array of 3 bool]";
+  EXPECT_NE(TokenReadsOf(Shape(meta)).error().message.find("per-layer array"), std::string::npos);
 }
 
 TEST(TokenReadsTest, JsonRoundTripAndKvTypes) {

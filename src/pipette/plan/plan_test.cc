@@ -114,7 +114,8 @@ TEST(Plan, AutoContextFitsTheLargestTest) {
   ex.params[2].second = {"1000"};
   auto cells = Expand(ex, TestRuntimes());
   ASSERT_TRUE(cells.ok());
-  EXPECT_EQ((*cells)[0].Param("n_ctx"), "1280");  // rounded up to a multiple of 256
+  // pp512 after the depth's 1000 tokens, rounded up to a multiple of 256.
+  EXPECT_EQ((*cells)[0].Param("n_ctx"), "1536");
 }
 
 TEST(Plan, TooSmallContextIsAnInputError) {

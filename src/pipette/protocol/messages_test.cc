@@ -44,6 +44,10 @@ TEST(Messages, EveryOpHasASampleThatReadsBackAsWritten) {
 TEST(Messages, RequestsAndResponsesRoundTrip) {
   const json pp = PpRequest{{1, 2, 3}, 2}.ToJson();
   EXPECT_EQ(PpRequest::FromJson(pp)->ToJson(), pp);
+  EXPECT_FALSE(pp.contains("prefix"));  // depth 0: nothing a worker without it must read
+  const json deep = PpRequest{{1, 2, 3}, 2, {7, 8}}.ToJson();
+  EXPECT_EQ(deep["prefix"], json({7, 8}));
+  EXPECT_EQ(PpRequest::FromJson(deep)->prefix, (TokenIds{7, 8}));
   const TgResponse tg{2, 10, {11, 12}, {5, 6}, {{"n_eval", 2}}};
   EXPECT_EQ(TgResponse::FromJson(json(tg.ToJson()))->ToJson(), tg.ToJson());
   // Swap is optional: a worker on a kernel without VmSwap (or an older worker) leaves it out.

@@ -9,12 +9,14 @@ using nlohmann::ordered_json;
 
 json PpRequest::ToJson() const {
   json j = {{"op", op::kPp}, {"tokens", tokens}};
+  if (!prefix.empty()) j["prefix"] = prefix;
   if (n_batch) j["n_batch"] = *n_batch;
   return j;
 }
 
 Result<PpRequest> PpRequest::FromJson(const json& j) {
   return ReadRequest<PpRequest>(j, op::kPp, [](FieldReader& f, PpRequest& r) {
+    r.prefix = f.Tokens("prefix", {});
     r.tokens = f.Tokens("tokens");
     r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
     if (f.ok() && r.tokens.empty()) f.Fail("'tokens' is empty: nothing to process");

@@ -17,6 +17,7 @@ namespace pipette::protocol {
 struct PpRequest {
   TokenIds tokens;
   std::optional<int64_t> n_batch;  // absent: the context's
+  TokenIds prefix{};  // decoded first, untimed (pp at a depth); may be empty, then not sent
 
   nlohmann::json ToJson() const;
   static Result<PpRequest> FromJson(const nlohmann::json& j);

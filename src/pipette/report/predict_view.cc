@@ -37,7 +37,7 @@ std::string PredictionVerdict(const metrics::PredictionGroup& group) {
     return "nothing to compare: one tg figure only (measure another variant or depth)";
   }
   const double e = *group.median_abs_error * 100;
-  if (*group.median_abs_error <= metrics::kBandwidthBoundError) {
+  if (group.bandwidth_bound.value_or(false)) {
     return fmt::format(
         "bandwidth-bound: tg follows bytes per token within {:.1f}% (median), so a variant's size "
         "predicts its speed here",

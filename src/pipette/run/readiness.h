@@ -12,6 +12,7 @@
 #include <string>
 
 #include "pipette/config/ready_spec.h"
+#include "pipette/env/sensors.h"
 #include "pipette/util/result.h"
 
 namespace pipette::run {
@@ -33,6 +34,11 @@ class ReadyProbe {
   virtual ~ReadyProbe() = default;
   // Looks for `window_s` seconds (the CPU share is over that window).
   virtual Result<ReadyLook> Look(double window_s) = 0;
+  // The device's sensors now (env/sensors.h), read where the looks read: energy counters and
+  // power around a measured repetition (energy per token). An error where it reads none.
+  virtual Result<env::Sensors> ReadSensors() { return RuntimeError("this probe reads no sensors"); }
+  // Where they were read: "" for the device's own /sys, else the (fake) tree.
+  virtual std::string SensorsRoot() const { return ""; }
 };
 
 struct ReadyClock {

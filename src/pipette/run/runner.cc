@@ -302,6 +302,41 @@ class Runner {
     return found->ToJson();
   }
 
+  // Energy around a measured repetition (workload::Context::EnergyMark): the device's sensors
+  // read through its probe; a device found without an energy source is not read again.
+  std::optional<env::Sensors> EnergyMark() {
+    ReadyProbe* probe = Probe();
+    if (!probe) return std::nullopt;
+    std::string& none = no_energy_[dev_];
+    if (!none.empty()) return std::nullopt;
+    auto sensors = probe->ReadSensors();
+    if (!sensors) {
+      none = sensors.error().message;
+      return std::nullopt;
+    }
+    if (!env::HasEnergySource(*sensors)) {
+      none = env::EnergyFacts(*sensors, *sensors, 0).value("na", std::string("no energy source"));
+      return std::nullopt;
+    }
+    return std::move(*sensors);
+  }
+  json EnergySince(const std::optional<env::Sensors>& mark, double seconds) {
+    ReadyProbe* probe = Probe();
+    if (!probe) return nullptr;
+    json energy;
+    if (!mark) {
+      auto none = no_energy_.find(dev_);
+      if (none == no_energy_.end() || none->second.empty()) return nullptr;
+      energy = {{"na", none->second}};
+    } else if (auto after = probe->ReadSensors(); !after) {
+      energy = {{"na", "reading the sensors after the repetition: " + after.error().message}};
+    } else {
+      energy = env::EnergyFacts(*mark, *after, seconds);
+    }
+    if (!probe->SensorsRoot().empty()) energy["sensors_root"] = probe->SensorsRoot();
+    return energy;
+  }
+
   // A probe that sees nothing (no device to look at): cooldowns by time alone.
   struct NullProbe : ReadyProbe {
     Result<ReadyLook> Look(double) override { return ReadyLook{}; }
@@ -587,6 +622,10 @@ class Runner {
     }
     bool Stopped() const override { return r_.Stopped(); }
     Result<json, RunError> Ready() override { return r_.Ready(); }
+    std::optional<env::Sensors> EnergyMark() override { return r_.EnergyMark(); }
+    json EnergySince(const std::optional<env::Sensors>& mark, double seconds) override {
+      return r_.EnergySince(mark, seconds);
+    }
     void Done(const std::string& kind, double units, double seconds) override {
       r_.eta_.Done(estimate::DeviceKind(kind, cell_.device.IsLocal() ? "" : cell_.device.name),
                    units, seconds);
@@ -635,6 +674,8 @@ class Runner {
   std::map<device::Device*, std::unique_ptr<ReadyProbe>> probes_;
   std::map<device::Device*, std::optional<double>> start_temp_;
   std::set<device::Device*> cells_begun_;
+  // Devices found without an energy source: why (energy per token is n/a there).
+  std::map<device::Device*, std::string> no_energy_;
   std::string strict_refusal_;  // --strict: why the run stops after this cell
 };
 

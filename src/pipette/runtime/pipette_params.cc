@@ -22,7 +22,7 @@ config::ParamRegistry PipetteParams() {
                       "(llama.cpp: rounded up to a multiple of 256, as llama.cpp pads it)",
        .order = 40},
       {.name = "depth",
-       .help = "tokens already in the context when tg starts",
+       .help = "tokens already in the context when pp and tg start",
        .kind = K::kInt,
        .scope = S::kTest,
        .default_value = "0",

@@ -15,6 +15,7 @@
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
 #include "pipette/device/device.h"
+#include "pipette/env/sensors.h"
 #include "pipette/plan/plan.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/store/store.h"
@@ -90,6 +91,12 @@ class Context {
   // run/readiness.h): what it found, stored with the repetition as `ready`; null when the
   // experiment does not gate. A device not ready by the deadline fails the cell with the reason.
   virtual Result<nlohmann::json, RunError> Ready() = 0;
+  // Energy of a measured repetition (docs/metrics.md "energy per token"): a reading of the
+  // device's sensors before it (nullopt where the device has no energy source or no probe), and
+  // after it what the stretch of `seconds` cost (env::EnergyFacts, with `sensors_root` when read
+  // from a fake tree): null where the device is not looked at, {"na": why} where it cannot tell.
+  virtual std::optional<env::Sensors> EnergyMark() = 0;
+  virtual nlohmann::json EnergySince(const std::optional<env::Sensors>& mark, double seconds) = 0;
   // Time-left bookkeeping (`kind` as planned by Workload::PlanWork) and a progress line.
   virtual void Done(const std::string& kind, double units, double seconds) = 0;
   virtual void Step(const std::string& what) = 0;

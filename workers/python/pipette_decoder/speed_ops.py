@@ -9,17 +9,23 @@ from .logit_facts import argmax
 
 def pp(state, request):
     f = Fields(request, "pp")
+    prefix = f.tokens("prefix", [])
     tokens = f.tokens("tokens")
     n_batch = f.int("n_batch", 1, INT32_MAX, None)
     f.check()
     if not tokens:
         raise RequestError("pp request: 'tokens' is empty: nothing to process")
     state.check_ready(need_context=True)
+    state.check_tokens(prefix, "prefix")
     state.check_tokens(tokens, "tokens")
-    state.check_fits(len(tokens), "%d tokens" % len(tokens))
+    state.check_fits(len(prefix) + len(tokens),
+                     "%d prefix tokens and %d tokens" % (len(prefix), len(tokens)) if prefix
+                     else "%d tokens" % len(tokens))
     n_batch = state.resolve_batch(n_batch)
 
     state.decoder.clear()
+    if prefix:
+        state.decode_in_batches(prefix, n_batch)  # untimed: pp at a depth
     batch_end_ns = []
     t_start = now_ns()
     logits = state.decode_in_batches(tokens, n_batch, batch_end_ns)

@@ -19,6 +19,8 @@ using nlohmann::json;
 class FakeContext : public Context {
  public:
   Result<json, RunError> Ready() override { return json(nullptr); }
+  std::optional<env::Sensors> EnergyMark() override { return std::nullopt; }
+  json EnergySince(const std::optional<env::Sensors>&, double) override { return nullptr; }
 
  public:
   const config::Experiment& Experiment() const override { return ex; }

@@ -132,11 +132,16 @@ class Speed : public Workload {
     json req;
     json req_facts;  // what the stored sample says was asked (token arrays left out)
     switch (t.kind) {
-      case TestKind::kPP:
-        req =
-            protocol::PpRequest{Ids(RandomTokens(ex.seed, t.name, t.n, n_vocab)), n_batch}.ToJson();
-        req_facts = {{"n_tokens", t.n}, {"seed", ex.seed}};
+      case TestKind::kPP: {
+        // At a depth: the same untimed context tg decodes first, then the N timed tokens.
+        protocol::PpRequest pp;
+        pp.prefix = Ids(RandomTokens(ex.seed, fmt::format("depth{}", depth), depth, n_vocab));
+        pp.tokens = Ids(RandomTokens(ex.seed, t.name, t.n, n_vocab));
+        pp.n_batch = n_batch;
+        req = pp.ToJson();
+        req_facts = {{"n_tokens", t.n}, {"depth", depth}, {"seed", ex.seed}};
         break;
+      }
       case TestKind::kTG: {
         const int64_t bos = ctx.Model().bos;
         const int64_t first =
@@ -174,8 +179,15 @@ class Speed : public Workload {
         if (!found) return found.error();
         ready = std::move(*found);
       }
+      // Measured pp and tg repetitions: the energy they cost, where the device can tell. At a
+      // depth the same request decodes the depth's tokens first: its energy is not the tokens'.
+      const bool metered = !warmup && t.kind != TestKind::kTTFT && depth == 0;
+      std::optional<env::Sensors> mark;
+      if (metered) mark = ctx.EnergyMark();
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req);
+      const double call_s = SecondsSince(t0);
+      json energy = metered ? ctx.EnergySince(mark, call_s) : json(nullptr);
       if (!resp) return resp.error();
       if (resp->contains("request_failed")) {
         // An endpoint's request that stalled past the timeout or was cut short: a result in
@@ -190,10 +202,11 @@ class Speed : public Workload {
       }
       // A reply missing a field or mistyping one broke the protocol: nothing of it is stored.
       if (auto st = CheckResponse(t.kind, *resp); !st) return Broken(st.error().message);
-      ctx.Done(KindName(t.kind), double(t.n), SecondsSince(t0));
+      ctx.Done(KindName(t.kind), double(t.n), call_s);
       json raw = RawFacts(std::move(*resp));
       raw["request"] = req_facts;
       if (!ready.is_null()) raw["ready"] = ready;
+      if (!energy.is_null()) raw["energy"] = std::move(energy);
       if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
       ctx.Step(fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
                            warmup ? rep + 1 : rep - ex.warmup + 1,
@@ -250,7 +263,7 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) 
   for (const auto& t : tests) {
     switch (t.kind) {
       case config::TestKind::kPP:
-        need = std::max<int64_t>(need, t.n);
+        need = std::max<int64_t>(need, depth + t.n);
         break;
       case config::TestKind::kTG:
         need = std::max<int64_t>(need, depth + t.n + 1);

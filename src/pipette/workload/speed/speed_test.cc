@@ -29,7 +29,9 @@ TEST(Speed, OnePhasePerTestWithItsOps) {
 TEST(Speed, ItsContextNeedFitsTheLargestTest) {
   const auto tests = WithTests({"pp512", "tg128", "ttft@64"}).tests;
   EXPECT_EQ(TokensNeeded(tests, 0), 512);
-  EXPECT_EQ(TokensNeeded(tests, 1000), 1129);
+  // At a depth pp and tg both follow its tokens: pp512 after 1000 needs 1512.
+  EXPECT_EQ(TokensNeeded(tests, 1000), 1512);
+  EXPECT_EQ(TokensNeeded(WithTests({"tg128", "ttft@64"}).tests, 1000), 1129);
 }
 
 // The context need of an experiment is the most any registered workload needs.
@@ -40,8 +42,10 @@ TEST(Speed, TheRegistrysContextNeedIsTheLargestWorkloads) {
   ppl.n_ctx = 512;
   SetPplSpec(&ex, ppl);
   EXPECT_EQ(ContextNeed(ex, 0), 512);
-  EXPECT_EQ(ContextNeed(ex, 1000), 512);  // no tg: the depth adds nothing
+  EXPECT_EQ(ContextNeed(ex, 1000), 1064);  // pp64 after the depth's 1000 tokens
   ex.tests.push_back(*config::ParseTestName("tg8"));
+  EXPECT_EQ(ContextNeed(ex, 1000), 1064);
+  ex.tests = {*config::ParseTestName("tg8")};
   EXPECT_EQ(ContextNeed(ex, 1000), 1009);
 }
 
