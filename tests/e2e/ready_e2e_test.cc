@@ -143,26 +143,35 @@ TEST_F(ReadyE2E, EnergyPerTokenFromTheFakeTreesCounter) {
       ASSERT_EQ(e["source"], "powercap") << e;
       EXPECT_EQ(e["sensors_root"], tree.string());
       EXPECT_GT(e["joules"].get<double>(), 0) << e;
-      per_token.push_back(e["joules"].get<double>() / tokens);
-      watts.push_back(e["joules"].get<double>() / e["seconds"].get<double>());
+      // The span between the readings holds the request (and the second reading).
+      const double w = e["joules"].get<double>() / e["seconds"].get<double>();
+      const int64_t t0 = s.raw["t_start_ns"];
+      const int64_t t1 = test == std::string("pp16") ? s.raw["t_end_ns"].get<int64_t>()
+                                                     : s.raw["token_end_ns"].back().get<int64_t>();
+      EXPECT_GE(e["seconds"].get<double>(), double(t1 - t0) / 1e9) << e;
+      // J/token: that power over the timed span, per token.
+      per_token.push_back(w * (double(t1 - t0) / 1e9) / tokens);
+      watts.push_back(w);
     }
     ASSERT_EQ(per_token.size(), 2u);
     const json* row = Find(report["results"], 1, test, "energy_per_token");
     ASSERT_NE(row, nullptr) << test;
     EXPECT_EQ((*row)["unit"], "J/token");
-    EXPECT_EQ((*row)["samples"].get<std::vector<double>>(), per_token);
+    const std::vector<double> got = (*row)["samples"];
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(got[i], per_token[i], 1e-9 * per_token[i]) << test;
     const json* power = Find(report["results"], 1, test, "power");
     ASSERT_NE(power, nullptr) << test;
     EXPECT_EQ((*power)["samples"].get<std::vector<double>>(), watts);
   }
 }
 
-// This machine exposes no energy counter and no battery: energy per token is n/a, with why.
+// A device with no energy counter and no battery (an empty sensors tree, as this development
+// machine's /sys is): energy per token is n/a, with why, and the device is read once.
 TEST_F(ReadyE2E, WithoutAnEnergySourceEnergyPerTokenIsNaWithTheReason) {
-  unsetenv("PIPETTE_SYSFS_ROOT");
-  if (fs::exists("/sys/class/powercap") || fs::exists("/sys/class/power_supply/BAT0")) {
-    GTEST_SKIP() << "this machine has an energy source: the fake-tree test covers energy";
-  }
+  const fs::path empty = dir_ / "empty-sysfs";
+  fs::create_directories(empty / "sys");
+  setenv("PIPETTE_SYSFS_ROOT", empty.c_str(), 1);
   const auto ex = Write("energy.yaml",
                         "models: [smollm2-135m-instruct-q4_1]\n"
                         "params: {threads: 1}\n"
@@ -174,6 +183,9 @@ TEST_F(ReadyE2E, WithoutAnEnergySourceEnergyPerTokenIsNaWithTheReason) {
   const json* row = Find(report["results"], 1, "tg4", "energy_per_token");
   ASSERT_NE(row, nullptr);
   EXPECT_TRUE((*row)["value"].is_null());
+  const auto samples = Samples(1, "tg4");
+  ASSERT_FALSE(samples.empty());
+  EXPECT_EQ(samples.back().raw["energy"]["sensors_root"], empty.string());
   EXPECT_NE((*row)["na"].get<std::string>().find("no powercap energy counter"), std::string::npos)
       << *row;
 }

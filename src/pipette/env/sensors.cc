@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "pipette/env/fingerprint.h"
 #include "pipette/util/strings.h"
@@ -76,10 +77,10 @@ Sensors ReadSensors(const FileSource& files) {
     p.status = Trimmed(files, dir + "/status");
     p.capacity_pct = Int(files, dir + "/capacity");
     if (auto uw = Int(files, dir + "/power_now")) {
-      p.power_w = double(*uw) / 1e6;
+      p.power_w = std::abs(double(*uw)) / 1e6;  // some drivers sign a discharge negative
     } else if (auto ua = Int(files, dir + "/current_now")) {
       if (auto uv = Int(files, dir + "/voltage_now")) {
-        p.power_w = double(*ua) / 1e6 * (double(*uv) / 1e6);
+        p.power_w = std::abs(double(*ua)) / 1e6 * (double(*uv) / 1e6);
       }
     }
     s.power.push_back(std::move(p));

@@ -242,26 +242,33 @@ void AddRoofline(RowBuilder& b, const store::SampleRecord& s, const Roofline& ro
 }
 
 // energy_per_token and power of a pp or tg repetition whose energy was read (docs/metrics.md
-// "energy per token"); the tests whose device could not tell go into `na`, with the reason.
+// "energy per token"): the mean power between the two readings, and that power over the
+// repetition's timed span per token (power / t/s); the tests whose energy cannot be given go
+// into `na`, with the reason.
 void AddEnergy(RowBuilder& b, const store::SampleRecord& s,
                std::map<std::string, std::string>* na) {
   auto e = s.raw.find("energy");
   if (e == s.raw.end() || !e->is_object()) return;
+  if (s.raw.contains("streams")) {
+    (*na)[s.test] =
+        "a served model: the streams' energy is not one request's, and the server may run on "
+        "another machine";
+    return;
+  }
   if (auto why = e->find("na"); why != e->end()) {
     (*na)[s.test] = why->is_string() ? why->get<std::string>() : "not measured";
     return;
   }
   const double joules = e->value("joules", -1.0);
   const double seconds = e->value("seconds", 0.0);
-  double tokens = 0;
-  if (IsSpeedTest("pp", s.test)) {
-    tokens = double(Int(s.raw, "n_tokens").value_or(0));
-  } else if (auto ends = s.raw.find("token_end_ns"); ends != s.raw.end() && ends->is_array()) {
-    tokens = double(ends->size());
+  const auto tps = IsSpeedTest("pp", s.test) ? PpTokensPerSecond(s.raw) : TgTokensPerSecond(s.raw);
+  if (joules < 0 || seconds <= 0 || !tps) {
+    (*na)[s.test] = "the stored energy reading is incomplete (no joules, seconds or tokens)";
+    return;
   }
-  if (joules < 0 || tokens <= 0) return;
-  b.Add(s.test, "energy_per_token", "J/token", joules / tokens);
-  if (seconds > 0) b.Add(s.test, "power", "W", joules / seconds);
+  const double watts = joules / seconds;
+  b.Add(s.test, "energy_per_token", "J/token", watts / *tps);
+  b.Add(s.test, "power", "W", watts);
 }
 
 // load (docs/metrics.md): from the load call until the runtime can accept a prompt, i.e. the
@@ -472,6 +479,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       }
     };
     add_na(no_energy, "energy_per_token", "J/token");
+    add_na(no_energy, "power", "W");
     add_na(no_bw_util, "bw_util", "fraction");
     // A phase the cell's runtime does not serve (run/runner.cc stores it as an `na` sample): one
     // n/a row for all its figures, with the reason.

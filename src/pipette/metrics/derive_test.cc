@@ -135,10 +135,9 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_EQ(na->summary.n, 0u);
 }
 
-// A phase the runtime did not serve (an `na` sample) is one n/a row; a workload whose stored
-// samples cannot be read is its own n/a row, and the other workloads' figures stay.
-// Energy read around a repetition: J/token over its tokens, W over its seconds; a device that
-// could not tell gives one n/a row with the reason.
+// Energy read around a repetition: W over the seconds between the readings, J/token that power
+// over the timed span (W / t/s); a device that could not tell, or a served model's streams,
+// give n/a rows with the reason.
 TEST(Derive, EnergyPerTokenAndPowerFromTheStoredJoules) {
   store::RunRecord run;
   store::EnvironmentRecord env{1, "fp", json::object()};
@@ -154,9 +153,12 @@ TEST(Derive, EnergyPerTokenAndPowerFromTheStoredJoules) {
   const json tg = {{"t_start_ns", 0},
                    {"token_end_ns", {100'000'000, 200'000'000}},
                    {"energy", {{"na", "no energy source here"}}}};
+  json served = pp(1.0);
+  served["streams"] = json::array();
   c.samples = {{1, 1, "pp100", 0, false, pp(2.0)},
                {2, 1, "pp100", 1, false, pp(3.0)},
-               {3, 1, "tg2", 0, false, tg}};
+               {3, 1, "tg2", 0, false, tg},
+               {4, 1, "tg4", 0, false, served}};
   const auto rows = DeriveRows(run, env, {c});
   auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
@@ -174,9 +176,14 @@ TEST(Derive, EnergyPerTokenAndPowerFromTheStoredJoules) {
   const ResultRow* none = find("tg2", "energy_per_token");
   ASSERT_NE(none, nullptr);
   EXPECT_EQ(none->na_reason, "no energy source here");
-  EXPECT_EQ(find("tg2", "power"), nullptr);
+  ASSERT_NE(find("tg2", "power"), nullptr);
+  EXPECT_EQ(find("tg2", "power")->na_reason, "no energy source here");
+  ASSERT_NE(find("tg4", "energy_per_token"), nullptr);
+  EXPECT_NE(find("tg4", "energy_per_token")->na_reason.find("a served model"), std::string::npos);
 }
 
+// A phase the runtime did not serve (an `na` sample) is one n/a row; a workload whose stored
+// samples cannot be read is its own n/a row, and the other workloads' figures stay.
 TEST(Derive, NotServedPhasesAndUnreadableSamplesAreNaRowsOfTheirWorkload) {
   CellSamples c;
   c.cell.id = 10;

@@ -303,15 +303,17 @@ class Runner {
   }
 
   // Energy around a measured repetition (workload::Context::EnergyMark): the device's sensors
-  // read through its probe; a device found without an energy source is not read again.
+  // read through its probe; a device found without an energy source is not read again, one whose
+  // reading failed is tried again at the next repetition.
   std::optional<env::Sensors> EnergyMark() {
     ReadyProbe* probe = Probe();
     if (!probe) return std::nullopt;
+    energy_read_error_.clear();
     std::string& none = no_energy_[dev_];
     if (!none.empty()) return std::nullopt;
     auto sensors = probe->ReadSensors();
     if (!sensors) {
-      none = sensors.error().message;
+      energy_read_error_ = "reading the sensors before the repetition: " + sensors.error().message;
       return std::nullopt;
     }
     if (!env::HasEnergySource(*sensors)) {
@@ -326,12 +328,23 @@ class Runner {
     json energy;
     if (!mark) {
       auto none = no_energy_.find(dev_);
-      if (none == no_energy_.end() || none->second.empty()) return nullptr;
-      energy = {{"na", none->second}};
-    } else if (auto after = probe->ReadSensors(); !after) {
-      energy = {{"na", "reading the sensors after the repetition: " + after.error().message}};
+      if (!energy_read_error_.empty()) {
+        energy = {{"na", energy_read_error_}};
+      } else if (none == no_energy_.end() || none->second.empty()) {
+        return nullptr;
+      } else {
+        energy = {{"na", none->second}};
+      }
     } else {
-      energy = env::EnergyFacts(*mark, *after, seconds);
+      // The counters are read last: the span is from the first reading's end to the second's.
+      const auto t0 = std::chrono::steady_clock::now();
+      auto after = probe->ReadSensors();
+      const double read_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      energy =
+          after
+              ? env::EnergyFacts(*mark, *after, seconds + read_s)
+              : json{{"na", "reading the sensors after the repetition: " + after.error().message}};
     }
     if (!probe->SensorsRoot().empty()) energy["sensors_root"] = probe->SensorsRoot();
     return energy;
@@ -676,7 +689,8 @@ class Runner {
   std::set<device::Device*> cells_begun_;
   // Devices found without an energy source: why (energy per token is n/a there).
   std::map<device::Device*, std::string> no_energy_;
-  std::string strict_refusal_;  // --strict: why the run stops after this cell
+  std::string energy_read_error_;  // the current repetition's first reading failed: why
+  std::string strict_refusal_;     // --strict: why the run stops after this cell
 };
 
 }  // namespace

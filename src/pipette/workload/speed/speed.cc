@@ -179,8 +179,9 @@ class Speed : public Workload {
         if (!found) return found.error();
         ready = std::move(*found);
       }
-      // Measured pp and tg repetitions: the energy they cost, where the device can tell. At a
-      // depth the same request decodes the depth's tokens first: its energy is not the tokens'.
+      // Measured pp and tg repetitions: the energy they cost, where the device can tell (the
+      // seconds from the first reading to the request's end; the runner adds the second
+      // reading's). At a depth the same request decodes the depth's tokens first.
       const bool metered = !warmup && t.kind != TestKind::kTTFT && depth == 0;
       std::optional<env::Sensors> mark;
       if (metered) mark = ctx.EnergyMark();
@@ -188,6 +189,11 @@ class Speed : public Workload {
       auto resp = ctx.Call(req);
       const double call_s = SecondsSince(t0);
       json energy = metered ? ctx.EnergySince(mark, call_s) : json(nullptr);
+      if (!warmup && t.kind != TestKind::kTTFT && depth > 0) {
+        energy = {{"na", fmt::format("the request also decoded the depth's {} untimed tokens: its "
+                                     "energy is not the measured tokens'",
+                                     depth)}};
+      }
       if (!resp) return resp.error();
       if (resp->contains("request_failed")) {
         // An endpoint's request that stalled past the timeout or was cut short: a result in
