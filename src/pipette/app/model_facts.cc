@@ -26,6 +26,7 @@ Result<run::ModelFacts> OnnxFactsOf(const std::string& path) {
   f.info["architecture"] = onnx->arch;
   f.info["variant"] = onnx->variant;
   f.info["quant"] = model::OnnxQuantLabel(onnx->meta.value("variant", nlohmann::json::object()));
+  f.info["token_reads"] = {{"na", "bytes per token are known for GGUF models only"}};
   f.info["n_layer"] = onnx->n_layer;
   if (!onnx->general_name.empty()) f.info["general_name"] = onnx->general_name;
   for (const auto& [name, meta_sha] : onnx->files) {

@@ -217,7 +217,7 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
 // whose bw_util cannot be given go into `na`, with the reason.
 void AddRoofline(RowBuilder& b, const store::SampleRecord& s, const Roofline& roof,
                  std::map<std::string, std::string>* na) {
-  if (!IsSpeedTest("tg", s.test)) return;
+  if (!IsSpeedTest("tg", s.test) || roof.predates) return;
   if (s.raw.contains("streams")) {
     (*na)[s.test] =
         "a served model: what the server reads a token, and from which machine's memory, is not "

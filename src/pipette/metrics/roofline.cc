@@ -18,12 +18,14 @@ Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts,
     roof.na_reason = "bytes per token unknown: " + reads["na"].get<std::string>();
     return roof;
   }
+  if (reads.is_null()) {
+    roof.predates = true;
+    roof.na_reason = "the cell's model facts have no token_reads (recorded by an older Pipette)";
+    return roof;
+  }
   roof.reads = model::TokenReadsFromJson(reads);
   if (!roof.reads) {
-    roof.na_reason = file.value("format", std::string()) == "gguf" || file.empty()
-                         ? "bytes per token unknown: the cell's model facts have no token_reads "
-                           "(recorded by an older Pipette)"
-                         : "bytes per token are known for GGUF models only";
+    roof.na_reason = "bytes per token unknown: the cell's token_reads cannot be read";
     return roof;
   }
   for (auto [param, bytes] :

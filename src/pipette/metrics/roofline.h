@@ -25,6 +25,9 @@ struct Roofline {
   int64_t swa_cells = 0;   // their smaller cache's cells as llama.cpp made it; 0: unknown
   double bandwidth = 0;    // the device's triad bytes/s
   std::string na_reason;
+  // The cell's model facts predate token_reads (an older Pipette wrote them): no row at all, so
+  // that an older store is reported as it was.
+  bool predates = false;
 };
 
 // From the cell's model facts (model_info.file.token_reads), its params (type_k, type_v,

@@ -86,9 +86,12 @@ TEST(RooflineTest, NaReasons) {
   EXPECT_NE(
       RooflineOf(Cell(json{{"na", "no block_count"}}), kDevice).na_reason.find("no block_count"),
       std::string::npos);
-  store::CellRecord onnx = Cell();
-  onnx.model_info = {{"file", {{"format", "onnx"}}}};
-  EXPECT_EQ(RooflineOf(onnx, kDevice).na_reason, "bytes per token are known for GGUF models only");
+  store::CellRecord onnx = Cell(json{{"na", "bytes per token are known for GGUF models only"}});
+  EXPECT_EQ(RooflineOf(onnx, kDevice).na_reason,
+            "bytes per token unknown: bytes per token are known for GGUF models only");
+  store::CellRecord older = Cell();
+  older.model_info = {{"file", {{"format", "gguf"}}}};  // before token_reads was recorded
+  EXPECT_TRUE(RooflineOf(older, kDevice).predates);
   const Roofline no_bw = RooflineOf(Cell(), json::object());
   EXPECT_NE(no_bw.na_reason.find("was not measured"), std::string::npos);
   EXPECT_TRUE(no_bw.reads);  // bytes per token are still given
@@ -133,6 +136,12 @@ TEST(RooflineTest, DerivedRows) {
   util = find(rows, "bw_util");
   ASSERT_TRUE(util);
   EXPECT_NE(util->na_reason.find("was not measured"), std::string::npos) << util->na_reason;
+
+  // A cell an older Pipette recorded (no token_reads): reported as it was, without these rows.
+  c.cell.model_info = {{"file", {{"format", "gguf"}}}};
+  rows = DeriveRows(run, env, {c});
+  EXPECT_FALSE(find(rows, "bw_util"));
+  EXPECT_FALSE(find(rows, "bytes_per_token"));
 }
 
 }  // namespace
