@@ -343,6 +343,27 @@ TEST_P(Conformance, SpeedOpsAnswerWithTimestampsInOrder) {
   }
 }
 
+// e2e: the prompt decoded and n_gen tokens chosen, timed from before the prompt; greedy, so the
+// same request gives the same tokens.
+TEST_P(Conformance, E2eTimesThePromptAndEveryGeneratedToken) {
+  if (const std::string why = Unserved({"e2e", "tokenize"}); !why.empty()) GTEST_SKIP() << why;
+  const int64_t n_vocab = Ready();
+  const std::vector<int64_t> tokens = Tokens("The quick brown fox jumps over the lazy dog.");
+  const json r = Ok({{"op", "e2e"}, {"prompt", tokens}, {"n_gen", 4}});
+  EXPECT_EQ(r["n_prompt"], tokens.size());
+  EXPECT_EQ(r["n_gen"], 4);
+  const auto ends = r["token_end_ns"].get<std::vector<int64_t>>();
+  ASSERT_EQ(ends.size(), 4u);
+  EXPECT_TRUE(std::is_sorted(ends.begin(), ends.end()));
+  EXPECT_GE(ends.front(), r["t_start_ns"].get<int64_t>());
+  const auto ids = r["tokens"].get<std::vector<int64_t>>();
+  ASSERT_EQ(ids.size(), 4u);
+  for (int64_t t : ids) EXPECT_TRUE(t >= 0 && t < n_vocab) << t;
+  EXPECT_EQ(Ok({{"op", "e2e"}, {"prompt", tokens}, {"n_gen", 4}})["tokens"], r["tokens"]);
+  EXPECT_FALSE(Refused({{"op", "e2e"}, {"prompt", json::array()}, {"n_gen", 2}}).empty());
+  EXPECT_FALSE(Refused({{"op", "e2e"}, {"prompt", {n_vocab}}, {"n_gen", 2}}).empty());
+}
+
 TEST_P(Conformance, ScoreFactsAreAlignedWithTheScoredPositions) {
   if (const std::string why = Unserved({"score"}); !why.empty()) GTEST_SKIP() << why;
   const int64_t n_vocab = Ready();

@@ -155,6 +155,24 @@ def tg(request):
             "runtime_perf": {}}
 
 
+@worker.handler("e2e")
+def e2e(request):
+    f = Fields(request, "e2e")
+    prompt = f.tokens("prompt")
+    n_gen = f.int("n_gen", 1, INT32_MAX)
+    f.check()
+    if not prompt:
+        raise RequestError("e2e request: 'prompt' is empty: e2e needs at least one token")
+    need(context=True)
+    check_ids(prompt, "prompt")
+    batch(f)
+    t_start = now_ns()
+    tokens = [(prompt[-1] + 1 + i) % N_VOCAB for i in range(n_gen)]
+    ends = [now_ns() for _ in tokens]
+    return {"n_prompt": len(prompt), "n_gen": n_gen, "t_start_ns": t_start, "token_end_ns": ends,
+            "tokens": tokens, "runtime_perf": {}}
+
+
 @worker.handler("ttft")
 def ttft(request):
     f, text, add_special = text_request(request, "ttft")

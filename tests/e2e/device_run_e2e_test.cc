@@ -5,6 +5,7 @@
 // reason while the run goes on; a controller killed mid-cell leaves nothing running there.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "ssh_board.h"
@@ -182,6 +183,45 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
 // the real model. Its cells are labelled emulated everywhere, record the instruction set the
 // worker ran and the host it emulated on, and its quality agrees with this machine's x86-64
 // kernels within the bound BENCHMARKS.md measured ("Devices").
+// A tier of the board: the board's own cgroups (made through its shell) limit the worker there,
+// as they do on this machine (tier_e2e_test.cc): its quota throttles, its cpuset is the worker's
+// affinity, its memory cap makes a cell `oom`.
+TEST_F(DeviceRunE2E, ATierOfTheBoardLimitsTheWorkerThere) {
+  if (::access("/sys/fs/cgroup/memory", W_OK) != 0 || ::access("/sys/fs/cgroup/cpu", W_OK) != 0) {
+    GTEST_SKIP() << "tiers need cgroup v1's cpu and memory controllers writable on the board";
+  }
+  auto entry = [&](const std::string& name, const std::string& tier) {
+    std::string e = BoardEntry();
+    e.replace(e.find("name: board"), 11, "name: " + name + "\n    tier: " + tier);
+    return e;
+  };
+  const auto ex = Write("ex.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "devices:\n" +
+                            entry("board-low", "{cpus: [0], cpu_quota: 0.3}") +
+                            entry("board-tiny", "{memory: 48MiB}") +
+                            "params: {threads: 1, n_ctx: 256, use_mmap: false}\n"
+                            "tests: [tg8]\n"
+                            "repetitions: 2\n"
+                            "warmup: 0\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  EXPECT_EQ(o.code, 1) << o.out << o.err;  // board-tiny's cell is oom
+  auto low = Samples(1, "tier");
+  ASSERT_EQ(low.size(), 1u) << o.err;
+  EXPECT_GT(low[0].raw["end"]["cpu.nr_throttled"].get<int64_t>(), 0) << low[0].raw.dump();
+  EXPECT_EQ(low[0].raw["end"]["worker.cpus_allowed_list"], "0");
+  auto st = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(st.ok());
+  auto cells = (*st)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[0].status, "ok") << (*cells)[0].error;
+  EXPECT_EQ((*cells)[1].status, "oom") << (*cells)[1].error;
+  Output md = Pipette({"report", "--store", Store(), "--format", "md"});
+  EXPECT_NE(md.out.find("board-low: "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("(emulated tier: cpus 0, quota 0.3 CPU)"), std::string::npos) << md.out;
+}
+
 TEST_F(DeviceRunE2E, TheAarch64WorkerOnAnEmulatedBoardAgreesWithThisMachine) {
   const fs::path arm_worker = fs::path(kSource) / "build-aarch64" / "pipette-worker-llama";
   ASSERT_TRUE(fs::exists(arm_worker))

@@ -12,6 +12,36 @@
 namespace pipette_e2e {
 namespace {
 
+// A copy of the fake tree at `tree`, made the sensors' root, whose package energy counter
+// advances 1 mJ every 2 ms until Stop (or the end of the scope).
+class AdvancingCounter {
+ public:
+  explicit AdvancingCounter(const fs::path& tree) {
+    fs::copy(kSource + "/tests/data/fake-sysfs", tree, fs::copy_options::recursive);
+    setenv("PIPETTE_SYSFS_ROOT", tree.c_str(), 1);
+    const fs::path counter = tree / "sys/class/powercap/intel-rapl:0/energy_uj";
+    thread_ = std::thread([this, counter] {
+      int64_t uj = 1000000;
+      while (!done_) {
+        uj += 1000;
+        const fs::path part = counter.string() + ".part";
+        std::ofstream(part) << uj << "\n";
+        fs::rename(part, counter);  // never read half-written
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+  }
+  ~AdvancingCounter() { Stop(); }
+  void Stop() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 class ReadyE2E : public E2E {
  protected:
   void SetUp() override {
@@ -107,20 +137,7 @@ TEST_F(ReadyE2E, BusyLoopsOfAnotherProgramHoldTheRepetitionsBack) {
 // exactly those joules.
 TEST_F(ReadyE2E, EnergyPerTokenFromTheFakeTreesCounter) {
   const fs::path tree = dir_ / "sysfs";
-  fs::copy(kSource + "/tests/data/fake-sysfs", tree, fs::copy_options::recursive);
-  setenv("PIPETTE_SYSFS_ROOT", tree.c_str(), 1);
-  const fs::path counter = tree / "sys/class/powercap/intel-rapl:0/energy_uj";
-  std::atomic<bool> done{false};
-  std::thread advance([&] {
-    int64_t uj = 1000000;
-    while (!done) {
-      uj += 1000;
-      const fs::path part = counter.string() + ".part";
-      std::ofstream(part) << uj << "\n";
-      fs::rename(part, counter);  // never read half-written
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  });
+  AdvancingCounter counter(tree);
   const auto ex = Write("energy.yaml",
                         "models: [smollm2-135m-instruct-q4_1]\n"
                         "params: {threads: 1}\n"
@@ -128,8 +145,7 @@ TEST_F(ReadyE2E, EnergyPerTokenFromTheFakeTreesCounter) {
                         "repetitions: 2\n"
                         "warmup: 1\n");
   Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
-  done = true;
-  advance.join();
+  counter.Stop();
   ASSERT_EQ(o.code, 0) << o.err;
   const json report = ReportJson();
   for (const auto& [test, tokens] : {std::pair{"pp16", 16}, std::pair{"tg4", 4}}) {
@@ -164,6 +180,66 @@ TEST_F(ReadyE2E, EnergyPerTokenFromTheFakeTreesCounter) {
     ASSERT_NE(power, nullptr) << test;
     EXPECT_EQ((*power)["samples"].get<std::vector<double>>(), watts);
   }
+}
+
+// sustained<T> against the fake tree: after each chunk the sensors are read; every full 10 s
+// window gets its hottest temperature, mean frequency and power from those readings, and the run
+// its energy per token from the joules the test's advancing counter gave. e2e@P+N beside it.
+TEST_F(ReadyE2E, SustainedWindowsCarryTheFakeTreesSensorsAndE2eTimesTheWholeRequest) {
+  const fs::path tree = dir_ / "sysfs";
+  AdvancingCounter counter(tree);
+  const auto ex = Write("sustained.yaml",
+                        "models: [smollm2-135m-instruct-q4_1]\n"
+                        "params: {threads: 1}\n"
+                        "tests: [e2e@16+4, sustained20]\n"
+                        "repetitions: 2\n"
+                        "warmup: 1\n");
+  Output o = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  counter.Stop();
+  ASSERT_EQ(o.code, 0) << o.err;
+
+  // One sample, whatever the repetitions: chunks of 64 tokens, each with its reading.
+  const auto runs = Samples(1, "sustained20");
+  ASSERT_EQ(runs.size(), 1u);
+  const json& chunks = runs[0].raw["chunks"];
+  ASSERT_GE(chunks.size(), 2u);
+  EXPECT_EQ(runs[0].raw["sensors_root"], tree.string());
+  double joules = 0;
+  int64_t tokens = 0;
+  for (const json& c : chunks) {
+    EXPECT_EQ(c["token_end_ns"].size(), 64u);
+    EXPECT_EQ(c["sensors"]["temp_c"], 48.5);      // the fake tree's CPU zone
+    EXPECT_EQ(c["sensors"]["freq_mhz"], 2100.0);  // the mean of its two CPUs' 1.8 and 2.4 GHz
+    ASSERT_EQ(c["sensors"]["energy"]["source"], "powercap") << c["sensors"];
+    joules += c["sensors"]["energy"]["joules"].get<double>();
+    tokens += 64;
+  }
+  const json results = ReportJson()["results"];
+  const json* tps = Find(results, 1, "sustained20", "throughput");
+  ASSERT_NE(tps, nullptr);
+  ASSERT_EQ((*tps)["samples"].size(), 2u);  // two full windows of 10 s
+  const json* temps = Find(results, 1, "sustained20", "window_temp_c");
+  ASSERT_NE(temps, nullptr);
+  EXPECT_EQ((*temps)["samples"], json::array({48.5, 48.5}));
+  const json* power = Find(results, 1, "sustained20", "window_power");
+  ASSERT_NE(power, nullptr);
+  for (const json& w : (*power)["samples"]) EXPECT_GT(w.get<double>(), 0);
+  EXPECT_NEAR(Value(results, 1, "sustained20", "energy_per_token"), joules / double(tokens), 1e-12);
+  ASSERT_NE(Find(results, 1, "sustained20", "decay"), nullptr);
+
+  // e2e: the whole request, at least its first token's time, from the worker's timestamps.
+  const auto e2e = Samples(1, "e2e@16+4");
+  ASSERT_EQ(e2e.size(), 3u);  // a warm-up and two repetitions
+  for (const auto& s : e2e) {
+    EXPECT_EQ(s.raw["n_prompt"], 16);
+    EXPECT_EQ(s.raw["tokens"].size(), 4u);
+  }
+  EXPECT_GE(Value(results, 1, "e2e@16+4", "e2e"), Value(results, 1, "e2e@16+4", "first_token"));
+  EXPECT_GT(Value(results, 1, "e2e@16+4", "decode_throughput"), 0);
+  Output md = Pipette({"report", "--store", Store(), "--format", "md"});
+  EXPECT_NE(md.out.find("Sustained decoding: each 10 s window"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| sustained20 | 10-20 s |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("48.5 °C"), std::string::npos) << md.out;
 }
 
 // A device with no energy counter and no battery (an empty sensors tree, as this development

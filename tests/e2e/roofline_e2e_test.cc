@@ -191,6 +191,16 @@ TEST_F(Roofline, PpAndTgAtADepth) {
   EXPECT_DOUBLE_EQ(
       Value(results, 2, "tg8", "bytes_per_token") - Value(results, 1, "tg8", "bytes_per_token"),
       300 * per_position);
+  // The context-growth table: one line per depth, kv used growing with it.
+  Output md = Pipette({"report", "--store", Store(), "--format", "md"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  const size_t table = md.out.find("Context growth: tg and memory as the context fills");
+  ASSERT_NE(table, std::string::npos) << md.out;
+  const size_t zero = md.out.find("|     0 |  tg8 |", table);
+  const size_t deep = md.out.find("|   300 |  tg8 |", table);
+  EXPECT_NE(zero, std::string::npos) << md.out;
+  EXPECT_NE(deep, std::string::npos) << md.out;
+  EXPECT_LT(zero, deep);
 }
 
 // The aarch64 probe (scripts/build-worker.sh aarch64 builds it beside the worker) under

@@ -62,10 +62,14 @@ class SshBoard {
         // The board notices a dropped link within about 3 s, and ends the session.
         << "ClientAliveInterval 1\nClientAliveCountMax 2\n";
     // A host name of its own (a UTS namespace), so that what is read on the board cannot be
-    // mistaken for this machine's.
+    // mistaken for this machine's. `ip netns exec` mounts a fresh /sys: the cgroup v1
+    // hierarchies a board has (cpu, cpuset, memory: what tiers use) are mounted in it again, where
+    // this machine has them.
     Sh("ip netns exec " + ns_ + " unshare --uts sh -c 'echo " + std::string(kHostname) +
-       " > /proc/sys/kernel/hostname && exec /usr/sbin/sshd -f " + d + "/sshd_config -E " + d +
-       "/sshd.log'");
+       " > /proc/sys/kernel/hostname && { mount -t tmpfs cgroup_root /sys/fs/cgroup && for c in "
+       "cpu cpuset memory; do mkdir -p /sys/fs/cgroup/$c && mount -t cgroup -o $c cgroup "
+       "/sys/fs/cgroup/$c; done; } 2>/dev/null; exec /usr/sbin/sshd -f " +
+       d + "/sshd_config -E " + d + "/sshd.log'");
     // sshd writes its pid file once it listens.
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!std::filesystem::exists(dir_.path() / "sshd.pid") &&

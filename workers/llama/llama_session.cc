@@ -471,22 +471,67 @@ Reply LlamaSession::Generate(const json& request) {
   llama_token next = req->first_token;
   out.t_start_ns = NowNs();
   for (int32_t step = 0; step < n_gen; ++step) {
-    batch_.n_tokens = 1;
-    batch_.token[0] = next;
-    batch_.pos[0] = pos0 + step;
-    batch_.n_seq_id[0] = 1;
-    batch_.seq_id[0][0] = 0;
-    batch_.logits[0] = 1;
-    const int32_t rc = llama_decode(context_.get(), batch_);
-    if (rc != 0) {
-      return Fail("llama_decode returned " + std::to_string(rc) + " at step " +
-                  std::to_string(step));
-    }
-    next = ArgmaxOfLast();
+    if (Status st = DecodeOneAndChoose(&next, pos0 + step, step); !st) return st.error();
     out.token_end_ns.push_back(NowNs());
-    if (next < 0) return Fail("llama.cpp returned no logits at step " + std::to_string(step));
     out.tokens.push_back(next);
   }
+  out.n_gen = n_gen;
+  out.runtime_perf = RuntimePerf();
+  return out.ToJson();
+}
+
+Status LlamaSession::DecodeOneAndChoose(llama_token* token, int32_t pos, int64_t step) {
+  batch_.n_tokens = 1;
+  batch_.token[0] = *token;
+  batch_.pos[0] = pos;
+  batch_.n_seq_id[0] = 1;
+  batch_.seq_id[0][0] = 0;
+  batch_.logits[0] = 1;
+  const int32_t rc = llama_decode(context_.get(), batch_);
+  if (rc != 0) {
+    return Fail("llama_decode returned " + std::to_string(rc) + " at step " + std::to_string(step));
+  }
+  *token = ArgmaxOfLast();
+  if (*token < 0) return Fail("llama.cpp returned no logits at step " + std::to_string(step));
+  return {};
+}
+
+Reply LlamaSession::EndToEnd(const json& request) {
+  auto req = protocol::E2eRequest::FromJson(request);
+  if (!req) return req.error();
+  if (Status ready = CheckReady(/*need_context=*/true); !ready) return ready.error();
+  const std::vector<llama_token>& prompt = req->prompt;
+  const int64_t n_gen = req->n_gen;
+  if (Status ids = CheckTokens(prompt, "prompt"); !ids) return ids.error();
+  const uint32_t n_ctx = llama_n_ctx(context_.get());
+  // The last generated token is chosen, not decoded: P + N - 1 positions.
+  if (static_cast<int64_t>(prompt.size()) + n_gen - 1 > n_ctx) {
+    return Fail("prompt (" + std::to_string(prompt.size()) + " tokens) plus n_gen (" +
+                std::to_string(n_gen) + ") do not fit the context (n_ctx " + std::to_string(n_ctx) +
+                ")");
+  }
+  auto n_batch = ResolveBatch(req->n_batch);
+  if (!n_batch) return n_batch.error();
+
+  ClearForRequest();
+  protocol::E2eResponse out;
+  out.token_end_ns.reserve(static_cast<size_t>(n_gen));
+  out.tokens.reserve(static_cast<size_t>(n_gen));
+  out.t_start_ns = NowNs();
+  if (Status decoded = DecodeInBatches(prompt, 0, *n_batch, nullptr); !decoded) {
+    return Fail("decoding the prompt: " + decoded.error().message);
+  }
+  llama_token next = ArgmaxOfLast();
+  if (next < 0) return Fail("llama.cpp returned no logits for the prompt's last token");
+  out.token_end_ns.push_back(NowNs());
+  out.tokens.push_back(next);
+  const int32_t pos0 = static_cast<int32_t>(prompt.size());
+  for (int32_t step = 1; step < n_gen; ++step) {
+    if (Status st = DecodeOneAndChoose(&next, pos0 + step - 1, step); !st) return st.error();
+    out.token_end_ns.push_back(NowNs());
+    out.tokens.push_back(next);
+  }
+  out.n_prompt = static_cast<int64_t>(prompt.size());
   out.n_gen = n_gen;
   out.runtime_perf = RuntimePerf();
   return out.ToJson();

@@ -38,6 +38,8 @@ class LlamaSession {
   Reply PromptProcessing(const nlohmann::json& request);
   Reply Generate(const nlohmann::json& request);
   Reply TimeToFirstToken(const nlohmann::json& request);
+  // e2e: the prompt decoded, then n_gen tokens chosen greedily, timed as one request.
+  Reply EndToEnd(const nlohmann::json& request);
   // With `logits: true` the response line and one binary frame per scored position go to
   // `stream` (docs/protocol.md "Frames"); a failure after the line is the caller's to report
   // as an abort frame (`stream->started()`).
@@ -64,6 +66,9 @@ class LlamaSession {
   // Greedy pick from the logits of the last decoded output (argmax; first on ties).
   // Returns -1 when llama.cpp has no logits.
   llama_token ArgmaxOfLast();
+  // One generation step: decodes *token at `pos` alone, and puts the greedy pick of its logits in
+  // *token (`step` names it in errors).
+  Status DecodeOneAndChoose(llama_token* token, int32_t pos, int64_t step);
   nlohmann::ordered_json RuntimePerf() const;
   std::vector<llama_token> TokenizeText(const std::string& text, bool add_special,
                                         bool parse_special) const;

@@ -46,6 +46,7 @@ void AddHandlers(LlamaSession& session, Dispatcher& d) {
   d.Handle(op::kPp, [&](const json& r) { return session.PromptProcessing(r); });
   d.Handle(op::kTg, [&](const json& r) { return session.Generate(r); });
   d.Handle(op::kTtft, [&](const json& r) { return session.TimeToFirstToken(r); });
+  d.Handle(op::kE2e, [&](const json& r) { return session.EndToEnd(r); });
   d.HandleWithFrames(op::kScore,
                      [&](const json& r, FrameStream* frames) { return session.Score(r, frames); });
   d.Handle(op::kChat, [&](const json& r) { return session.Chat(r); });

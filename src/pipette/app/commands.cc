@@ -585,9 +585,10 @@ int Env(const EnvArgs& args, const Paths& paths, device::Device& device) {
       auto made = MakeDevice(*spec, runner);
       if (!made) return Fail(made.error());
       std::string note;
-      auto facts = DeviceFingerprint(
-          **made, *spec,
-          FingerprintOptionsFor(!args.no_bandwidth, paths.workers_dir, device, **made, &note));
+      auto facts =
+          DeviceFingerprint(**made, *spec,
+                            FingerprintOptionsFor(!args.no_bandwidth, paths.workers_dir, device,
+                                                  spec->kind == "local" ? device : **made, &note));
       if (!note.empty()) fmt::print(stderr, "note: {}\n", note);
       if (!facts) return Fail(facts.error());
       (*facts)["fingerprint_id"] = env::FingerprintId(*facts);

@@ -10,6 +10,8 @@
 #include "pipette/app/resume_checks.h"
 #include "pipette/device/registry.h"
 #include "pipette/device/remote_device.h"
+#include "pipette/device/tiered_device.h"
+#include "pipette/env/cgroup_tier.h"
 #include "pipette/env/fingerprint.h"
 
 namespace pipette::app {
@@ -29,7 +31,10 @@ Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spe
                                                    CommandRunner& runner) {
   const device::DeviceKind* kind = device::FindDeviceKind(spec.kind);
   if (!kind) return RuntimeError(fmt::format("device kind '{}' is not known", spec.kind));
-  return kind->make(spec.name, spec.options, runner);
+  auto made = kind->make(spec.name, spec.options, runner);
+  if (!made || !spec.Tiered()) return made;
+  return std::unique_ptr<device::Device>(
+      new device::TieredDevice(std::move(*made), env::Tier::FromJson(spec.tier), spec.name));
 }
 
 Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::DeviceSpec& spec,
@@ -40,6 +45,10 @@ Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::Device
   nlohmann::json facts = d.Fingerprint(options);
   facts["device"] = {{"name", spec.name}, {"kind", spec.kind}, {"address", spec.Address()}};
   if (spec.Emulated()) facts["emulated"]["arch"] = *arch;
+  if (spec.Tiered()) {
+    const env::Tier tier = env::Tier::FromJson(spec.tier);
+    facts["tier"] = {{"limits", tier.ToJson()}, {"label", tier.Label()}, {"cgroup", "v1"}};
+  }
   return facts;
 }
 
@@ -50,6 +59,10 @@ env::FingerprintOptions FingerprintOptionsFor(bool measure_bandwidth,
   options.measure_bandwidth = measure_bandwidth;
   if (measure_bandwidth) {
     const std::string here = (fs::path(workers_dir) / env::kProbeProgram).string();
+    if (&device == &local) {  // this machine (a tier of it too): its own probe
+      options.bandwidth_probe = here;
+      return options;
+    }
     auto probe = ProgramFor(here, workers_dir, local, device, note);
     if (probe) {
       options.bandwidth_probe = *probe;
@@ -65,8 +78,13 @@ Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
   if (!made) return made.error();
   device::Device& d = **made;
   std::string note;
-  auto facts = DeviceFingerprint(
-      d, spec, FingerprintOptionsFor(measure_bandwidth_, workers_dir_, local_, d, &note));
+  // A tier of this machine runs this machine's own probe (outside the tier: the bandwidth is the
+  // machine's).
+  env::FingerprintOptions options =
+      spec.kind == "local"
+          ? FingerprintOptionsFor(measure_bandwidth_, workers_dir_, local_, local_, &note)
+          : FingerprintOptionsFor(measure_bandwidth_, workers_dir_, local_, d, &note);
+  auto facts = DeviceFingerprint(d, spec, options);
   if (!note.empty()) notes_.insert(std::move(note));
   if (!facts) return facts.error();
   if (auto then = expected_.find(spec.name); then != expected_.end()) {
@@ -100,7 +118,8 @@ Result<std::string> RunDevices::WorkerFor(const config::RuntimeSpec& runtime,
 Result<std::string> RunDevices::ProgramFor(const std::string& own, device::Device& device) {
   std::string note;
   auto program = app::ProgramFor(own, workers_dir_, local_, device, &note);
-  if (!note.empty()) notes_.insert(std::move(note));
+  // Nothing is staged for this machine itself: no note.
+  if (!note.empty() && &device != &local_) notes_.insert(std::move(note));
   return program;
 }
 

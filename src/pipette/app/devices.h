@@ -40,7 +40,8 @@ Result<std::string> ProgramFor(const std::string& own, const std::string& worker
                                device::Device& local, device::Device& device, std::string* note);
 
 // The fingerprint options for `device`: with `measure_bandwidth`, pipette-probe built for its
-// architecture (ProgramFor; none built: the bandwidth is n/a with the reason).
+// architecture (ProgramFor; none built: the bandwidth is n/a with the reason); `device` being
+// `local` itself (this machine, or a tier of it): this machine's own probe.
 env::FingerprintOptions FingerprintOptionsFor(bool measure_bandwidth,
                                               const std::string& workers_dir, device::Device& local,
                                               device::Device& device, std::string* note);

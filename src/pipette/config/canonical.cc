@@ -64,6 +64,7 @@ json CanonicalForm(const WrittenExperiment& ex) {
   for (const WrittenDevice& d : ex.devices) {
     nlohmann::json dj = {{"kind", d.kind}, {"options", d.options}};
     if (d.name) dj["name"] = *d.name;
+    if (!d.tier.is_null()) dj["tier"] = d.tier;  // another tier is another experiment
     j["devices"].push_back(std::move(dj));
   }
   if (ex.ready) j["ready"] = ex.ready->ToJson();

@@ -17,7 +17,9 @@ struct WrittenDevice {
   // The kind's keys as written: strings, whole numbers, lists of strings.
   nlohmann::json options = nlohmann::json::object();
   std::map<std::string, std::pair<int, int>> option_pos{};  // key -> its value's line, column
-  int line = -1, column = -1;                               // the entry
+  // `tier:` as parsed: {cpus: [..], cpu_quota: x, memory_bytes: n} (env::Tier); null: none.
+  nlohmann::json tier{};
+  int line = -1, column = -1;  // the entry
 };
 
 // Resolved: what the run makes the device from.
@@ -26,9 +28,14 @@ struct DeviceSpec {
   std::string kind = "local";
   // The kind's keys, paths made absolute (device::DeviceKind::make reads them).
   nlohmann::json options = nlohmann::json::object();
+  // An emulated tier's limits (env::Tier's JSON; docs/config.md "Emulated tiers"); null: none.
+  nlohmann::json tier{};
   int line = 0;  // where the file named it; 0: not written (the default local device)
 
-  bool IsLocal() const { return kind == "local"; }
+  // This machine as it is: the plain `local` device (a tier of it is a device of its own, opened
+  // like any other).
+  bool IsLocal() const { return kind == "local" && tier.is_null(); }
+  bool Tiered() const { return !tier.is_null(); }
   // Runs its workers under an emulator (`emulator:`): its figures describe the emulator.
   bool Emulated() const { return options.contains("emulator"); }
   // Where the run's records and messages say it is: "local", "ssh root@10.0.0.2:22".

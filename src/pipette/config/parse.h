@@ -18,6 +18,8 @@ namespace pipette::config {
 
 // The most tokens one test may ask for (pp, tg, ttft).
 inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
+// The longest sustained<T> run: a day.
+inline constexpr int64_t kMaxSustainedSeconds = 86400;
 
 // Parses a test name ("pp512", "tg128", "ttft@64").
 Result<TestSpec> ParseTestName(std::string_view text);

@@ -89,6 +89,58 @@ Status ParseOptions(const Where& w, const device::DeviceKind& kind, const YAML::
   return {};
 }
 
+// `tier: {cpus: [0, 1], cpu_quota: 0.5, memory: 512MiB}`.
+Status ParseTier(const Where& w, const YAML::Node& node, WrittenDevice* d) {
+  const std::vector<std::string> keys_known = {"cpus", "cpu_quota", "memory"};
+  if (!node.IsMap() || node.size() == 0) {
+    return w.At(node,
+                "tier: must be a mapping of one or more of cpus: [CPU numbers], cpu_quota: "
+                "CPUs' worth of time (0.5), memory: a size (512MiB)");
+  }
+  KeySet keys;
+  json tier = json::object();
+  for (const auto& kv : node) {
+    if (auto st = keys.Add(w, kv.first, "in tier "); !st) return st;
+    const std::string key = kv.first.Scalar();
+    if (key == "cpus") {
+      json cpus = json::array();
+      for (const YAML::Node& n : AsList(kv.second)) {
+        auto c = Integer(w, n, "tier.cpus[]", 0, 4095);
+        if (!c) return c.error();
+        if (std::find(cpus.begin(), cpus.end(), json(*c)) != cpus.end()) {
+          return w.At(n, fmt::format("tier.cpus: CPU {} is listed twice", *c));
+        }
+        cpus.push_back(*c);
+      }
+      if (cpus.empty()) return w.At(kv.second, "tier.cpus: empty (list the CPUs by number: [0])");
+      tier["cpus"] = std::move(cpus);
+    } else if (key == "cpu_quota") {
+      auto q = Number(w, kv.second, "tier.cpu_quota (CPUs' worth of time per period)", 0.01, 4096);
+      if (!q) return q.error();
+      tier["cpu_quota"] = *q;
+    } else if (key == "memory") {
+      auto text = Scalar(w, kv.second, "tier.memory");
+      if (!text) return text.error();
+      auto bytes = ParseBytes(*text);
+      if (!bytes) {
+        return w.At(kv.second, fmt::format("tier.memory: '{}' is not a size (write 512MiB, 1.5GiB, "
+                                           "800MB or a number of bytes)",
+                                           *text));
+      }
+      if (*bytes < (int64_t{4} << 20)) {
+        return w.At(kv.second,
+                    fmt::format("tier.memory: {} is under 4 MiB: no worker starts in it", *text));
+      }
+      tier["memory_bytes"] = *bytes;
+    } else {
+      return w.At(kv.first,
+                  fmt::format("unknown key '{}' in tier{}", key, DidYouMean(key, keys_known)));
+    }
+  }
+  d->tier = std::move(tier);
+  return {};
+}
+
 Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
   WrittenDevice d;
   d.line = PosOf(node).line;
@@ -105,7 +157,7 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
   if (!node.IsMap()) {
     return w.At(node, "a device is `local` or a mapping {name: ..., ssh: {...}}");
   }
-  std::vector<std::string> known = {"name"};
+  std::vector<std::string> known = {"name", "tier"};
   for (const std::string& k : device::DeviceKindNames()) known.push_back(k);
   KeySet keys;
   for (const auto& kv : node) {
@@ -120,6 +172,10 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
                                            *s));
       }
       d.name = *s;
+      continue;
+    }
+    if (key == "tier") {
+      if (auto st = ParseTier(w, kv.second, &d); !st) return st.error();
       continue;
     }
     const device::DeviceKind* kind = device::FindDeviceKind(key);
@@ -138,8 +194,15 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
     return w.At(node, fmt::format("a device needs its kind: one of {}",
                                   fmt::join(device::DeviceKindNames(), ", ")));
   }
-  if (d.kind == "local" && d.name && *d.name != "local") {
-    return w.At(node, "the local device is named `local`");
+  if (d.kind == "local" && d.tier.is_null() && d.name && *d.name != "local") {
+    return w.At(node,
+                "the local device is named `local` (a tier of it, with `tier:`, is named "
+                "otherwise)");
+  }
+  if (!d.tier.is_null() && (!d.name || *d.name == "local")) {
+    return w.At(node,
+                "a device with a tier needs a name of its own (name: low): its results are "
+                "another device's");
   }
   if (d.kind != "local" && d.name == "local") {
     return w.At(node, "`local` names this machine: give the device another name");
@@ -184,6 +247,7 @@ Result<std::vector<DeviceSpec>> ResolveDevices(const Where& w,
     s.name = d.name.value_or(d.kind);
     s.line = d.line + 1;
     s.options = d.options;
+    s.tier = d.tier;
     const device::DeviceKind* kind = device::FindDeviceKind(d.kind);
     for (const device::DeviceOption& o :
          kind ? kind->options : std::vector<device::DeviceOption>{}) {
@@ -219,6 +283,10 @@ std::string DeviceSpec::Address() const {
   return kind;
 }
 
-json DeviceSpec::ToJson() const { return {{"name", name}, {"kind", kind}, {"options", options}}; }
+json DeviceSpec::ToJson() const {
+  json j = {{"name", name}, {"kind", kind}, {"options", options}};
+  if (!tier.is_null()) j["tier"] = tier;
+  return j;
+}
 
 }  // namespace pipette::config

@@ -85,6 +85,57 @@ TEST(ParseDevices, BadEntriesSayWhereAndWhat) {
             "ex.yaml:4:1: give either 'device:' or 'devices:', not both");
 }
 
+TEST(ParseDevices, ATierIsALocalDeviceOfItsOwnName) {
+  auto ex = Parse(kHead +
+                  "devices:\n"
+                  "  - local\n"
+                  "  - name: low\n"
+                  "    local:\n"
+                  "    tier: {cpus: [0], cpu_quota: 0.5, memory: 512MiB}\n"
+                  "  - {name: board-low, ssh: {host: b}, tier: {memory: 1GB}}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  ASSERT_EQ(ex->devices.size(), 3u);
+  EXPECT_EQ(ex->devices[1].kind, "local");
+  EXPECT_EQ(ex->devices[1].tier,
+            nlohmann::json::parse(R"({"cpus":[0],"cpu_quota":0.5,"memory_bytes":536870912})"));
+  EXPECT_EQ(ex->devices[2].tier, nlohmann::json::parse(R"({"memory_bytes":1000000000})"));
+  // Another tier is another experiment.
+  auto other = Parse(kHead +
+                     "devices:\n"
+                     "  - local\n"
+                     "  - name: low\n"
+                     "    local:\n"
+                     "    tier: {cpus: [0], cpu_quota: 0.5, memory: 256MiB}\n"
+                     "  - {name: board-low, ssh: {host: b}, tier: {memory: 1GB}}\n");
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_NE(ConfigHash(*ex), ConfigHash(*other));
+  auto resolved = ResolveDevices(Where("ex.yaml"), ex->devices);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  EXPECT_TRUE((*resolved)[0].IsLocal());
+  EXPECT_FALSE((*resolved)[1].IsLocal());  // opened as a device of its own, with its own facts
+  EXPECT_TRUE((*resolved)[1].Tiered());
+  EXPECT_EQ((*resolved)[1].ToJson()["tier"]["cpu_quota"], 0.5);
+}
+
+TEST(ParseDevices, BadTiersSayWhereAndWhat) {
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {memroy: 1GiB}}]\n"),
+            "ex.yaml:3:39: unknown key 'memroy' in tier (did you mean 'memory'?)");
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {memory: 1 parsec}}]\n"),
+            "ex.yaml:3:47: tier.memory: '1 parsec' is not a size (write 512MiB, 1.5GiB, 800MB or "
+            "a number of bytes)");
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {cpus: [0, 0]}}]\n"),
+            "ex.yaml:3:49: tier.cpus: CPU 0 is listed twice");
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {cpu_quota: 0}}]\n"),
+            "ex.yaml:3:50: tier.cpu_quota (CPUs' worth of time per period) must be between 0.01 "
+            "and 4096, got 0");
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {}}]\n"),
+            "ex.yaml:3:38: tier: must be a mapping of one or more of cpus: [CPU numbers], "
+            "cpu_quota: CPUs' worth of time (0.5), memory: a size (512MiB)");
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{local: , tier: {memory: 1GiB}}]\n"),
+            "ex.yaml:3:11: a device with a tier needs a name of its own (name: low): its results "
+            "are another device's");
+}
+
 TEST(ResolveDevices, KeyFilesAreFoundBesideTheExperimentFile) {
   namespace fs = std::filesystem;
   const fs::path dir =

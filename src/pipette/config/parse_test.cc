@@ -229,5 +229,40 @@ TEST(TestNames, ParseAndCanonicalize) {
   EXPECT_NE(ParseTestName("ttft@-3").error().message.find("positive"), std::string::npos);
 }
 
+TEST(TestNames, SustainedTakesSecondsForTwoWindowsAtLeast) {
+  auto t = ParseTestName("sustained60");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->kind, TestKind::kSustained);
+  EXPECT_EQ(t->n, 60);
+  EXPECT_EQ(t->name, "sustained60");
+  const std::string why =
+      "needs whole seconds from 20 (two 10 s windows: the decay compares the first and the "
+      "last) to 86400, e.g. sustained60";
+  EXPECT_EQ(ParseTestName("sustained19").error().message, "test 'sustained19' " + why);
+  EXPECT_EQ(ParseTestName("sustained").error().message, "test 'sustained' " + why);
+  EXPECT_EQ(ParseTestName("sustained1m").error().message, "test 'sustained1m' " + why);
+  EXPECT_FALSE(ParseTestName("sustained86401").ok());
+}
+
+TEST(TestNames, E2eTakesAPromptAndAGeneration) {
+  auto t = ParseTestName("e2e@128+64");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->kind, TestKind::kE2E);
+  EXPECT_EQ(t->prompt, 128);
+  EXPECT_EQ(t->n, 64);
+  EXPECT_EQ(t->name, "e2e@128+64");
+  EXPECT_EQ(ParseTestName("e2e@0128+064")->name, "e2e@128+64");  // canonical
+  EXPECT_EQ(ParseTestName("e2e@128").error().message,
+            "test 'e2e@128' needs a prompt and a generation, e2e@<P>+<N>, e.g. e2e@128+64");
+  EXPECT_EQ(ParseTestName("e2e@0+4").error().message,
+            "test 'e2e@0+4' needs a positive whole number of tokens for the prompt (P), e.g. "
+            "e2e@128+64");
+  EXPECT_EQ(ParseTestName("e2e@4+x").error().message,
+            "test 'e2e@4+x' needs a positive whole number of tokens for the generation (N), e.g. "
+            "e2e@128+64");
+  EXPECT_EQ(ParseTestName("e2e@16777216+1").error().message,
+            "test 'e2e@16777216+1' asks for 16777217 tokens: a test takes at most 16777216 (2^24)");
+}
+
 }  // namespace
 }  // namespace pipette::config

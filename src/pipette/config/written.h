@@ -27,12 +27,14 @@ struct Pos {
   int Line() const { return line + 1; }  // 1-based, as messages show it
 };
 
-enum class TestKind { kPP, kTG, kTTFT };
+enum class TestKind { kPP, kTG, kTTFT, kE2E, kSustained };
 
 struct TestSpec {
   TestKind kind = TestKind::kPP;
-  int n = 0;           // pp: prompt tokens; tg: generated tokens; ttft: prompt tokens
-  std::string name{};  // canonical: pp512, tg128, ttft@64
+  // pp: prompt tokens; tg, e2e: generated tokens; ttft: prompt tokens; sustained: seconds
+  int n = 0;
+  int prompt = 0;      // e2e: the prompt's tokens (P of e2e@P+N)
+  std::string name{};  // canonical: pp512, tg128, ttft@64, e2e@64+32, sustained60
   int line = 0;
 };
 

@@ -52,6 +52,20 @@ class Device {
   // Whether the device answers now: after a cell failed, this tells a dropped link from a
   // failure of the cell's own. This machine always answers.
   virtual Result<void> CheckLink() { return {}; }
+  // Runs `script` with the device's sh and returns what it printed; an error when the link failed
+  // or the script exited non-zero (with what it said on standard error).
+  virtual Result<std::string> RunScript(const std::string& script, double timeout_s) = 0;
+  // StartWorker, with the sh commands `prelude` run first by the shell that then becomes the
+  // worker (exec: the worker keeps its pid): how a tier's worker starts inside its cgroups.
+  virtual Result<std::unique_ptr<worker::WorkerChannel>> StartWorkerAfter(
+      const std::string& prelude, const std::vector<std::string>& argv) = 0;
+  // An emulated tier's (device/tiered_device.h) readings of the cgroups of the worker `pid` it
+  // started last (env::TierReadScript's keys), the memory peak reset first with reset_peak;
+  // null for a device without a tier.
+  virtual Result<nlohmann::json> TierReading(int64_t pid, bool reset_peak) {
+    (void)pid, (void)reset_peak;
+    return nlohmann::json();
+  }
 };
 
 }  // namespace pipette::device

@@ -17,6 +17,29 @@ Result<std::unique_ptr<worker::WorkerChannel>> LocalDevice::StartWorker(
   return (launcher_ ? *launcher_ : processes_).Launch(argv);
 }
 
+Result<std::string> LocalDevice::RunScript(const std::string& script, double timeout_s) {
+  Command c;
+  c.argv = {"/bin/sh", "-c", script};
+  c.timeout_s = timeout_s;
+  auto r = commands_.Run(c);
+  if (!r) return r.error();
+  if (r->timed_out)
+    return RuntimeError(fmt::format("a script on this machine ran past {} s", timeout_s));
+  if (r->exit_code != 0) {
+    return RuntimeError(fmt::format("a script on this machine exited with {}: {}", r->exit_code,
+                                    r->err.substr(0, 300)));
+  }
+  return r->out;
+}
+
+Result<std::unique_ptr<worker::WorkerChannel>> LocalDevice::StartWorkerAfter(
+    const std::string& prelude, const std::vector<std::string>& argv) {
+  if (argv.empty()) return RuntimeError("no worker program to start");
+  std::vector<std::string> shell = {"/bin/sh", "-c", prelude + "\nexec \"$@\"", "sh"};
+  shell.insert(shell.end(), argv.begin(), argv.end());
+  return StartWorker(shell);
+}
+
 Result<std::string> LocalDevice::Stage(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "pipette/device/device.h"
+#include "pipette/util/command.h"
 
 namespace pipette::device {
 
@@ -27,10 +28,16 @@ class LocalDevice : public Device {
   std::optional<ProcessMemory> WorkerMemory(int pid) const override;
   // This machine's `uname -m`.
   Result<std::string> Arch() override;
+  // /bin/sh -c `script`.
+  Result<std::string> RunScript(const std::string& script, double timeout_s) override;
+  // /bin/sh -c `prelude; exec "$@"` with argv as its arguments.
+  Result<std::unique_ptr<worker::WorkerChannel>> StartWorkerAfter(
+      const std::string& prelude, const std::vector<std::string>& argv) override;
 
  private:
   worker::WorkerLauncher* launcher_;
   worker::ProcessLauncher processes_;
+  ProcessCommandRunner commands_;
 };
 
 // VmRSS and VmHWM of a /proc/<pid>/status text, in bytes (-1 where a line is missing).

@@ -18,7 +18,8 @@ namespace pipette::device {
 namespace fs = std::filesystem;
 
 std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args,
-                                const std::vector<std::string>& emulator) {
+                                const std::vector<std::string>& emulator,
+                                const std::string& prelude) {
   // A relative path starts "./": never read as an option, never looked up on PATH.
   const std::string program = worker.starts_with("/") ? worker : "./" + worker;
   std::vector<std::string> words = emulator;
@@ -26,8 +27,8 @@ std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std
   words.insert(words.end(), args.begin(), args.end());
   // `exec`: the worker replaces the shell, so its parent is the shell's ($PPID: the session's
   // sshd; adbd), which it is told to die with.
-  return fmt::format("export PIPETTE_EXIT_WITH_PARENT=\"$PPID\"; chmod u+x {} && exec {}",
-                     ShellQuote(program), ShellJoin(words));
+  return fmt::format("{}export PIPETTE_EXIT_WITH_PARENT=\"$PPID\"; chmod u+x {} && exec {}",
+                     prelude.empty() ? "" : prelude + "\n", ShellQuote(program), ShellJoin(words));
 }
 
 std::string StagedPath(const std::string& workdir, const std::string& sha256,
@@ -127,8 +128,8 @@ Result<std::string> RemoteShellDevice::Stage(const std::string& path) {
   return dest;
 }
 
-Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorker(
-    const std::vector<std::string>& argv) {
+Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorkerAfter(
+    const std::string& prelude, const std::vector<std::string>& argv) {
   if (argv.empty()) return RuntimeError("no worker program to start");
   auto worker = Stage(argv[0]);
   if (!worker) return worker.error();
@@ -136,7 +137,7 @@ Result<std::unique_ptr<worker::WorkerChannel>> RemoteShellDevice::StartWorker(
   // The local program by its path (PipeTransport does not search PATH); the device's sh runs the
   // command whatever the login shell is.
   std::vector<std::string> shell =
-      ShellArgv("sh -c " + ShellQuote(RemoteWorkerCommand(*worker, args, emulator_)));
+      ShellArgv("sh -c " + ShellQuote(RemoteWorkerCommand(*worker, args, emulator_, prelude)));
   if (shell[0].find('/') == std::string::npos) {
     auto found = FindOnPath(shell[0]);
     if (!found) return found.error();

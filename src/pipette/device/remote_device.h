@@ -26,8 +26,10 @@ namespace pipette::device {
 // The device-side command that starts a staged worker: it dies with its session and gets `args`
 // as given. With an `emulator` (a command prefix on the device, e.g. {"qemu-aarch64"}) the worker
 // runs under it: the emulator's process is the one that dies with the session.
+// `prelude`: sh commands run first (a tier joining its cgroups, env/cgroup_tier.h).
 std::string RemoteWorkerCommand(const std::string& worker, const std::vector<std::string>& args,
-                                const std::vector<std::string>& emulator = {});
+                                const std::vector<std::string>& emulator = {},
+                                const std::string& prelude = "");
 
 // Where a file of `sha256` named `name` is staged under `workdir`: files/<sha256>/<name>.
 std::string StagedPath(const std::string& workdir, const std::string& sha256,
@@ -48,7 +50,14 @@ class RemoteShellDevice : public Device {
 
   // argv[0], a worker program on this machine, is staged, then started on the device.
   Result<std::unique_ptr<worker::WorkerChannel>> StartWorker(
-      const std::vector<std::string>& argv) override;
+      const std::vector<std::string>& argv) override {
+    return StartWorkerAfter("", argv);
+  }
+  Result<std::unique_ptr<worker::WorkerChannel>> StartWorkerAfter(
+      const std::string& prelude, const std::vector<std::string>& argv) override;
+  Result<std::string> RunScript(const std::string& script, double timeout_s) override {
+    return Output(script, timeout_s);
+  }
   // Copies `path` to the device unless a file with its SHA-256 is there already; the remote
   // path. Staged once per device object.
   Result<std::string> Stage(const std::string& path) override;

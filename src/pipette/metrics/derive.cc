@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "pipette/metrics/roofline.h"
+#include "pipette/metrics/sustained.h"
 #include "pipette/quant/variant.h"
 #include "pipette/util/seconds.h"
 #include "pipette/workload/registry.h"
@@ -82,10 +83,23 @@ bool IsSpeedTest(std::string_view prefix, std::string_view test) {
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
+bool IsE2eTest(std::string_view test) {
+  if (!test.starts_with("e2e@")) return false;
+  const std::string_view rest = test.substr(4);
+  const size_t plus = rest.find('+');
+  auto digits = [](std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return plus != std::string_view::npos && digits(rest.substr(0, plus)) &&
+         digits(rest.substr(plus + 1));
+}
+
 bool IsHeadline(const ResultRow& row) {
   return (row.metric == "throughput" &&
-          (IsSpeedTest("pp", row.test) || IsSpeedTest("tg", row.test))) ||
-         row.metric == "ttft";
+          (IsSpeedTest("pp", row.test) || IsSpeedTest("tg", row.test) ||
+           IsSpeedTest("sustained", row.test))) ||
+         row.metric == "ttft" || (row.metric == "e2e" && IsE2eTest(row.test));
 }
 
 namespace {
@@ -201,6 +215,20 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
     if (auto v = RuntimeMsPerToken(raw)) b.Add(s.test, "runtime_ms_per_token", "ms", *v);
   } else if (IsSpeedTest("ttft@", s.test)) {
     if (auto v = TtftMs(raw)) b.Add(s.test, "ttft", "ms", *v);
+  } else if (IsE2eTest(s.test)) {
+    // One request: the prompt, then every generated token (docs/metrics.md "e2e@P+N").
+    auto t0 = Int(raw, "t_start_ns");
+    const json& ends = raw.value("token_end_ns", json::array());
+    if (t0 && !ends.empty() && ends.front().is_number_integer() &&
+        ends.back().is_number_integer() && ends.front().get<int64_t>() >= *t0) {
+      const int64_t first = ends.front().get<int64_t>(), last = ends.back().get<int64_t>();
+      b.Add(s.test, "e2e", "ms", double(last - *t0) / 1e6);
+      b.Add(s.test, "first_token", "ms", double(first - *t0) / 1e6);
+      if (ends.size() >= 2 && last > first) {
+        b.Add(s.test, "decode_throughput", "t/s",
+              double(ends.size() - 1) / SecondsBetween(first, last));
+      }
+    }
   } else if (s.test == "memory") {
     // Without a reset at the cell's start, VmHWM would include earlier cells: not this cell's.
     // Pages swapped out (a phone's zram) are not in VmHWM: the worker's largest VmRSS + VmSwap
@@ -271,6 +299,42 @@ void AddEnergy(RowBuilder& b, const store::SampleRecord& s,
   b.Add(s.test, "power", "W", watts);
 }
 
+// sustained<T> (docs/metrics.md "sustained<T>"): per 10 s window its t/s, and where every window
+// has them its temperature, frequency and power (so the rows' samples are the windows, in
+// order); the decay from the first window to the last; the energy per token of the whole run.
+void AddSustained(RowBuilder& b, const store::SampleRecord& s,
+                  std::map<std::string, std::string>* no_energy,
+                  std::map<std::string, std::string>* unreadable) {
+  const Sustained run = SustainedOf(s.raw);
+  if (!run.error.empty()) {
+    (*unreadable)[s.test] = "the stored run cannot be read: " + run.error;
+    return;
+  }
+  if (run.windows.empty()) {
+    (*unreadable)[s.test] = "the run gave no full 10 s window";
+    return;
+  }
+  bool temps = true, freqs = true, powers = true;
+  for (const SustainedWindow& w : run.windows) {
+    b.Add(s.test, "throughput", "t/s", w.tps);
+    temps = temps && w.temp_c;
+    freqs = freqs && w.freq_mhz;
+    powers = powers && w.power_w;
+  }
+  for (const SustainedWindow& w : run.windows) {
+    if (temps) b.Add(s.test, "window_temp_c", "°C", *w.temp_c);
+    if (freqs) b.Add(s.test, "window_freq_mhz", "MHz", *w.freq_mhz);
+    if (powers) b.Add(s.test, "window_power", "W", *w.power_w);
+  }
+  if (run.decay) b.Add(s.test, "decay", "%", *run.decay * 100);
+  b.Add(s.test, "generated_tokens", "tokens", double(run.tokens));
+  if (run.energy_per_token) {
+    b.Add(s.test, "energy_per_token", "J/token", *run.energy_per_token);
+  } else {
+    (*no_energy)[s.test] = s.raw.value("sensors_na", run.energy_na);
+  }
+}
+
 // load (docs/metrics.md): from the load call until the runtime can accept a prompt, i.e. the
 // model load that served the cell plus the creation of the cell's own context.
 void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::SampleRecord* context) {
@@ -332,12 +396,20 @@ std::string DeviceLabel(const json& facts) {
   auto device = facts.find("device");
   if (device == facts.end() || !device->is_object()) return cpu;  // this machine
   const std::string name = text(*device, "name", "?");
+  std::string label;
   auto emulated = facts.find("emulated");
   if (emulated != facts.end() && emulated->is_object()) {
-    return fmt::format("{}: {} emulated by {} on {}", name, text(*emulated, "arch", "?"),
-                       text(*emulated, "emulator", "?"), text(facts, "cpu_model", "?"));
+    label = fmt::format("{}: {} emulated by {} on {}", name, text(*emulated, "arch", "?"),
+                        text(*emulated, "emulator", "?"), text(facts, "cpu_model", "?"));
+  } else {
+    label = fmt::format("{}: {}", name, text(facts, "cpu_model", "?"));
   }
-  return fmt::format("{}: {}", name, text(facts, "cpu_model", "?"));
+  // A tier of a machine (a cpuset, a quota, a memory cap) says so wherever the device is named.
+  auto tier = facts.find("tier");
+  if (tier != facts.end() && tier->is_object()) {
+    label += fmt::format(" ({})", text(*tier, "label", "emulated tier"));
+  }
+  return label;
 }
 
 CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecord& env,
@@ -371,6 +443,8 @@ CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecor
   f.device_id = env.fingerprint_id;
   f.emulated =
       env.facts.is_object() && env.facts.contains("emulated") && env.facts["emulated"].is_object();
+  f.emulated_tier =
+      env.facts.is_object() && env.facts.contains("tier") && env.facts["tier"].is_object();
   f.params = cell.params;
   f.params_set = params_set;
   return f;
@@ -402,8 +476,11 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     const Roofline roof = RooflineOf(c.cell, cell_env.facts, context ? context->raw : json());
     std::map<std::string, std::string> no_bw_util;
     std::map<std::string, std::string> no_energy;
+    std::map<std::string, std::string> no_sustained;  // a sustained run that cannot be read
     for (const auto& s : c.samples) {
-      if (!s.warmup && s.test != "load") {
+      if (!s.warmup && IsSpeedTest("sustained", s.test)) {
+        AddSustained(b, s, &no_energy, &no_sustained);
+      } else if (!s.warmup && s.test != "load") {
         AddSample(b, s, endpoint);
         AddRoofline(b, s, roof, &no_bw_util);
         AddEnergy(b, s, &no_energy);
@@ -481,6 +558,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     add_na(no_energy, "energy_per_token", "J/token");
     add_na(no_energy, "power", "W");
     add_na(no_bw_util, "bw_util", "fraction");
+    add_na(no_sustained, "throughput", "t/s");
     // A phase the cell's runtime does not serve (run/runner.cc stores it as an `na` sample): one
     // n/a row for all its figures, with the reason.
     for (const auto& s : c.samples) {

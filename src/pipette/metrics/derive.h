@@ -46,6 +46,9 @@ struct CellFacts {
   std::string device;
   std::string device_id;
   bool emulated = false;  // run under an emulator: its timings describe the emulator, not a chip
+  // Run in an emulated tier (a cpuset, CPU quota or memory cap of a bigger machine): `device`
+  // says "(emulated tier: ...)".
+  bool emulated_tier = false;
   // What ran: every parameter, those the experiment left unset as the runtime applied them
   // (flash_attn as the runtime resolved it: on/off, "auto" when it did not say).
   nlohmann::json params = nlohmann::json::object();
@@ -123,6 +126,8 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);
+// An e2e@P+N test's name.
+bool IsE2eTest(std::string_view test);
 // The headline figure of a test (pp/tg: throughput, ttft: ttft) among rows.
 bool IsHeadline(const ResultRow& row);
 

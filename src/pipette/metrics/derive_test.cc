@@ -32,6 +32,42 @@ TEST(Derive, TestKindsByName) {
   EXPECT_FALSE(IsSpeedTest("pp", "pp"));
   EXPECT_TRUE(IsSpeedTest("ttft@", "ttft@64"));
   EXPECT_FALSE(IsSpeedTest("tg", "tg12x"));
+  EXPECT_TRUE(IsE2eTest("e2e@128+64"));
+  EXPECT_FALSE(IsE2eTest("e2e@128"));
+  EXPECT_FALSE(IsE2eTest("e2e@+64"));
+  EXPECT_FALSE(IsE2eTest("e2e@1x+2"));
+}
+
+// e2e@P+N: the whole request, its first token, and the decoding after it.
+TEST(Derive, E2eIsTheWholeRequestFromThePromptsStart) {
+  store::RunRecord run;
+  run.id = 1;
+  store::EnvironmentRecord env{1, "fp", {{"cpu_model", "Test CPU"}}};
+  CellSamples c;
+  c.cell.id = 10;
+  c.cell.status = "ok";
+  c.cell.model_name = "m";
+  c.cell.runtime = "llama.cpp";
+  const json raw = {{"n_prompt", 4},
+                    {"n_gen", 3},
+                    {"t_start_ns", 1'000'000},
+                    {"token_end_ns", {41'000'000, 51'000'000, 61'000'000}},
+                    {"tokens", {1, 2, 3}}};
+  c.samples = {{1, 10, "e2e@4+3", 0, false, raw}};
+  auto rows = DeriveRows(run, env, {c});
+  auto find = [&](const std::string& metric) -> const ResultRow* {
+    for (const auto& r : rows) {
+      if (r.test == "e2e@4+3" && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(find("e2e"), nullptr);
+  EXPECT_DOUBLE_EQ(find("e2e")->summary.median, 60.0);
+  EXPECT_EQ(find("e2e")->unit, "ms");
+  EXPECT_TRUE(IsHeadline(*find("e2e")));
+  EXPECT_DOUBLE_EQ(find("first_token")->summary.median, 40.0);
+  EXPECT_FALSE(IsHeadline(*find("first_token")));
+  EXPECT_DOUBLE_EQ(find("decode_throughput")->summary.median, 100.0);  // 2 tokens in 20 ms
 }
 
 TEST(Derive, TtftAndLoad) {

@@ -13,6 +13,16 @@
 namespace pipette::plan {
 namespace {
 
+// Whether `runtime` gets cells on `device`: this machine runs every runtime; a tier of it every
+// runtime whose worker it starts (an endpoint's server is not in the tier's cgroups); another
+// device the runtimes whose worker is a program built for it.
+bool RunsOn(const config::DeviceSpec& device, const config::RuntimeSpec& runtime,
+            const runtime::Runtime* entry) {
+  if (device.IsLocal()) return true;
+  if (device.kind == "local") return !runtime.endpoint;
+  return entry && entry->runs_on_devices;
+}
+
 // What --only calls a parameter the experiment leaves to the runtime.
 constexpr const char* kUnset = "default";
 
@@ -146,7 +156,7 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
         // none of them loads); a format not known ("": made by hand) goes to every runtime.
         const runtime::Runtime* entry = runtimes.Find(runtime.name);
         if (entry && !model.format.empty() && !entry->Accepts(model.format)) continue;
-        if (!device.IsLocal() && !(entry && entry->runs_on_devices)) continue;  // LeftOut says so
+        if (!RunsOn(device, runtime, entry)) continue;  // LeftOut says so
         // Only this runtime's parameters multiply its cells.
         std::vector<const Dim*> dims;
         for (const Dim* d : ordered) {
@@ -217,13 +227,15 @@ std::vector<std::string> LeftOut(const config::Experiment& ex,
     if (device.IsLocal()) continue;
     for (const auto& runtime : ex.runtimes) {
       const runtime::Runtime* entry = runtimes.Find(runtime.name);
-      if (entry && entry->runs_on_devices) continue;
-      out.push_back(
-          fmt::format("runtime '{}' runs only on this machine ({}): it has no cells on device '{}'",
-                      runtime.name,
-                      runtime.endpoint ? "an endpoint is reached from here"
-                                       : "its worker is not a program built for other devices",
-                      device.name));
+      if (RunsOn(device, runtime, entry)) continue;
+      out.push_back(fmt::format(
+          "runtime '{}' runs only on this machine ({}): it has no cells on device '{}'",
+          runtime.name,
+          runtime.endpoint
+              ? (device.kind == "local" ? "an endpoint's server does not run in the tier"
+                                        : "an endpoint is reached from here")
+              : "its worker is not a program built for other devices",
+          device.name));
     }
   }
   return out;

@@ -66,6 +66,35 @@ TEST(Plan, CrossProductOrderedForFewestModelLoads) {
   EXPECT_EQ(loads, 4);  // 2 models x 2 mmap settings, not 12
 }
 
+// llama.cpp, which runs on other devices, and a runtime that does not.
+runtime::RuntimeRegistry DevicesRuntimes() {
+  return runtime::RuntimeRegistry({runtime::Runtime{.name = "llama.cpp",
+                                                    .params = TestRegistry(),
+                                                    .resolve_cell = runtime::LlamaResolveCell,
+                                                    .runs_on_devices = true},
+                                   runtime::Runtime{.name = "other", .params = TestRegistry()}},
+                                  ParamRegistry({}));
+}
+
+// A tier of this machine runs every runtime whose worker Pipette starts (the worker is this
+// machine's own), and its cells are keyed by its name.
+TEST(Plan, ATierOfThisMachineRunsEveryStartedRuntime) {
+  Experiment ex = TwoModels();
+  config::DeviceSpec low;
+  low.name = "low";
+  low.kind = "local";
+  low.tier = {{"memory_bytes", 1 << 30}};
+  ex.devices = {low};
+  auto runtimes = DevicesRuntimes();
+  ex.runtimes.push_back({"other", "/w/other", 4});
+  auto cells = Expand(ex, runtimes);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  EXPECT_EQ(cells->size(), 24u);  // both runtimes
+  EXPECT_EQ((*cells)[0].Key(),
+            "model=a,runtime=llama.cpp,threads=1,n_ctx=512,depth=0,use_mmap=true,device=low");
+  EXPECT_TRUE(LeftOut(ex, runtimes).empty());
+}
+
 // Devices are the slowest dimension: every cell of one device, then the next; a local cell's
 // key is what it was before devices (stores made then resume), another device's names it. A
 // runtime that does not run on other devices has no cells there, and LeftOut says so.
@@ -76,13 +105,7 @@ TEST(Plan, DevicesVarySlowestAndOnlyRuntimesThatRunThereGetCells) {
   board.name = "board";
   board.kind = "ssh";
   ex.devices = {config::DeviceSpec{}, board};
-  auto runtimes =
-      runtime::RuntimeRegistry({runtime::Runtime{.name = "llama.cpp",
-                                                 .params = TestRegistry(),
-                                                 .resolve_cell = runtime::LlamaResolveCell,
-                                                 .runs_on_devices = true},
-                                runtime::Runtime{.name = "other", .params = TestRegistry()}},
-                               ParamRegistry({}));
+  auto runtimes = DevicesRuntimes();
   ex.runtimes.push_back({"other", "/w/other", 4});
   auto cells = Expand(ex, runtimes);
   ASSERT_TRUE(cells.ok()) << cells.error().message;

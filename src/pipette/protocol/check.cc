@@ -34,6 +34,7 @@ Status CheckRequest(const json& request) {
   if (name == op::kPp) return Parses<PpRequest>(request);
   if (name == op::kTg) return Parses<TgRequest>(request);
   if (name == op::kTtft) return Parses<TtftRequest>(request);
+  if (name == op::kE2e) return Parses<E2eRequest>(request);
   if (name == op::kScore) return Parses<ScoreRequest>(request);
   if (name == op::kChat) return Parses<ChatRequest>(request);
   if (name == op::kRenderChat) return Parses<RenderChatRequest>(request);
@@ -54,6 +55,7 @@ Status CheckResponse(std::string_view name, const json& response, bool frames) {
   if (name == op::kPp) return Parses<PpResponse>(response);
   if (name == op::kTg) return Parses<TgResponse>(response);
   if (name == op::kTtft) return Parses<TtftResponse>(response);
+  if (name == op::kE2e) return Parses<E2eResponse>(response);
   if (name == op::kScore) {
     return frames ? Parses<ScoreFramesResponse>(response) : Parses<ScoreResponse>(response);
   }

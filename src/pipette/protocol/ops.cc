@@ -6,11 +6,12 @@
 namespace pipette::protocol {
 namespace {
 
-constexpr std::array<std::string_view, 16> kOps = {
-    op::kHello,      op::kLoadModel, op::kInitContext, op::kResetPeakMemory,
-    op::kMemory,     op::kTokenize,  op::kDetokenize,  op::kPp,
-    op::kTg,         op::kTtft,      op::kScore,       op::kChat,
-    op::kRenderChat, op::kQuantize,  op::kImatrix,     op::kShutdown,
+constexpr std::array<std::string_view, 17> kOps = {
+    op::kHello,    op::kLoadModel,  op::kInitContext, op::kResetPeakMemory,
+    op::kMemory,   op::kTokenize,   op::kDetokenize,  op::kPp,
+    op::kTg,       op::kTtft,       op::kE2e,         op::kScore,
+    op::kChat,     op::kRenderChat, op::kQuantize,    op::kImatrix,
+    op::kShutdown,
 };
 
 }  // namespace

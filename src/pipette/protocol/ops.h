@@ -19,6 +19,7 @@ inline constexpr char kDetokenize[] = "detokenize";
 inline constexpr char kPp[] = "pp";
 inline constexpr char kTg[] = "tg";
 inline constexpr char kTtft[] = "ttft";
+inline constexpr char kE2e[] = "e2e";
 inline constexpr char kScore[] = "score";
 inline constexpr char kChat[] = "chat";
 inline constexpr char kRenderChat[] = "render_chat";

@@ -27,7 +27,7 @@ std::string Doc() {
 // 3, by op name, in the order documented.
 std::vector<std::pair<std::string, std::string>> OpSections(const std::string& doc) {
   std::vector<std::pair<std::string, std::string>> sections;
-  const std::regex heading(R"(^###\s+`([a-z_]+)`)");
+  const std::regex heading(R"(^###\s+`([a-z0-9_]+)`)");
   std::istringstream lines(doc);
   std::string line;
   while (std::getline(lines, line)) {

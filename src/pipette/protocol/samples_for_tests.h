@@ -73,6 +73,9 @@ inline std::vector<Sample> AllSamples() {
   s.push_back({op::kTtft,
                TtftRequest{"hello", 8, true, false}.ToJson(),
                {TtftResponse{2, 10, 11, 12, 7, {{"n_eval", 1}}}.ToJson()}});
+  s.push_back({op::kE2e,
+               E2eRequest{{1, 2, 3}, 2, 8}.ToJson(),
+               {E2eResponse{3, 2, 10, {15, 17}, {5, 6}, {{"n_eval", 1}}}.ToJson()}});
 
   ScoreRequest score{{1, 2, 3}, 1, 8, 2, std::vector<TokenIds>{{4}}, false};
   ScoreResponse facts;

@@ -122,4 +122,48 @@ Result<TtftResponse> TtftResponse::FromJson(const json& j) {
   });
 }
 
+json E2eRequest::ToJson() const {
+  json j = {{"op", op::kE2e}, {"prompt", prompt}, {"n_gen", n_gen}};
+  if (n_batch) j["n_batch"] = *n_batch;
+  return j;
+}
+
+Result<E2eRequest> E2eRequest::FromJson(const json& j) {
+  return ReadRequest<E2eRequest>(j, op::kE2e, [](FieldReader& f, E2eRequest& r) {
+    r.prompt = f.Tokens("prompt");
+    r.n_gen = f.Int("n_gen", 1, kInt32Max);
+    r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
+    if (f.ok() && r.prompt.empty()) f.Fail("'prompt' is empty: e2e needs at least one token");
+  });
+}
+
+ordered_json E2eResponse::ToJson() const {
+  ordered_json out;
+  out["n_prompt"] = n_prompt;
+  out["n_gen"] = n_gen;
+  out["t_start_ns"] = t_start_ns;
+  out["token_end_ns"] = token_end_ns;
+  out["tokens"] = tokens;
+  out["runtime_perf"] = runtime_perf;
+  return out;
+}
+
+Result<E2eResponse> E2eResponse::FromJson(const json& j) {
+  return ReadResponse<E2eResponse>(j, op::kE2e, [](FieldReader& f, E2eResponse& r) {
+    r.n_prompt = f.Int("n_prompt", 1, kInt64Max);
+    r.n_gen = f.Int("n_gen", 1, kInt64Max);
+    r.t_start_ns = f.Int("t_start_ns", kInt64Min, kInt64Max);
+    r.token_end_ns = f.Ints("token_end_ns");
+    r.tokens = f.Tokens("tokens");
+    r.runtime_perf = f.OptionalObject("runtime_perf");
+    if (f.ok() && (static_cast<int64_t>(r.token_end_ns.size()) != r.n_gen ||
+                   static_cast<int64_t>(r.tokens.size()) != r.n_gen)) {
+      f.Fail("'token_end_ns' and 'tokens' must have one entry per generated token");
+    }
+    if (f.ok() && !r.token_end_ns.empty() && r.token_end_ns.front() < r.t_start_ns) {
+      f.Fail("'token_end_ns' starts before 't_start_ns'");
+    }
+  });
+}
+
 }  // namespace pipette::protocol

@@ -75,4 +75,28 @@ struct TtftResponse {
   static Result<TtftResponse> FromJson(const nlohmann::json& j);
 };
 
+// e2e: a P-token prompt and N generated tokens, one request timed from its start: the prompt is
+// decoded in batches, its last logits give the first generated token, each of the other N - 1 is
+// decoded and the next chosen (greedy).
+struct E2eRequest {
+  TokenIds prompt;  // P >= 1 tokens
+  int64_t n_gen = 0;
+  std::optional<int64_t> n_batch;
+
+  nlohmann::json ToJson() const;
+  static Result<E2eRequest> FromJson(const nlohmann::json& j);
+};
+
+struct E2eResponse {
+  int64_t n_prompt = 0;
+  int64_t n_gen = 0;
+  int64_t t_start_ns = 0;             // before the prompt's first batch
+  std::vector<int64_t> token_end_ns;  // when each generated token was chosen (the first: TTFT)
+  TokenIds tokens;
+  nlohmann::json runtime_perf = nlohmann::json::object();
+
+  nlohmann::ordered_json ToJson() const;
+  static Result<E2eResponse> FromJson(const nlohmann::json& j);
+};
+
 }  // namespace pipette::protocol

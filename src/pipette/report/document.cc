@@ -1,5 +1,9 @@
 #include "pipette/report/document.h"
 
+#include <fmt/format.h>
+
+#include "pipette/metrics/sustained.h"
+#include "pipette/report/curves.h"
 #include "pipette/report/summary.h"
 
 namespace pipette::report {
@@ -193,6 +197,16 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
   r.pipette_version = data.pipette_version;
   r.store = data.store_path;
   r.warnings = data.warnings;
+  // A sustained run whose speed decayed past the flag: said in every format.
+  for (const metrics::ResultRow& row : data.rows) {
+    if (row.metric != "decay" || !row.na_reason.empty()) continue;
+    if (!metrics::DecayFlagged(row.summary.median / 100)) continue;
+    r.warnings.push_back(fmt::format(
+        "cell {} ({} on {}): {} decayed {:.1f}% from its first 10 s window to its last, over the "
+        "{:.0f}% flag: the device did not hold its speed (heat, a governor, a battery limit)",
+        row.cell->cell_index + 1, row.cell->model, row.cell->device, row.test, row.summary.median,
+        metrics::kDecayFlag * 100));
+  }
   if (parts == ReportParts::kAll) {
     r.runs = RunsTable(data.runs);
     r.environments = EnvironmentsTable(data.environments);
@@ -201,6 +215,9 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
     r.mc_items = McItemsTable(data.mc_items);
   }
   r.summary = SummaryTable(data.rows, params, headlines);
+  for (Table curve : {ContextGrowthTable(data.rows), SustainedTable(data.rows)}) {
+    if (!curve.rows.empty() || !curve.footnotes.empty()) r.curves.push_back(std::move(curve));
+  }
   r.incomplete = IncompleteCells(data.cells);
   return r;
 }

@@ -31,6 +31,9 @@ struct Report {
   Table runs, environments, cells, results, mc_items;
   // The console table: one line per cell and speed test, with the quality figures beside.
   Table summary;
+  // The curves under it (report/curves.h): context growth, sustained windows; only those with
+  // rows.
+  std::vector<Table> curves;
   std::vector<CellNote> incomplete;  // in cell order; superseded and ok cells left out
 };
 

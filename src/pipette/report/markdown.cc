@@ -70,6 +70,12 @@ void RenderMarkdown(const Report& report, std::ostream& out) {
   }
   if (!report.summary.footnotes.empty()) out << "\n";
   for (const auto& n : report.summary.footnotes) out << MarkdownLine(n) << "\n";
+  for (const Table& curve : report.curves) {
+    out << "\n" << MarkdownLine(curve.title) << "\n\n";
+    if (!curve.rows.empty()) WriteMarkdownTable(curve, out);
+    if (!curve.footnotes.empty() && !curve.rows.empty()) out << "\n";
+    for (const auto& n : curve.footnotes) out << MarkdownLine(n) << "\n";
+  }
   if (!report.incomplete.empty()) out << "\n";
   for (const CellNote& c : report.incomplete) {
     out << fmt::format("cell {} {}: {}\n", c.cell, c.status == "failed" ? "FAILED" : c.status,

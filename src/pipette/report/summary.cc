@@ -57,12 +57,13 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   const bool show_run = runs.size() > 1;
   // The device column when the rows are of more than one device, or of an emulated one.
   std::set<std::string> devices;
-  bool emulated = false;
+  bool emulated = false, tiered = false;
   for (const auto& r : rows) {
     devices.insert(r.cell->device);
     emulated = emulated || r.cell->emulated;
+    tiered = tiered || r.cell->emulated_tier;
   }
-  const bool show_device = devices.size() > 1 || emulated;
+  const bool show_device = devices.size() > 1 || emulated || tiered;
 
   if (show_run) t.columns.push_back(TextColumn("run", Align::kRight));
   t.columns.push_back(TextColumn("model", Align::kLeft));
@@ -127,6 +128,13 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
         "emulated: the worker ran under an emulator (its instruction set, not its host's): its "
         "quality figures are the model's on that instruction set, its timings and memory describe "
         "the emulator, not a chip");
+  }
+  if (tiered) {
+    t.footnotes.push_back(
+        "emulated tier: the worker ran in cgroups limiting its CPUs, CPU time or memory on a "
+        "bigger "
+        "machine: a stand-in for a smaller device's cores and memory, not its chip, caches or "
+        "memory bandwidth");
   }
   return t;
 }

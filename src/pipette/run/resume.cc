@@ -38,7 +38,7 @@ Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
     }
     if (c.status == "ok") {
       plan.done[cell.index] = c.id;
-    } else if (c.status == "failed" && !retry_failed) {
+    } else if ((c.status == "failed" || c.status == "oom") && !retry_failed) {
       ++plan.failed_kept;
     } else {
       // Cut short (running, interrupted, abandoned), or failed and retried: from its start.

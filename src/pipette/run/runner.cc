@@ -10,6 +10,7 @@
 
 #include "pipette/build_info.h"
 #include "pipette/endpoint/channel.h"
+#include "pipette/env/cgroup_tier.h"
 #include "pipette/estimate/work.h"
 #include "pipette/metrics/history.h"
 #include "pipette/metrics/row_cache.h"
@@ -20,6 +21,7 @@
 #include "pipette/run/tokenizer_reference.h"
 #include "pipette/runtime/ops.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/util/strings.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::run {
@@ -209,13 +211,17 @@ class Runner {
     if (!id) return id.error();
     rec.id = *id;
 
+    tier_start_ = json();
     const RunStatus measured = !at     ? Failed(at.error().message)
                                : facts ? Measure(cell, rec)
                                        : Failed(facts.error().message);
+    const json tier_end = KeepTierReading(rec);
     if (!measured) {
-      // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed".
-      rec.status = Stopped() ? "interrupted" : "failed";
-      rec.error = measured.error().message;
+      // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed"; a
+      // worker the kernel killed for its tier's memory cap is "oom", with the peak it reached.
+      const bool oom = env::OomKilled(tier_start_, tier_end);
+      rec.status = Stopped() ? "interrupted" : oom ? "oom" : "failed";
+      rec.error = oom ? OomError(tier_end, measured.error().message) : measured.error().message;
       if (at && !Stopped()) NoteLinkDropped(cell, rec);
       // A worker in an unknown state never serves the next cell (a device that could not be
       // opened started none: the worker of the cell before stays).
@@ -250,6 +256,29 @@ class Runner {
           cell.index + 1, cell.label, strict_refusal_));
     }
     return {};
+  }
+
+  // A tier's readings of the cell's worker at the cell's end, stored beside those of its start
+  // (the `tier` sample): its throttling, its memory peak against its cap, its CPUs. Null without
+  // a tier.
+  json KeepTierReading(const store::CellRecord& rec) {
+    if (tier_start_.is_null() || !dev_) return json();
+    auto end = dev_->TierReading(tier_pid_, false);
+    json reading = end ? *end : json{{"na", end.error().message}};
+    (void)Keep(rec, "tier", 0, false, {{"start", tier_start_}, {"end", reading}});
+    return reading;
+  }
+
+  static std::string OomError(const json& end, const std::string& failure) {
+    auto bytes = [&](const char* key) {
+      auto it = end.find(key);
+      return it != end.end() && it->is_number_integer() ? FormatBytes(double(it->get<int64_t>()))
+                                                        : std::string("?");
+    };
+    return fmt::format(
+        "over its tier's memory cap of {}: the kernel killed the worker at a peak of {} "
+        "(the worker's last word: {})",
+        bytes("memory.limit_in_bytes"), bytes("memory.max_usage_in_bytes"), failure);
   }
 
   // The readiness gate's probe of the current cell's device, made once; nullptr without one.
@@ -389,7 +418,10 @@ class Runner {
 
   // The worker program of the cell's runtime for its device.
   Result<std::string> WorkerFor(const plan::Cell& cell) {
-    if (!deps_.worker_for) return cell.runtime.worker;
+    // A tier of this machine runs this machine's own workers.
+    if (!deps_.worker_for || (cell.device.kind == "local" && cell.device.Tiered())) {
+      return cell.runtime.worker;
+    }
     return deps_.worker_for(cell.runtime, *dev_);
   }
 
@@ -495,6 +527,14 @@ class Runner {
     if (deps_.progress) deps_.progress->CellStarted(cell, int(cells_.size()), rec.worker_pid);
     // Record the worker now, so a crash mid-cell still leaves the pid and runtime in the store.
     if (auto st = deps_.store->UpdateCell(rec); !st) return Failed(st.error().message);
+
+    // A tier's counters start here too (its memory peak reset): the cell's own.
+    if (!cell.runtime.endpoint) {
+      auto tier = dev_->TierReading(hello_.pid, true);
+      if (!tier) return Failed("reading the tier's cgroups: " + tier.error().message);
+      tier_start_ = *tier;
+      tier_pid_ = hello_.pid;
+    }
 
     // The cell's peak memory starts here, before any model load or context it needs (a running
     // server's memory is not Pipette's to read: its memory is n/a).
@@ -636,6 +676,12 @@ class Runner {
     bool Stopped() const override { return r_.Stopped(); }
     Result<json, RunError> Ready() override { return r_.Ready(); }
     std::optional<env::Sensors> EnergyMark() override { return r_.EnergyMark(); }
+    Result<env::Sensors> ReadSensors(std::string* root) override {
+      ReadyProbe* probe = r_.Probe();
+      if (!probe) return RuntimeError("the device's sensors are not looked at in this run");
+      if (root) *root = probe->SensorsRoot();
+      return probe->ReadSensors();
+    }
     json EnergySince(const std::optional<env::Sensors>& mark, double seconds) override {
       return r_.EnergySince(mark, seconds);
     }
@@ -675,6 +721,8 @@ class Runner {
   int64_t environment_id_ = 0;
   device::Device* dev_ = nullptr;             // the current cell's device
   bool on_this_machine_ = true;               // the current cell's device is this machine
+  json tier_start_;                           // a tier's readings at the cell's start; null: none
+  int64_t tier_pid_ = 0;                      // the worker they are of (its pid on the device)
   std::map<std::string, OpenDevice> opened_;  // other devices, by name, once opened
   std::map<std::string, std::string> down_;   // devices not answering, by name: why
   json others_ = json::array();               // other Pipette workers seen during the current cell

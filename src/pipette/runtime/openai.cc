@@ -22,6 +22,10 @@ Runtime OpenAi() {
               {"pp",
                "over HTTP a prompt's processing cannot be timed apart from its first token: "
                "ttft@P measures it, and the server's own prompt_ms is stored with it"},
+              {"e2e",
+               "e2e@P+N sends the prompt as token ids, which a chat or completion request does "
+               "not take: a served model's streams record their e2e per stream in its tg and "
+               "ttft@P tests"},
               {"memory",
                "a server already running is not Pipette's process: its memory is not read "
                "(give server: to have Pipette start it)"},

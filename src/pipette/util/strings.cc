@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 
 namespace pipette {
@@ -78,6 +79,26 @@ std::string FormatBytes(double bytes) {
     ++u;
   }
   return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.2f} {}", bytes, units[u]);
+}
+
+std::optional<int64_t> ParseBytes(std::string_view text) {
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr == text.data() || !(value >= 0)) return std::nullopt;
+  std::string unit = ToLower(std::string_view(ptr, text.data() + text.size() - ptr));
+  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},         {"b", 1},    {"kib", 0x1p10}, {"mib", 0x1p20}, {"gib", 0x1p30},
+      {"tib", 0x1p40}, {"kb", 1e3}, {"mb", 1e6},     {"gb", 1e9},     {"tb", 1e12}};
+  for (const auto& [name, scale] : kUnits) {
+    if (unit != name) continue;
+    const double bytes = value * scale;
+    if (bytes > 0x1p62) return std::nullopt;
+    return static_cast<int64_t>(std::llround(bytes));
+  }
+  return std::nullopt;
 }
 
 std::string FormatDuration(double seconds) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,7 +27,11 @@ std::string MarkdownLine(std::string_view text);
 // ASCII letters lower-cased; other bytes as they are.
 std::string ToLower(std::string_view text);
 
-std::string FormatBytes(double bytes);       // "98.36 MiB"
+std::string FormatBytes(double bytes);  // "98.36 MiB"
+// A size as people write it: "512MiB", "1.5 GiB", "800MB", "4096" (bytes). KiB/MiB/GiB/TiB are
+// powers of 1024, kB/MB/GB/TB of 1000, B or nothing bytes; units in any case. nullopt when `text`
+// is not one, negative, or past 2^62.
+std::optional<int64_t> ParseBytes(std::string_view text);
 std::string FormatDuration(double seconds);  // "1m 05s", "12.3s"
 
 }  // namespace pipette

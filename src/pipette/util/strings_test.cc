@@ -39,5 +39,19 @@ TEST(Strings, HumanSizesAndDurations) {
   EXPECT_EQ(FormatDuration(7322), "2h 02m");
 }
 
+TEST(Strings, SizesAsPeopleWriteThem) {
+  EXPECT_EQ(ParseBytes("4096"), 4096);
+  EXPECT_EQ(ParseBytes("512MiB"), int64_t{512} << 20);
+  EXPECT_EQ(ParseBytes("1.5 GiB"), int64_t{3} << 29);
+  EXPECT_EQ(ParseBytes("800MB"), int64_t{800000000});
+  EXPECT_EQ(ParseBytes("2kb"), 2000);
+  EXPECT_EQ(ParseBytes(" 64 b "), 64);
+  EXPECT_FALSE(ParseBytes(""));
+  EXPECT_FALSE(ParseBytes("MiB"));
+  EXPECT_FALSE(ParseBytes("-1GiB"));
+  EXPECT_FALSE(ParseBytes("12 parsecs"));
+  EXPECT_FALSE(ParseBytes("9e30"));
+}
+
 }  // namespace
 }  // namespace pipette

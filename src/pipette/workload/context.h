@@ -97,6 +97,13 @@ class Context {
   // from a fake tree): null where the device is not looked at, {"na": why} where it cannot tell.
   virtual std::optional<env::Sensors> EnergyMark() = 0;
   virtual nlohmann::json EnergySince(const std::optional<env::Sensors>& mark, double seconds) = 0;
+  // The device's sensors now (frequencies, temperatures, energy counters: sustained<T>); an error
+  // where the device is not looked at or the reading failed. `root`: set to the fake tree's
+  // folder when the readings come from one.
+  virtual Result<env::Sensors> ReadSensors(std::string* root) {
+    (void)root;
+    return RuntimeError("this run reads no sensors");
+  }
   // Time-left bookkeeping (`kind` as planned by Workload::PlanWork) and a progress line.
   virtual void Done(const std::string& kind, double units, double seconds) = 0;
   virtual void Step(const std::string& what) = 0;

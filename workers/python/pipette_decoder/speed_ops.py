@@ -1,4 +1,4 @@
-"""pp, tg and ttft (docs/protocol.md): raw timestamps and token ids, as the llama.cpp worker
+"""pp, tg, ttft and e2e (docs/protocol.md): raw timestamps and token ids, as the llama.cpp worker
 (workers/llama/llama_session.cc) reports them."""
 
 from pipette_worker import Fields, RequestError, now_ns
@@ -86,3 +86,32 @@ def ttft(state, request):
     t_first_token = now_ns()
     return {"n_prompt_tokens": len(tokens), "t_start_ns": t_start,
             "t_tokenized_ns": t_tokenized, "t_first_token_ns": t_first_token, "token": token}
+
+
+def e2e(state, request):
+    f = Fields(request, "e2e")
+    prompt = f.tokens("prompt")
+    n_gen = f.int("n_gen", 1, INT32_MAX)
+    n_batch = f.int("n_batch", 1, INT32_MAX, None)
+    f.check()
+    if not prompt:
+        raise RequestError("e2e request: 'prompt' is empty: e2e needs at least one token")
+    state.check_ready(need_context=True)
+    state.check_tokens(prompt, "prompt")
+    # The last generated token is chosen, not decoded.
+    state.check_fits(len(prompt) + n_gen - 1, "prompt (%d tokens) plus n_gen (%d)"
+                     % (len(prompt), n_gen))
+    n_batch = state.resolve_batch(n_batch)
+
+    state.decoder.clear()
+    decoder = state.decoder
+    t_start = now_ns()
+    next_token = argmax(state.decode_in_batches(prompt, n_batch))
+    token_end_ns = [now_ns()]
+    tokens = [next_token]
+    for _ in range(n_gen - 1):
+        next_token = argmax(decoder.run([next_token], 1)[-1])
+        token_end_ns.append(now_ns())
+        tokens.append(next_token)
+    return {"n_prompt": len(prompt), "n_gen": n_gen, "t_start_ns": t_start,
+            "token_end_ns": token_end_ns, "tokens": tokens}

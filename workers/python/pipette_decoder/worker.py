@@ -25,7 +25,7 @@ def make_worker(backend, runtime_version, runtime_build, program):
     for op, fn in (("load_model", model_ops.load_model), ("init_context", model_ops.init_context),
                    ("tokenize", model_ops.tokenize), ("detokenize", model_ops.detokenize),
                    ("pp", speed_ops.pp), ("tg", speed_ops.tg), ("ttft", speed_ops.ttft),
-                   ("chat", quality_ops.chat)):
+                   ("e2e", speed_ops.e2e), ("chat", quality_ops.chat)):
         worker.handler(op)(lambda request, fn=fn: fn(state, request))
     worker.handler("score", frames=True)(
         lambda request, frames: quality_ops.score(state, request, frames))

@@ -58,6 +58,16 @@ class WorkerChecks:
         r = calls.ok("pp", tokens=TOKENS)
         self.assertEqual(len(r["batch_end_ns"]), 6)
 
+    def test_e2e_chooses_the_first_token_from_the_prompt_then_walks_the_fake(self):
+        calls, _ = self.ready(n_batch=2)
+        r = calls.ok("e2e", prompt=[5, 6, 7], n_gen=4)
+        # The fake's next token is the last one plus one: 7 -> 8, then 9, 10, 11.
+        self.assertEqual(r["tokens"], [8, 9, 10, 11])
+        self.assertEqual((r["n_prompt"], r["n_gen"]), (3, 4))
+        self.assertLessEqual(r["t_start_ns"], r["token_end_ns"][0])
+        self.assertEqual(r["token_end_ns"], sorted(r["token_end_ns"]))
+        calls.error("e2e", prompt=[], n_gen=2)
+
     def test_init_context_with_other_threads_makes_the_session_again(self):
         calls, load = self.ready()
         self.assertIsNone(load["threads"])

@@ -14,6 +14,7 @@ OPS = (
     "pp",
     "tg",
     "ttft",
+    "e2e",
     "score",
     "chat",
     "render_chat",

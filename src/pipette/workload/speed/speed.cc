@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pipette/config/parse.h"
+#include "pipette/env/sensors.h"
 #include "pipette/protocol/speed_ops.h"
 #include "pipette/workload/speed/prompt_text.h"
 #include "pipette/workload/speed/random_tokens.h"
@@ -27,6 +28,10 @@ std::string KindName(TestKind k) {
       return "tg";
     case TestKind::kTTFT:
       return "ttft";
+    case TestKind::kE2E:
+      return "e2e";
+    case TestKind::kSustained:
+      return "sustained";
   }
   return "?";
 }
@@ -45,6 +50,10 @@ Status CheckResponse(TestKind k, const json& resp) {
       return check(protocol::TgResponse::FromJson(resp));
     case TestKind::kTTFT:
       return check(protocol::TtftResponse::FromJson(resp));
+    case TestKind::kE2E:
+      return check(protocol::E2eResponse::FromJson(resp));
+    case TestKind::kSustained:
+      return check(protocol::TgResponse::FromJson(resp));
   }
   return {};
 }
@@ -57,11 +66,18 @@ const char* KindOp(TestKind k) {
       return protocol::op::kTg;
     case TestKind::kTTFT:
       return protocol::op::kTtft;
+    case TestKind::kE2E:
+      return protocol::op::kE2e;
+    case TestKind::kSustained:
+      return protocol::op::kTg;
   }
   return "?";
 }
 
 protocol::TokenIds Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
+// sustained<T>: the tokens of each tg request (each from a cleared context).
+constexpr int64_t kSustainedChunk = 64;
 
 class Speed : public Workload {
  public:
@@ -85,7 +101,12 @@ class Speed : public Workload {
                 std::vector<estimate::Work>* out) const override {
     const double requests = ex.warmup + ex.repetitions;
     for (const TestSpec& t : ex.tests) {
-      out->push_back({cell.Key(), t.name, KindName(t.kind), requests, double(t.n)});
+      if (t.kind == TestKind::kSustained) {  // one run of T seconds, whatever the repetitions
+        out->push_back({cell.Key(), t.name, KindName(t.kind), 1, double(t.n)});
+        continue;
+      }
+      // e2e: counted as its prompt and generated tokens together.
+      out->push_back({cell.Key(), t.name, KindName(t.kind), requests, double(t.n + t.prompt)});
     }
   }
 
@@ -94,13 +115,18 @@ class Speed : public Workload {
   std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const override {
     auto t = config::ParseTestName(s.test);
     if (!t || t->n <= 0 || !s.raw.is_object()) return std::nullopt;
+    if (t->kind == TestKind::kSustained) {
+      const auto secs = s.raw.find("wall_s");
+      if (secs == s.raw.end() || !secs->is_number()) return std::nullopt;
+      return estimate::Measured{KindName(t->kind), double(t->n), secs->get<double>()};
+    }
     std::optional<double> secs;
     const auto t0 = s.raw.find("t_start_ns");
     if (t0 == s.raw.end() || !t0->is_number()) return std::nullopt;
     const int64_t start = t0->get<int64_t>();
     if (t->kind == TestKind::kPP) {
       secs = SpanSeconds(s.raw);
-    } else if (t->kind == TestKind::kTG) {
+    } else if (t->kind == TestKind::kTG || t->kind == TestKind::kE2E) {
       const auto ends = s.raw.find("token_end_ns");
       if (ends != s.raw.end() && ends->is_array() && !ends->empty() && ends->back().is_number() &&
           ends->back().get<int64_t>() > start) {
@@ -113,12 +139,13 @@ class Speed : public Workload {
       }
     }
     if (!secs) return std::nullopt;
-    return estimate::Measured{KindName(t->kind), double(t->n), *secs};
+    return estimate::Measured{KindName(t->kind), double(t->n + t->prompt), *secs};
   }
 
   RunStatus Run(Context& ctx, size_t phase) override {
     const config::Experiment& ex = ctx.Experiment();
     const TestSpec& t = ex.tests.at(phase);
+    if (t.kind == TestKind::kSustained) return RunSustained(ctx, t);
     const std::optional<int64_t> n_batch = ctx.NBatch();
     const std::optional<int64_t> vocab = ctx.Model().n_vocab;
     if (t.kind != TestKind::kTTFT && !vocab) {
@@ -154,6 +181,20 @@ class Speed : public Workload {
         req_facts = {{"n_gen", t.n}, {"depth", depth}, {"first_token", first}, {"seed", ex.seed}};
         break;
       }
+      case TestKind::kSustained:
+        return RunSustained(ctx, t);  // (returned above)
+      case TestKind::kE2E: {
+        // A fresh context whatever the cell's depth: a P-token prompt of random ids, the same
+        // for every cell of the experiment.
+        protocol::E2eRequest e;
+        e.prompt =
+            Ids(RandomTokens(ex.seed, fmt::format("e2e-prompt{}", t.prompt), t.prompt, n_vocab));
+        e.n_gen = t.n;
+        e.n_batch = n_batch;
+        req = e.ToJson();
+        req_facts = {{"n_prompt", t.prompt}, {"n_gen", t.n}, {"seed", ex.seed}};
+        break;
+      }
       case TestKind::kTTFT: {
         auto prompt = PromptOfTokens(ctx, t.n);
         if (!prompt) return prompt.error();
@@ -182,14 +223,15 @@ class Speed : public Workload {
       // Measured pp and tg repetitions: the energy they cost, where the device can tell (the
       // seconds from the first reading to the request's end; the runner adds the second
       // reading's). At a depth the same request decodes the depth's tokens first.
-      const bool metered = !warmup && t.kind != TestKind::kTTFT && depth == 0;
+      const bool metered =
+          !warmup && (t.kind == TestKind::kPP || t.kind == TestKind::kTG) && depth == 0;
       std::optional<env::Sensors> mark;
       if (metered) mark = ctx.EnergyMark();
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req);
       const double call_s = SecondsSince(t0);
       json energy = metered ? ctx.EnergySince(mark, call_s) : json(nullptr);
-      if (!warmup && t.kind != TestKind::kTTFT && depth > 0) {
+      if (!warmup && (t.kind == TestKind::kPP || t.kind == TestKind::kTG) && depth > 0) {
         energy = {{"na", fmt::format("the request also decoded the depth's {} untimed tokens: its "
                                      "energy is not the measured tokens'",
                                      depth)}};
@@ -208,7 +250,7 @@ class Speed : public Workload {
       }
       // A reply missing a field or mistyping one broke the protocol: nothing of it is stored.
       if (auto st = CheckResponse(t.kind, *resp); !st) return Broken(st.error().message);
-      ctx.Done(KindName(t.kind), double(t.n), call_s);
+      ctx.Done(KindName(t.kind), double(t.n + t.prompt), call_s);
       json raw = RawFacts(std::move(*resp));
       raw["request"] = req_facts;
       if (!ready.is_null()) raw["ready"] = ready;
@@ -222,6 +264,89 @@ class Speed : public Workload {
   }
 
  private:
+  // sustained<T>: tg requests of kSustainedChunk tokens back to back until T seconds have passed,
+  // the device's sensors read after each (its temperature, frequency and energy since the reading
+  // before); stored as one sample. One warm-up chunk first when the experiment warms up.
+  RunStatus RunSustained(Context& ctx, const TestSpec& t) {
+    const config::Experiment& ex = ctx.Experiment();
+    const std::optional<int64_t> vocab = ctx.Model().n_vocab;
+    if (!vocab) {
+      return Failed(
+          fmt::format("{} generates from the model's first token, and the runtime did "
+                      "not report its vocabulary (load_model: model.n_vocab)",
+                      t.name));
+    }
+    const int64_t bos = ctx.Model().bos;
+    const int64_t first =
+        bos >= 0 && bos < *vocab ? bos : RandomTokens(ex.seed, "first", 1, *vocab)[0];
+    const json req =
+        protocol::TgRequest{{}, static_cast<int32_t>(first), kSustainedChunk, ctx.NBatch()}
+            .ToJson();
+    if (ex.warmup > 0) {
+      auto warm = ctx.Call(req);
+      if (!warm) return warm.error();
+    }
+    auto found = ctx.Ready();
+    if (!found) return found.error();
+    std::string root;
+    auto before = ctx.ReadSensors(&root);
+    const std::string sensors_na = before ? "" : before.error().message;
+    auto last_read = std::chrono::steady_clock::now();
+    json chunks = json::array();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto until = t0 + std::chrono::seconds(t.n);
+    while (std::chrono::steady_clock::now() < until) {
+      if (ctx.Stopped()) return Failed("interrupted");
+      auto resp = ctx.Call(req);
+      if (!resp) return resp.error();
+      if (resp->contains("request_failed")) {
+        return Failed(fmt::format("{}: a request failed: {}", t.name,
+                                  (*resp)["request_failed"].value("message", "")));
+      }
+      if (auto st = CheckResponse(TestKind::kTG, *resp); !st) return Broken(st.error().message);
+      json chunk = {{"t_start_ns", (*resp)["t_start_ns"]},
+                    {"token_end_ns", (*resp)["token_end_ns"]}};
+      if (before) {
+        auto now = ctx.ReadSensors(nullptr);
+        const double span = SecondsSince(last_read);
+        last_read = std::chrono::steady_clock::now();
+        if (now) {
+          chunk["sensors"] = SensorFacts(*before, *now, span);
+          before = std::move(now);
+        } else {
+          chunk["sensors"] = {{"energy", {{"na", now.error().message}}}};
+        }
+      }
+      chunks.push_back(std::move(chunk));
+      ctx.Step(fmt::format("{}: {:.0f} of {} s", t.name, SecondsSince(t0), t.n));
+    }
+    const double wall_s = SecondsSince(t0);
+    ctx.Done(KindName(t.kind), double(t.n), wall_s);
+    json raw = {{"seconds", t.n},
+                {"chunk", kSustainedChunk},
+                {"wall_s", wall_s},
+                {"first_token", first},
+                {"chunks", std::move(chunks)}};
+    if (!found->is_null()) raw["ready"] = *found;
+    if (!sensors_na.empty()) raw["sensors_na"] = sensors_na;
+    if (!root.empty()) raw["sensors_root"] = root;
+    return ctx.Keep(t.name, 0, false, std::move(raw));
+  }
+
+  // What a reading after a chunk says: the hottest temperature, the CPUs' mean frequency, and the
+  // energy since the reading before (env::EnergyFacts), each only where the device tells.
+  static json SensorFacts(const env::Sensors& before, const env::Sensors& now, double seconds) {
+    json out = json::object();
+    if (auto t = env::HottestC(now)) out["temp_c"] = *t;
+    if (!now.cpu_freq_khz.empty()) {
+      double sum = 0;
+      for (const auto& [cpu, khz] : now.cpu_freq_khz) sum += double(khz);
+      out["freq_mhz"] = sum / double(now.cpu_freq_khz.size()) / 1000.0;
+    }
+    out["energy"] = env::EnergyFacts(before, now, seconds);
+    return out;
+  }
+
   // The shortest prefix of the prose passage that the model's tokenizer turns into at least
   // `n` tokens (special tokens included), found by bisection over word boundaries: the text
   // and its token count.
@@ -277,6 +402,13 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth) 
       case config::TestKind::kTTFT:
         // A text of P tokens can tokenize to a few more at a word boundary: keep a margin.
         need = std::max<int64_t>(need, t.n + 16);
+        break;
+      case config::TestKind::kE2E:
+        // A fresh context (the depth does not apply): the prompt and the tokens decoded after it.
+        need = std::max<int64_t>(need, int64_t(t.prompt) + t.n);
+        break;
+      case config::TestKind::kSustained:
+        need = std::max<int64_t>(need, kSustainedChunk + 1);
         break;
     }
   }

@@ -1,0 +1,64 @@
+// A device with an emulated tier (a device entry's `tier:`, env/cgroup_tier.h): every worker it
+// starts runs in fresh cgroups of its own on the device, made with the tier's cpuset, CPU quota and
+// memory cap before the worker starts and joined by the worker's own shell before it becomes the
+// worker, so nothing of it runs outside its limits. The cgroups of a worker are removed when the
+// next one starts (its counters are read until then: an oom-killed worker's peak stays readable)
+// and when the device is closed. Wraps any device whose shell it can run scripts in: this
+// machine, a board, a phone.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipette/device/device.h"
+#include "pipette/env/cgroup_tier.h"
+
+namespace pipette::device {
+
+class TieredDevice : public Device {
+ public:
+  TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name)
+      : inner_(std::move(inner)), tier_(std::move(tier)), name_(std::move(name)) {}
+  ~TieredDevice() override;
+  TieredDevice(const TieredDevice&) = delete;
+  TieredDevice& operator=(const TieredDevice&) = delete;
+
+  std::string Name() const override { return name_; }
+  // Removes the cgroups of the worker before (when it has ended), makes this worker's, and starts
+  // it inside them.
+  Result<std::unique_ptr<worker::WorkerChannel>> StartWorker(
+      const std::vector<std::string>& argv) override {
+    return StartWorkerAfter("", argv);
+  }
+  Result<std::unique_ptr<worker::WorkerChannel>> StartWorkerAfter(
+      const std::string& prelude, const std::vector<std::string>& argv) override;
+  Result<nlohmann::json> TierReading(int64_t pid, bool reset_peak) override;
+
+  Result<std::string> Stage(const std::string& path) override { return inner_->Stage(path); }
+  nlohmann::json Fingerprint(const env::FingerprintOptions& options) override {
+    return inner_->Fingerprint(options);
+  }
+  nlohmann::json Conditions() override { return inner_->Conditions(); }
+  std::optional<ProcessMemory> WorkerMemory(int pid) const override {
+    return inner_->WorkerMemory(pid);
+  }
+  Result<std::string> Arch() override { return inner_->Arch(); }
+  Result<void> CheckLink() override { return inner_->CheckLink(); }
+  Result<std::string> RunScript(const std::string& script, double timeout_s) override {
+    return inner_->RunScript(script, timeout_s);
+  }
+  Device& inner() { return *inner_; }
+
+ private:
+  void RemoveCgroups();
+
+  std::unique_ptr<Device> inner_;
+  env::Tier tier_;
+  std::string name_;
+  env::TierCgroups current_;                // the last worker's cgroups
+  std::vector<env::TierCgroups> leftover_;  // earlier ones not removed yet (a worker still exiting)
+  int started_ = 0;
+};
+
+}  // namespace pipette::device

@@ -1,0 +1,96 @@
+#include "pipette/device/tiered_device.h"
+
+#include <gtest/gtest.h>
+
+#include "pipette/device/local_device.h"
+
+namespace pipette::device {
+namespace {
+
+// The device under the tier, its shell a fake: each script recorded, the cgroups it "makes"
+// printed back, workers not started but their prelude recorded.
+class ScriptedDevice : public LocalDevice {
+ public:
+  // Kept by the test: they outlive the device, which the tier owns.
+  explicit ScriptedDevice(std::vector<std::string>* log) : scripts(*log) {}
+  std::vector<std::string>& scripts;
+  std::vector<std::string> preludes;
+  bool refuse_create = false;
+
+  Result<std::string> RunScript(const std::string& script, double) override {
+    scripts.push_back(script);
+    if (script.find("mk memory") != std::string::npos) {
+      if (refuse_create) return RuntimeError("cannot make the cgroup (cgroups need root)");
+      const size_t at = script.find("mk memory ") + 10;
+      const std::string name = script.substr(at, script.find(';', at) - at);
+      return "cgroup memory /sys/fs/cgroup/memory/" + name + "\n";
+    }
+    if (script.find("memory.max_usage_in_bytes") != std::string::npos) {
+      return std::string("memory.max_usage_in_bytes 1000\nmemory.oom_control.oom_kill 0\n");
+    }
+    return std::string();
+  }
+  Result<std::unique_ptr<worker::WorkerChannel>> StartWorkerAfter(
+      const std::string& prelude, const std::vector<std::string>&) override {
+    preludes.push_back(prelude);
+    return std::unique_ptr<worker::WorkerChannel>();
+  }
+};
+
+env::Tier Capped() {
+  env::Tier t;
+  t.memory_bytes = int64_t{64} << 20;
+  return t;
+}
+
+TEST(TieredDevice, EachWorkerStartsInsideFreshCgroupsAndTheLastOnesAreRemoved) {
+  std::vector<std::string> log;
+  auto inner = std::make_unique<ScriptedDevice>(&log);
+  ScriptedDevice* d = inner.get();
+  {
+    TieredDevice tiered(std::move(inner), Capped(), "tiny");
+    EXPECT_EQ(tiered.Name(), "tiny");
+    // No worker yet: nothing to read.
+    EXPECT_FALSE(tiered.TierReading(1, false).ok());
+    ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
+    ASSERT_EQ(d->preludes.size(), 1u);
+    // The worker's shell joins the cgroup the create script printed, before it becomes the worker.
+    EXPECT_NE(d->preludes[0].find("/sys/fs/cgroup/memory/pipette-"), std::string::npos);
+    EXPECT_NE(d->preludes[0].find("cgroup.procs"), std::string::npos);
+    auto reading = tiered.TierReading(77, true);
+    ASSERT_TRUE(reading.ok()) << reading.error().message;
+    EXPECT_EQ((*reading)["memory.max_usage_in_bytes"], 1000);
+    EXPECT_NE(d->scripts.back().find("echo 0 >"), std::string::npos);  // the peak reset
+    EXPECT_NE(d->scripts.back().find("/proc/77/status"), std::string::npos);
+
+    // The next worker: the first one's cgroups removed, new ones made with another name.
+    ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
+    ASSERT_EQ(d->preludes.size(), 2u);
+    EXPECT_NE(d->preludes[0], d->preludes[1]);
+    bool removed = false;
+    for (const std::string& s : d->scripts)
+      removed = removed || s.find("rmdir") != std::string::npos;
+    EXPECT_TRUE(removed);
+    log.clear();
+  }
+  // Closing the device removes the last worker's cgroups.
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("rmdir"), std::string::npos);
+}
+
+TEST(TieredDevice, ATierTheDeviceRefusesFailsTheStartSayingWhichTier) {
+  std::vector<std::string> log;
+  auto inner = std::make_unique<ScriptedDevice>(&log);
+  inner->refuse_create = true;
+  ScriptedDevice* d = inner.get();
+  TieredDevice tiered(std::move(inner), Capped(), "tiny");
+  auto started = tiered.StartWorker({"/w"});
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.error().message,
+            "device tiny: cannot apply its tier (emulated tier: memory 64.00 MiB): cannot make the "
+            "cgroup (cgroups need root)");
+  EXPECT_TRUE(d->preludes.empty());  // no worker runs outside its limits
+}
+
+}  // namespace
+}  // namespace pipette::device

@@ -1,0 +1,65 @@
+// An emulated device tier (a device entry's `tier:`, docs/config.md "Emulated tiers"): one machine
+// stands in for a smaller one by running each worker in a cgroup of its own with a cpuset, a CPU
+// quota and a memory cap (cgroup v1's cpuset, cpu and memory controllers). Everything here is a
+// shell script for the device's sh, so a tier works the same on this machine and on a board or a
+// phone reached through its shell; device/tiered_device.h runs the scripts. Results measured
+// under a tier are labelled `emulated tier` in every output: a quota and a cap change the speed
+// and the memory a machine has, not its cores, caches or memory bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipette/util/result.h"
+
+namespace pipette::env {
+
+struct Tier {
+  std::vector<int> cpus;                // the cpuset: these CPUs only; empty: every CPU
+  std::optional<double> cpu_quota;      // CPUs' worth of time per period (0.5: half of one CPU)
+  std::optional<int64_t> memory_bytes;  // the memory cap (swap included where it is accounted)
+
+  bool Empty() const { return cpus.empty() && !cpu_quota && !memory_bytes; }
+  // {cpus: [0], cpu_quota: 0.5, memory_bytes: N}: the keys set, as a device spec keeps them.
+  nlohmann::json ToJson() const;
+  static Tier FromJson(const nlohmann::json& j);
+  // "emulated tier: cpus 0, quota 0.5 CPU, memory 512.00 MiB" (what every output shows).
+  std::string Label() const;
+};
+
+// The cgroup folders of one worker's tier: controller ("cpuset", "cpu", "memory") -> folder.
+using TierCgroups = std::map<std::string, std::string>;
+
+// Makes the cgroups `name` (under the shell's own cgroup of each controller the tier needs) and
+// writes the tier's limits into them; prints one line "cgroup CONTROLLER FOLDER" for each. A
+// controller not mounted, or a limit the kernel refuses, exits non-zero saying which, with what it
+// made removed.
+std::string TierCreateScript(const Tier& tier, const std::string& name);
+// The folders TierCreateScript printed; an error when a line is not one of its.
+Result<TierCgroups> ParseTierCgroups(const std::string& printed);
+
+// Shell commands that move the shell running them into the cgroups (a worker's command runs them
+// and then execs the worker, which so starts inside its tier).
+std::string TierJoinPrelude(const TierCgroups& cgroups);
+
+// Prints the cgroups' counters as "key value" lines: cpu.nr_periods, cpu.nr_throttled,
+// cpu.throttled_time (ns), memory.max_usage_in_bytes (the peak), memory.limit_in_bytes,
+// memory.failcnt, memory.oom_control.oom_kill, cpuset.cpus, and the process `pid`'s
+// worker.cpus_allowed_list (its affinity, while it runs). With reset_peak the memory peak is reset
+// first (the peak of one cell).
+std::string TierReadScript(const TierCgroups& cgroups, int64_t pid, bool reset_peak);
+// The lines as JSON: whole numbers as numbers, the rest as text.
+nlohmann::json ParseTierReading(const std::string& printed);
+
+// Removes the cgroups (each once empty: tries for up to two seconds, for a worker still exiting).
+std::string TierRemoveScript(const TierCgroups& cgroups);
+
+// What a cell's tier readings say, from the reading at its start and at its end: the kernel killed
+// its worker for the memory cap (memory.oom_control.oom_kill grew).
+bool OomKilled(const nlohmann::json& start, const nlohmann::json& end);
+
+}  // namespace pipette::env

@@ -1,0 +1,152 @@
+#include "pipette/report/curves.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "pipette/metrics/sustained.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::report {
+namespace {
+
+using metrics::ResultRow;
+
+Column TextColumn(std::string name, Align align) {
+  return {std::move(name), ColumnType::kText, "", align};
+}
+
+// The cell's rows by (test, metric).
+using CellRows = std::map<std::pair<std::string, std::string>, const ResultRow*>;
+
+std::string Median(const ResultRow* r, const char* format_spec = "{:.2f}") {
+  if (!r) return "";
+  if (!r->na_reason.empty()) return "n/a";
+  return fmt::format(fmt::runtime(format_spec), r->summary.median);
+}
+
+std::string Bytes(const ResultRow* r) {
+  if (!r) return "";
+  if (!r->na_reason.empty()) return "n/a";
+  return FormatBytes(r->summary.median);
+}
+
+std::string Label(const ResultRow& r) {
+  return fmt::format("{} {} {}", r.cell->model, r.cell->quant, r.cell->runtime);
+}
+
+int64_t Depth(const ResultRow& r) {
+  const auto it = r.cell->params.find("depth");
+  return it != r.cell->params.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+}  // namespace
+
+Table ContextGrowthTable(const std::vector<ResultRow>& rows) {
+  Table t;
+  t.name = "context_growth";
+  t.title = "Context growth: tg and memory as the context fills";
+  // Cells by what they share but the depth: the model's file, runtime, device and every other
+  // parameter.
+  std::map<int64_t, CellRows> by_cell;
+  std::map<std::string, std::set<int64_t>> depths;  // group -> depths
+  std::map<int64_t, std::string> group_of;
+  for (const ResultRow& r : rows) {
+    by_cell[r.cell->cell_id][{r.test, r.metric}] = &r;
+    // What the experiment set (the runtime's own values follow the context the depth needs).
+    nlohmann::json params = r.cell->params_set.is_object() ? r.cell->params_set : r.cell->params;
+    params.erase("depth");
+    params.erase("n_ctx");
+    const std::string group = fmt::format("{}|{}|{}|{}|{}", r.cell->run_id, r.cell->model_sha256,
+                                          r.cell->runtime, r.cell->device_id, params.dump());
+    group_of[r.cell->cell_id] = group;
+    depths[group].insert(Depth(r));
+  }
+  t.columns = {TextColumn("model", Align::kLeft),         TextColumn("device", Align::kLeft),
+               TextColumn("depth", Align::kRight),        TextColumn("test", Align::kRight),
+               TextColumn("t/s", Align::kRight),          TextColumn("kv used", Align::kRight),
+               TextColumn("kv allocated", Align::kRight), TextColumn("bw_util", Align::kRight),
+               TextColumn("peak RSS", Align::kRight)};
+  // In order: group, depth, test.
+  std::vector<std::tuple<std::string, int64_t, int64_t, std::string, const ResultRow*>> lines;
+  for (const ResultRow& r : rows) {
+    if (r.metric != "throughput" || !metrics::IsSpeedTest("tg", r.test)) continue;
+    const std::string& group = group_of[r.cell->cell_id];
+    if (depths[group].size() < 2) continue;
+    lines.emplace_back(group, Depth(r), r.cell->cell_id, r.test, &r);
+  }
+  std::sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a), std::get<3>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b), std::get<3>(b));
+  });
+  for (const auto& [group, depth, cell, test, r] : lines) {
+    const CellRows& own = by_cell[cell];
+    auto find = [&](const std::string& tst, const char* metric) -> const ResultRow* {
+      auto it = own.find({tst, metric});
+      return it == own.end() ? nullptr : it->second;
+    };
+    t.Add({Text(Label(*r)), Text(r->cell->device), Text(std::to_string(depth)), Text(test),
+           Text(r->na_reason.empty() ? fmt::format("{:.2f}", r->summary.median) : "n/a"),
+           Text(Bytes(find(test, "kv_bytes_used"))),
+           Text(Bytes(find("memory", "kv_bytes_allocated"))), Text(Median(find(test, "bw_util"))),
+           Text(Bytes(find("memory", "peak_rss")))},
+          r->summary.noisy);
+  }
+  return t;
+}
+
+Table SustainedTable(const std::vector<ResultRow>& rows) {
+  Table t;
+  t.name = "sustained";
+  t.title = "Sustained decoding: each 10 s window";
+  t.columns = {TextColumn("model", Align::kLeft), TextColumn("device", Align::kLeft),
+               TextColumn("test", Align::kRight), TextColumn("window", Align::kRight),
+               TextColumn("t/s", Align::kRight),  TextColumn("temp", Align::kRight),
+               TextColumn("freq", Align::kRight), TextColumn("power", Align::kRight)};
+  std::map<std::pair<int64_t, std::string>, CellRows> runs;
+  for (const ResultRow& r : rows) {
+    if (metrics::IsSpeedTest("sustained", r.test))
+      runs[{r.cell->cell_id, r.test}][{r.test, r.metric}] = &r;
+  }
+  for (const auto& [key, own] : runs) {
+    auto find = [&](const char* metric) -> const ResultRow* {
+      auto it = own.find({key.second, metric});
+      return it == own.end() ? nullptr : it->second;
+    };
+    const ResultRow* tps = find("throughput");
+    if (!tps) continue;
+    if (!tps->na_reason.empty()) {
+      t.footnotes.push_back(fmt::format("{} {} on {}: n/a: {}", Label(*tps), key.second,
+                                        tps->cell->device, tps->na_reason));
+      continue;
+    }
+    const ResultRow* temp = find("window_temp_c");
+    const ResultRow* freq = find("window_freq_mhz");
+    const ResultRow* power = find("window_power");
+    for (size_t i = 0; i < tps->samples.size(); ++i) {
+      auto at = [&](const ResultRow* r, const char* unit) {
+        return r && i < r->samples.size() ? fmt::format("{:.1f} {}", r->samples[i], unit)
+                                          : std::string("n/a");
+      };
+      t.Add({Text(Label(*tps)), Text(tps->cell->device), Text(key.second),
+             Text(fmt::format("{}-{} s", i * 10, (i + 1) * 10)),
+             Text(fmt::format("{:.2f}", tps->samples[i])), Text(at(temp, "°C")),
+             Text(at(freq, "MHz")), Text(at(power, "W"))});
+    }
+    if (const ResultRow* decay = find("decay")) {
+      const double d = decay->summary.median;
+      t.footnotes.push_back(fmt::format(
+          "{} {} on {}: decay {:.1f}% ({:.2f} → {:.2f} t/s from the first window to the last){}",
+          Label(*tps), key.second, tps->cell->device, d, tps->samples.front(), tps->samples.back(),
+          metrics::DecayFlagged(d / 100)
+              ? fmt::format(": over {:.0f}%, FLAGGED: the device did not hold its speed",
+                            metrics::kDecayFlag * 100)
+              : ""));
+    }
+  }
+  return t;
+}
+
+}  // namespace pipette::report

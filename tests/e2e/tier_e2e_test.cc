@@ -1,0 +1,114 @@
+// Emulated tiers through `pipette run`, for real: this machine's cgroup v1 cpuset, cpu and memory
+// controllers (writable here, as root) limit the worker of each tier's cells. The tests check the
+// mechanism, not the speed: the quota shows in the cgroup's throttling counter, a cpuset of one
+// CPU in the worker's affinity, a cell over its memory cap becomes `oom` with the peak it reached,
+// and every output says `emulated tier`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "fixture.h"
+
+namespace pipette_e2e {
+namespace {
+
+// The folders this process's cgroups hold now in `controller`'s v1 hierarchy.
+std::set<std::string> Cgroups(const std::string& controller) {
+  std::set<std::string> out;
+  std::istringstream lines(ReadFile("/proc/self/cgroup"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    if (line.substr(a + 1, b - a - 1) != controller) continue;
+    const fs::path own = fs::path("/sys/fs/cgroup") / controller / line.substr(b + 2);
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(own, ec)) {
+      if (e.is_directory()) out.insert(e.path().string());
+    }
+  }
+  return out;
+}
+
+class TierE2E : public E2E {
+ protected:
+  void SetUp() override {
+    for (const char* c : {"cpu", "cpuset", "memory"}) {
+      const std::string dir = std::string("/sys/fs/cgroup/") + c;
+      if (::geteuid() != 0 || ::access(dir.c_str(), W_OK) != 0) {
+        GTEST_SKIP() << "tiers need cgroup v1's " << c << " controller writable (as root) at "
+                     << dir;
+      }
+    }
+    E2E::SetUp();
+  }
+};
+
+TEST_F(TierE2E, QuotaCpusetAndMemoryCapApplyToTheWorker) {
+  const auto before = Cgroups("memory");
+  const fs::path ex = Write("ex.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "devices:\n"
+                            "  - name: low\n"
+                            "    local:\n"
+                            "    tier: {cpus: [0], cpu_quota: 0.3, memory: 1GiB}\n"
+                            "  - name: tiny\n"
+                            "    local:\n"
+                            "    tier: {memory: 48MiB}\n"
+                            "params: {threads: 1, n_ctx: 256, use_mmap: false}\n"
+                            "tests: [tg8]\n"
+                            "repetitions: 2\n"
+                            "warmup: 0\n");
+  Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  // The oom cell fails; the other is measured.
+  EXPECT_EQ(run.code, 1) << run.out << run.err;
+
+  // low: the quota throttled its worker, which ran on CPU 0 alone.
+  auto low = Samples(1, "tier");
+  ASSERT_EQ(low.size(), 1u) << run.err;
+  const json& start = low[0].raw["start"];
+  const json& end = low[0].raw["end"];
+  EXPECT_GT(end["cpu.nr_throttled"].get<int64_t>(), start["cpu.nr_throttled"].get<int64_t>())
+      << end.dump();
+  EXPECT_GT(end["cpu.throttled_time"].get<int64_t>(), 0);
+  EXPECT_EQ(end["cpuset.cpus"], "0");
+  EXPECT_EQ(end["worker.cpus_allowed_list"], "0");
+  EXPECT_EQ(end["memory.limit_in_bytes"], int64_t{1} << 30);
+  EXPECT_EQ(Samples(1, "tg8").size(), 2u);
+
+  // tiny: over its 48 MiB cap, the kernel killed the worker: `oom`, with the peak.
+  auto st = pipette::store::Store::Open(Store());
+  ASSERT_TRUE(st.ok());
+  auto cells = (*st)->Cells(1);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 2u);
+  EXPECT_EQ((*cells)[0].status, "ok");
+  EXPECT_EQ((*cells)[1].status, "oom");
+  EXPECT_NE((*cells)[1].error.find("over its tier's memory cap of 48.00 MiB: the kernel killed "
+                                   "the worker at a peak of"),
+            std::string::npos)
+      << (*cells)[1].error;
+  auto tiny = Samples(2, "tier");
+  ASSERT_EQ(tiny.size(), 1u);
+  EXPECT_GT(tiny[0].raw["end"]["memory.oom_control.oom_kill"].get<int64_t>(), 0);
+  EXPECT_GE(tiny[0].raw["end"]["memory.max_usage_in_bytes"].get<int64_t>(), int64_t{40} << 20);
+
+  // Every output names the tier; the cells' own cgroups are gone.
+  Output md = Pipette({"report", "--store", Store(), "--format", "md"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("low: "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("(emulated tier: cpus 0, quota 0.3 CPU, memory 1.00 GiB)"),
+            std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("cell 2 oom: over its tier's memory cap"), std::string::npos) << md.out;
+  for (const char* format : {"csv", "json", "jsonl", "sql"}) {
+    Output o = Pipette({"report", "--store", Store(), "--format", format});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.out.find("emulated tier: cpus 0"), std::string::npos) << format;
+  }
+  EXPECT_EQ(Cgroups("memory"), before);
+}
+
+}  // namespace
+}  // namespace pipette_e2e
