@@ -187,9 +187,25 @@ TEST_F(DeviceRunE2E, BoardCellsAreMeasuredThereStoredWithItsFingerprintAndStaged
 // as they do on this machine (tier_e2e_test.cc): its quota throttles, its cpuset is the worker's
 // affinity, its memory cap makes a cell `oom`.
 TEST_F(DeviceRunE2E, ATierOfTheBoardLimitsTheWorkerThere) {
-  if (::access("/sys/fs/cgroup/memory", W_OK) != 0 || ::access("/sys/fs/cgroup/cpu", W_OK) != 0) {
-    GTEST_SKIP() << "tiers need cgroup v1's cpu and memory controllers writable on the board";
+  for (const char* c : {"/sys/fs/cgroup/memory", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuset"}) {
+    if (::access(c, W_OK) != 0) {
+      GTEST_SKIP() << "tiers need cgroup v1's cpu, cpuset and memory controllers writable on the "
+                      "board: "
+                   << c;
+    }
   }
+  // The board is this machine in other namespaces: its cgroups are this machine's.
+  auto pipette_cgroups = [] {
+    size_t n = 0;
+    for (const char* c : {"memory", "cpu", "cpuset"}) {
+      std::error_code ec;
+      for (const auto& e : fs::recursive_directory_iterator(fs::path("/sys/fs/cgroup") / c, ec)) {
+        if (e.is_directory() && e.path().filename().string().starts_with("pipette-")) ++n;
+      }
+    }
+    return n;
+  };
+  const size_t before = pipette_cgroups();
   auto entry = [&](const std::string& name, const std::string& tier) {
     std::string e = BoardEntry();
     e.replace(e.find("name: board"), 11, "name: " + name + "\n    tier: " + tier);
@@ -220,6 +236,7 @@ TEST_F(DeviceRunE2E, ATierOfTheBoardLimitsTheWorkerThere) {
   Output md = Pipette({"report", "--store", Store(), "--format", "md"});
   EXPECT_NE(md.out.find("board-low: "), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("(emulated tier: cpus 0, quota 0.3 CPU)"), std::string::npos) << md.out;
+  EXPECT_EQ(pipette_cgroups(), before);  // each worker's cgroups removed on the board
 }
 
 TEST_F(DeviceRunE2E, TheAarch64WorkerOnAnEmulatedBoardAgreesWithThisMachine) {

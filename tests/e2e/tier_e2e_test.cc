@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <set>
+#include <sstream>
 
 #include "fixture.h"
 
@@ -21,8 +22,11 @@ std::set<std::string> Cgroups(const std::string& controller) {
   while (std::getline(lines, line)) {
     const size_t a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
-    if (line.substr(a + 1, b - a - 1) != controller) continue;
-    const fs::path own = fs::path("/sys/fs/cgroup") / controller / line.substr(b + 2);
+    // "4:memory:/path", or a hierarchy of several controllers ("2:cpu,cpuacct:/path").
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    if (controllers.find("," + controller + ",") == std::string::npos) continue;
+    const fs::path own = fs::path("/sys/fs/cgroup") /
+                         controllers.substr(1, controllers.size() - 2) / line.substr(b + 2);
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(own, ec)) {
       if (e.is_directory()) out.insert(e.path().string());
@@ -47,6 +51,8 @@ class TierE2E : public E2E {
 
 TEST_F(TierE2E, QuotaCpusetAndMemoryCapApplyToTheWorker) {
   const auto before = Cgroups("memory");
+  const auto before_cpu = Cgroups("cpu");
+  const auto before_cpuset = Cgroups("cpuset");
   const fs::path ex = Write("ex.yaml",
                             "models: [smollm2-135m-instruct-q4_1]\n"
                             "devices:\n"
@@ -108,6 +114,8 @@ TEST_F(TierE2E, QuotaCpusetAndMemoryCapApplyToTheWorker) {
     EXPECT_NE(o.out.find("emulated tier: cpus 0"), std::string::npos) << format;
   }
   EXPECT_EQ(Cgroups("memory"), before);
+  EXPECT_EQ(Cgroups("cpu"), before_cpu);
+  EXPECT_EQ(Cgroups("cpuset"), before_cpuset);
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
 std::vector<std::string> RunDevices::StagingSummary() const {
   std::vector<std::string> out(notes_.begin(), notes_.end());
   for (const auto& [name, d] : devices_) {
-    const auto* remote = dynamic_cast<const device::RemoteShellDevice*>(d.get());
+    const auto* remote = dynamic_cast<const device::RemoteShellDevice*>(&d->Underlying());
     if (!remote) continue;
     out.push_back(fmt::format("device {}: {} file(s) sent, {} found there already by SHA-256", name,
                               remote->sent(), remote->reused()));

@@ -114,12 +114,15 @@ std::unique_ptr<run::ReadyProbe> LocalReadyProbe(std::string sensors_root) {
 }
 
 std::unique_ptr<run::ReadyProbe> ShellReadyProbe(device::Device& device) {
-  return std::make_unique<Shell>(dynamic_cast<device::RemoteShellDevice&>(device));
+  return std::make_unique<Shell>(dynamic_cast<device::RemoteShellDevice&>(device.Underlying()));
 }
 
 std::unique_ptr<run::ReadyProbe> ReadyProbeFor(device::Device& device,
                                                const std::string& sensors_root) {
-  if (dynamic_cast<device::RemoteShellDevice*>(&device)) return ShellReadyProbe(device);
+  // A tier's sensors are those of the device it runs on.
+  if (dynamic_cast<device::RemoteShellDevice*>(&device.Underlying())) {
+    return ShellReadyProbe(device);
+  }
   return LocalReadyProbe(sensors_root);
 }
 

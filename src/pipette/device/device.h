@@ -62,6 +62,9 @@ class Device {
   // An emulated tier's (device/tiered_device.h) readings of the cgroups of the worker `pid` it
   // started last (env::TierReadScript's keys), the memory peak reset first with reset_peak;
   // null for a device without a tier.
+  // The device itself, or the one a wrapper (a tier) runs on: what a probe of the device's own
+  // kind (its shell, its files) is made for.
+  virtual Device& Underlying() { return *this; }
   virtual Result<nlohmann::json> TierReading(int64_t pid, bool reset_peak) {
     (void)pid, (void)reset_peak;
     return nlohmann::json();

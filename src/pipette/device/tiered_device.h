@@ -48,7 +48,7 @@ class TieredDevice : public Device {
   Result<std::string> RunScript(const std::string& script, double timeout_s) override {
     return inner_->RunScript(script, timeout_s);
   }
-  Device& inner() { return *inner_; }
+  Device& Underlying() override { return inner_->Underlying(); }
 
  private:
   void RemoveCgroups();

@@ -34,11 +34,11 @@ constexpr const char* kCgFunction = R"sh(cg() {
   p=$(awk -F: -v c="$1" '{n=split($2,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $3;exit}}' /proc/self/cgroup)
   echo "$m${p%/}/$2"
 }
-made=""
-undo() { for d in $made; do rmdir "$d" 2>/dev/null; done; }
+S= C= M=
+undo() { for d in "$S" "$C" "$M"; do [ -n "$d" ] && rmdir "$d" 2>/dev/null; done; }
 fail() { echo "$1" >&2; undo; exit 4; }
 put() { echo "$2" > "$1" 2>/dev/null || fail "cannot write $2 to $1 (is it writable, as root, and the value one the kernel accepts?)"; }
-mk() { d=$(cg "$1" "$2") || { undo; exit 3; }; mkdir "$d" 2>/dev/null || fail "cannot make the cgroup $d (cgroups need root)"; made="$made $d"; }
+mk() { d=$(cg "$1" "$2") || { undo; exit 3; }; mkdir "$d" 2>/dev/null || fail "cannot make the cgroup $d (cgroups need root)"; }
 )sh";
 
 }  // namespace
@@ -185,18 +185,29 @@ json ParseTierReading(const std::string& printed) {
 std::string TierRemoveScript(const TierCgroups& cgroups) {
   std::vector<std::string> folders;
   for (const auto& [controller, folder] : cgroups) folders.push_back(folder);
+  // Exits non-zero when a folder is still there (its worker not gone yet): tried again later.
   return fmt::format(
-      "for d in {}; do i=0; while [ -d \"$d\" ] && ! rmdir \"$d\" 2>/dev/null && [ $i -lt 20 ]; "
-      "do i=$((i+1)); sleep 0.1; done; done; true",
+      "for d in {0}; do i=0; while [ -d \"$d\" ] && ! rmdir \"$d\" 2>/dev/null && [ $i -lt 20 ]; "
+      "do i=$((i+1)); sleep 0.1; done; done; for d in {0}; do [ -d \"$d\" ] && exit 1; done; "
+      "true",
       ShellJoin(folders));
 }
 
 bool OomKilled(const json& start, const json& end) {
-  auto kills = [](const json& j) {
-    auto it = j.find("memory.oom_control.oom_kill");
-    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+  auto number = [](const json& j, const char* key) -> std::optional<int64_t> {
+    if (!j.is_object()) return std::nullopt;
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<int64_t>();
   };
-  return end.is_object() && kills(end) > (start.is_object() ? kills(start) : 0);
+  if (auto kills = number(end, "memory.oom_control.oom_kill")) {
+    return *kills > number(start, "memory.oom_control.oom_kill").value_or(0);
+  }
+  // A kernel before 4.13 counts no kills: the cell failed with the peak at its cap (within a
+  // page of it).
+  auto peak = number(end, "memory.max_usage_in_bytes");
+  auto cap = number(end, "memory.limit_in_bytes");
+  return peak && cap && *peak + 4096 >= *cap;
 }
 
 }  // namespace pipette::env

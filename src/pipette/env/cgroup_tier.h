@@ -55,11 +55,13 @@ std::string TierReadScript(const TierCgroups& cgroups, int64_t pid, bool reset_p
 // The lines as JSON: whole numbers as numbers, the rest as text.
 nlohmann::json ParseTierReading(const std::string& printed);
 
-// Removes the cgroups (each once empty: tries for up to two seconds, for a worker still exiting).
+// Removes the cgroups (each once empty: tries for up to two seconds, for a worker still exiting);
+// exits non-zero when one is still there.
 std::string TierRemoveScript(const TierCgroups& cgroups);
 
-// What a cell's tier readings say, from the reading at its start and at its end: the kernel killed
-// its worker for the memory cap (memory.oom_control.oom_kill grew).
+// What a failed cell's tier readings say, from the reading at its start and at its end: the kernel
+// killed its worker for the memory cap (memory.oom_control.oom_kill grew; on a kernel before 4.13,
+// which has no such counter, the peak reached the cap).
 bool OomKilled(const nlohmann::json& start, const nlohmann::json& end);
 
 }  // namespace pipette::env

@@ -90,6 +90,11 @@ TEST(CgroupTier, OomIsAKillDuringTheCell) {
   EXPECT_FALSE(OomKilled(killed, killed));  // an earlier cell's kill is not this cell's
   EXPECT_TRUE(OomKilled(json(), killed));
   EXPECT_FALSE(OomKilled(before, json{{"na", "gone"}}));
+  // A kernel without the counter: the peak at the cap.
+  EXPECT_TRUE(OomKilled(
+      json(), {{"memory.max_usage_in_bytes", 1 << 20}, {"memory.limit_in_bytes", 1 << 20}}));
+  EXPECT_FALSE(OomKilled(
+      json(), {{"memory.max_usage_in_bytes", 1 << 19}, {"memory.limit_in_bytes", 1 << 20}}));
 }
 
 }  // namespace

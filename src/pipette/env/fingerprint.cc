@@ -511,6 +511,7 @@ nlohmann::json ToJson(const Conditions& c) {
 }
 
 std::string FingerprintId(const nlohmann::json& fingerprint) {
+  // `tier`: an emulated tier of a machine is a device of its own.
   static constexpr std::string_view kHardwareKeys[] = {"cpu_model",
                                                        "cpu_vendor",
                                                        "cpu_cores_logical",
@@ -523,6 +524,7 @@ std::string FingerprintId(const nlohmann::json& fingerprint) {
                                                        "cache_l3_bytes",
                                                        "arch",
                                                        "virtualized",
+                                                       "tier",
                                                        "cpu_freq_max_khz",
                                                        "emulated"};
   json stable = json::object();

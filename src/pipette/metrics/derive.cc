@@ -322,6 +322,7 @@ void AddSustained(RowBuilder& b, const store::SampleRecord& s,
     powers = powers && w.power_w;
   }
   for (const SustainedWindow& w : run.windows) {
+    b.Add(s.test, "window_wall_throughput", "t/s", w.wall_tps);
     if (temps) b.Add(s.test, "window_temp_c", "°C", *w.temp_c);
     if (freqs) b.Add(s.test, "window_freq_mhz", "MHz", *w.freq_mhz);
     if (powers) b.Add(s.test, "window_power", "W", *w.power_w);

@@ -73,8 +73,9 @@ Sustained SustainedOf(const json& raw, double window_s) {
       if (t.end_ns >= lo && t.end_ns < hi) rates.push_back(1.0 / t.seconds);
     }
     w.tokens = static_cast<int64_t>(rates.size());
-    if (rates.empty()) continue;  // a window the generation never reached (a stall)
-    w.tps = stats::Percentile(rates, 50);
+    // A window in which no token ended (a stall): 0 t/s.
+    w.tps = rates.empty() ? 0 : stats::Percentile(rates, 50);
+    w.wall_tps = double(rates.size()) / window_s;
     std::vector<double> temps, freqs;
     double joules = 0, span = 0;
     bool metered = true;

@@ -18,9 +18,10 @@ inline constexpr double kSustainedWindowS = 10;
 inline constexpr double kDecayFlag = 0.30;
 
 struct SustainedWindow {
-  double start_s = 0;  // from the run's first token request
-  int64_t tokens = 0;  // tokens that ended in the window
-  double tps = 0;      // median over those tokens of 1 / (its end − the one before it)
+  double start_s = 0;   // from the run's first token request
+  int64_t tokens = 0;   // tokens that ended in the window
+  double tps = 0;       // median over those tokens of 1 / (its end − the one before it)
+  double wall_tps = 0;  // those tokens ÷ the window's seconds: pauses between tokens count
   std::optional<double> temp_c, freq_mhz, power_w;
 };
 

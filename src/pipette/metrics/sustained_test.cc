@@ -40,6 +40,8 @@ TEST(Sustained, WindowsOfTenSecondsAndTheDecayBetweenTheFirstAndTheLast) {
   ASSERT_EQ(s.windows.size(), 2u);  // the last 5 s are not a full window
   EXPECT_DOUBLE_EQ(s.windows[0].tps, 100);
   EXPECT_DOUBLE_EQ(s.windows[1].tps, 50);
+  EXPECT_DOUBLE_EQ(s.windows[0].wall_tps, 99);  // 990 tokens in 10 s: the gaps count
+  EXPECT_DOUBLE_EQ(s.windows[1].wall_tps, 49);
   EXPECT_DOUBLE_EQ(*s.decay, 0.5);
   EXPECT_TRUE(DecayFlagged(*s.decay));
   EXPECT_FALSE(DecayFlagged(0.2));

@@ -28,6 +28,7 @@ const std::vector<std::string>& CsvColumns() {
                                                     "device",
                                                     "device_id",
                                                     "emulated",
+                                                    "emulated_tier",
                                                     "params",
                                                     "test",
                                                     "metric",

@@ -103,8 +103,9 @@ Table SustainedTable(const std::vector<ResultRow>& rows) {
   t.title = "Sustained decoding: each 10 s window";
   t.columns = {TextColumn("model", Align::kLeft), TextColumn("device", Align::kLeft),
                TextColumn("test", Align::kRight), TextColumn("window", Align::kRight),
-               TextColumn("t/s", Align::kRight),  TextColumn("temp", Align::kRight),
-               TextColumn("freq", Align::kRight), TextColumn("power", Align::kRight)};
+               TextColumn("t/s", Align::kRight),  TextColumn("wall t/s", Align::kRight),
+               TextColumn("temp", Align::kRight), TextColumn("freq", Align::kRight),
+               TextColumn("power", Align::kRight)};
   std::map<std::pair<int64_t, std::string>, CellRows> runs;
   for (const ResultRow& r : rows) {
     if (metrics::IsSpeedTest("sustained", r.test))
@@ -122,6 +123,7 @@ Table SustainedTable(const std::vector<ResultRow>& rows) {
                                         tps->cell->device, tps->na_reason));
       continue;
     }
+    const ResultRow* wall = find("window_wall_throughput");
     const ResultRow* temp = find("window_temp_c");
     const ResultRow* freq = find("window_freq_mhz");
     const ResultRow* power = find("window_power");
@@ -132,8 +134,10 @@ Table SustainedTable(const std::vector<ResultRow>& rows) {
       };
       t.Add({Text(Label(*tps)), Text(tps->cell->device), Text(key.second),
              Text(fmt::format("{}-{} s", i * 10, (i + 1) * 10)),
-             Text(fmt::format("{:.2f}", tps->samples[i])), Text(at(temp, "°C")),
-             Text(at(freq, "MHz")), Text(at(power, "W"))});
+             Text(fmt::format("{:.2f}", tps->samples[i])),
+             Text(wall && i < wall->samples.size() ? fmt::format("{:.2f}", wall->samples[i])
+                                                   : std::string("n/a")),
+             Text(at(temp, "°C")), Text(at(freq, "MHz")), Text(at(power, "W"))});
     }
     if (const ResultRow* decay = find("decay")) {
       const double d = decay->summary.median;

@@ -180,7 +180,7 @@ class Runner {
     // The cell's device: this machine, or another opened when its first cell runs.
     auto at = DeviceFor(cell);
     dev_ = at ? at->device : nullptr;
-    on_this_machine_ = cell.device.IsLocal();
+    on_this_machine_ = cell.device.kind == "local";  // a tier of this machine too
     rec.environment_id = at ? at->environment_id : environment_id_;
     const json cooled = at ? CoolDownBefore() : json::object();
     if (at && !cell.device.IsLocal()) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -76,8 +77,10 @@ const char* KindOp(TestKind k) {
 
 protocol::TokenIds Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
-// sustained<T>: the tokens of each tg request (each from a cleared context).
+// sustained<T>: at most this many tokens in each tg request (each from a cleared context), and
+// about this many seconds of them.
 constexpr int64_t kSustainedChunk = 64;
+constexpr double kSustainedChunkS = 2.0;
 
 class Speed : public Workload {
  public:
@@ -279,12 +282,24 @@ class Speed : public Workload {
     const int64_t bos = ctx.Model().bos;
     const int64_t first =
         bos >= 0 && bos < *vocab ? bos : RandomTokens(ex.seed, "first", 1, *vocab)[0];
-    const json req =
-        protocol::TgRequest{{}, static_cast<int32_t>(first), kSustainedChunk, ctx.NBatch()}
-            .ToJson();
+    // Chunks of about kSustainedChunkS each (from the chunk before's rate: a slow device's
+    // windows get readings too, and the run ends within one chunk of T), at most
+    // kSustainedChunk tokens.
+    int64_t n_chunk = 16;
+    auto request = [&] {
+      return protocol::TgRequest{{}, static_cast<int32_t>(first), n_chunk, ctx.NBatch()}.ToJson();
+    };
+    auto next_size = [&](const json& resp) {
+      const int64_t t0 = resp.value("t_start_ns", int64_t{0});
+      const json& ends = resp.value("token_end_ns", json::array());
+      if (ends.empty() || ends.back().get<int64_t>() <= t0) return;
+      const double rate = double(ends.size()) / (double(ends.back().get<int64_t>() - t0) / 1e9);
+      n_chunk = std::clamp<int64_t>(std::llround(rate * kSustainedChunkS), 4, kSustainedChunk);
+    };
     if (ex.warmup > 0) {
-      auto warm = ctx.Call(req);
+      auto warm = ctx.Call(request());
       if (!warm) return warm.error();
+      next_size(*warm);
     }
     auto found = ctx.Ready();
     if (!found) return found.error();
@@ -297,13 +312,14 @@ class Speed : public Workload {
     const auto until = t0 + std::chrono::seconds(t.n);
     while (std::chrono::steady_clock::now() < until) {
       if (ctx.Stopped()) return Failed("interrupted");
-      auto resp = ctx.Call(req);
+      auto resp = ctx.Call(request());
       if (!resp) return resp.error();
       if (resp->contains("request_failed")) {
         return Failed(fmt::format("{}: a request failed: {}", t.name,
                                   (*resp)["request_failed"].value("message", "")));
       }
       if (auto st = CheckResponse(TestKind::kTG, *resp); !st) return Broken(st.error().message);
+      next_size(*resp);
       json chunk = {{"t_start_ns", (*resp)["t_start_ns"]},
                     {"token_end_ns", (*resp)["token_end_ns"]}};
       if (before) {
@@ -323,7 +339,7 @@ class Speed : public Workload {
     const double wall_s = SecondsSince(t0);
     ctx.Done(KindName(t.kind), double(t.n), wall_s);
     json raw = {{"seconds", t.n},
-                {"chunk", kSustainedChunk},
+                {"chunk_max", kSustainedChunk},
                 {"wall_s", wall_s},
                 {"first_token", first},
                 {"chunks", std::move(chunks)}};
