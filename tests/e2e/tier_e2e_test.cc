@@ -4,12 +4,17 @@
 // CPU in the worker's affinity, a cell over its memory cap becomes `oom` with the peak it reached,
 // and every output says `emulated tier`.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "fixture.h"
+#include "pipette/env/cgroup_tier.h"
 
 namespace pipette_e2e {
 namespace {
@@ -116,6 +121,79 @@ TEST_F(TierE2E, QuotaCpusetAndMemoryCapApplyToTheWorker) {
   EXPECT_EQ(Cgroups("memory"), before);
   EXPECT_EQ(Cgroups("cpu"), before_cpu);
   EXPECT_EQ(Cgroups("cpuset"), before_cpuset);
+}
+
+// A controller killed outright (SIGKILL: nothing of it runs after) leaves its worker's cgroups; the
+// next run of a tier on this host sweeps them, and leaves those named for another host alone.
+TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
+  const auto before = Cgroups("memory");
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
+  const std::string own_tag = pipette::env::TierHostTag(host);
+  const fs::path ex = Write("ex.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "devices:\n"
+                            "  - name: small\n"
+                            "    local:\n"
+                            "    tier: {memory: 1GiB}\n"
+                            "params: {threads: 1, n_ctx: 256}\n"
+                            "tests: [tg64]\n"
+                            "repetitions: 50\n"
+                            "warmup: 0\n");
+  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  // Killed once its worker runs in the tier's cgroup.
+  std::set<std::string> made;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    made.clear();
+    for (const std::string& d : Cgroups("memory")) {
+      if (!before.count(d) && !ReadFile(fs::path(d) / "cgroup.procs").empty()) made.insert(d);
+    }
+    if (!made.empty() || ::waitpid(pid, nullptr, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(made.size(), 1u) << ReadFile(dir_ / "stderr");
+  const std::string killed = *made.begin();
+  // Whatever happens below, the test leaves no cgroup of its own.
+  const fs::path other = fs::path(killed).parent_path() / "pipette-00000000-1-1-1";
+  struct Cleanup {
+    std::vector<fs::path> dirs;
+    ~Cleanup() {
+      for (const fs::path& d : dirs) ::rmdir(d.c_str());
+    }
+  } cleanup{{killed, other}};
+  auto owner = pipette::env::TierCgroupOwner(killed);
+  ASSERT_TRUE(owner.has_value()) << killed;
+  EXPECT_EQ(owner->host_tag, own_tag);
+  EXPECT_EQ(owner->pid, pid);
+  ::kill(pid, SIGKILL);
+  Wait(pid);
+  // Its worker ends at its stdin's end; the cgroup stays.
+  const auto gone = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!ReadFile(fs::path(killed) / "cgroup.procs").empty() &&
+         std::chrono::steady_clock::now() < gone) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(fs::is_directory(killed));
+  // Another host's controller's cgroup, which this host cannot tell alive or dead.
+  ASSERT_TRUE(fs::create_directory(other));
+
+  const fs::path again = Write("again.yaml",
+                               "models: [smollm2-135m-instruct-q4_1]\n"
+                               "devices:\n"
+                               "  - name: small\n"
+                               "    local:\n"
+                               "    tier: {memory: 1GiB}\n"
+                               "params: {threads: 1, n_ctx: 256}\n"
+                               "tests: [tg4]\n"
+                               "repetitions: 1\n"
+                               "warmup: 0\n");
+  Output run = Pipette({"run", again.string(), "--store", dir_ / "again.db", "--no-bandwidth"});
+  EXPECT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_TRUE(fs::is_directory(other));
+  ::rmdir(other.c_str());
+  EXPECT_EQ(Cgroups("memory"), before);
 }
 
 }  // namespace

@@ -1,11 +1,30 @@
 #include "pipette/device/tiered_device.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 
 namespace pipette::device {
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
+  return name;
+}
+
+bool Alive(int64_t pid) { return ::kill(pid_t(pid), 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
+TieredDevice::TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name)
+    : inner_(std::move(inner)),
+      tier_(std::move(tier)),
+      name_(std::move(name)),
+      host_tag_(env::TierHostTag(HostName())) {}
 
 TieredDevice::~TieredDevice() {
   if (!current_.empty()) leftover_.push_back(std::move(current_));
@@ -21,16 +40,31 @@ void TieredDevice::RemoveCgroups() {
   leftover_ = std::move(kept);
 }
 
+void TieredDevice::SweepDeadControllers() {
+  auto listed = inner_->RunScript(env::TierListScript(), 30);
+  if (!listed) return;  // the create script says what is wrong with the device's cgroups
+  std::vector<std::string> stale;
+  for (const std::string& folder : env::ParseTierList(*listed)) {
+    auto owner = env::TierCgroupOwner(folder);
+    // Only this host's: another host's controller may be alive, and its pids mean nothing here.
+    if (owner && owner->host_tag == host_tag_ && owner->pid != ::getpid() && !Alive(owner->pid)) {
+      stale.push_back(folder);
+    }
+  }
+  // A cgroup whose worker outlived its controller stays until that worker ends.
+  if (!stale.empty()) (void)inner_->RunScript(env::TierRemoveScript(stale), 30);
+}
+
 Result<std::unique_ptr<worker::WorkerChannel>> TieredDevice::StartWorkerAfter(
     const std::string& prelude, const std::vector<std::string>& argv) {
+  if (started_ == 0) SweepDeadControllers();
   if (!current_.empty()) leftover_.push_back(std::move(current_));
   current_.clear();
   RemoveCgroups();
-  // Unique on the device whoever else runs tiers there: this controller's pid and clock.
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const std::string name =
-      fmt::format("pipette-{}-{}-{}", ::getpid(),
-                  std::chrono::duration_cast<std::chrono::milliseconds>(now).count(), ++started_);
+  const std::string name = env::TierCgroupName(
+      host_tag_, ::getpid(), std::chrono::duration_cast<std::chrono::milliseconds>(now).count(),
+      ++started_);
   auto made = inner_->RunScript(env::TierCreateScript(tier_, name), 60);
   if (!made) {
     return RuntimeError(fmt::format("device {}: cannot apply its tier ({}): {}", name_,

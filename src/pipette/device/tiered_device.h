@@ -3,8 +3,9 @@
 // memory cap before the worker starts and joined by the worker's own shell before it becomes the
 // worker, so nothing of it runs outside its limits. The cgroups of a worker are removed when the
 // next one starts (its counters are read until then: an oom-killed worker's peak stays readable)
-// and when the device is closed. Wraps any device whose shell it can run scripts in: this
-// machine, a board, a phone.
+// and when the device is closed; before the first, the cgroups that controllers of this host killed
+// before they could remove theirs (SIGKILL, a crash) are swept. Wraps any device whose shell it can
+// run scripts in: this machine, a board, a phone.
 #pragma once
 
 #include <memory>
@@ -18,8 +19,7 @@ namespace pipette::device {
 
 class TieredDevice : public Device {
  public:
-  TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name)
-      : inner_(std::move(inner)), tier_(std::move(tier)), name_(std::move(name)) {}
+  TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name);
   ~TieredDevice() override;
   TieredDevice(const TieredDevice&) = delete;
   TieredDevice& operator=(const TieredDevice&) = delete;
@@ -52,12 +52,15 @@ class TieredDevice : public Device {
 
  private:
   void RemoveCgroups();
+  // Removes the tier cgroups on the device named for this host's controllers that are not alive.
+  void SweepDeadControllers();
 
   std::unique_ptr<Device> inner_;
   env::Tier tier_;
   std::string name_;
   env::TierCgroups current_;                // the last worker's cgroups
   std::vector<env::TierCgroups> leftover_;  // earlier ones not removed yet (a worker still exiting)
+  std::string host_tag_;  // env::TierHostTag of this host: whose cgroups are whose
   int started_ = 0;
 };
 

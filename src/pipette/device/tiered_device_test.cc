@@ -1,6 +1,8 @@
 #include "pipette/device/tiered_device.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pipette/device/local_device.h"
 
@@ -16,6 +18,7 @@ class ScriptedDevice : public LocalDevice {
   std::vector<std::string>& scripts;
   std::vector<std::string> preludes;
   bool refuse_create = false;
+  std::string listed;  // what the list script prints
 
   Result<std::string> RunScript(const std::string& script, double) override {
     scripts.push_back(script);
@@ -25,6 +28,7 @@ class ScriptedDevice : public LocalDevice {
       const std::string name = script.substr(at, script.find(';', at) - at);
       return "cgroup memory /sys/fs/cgroup/memory/" + name + "\n";
     }
+    if (script.find("for c in cpuset cpu memory") != std::string::npos) return listed;
     if (script.find("memory.max_usage_in_bytes") != std::string::npos) {
       return std::string("memory.max_usage_in_bytes 1000\nmemory.oom_control.oom_kill 0\n");
     }
@@ -90,6 +94,42 @@ TEST(TieredDevice, ATierTheDeviceRefusesFailsTheStartSayingWhichTier) {
             "device tiny: cannot apply its tier (emulated tier: memory 64.00 MiB): cannot make the "
             "cgroup (cgroups need root)");
   EXPECT_TRUE(d->preludes.empty());  // no worker runs outside its limits
+}
+
+// The cgroups of a dead controller of this host are removed before the first worker starts; a live
+// one's (this controller's own) and another host's are left alone.
+TEST(TieredDevice, TheFirstStartSweepsTheCgroupsOfThisHostsDeadControllers) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // a pid no process has now
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
+  const std::string tag = env::TierHostTag(host);
+  const std::string dead = "/m/" + env::TierCgroupName(tag, child, 1, 1);
+  const std::string live = "/m/" + env::TierCgroupName(tag, ::getpid(), 1, 1);
+  const std::string elsewhere = "/m/" + env::TierCgroupName("00000000", child, 1, 1);
+
+  std::vector<std::string> log;
+  auto inner = std::make_unique<ScriptedDevice>(&log);
+  inner->listed = dead + "\n" + live + "\n" + elsewhere + "\n/m/pipette-not-ours\n";
+  TieredDevice tiered(std::move(inner), Capped(), "tiny");
+  ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
+  std::vector<std::string> removals;
+  for (const std::string& s : log) {
+    if (s.starts_with("for d in ") && s.find("rmdir") != std::string::npos) removals.push_back(s);
+  }
+  ASSERT_EQ(removals.size(), 1u);
+  EXPECT_NE(removals[0].find(dead), std::string::npos);
+  EXPECT_EQ(removals[0].find(live), std::string::npos);
+  EXPECT_EQ(removals[0].find(elsewhere), std::string::npos);
+  EXPECT_EQ(removals[0].find("pipette-not-ours"), std::string::npos);
+  // Once: the next worker's start does not list again.
+  const size_t lists = log.size();
+  ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
+  for (size_t i = lists; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].find("for c in cpuset cpu memory"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -18,28 +19,64 @@ using nlohmann::json;
 
 constexpr int64_t kPeriodUs = 100000;  // the quota's period: 100 ms, the kernel's default
 
-// The shell function `cg CONTROLLER`: the folder of the new cgroup under the shell's own cgroup
-// in that controller's v1 hierarchy (its mount point from /proc/self/mounts, its path from
-// /proc/self/cgroup).
-constexpr const char* kCgFunction = R"sh(cg() {
+// The shell function `cg CONTROLLER NAME`: the folder of the new cgroup NAME for that controller.
+// In cgroup v1 it is under the shell's own cgroup in the controller's hierarchy (its mount point
+// from /proc/self/mounts, its path from /proc/self/cgroup). A controller v1 does not have is taken
+// from cgroup v2 where its root lists it: there one folder at the root serves every controller
+// (a v2 cgroup that holds processes cannot pass controllers on to children, the root can), with
+// the controller turned on in the root's cgroup.subtree_control first.
+constexpr const char* kCgFunction = R"sh(base() {
   m=$(awk -v c="$1" '$3=="cgroup"{n=split($4,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $2;exit}}' /proc/self/mounts)
-  if [ -z "$m" ]; then
-    if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
-      echo "no cgroup v1 '$1' hierarchy is mounted: this machine has cgroup v2 alone, which Pipette's tiers do not use yet" >&2
-    else
-      echo "no cgroup v1 '$1' hierarchy is mounted (is /sys/fs/cgroup mounted?)" >&2
-    fi
-    return 3
+  if [ -n "$m" ]; then
+    p=$(awk -F: -v c="$1" '{n=split($2,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $3;exit}}' /proc/self/cgroup)
+    echo "$m${p%/}"
+    return 0
   fi
-  p=$(awk -F: -v c="$1" '{n=split($2,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $3;exit}}' /proc/self/cgroup)
-  echo "$m${p%/}/$2"
+  u=$(awk '$3=="cgroup2"{print $2;exit}' /proc/self/mounts)
+  if [ -n "$u" ] && grep -qw "$1" "$u/cgroup.controllers" 2>/dev/null; then
+    echo "$u"
+    return 0
+  fi
+  if [ -n "$u" ]; then
+    echo "neither cgroup v1 nor cgroup v2 (at $u: $(cat "$u/cgroup.controllers" 2>/dev/null)) has the '$1' controller here" >&2
+  else
+    echo "no cgroup hierarchy has the '$1' controller here (is /sys/fs/cgroup mounted?)" >&2
+  fi
+  return 3
+}
+v2() { [ -e "$1/cgroup.controllers" ]; }
+cg() {
+  b=$(base "$1") || return 3
+  if v2 "$b" && ! grep -qw "$1" "$b/cgroup.subtree_control"; then
+    echo "+$1" > "$b/cgroup.subtree_control" 2>/dev/null || {
+      echo "cannot turn on cgroup v2's '$1' controller in $b/cgroup.subtree_control (cgroups need root)" >&2; return 3; }
+  fi
+  echo "$b/$2"
 }
 S= C= M=
 undo() { for d in "$S" "$C" "$M"; do [ -n "$d" ] && rmdir "$d" 2>/dev/null; done; }
 fail() { echo "$1" >&2; undo; exit 4; }
 put() { echo "$2" > "$1" 2>/dev/null || fail "cannot write $2 to $1 (is it writable, as root, and the value one the kernel accepts?)"; }
-mk() { d=$(cg "$1" "$2") || { undo; exit 3; }; mkdir "$d" 2>/dev/null || fail "cannot make the cgroup $d (cgroups need root)"; }
+mk() { d=$(cg "$1" "$2") || { undo; exit 3; }; [ -d "$d" ] || mkdir "$d" 2>/dev/null || fail "cannot make the cgroup $d (cgroups need root)"; }
 )sh";
+
+// The folders of a tier, each once (in cgroup v2 every controller has the same one).
+std::vector<std::string> Folders(const TierCgroups& cgroups) {
+  std::vector<std::string> folders;
+  for (const auto& [controller, folder] : cgroups) {
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end()) {
+      folders.push_back(folder);
+    }
+  }
+  return folders;
+}
+
+std::optional<int64_t> Number(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
 
 }  // namespace
 
@@ -77,27 +114,39 @@ std::string TierCreateScript(const Tier& tier, const std::string& name) {
   std::string s = kCgFunction;
   const std::string q = ShellQuote(name);
   if (!tier.cpus.empty()) {
+    // cgroup v1 needs the memory nodes too; v2's empty cpuset.mems takes the parent's.
     s += fmt::format(
         "mk cpuset {0}; S=$d\n"
-        "mems=$(cat \"$S/../cpuset.effective_mems\" 2>/dev/null || cat \"$S/../cpuset.mems\")\n"
-        "put \"$S/cpuset.mems\" \"$mems\"\n"
+        "if ! v2 \"$S\"; then\n"
+        "  mems=$(cat \"$S/../cpuset.effective_mems\" 2>/dev/null || cat \"$S/../cpuset.mems\")\n"
+        "  put \"$S/cpuset.mems\" \"$mems\"\n"
+        "fi\n"
         "put \"$S/cpuset.cpus\" {1}\n",
         q, fmt::join(tier.cpus, ","));
   }
   if (tier.cpu_quota) {
-    const auto quota = static_cast<int64_t>(std::llround(*tier.cpu_quota * kPeriodUs));
+    const auto quota =
+        std::max<int64_t>(std::llround(*tier.cpu_quota * double(kPeriodUs)), int64_t{1000});
     s += fmt::format(
         "mk cpu {0}; C=$d\n"
-        "put \"$C/cpu.cfs_period_us\" {1}\n"
-        "put \"$C/cpu.cfs_quota_us\" {2}\n",
-        q, kPeriodUs, std::max<int64_t>(quota, 1000));
+        "if v2 \"$C\"; then put \"$C/cpu.max\" \"{2} {1}\"; else\n"
+        "  put \"$C/cpu.cfs_period_us\" {1}\n"
+        "  put \"$C/cpu.cfs_quota_us\" {2}\n"
+        "fi\n",
+        q, kPeriodUs, quota);
   }
   if (tier.memory_bytes) {
+    // Swap counts against the cap: v1 caps memory and swap together, v2 allows no swap.
     s += fmt::format(
         "mk memory {0}; M=$d\n"
-        "put \"$M/memory.limit_in_bytes\" {1}\n"
-        "if [ -e \"$M/memory.memsw.limit_in_bytes\" ]; then put \"$M/memory.memsw.limit_in_bytes\" "
-        "{1}; fi\n",
+        "if v2 \"$M\"; then\n"
+        "  put \"$M/memory.max\" {1}\n"
+        "  if [ -e \"$M/memory.swap.max\" ]; then put \"$M/memory.swap.max\" 0; fi\n"
+        "else\n"
+        "  put \"$M/memory.limit_in_bytes\" {1}\n"
+        "  if [ -e \"$M/memory.memsw.limit_in_bytes\" ]; then put "
+        "\"$M/memory.memsw.limit_in_bytes\" {1}; fi\n"
+        "fi\n",
         q, *tier.memory_bytes);
   }
   if (!tier.cpus.empty()) s += "echo \"cgroup cpuset $S\"\n";
@@ -126,26 +175,35 @@ Result<TierCgroups> ParseTierCgroups(const std::string& printed) {
 }
 
 std::string TierJoinPrelude(const TierCgroups& cgroups) {
-  std::vector<std::string> folders;
-  for (const auto& [controller, folder] : cgroups) folders.push_back(folder);
   return fmt::format(
       "for d in {}; do echo $$ > \"$d/cgroup.procs\" || {{ echo \"pipette: cannot join the "
       "tier's cgroup $d\" >&2; exit 97; }}; done",
-      ShellJoin(folders));
+      ShellJoin(Folders(cgroups)));
 }
 
 std::string TierReadScript(const TierCgroups& cgroups, int64_t pid, bool reset_peak) {
   std::string s;
   if (auto it = cgroups.find("memory"); it != cgroups.end()) {
     const std::string m = ShellQuote(it->second);
-    if (reset_peak) s += fmt::format("echo 0 > {}/memory.max_usage_in_bytes\n", m);
+    // v1: the peak since it was last reset; v2 (memory.peak, Linux 5.19) cannot be reset from a
+    // shell, so it is the peak since the worker started (memory.peak_scope says which).
+    s += fmt::format("if [ -e {0}/memory.max_usage_in_bytes ]; then\n", m);
+    if (reset_peak) s += fmt::format("  echo 0 > {}/memory.max_usage_in_bytes\n", m);
     s += fmt::format(
-        "for f in max_usage_in_bytes limit_in_bytes failcnt; do echo \"memory.$f $(cat "
+        "  for f in max_usage_in_bytes limit_in_bytes failcnt; do echo \"memory.$f $(cat "
         "{0}/memory.$f)\"; done\n"
-        "sed 's/^/memory.oom_control./' {0}/memory.oom_control\n",
+        "  sed 's/^/memory.oom_control./' {0}/memory.oom_control\n"
+        "  echo 'memory.peak_scope cell'\n"
+        "else\n"
+        "  for f in peak max current; do [ -e {0}/memory.$f ] && echo \"memory.$f $(cat "
+        "{0}/memory.$f)\"; done\n"
+        "  sed 's/^/memory.events./' {0}/memory.events\n"
+        "  echo 'memory.peak_scope worker'\n"
+        "fi\n",
         m);
   }
   if (auto it = cgroups.find("cpu"); it != cgroups.end()) {
+    // v1 counts throttled_time in ns, v2 throttled_usec.
     s += fmt::format("sed 's/^/cpu./' {}/cpu.stat\n", ShellQuote(it->second));
   }
   if (auto it = cgroups.find("cpuset"); it != cgroups.end()) {
@@ -183,30 +241,82 @@ json ParseTierReading(const std::string& printed) {
 }
 
 std::string TierRemoveScript(const TierCgroups& cgroups) {
-  std::vector<std::string> folders;
-  for (const auto& [controller, folder] : cgroups) folders.push_back(folder);
+  return TierRemoveScript(Folders(cgroups));
+}
+
+std::string TierRemoveScript(const std::vector<std::string>& folders) {
+  const std::string joined = ShellJoin(folders);
   // Exits non-zero when a folder is still there (its worker not gone yet): tried again later.
   return fmt::format(
       "for d in {0}; do i=0; while [ -d \"$d\" ] && ! rmdir \"$d\" 2>/dev/null && [ $i -lt 20 ]; "
       "do i=$((i+1)); sleep 0.1; done; done; for d in {0}; do [ -d \"$d\" ] && exit 1; done; "
       "true",
-      ShellJoin(folders));
+      joined);
+}
+
+std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t ms, int n) {
+  return fmt::format("pipette-{}-{}-{}-{}", host_tag, pid, ms, n);
+}
+
+std::string TierHostTag(const std::string& host_name) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : host_name) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return fmt::format("{:08x}", h);
+}
+
+std::optional<TierOwner> TierCgroupOwner(const std::string& folder) {
+  const std::string name = folder.substr(folder.find_last_of('/') + 1);
+  std::vector<std::string> parts;
+  std::istringstream in(name);
+  for (std::string part; std::getline(in, part, '-');) parts.push_back(part);
+  if (parts.size() != 5 || parts[0] != "pipette" || parts[1].size() != 8) return std::nullopt;
+  for (size_t i = 2; i < parts.size(); ++i) {
+    if (parts[i].empty() || parts[i].find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+  }
+  if (parts[1].find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+  return TierOwner{parts[1], std::stoll(parts[2])};
+}
+
+std::string TierListScript() {
+  return std::string(kCgFunction) +
+         "for c in cpuset cpu memory; do b=$(base $c 2>/dev/null) || continue; "
+         "for d in \"$b\"/pipette-*; do [ -d \"$d\" ] && echo \"$d\"; done; done; true\n";
+}
+
+std::vector<std::string> ParseTierList(const std::string& printed) {
+  std::vector<std::string> out;
+  std::istringstream in(printed);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("/") && std::find(out.begin(), out.end(), line) == out.end()) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+std::optional<int64_t> TierPeakBytes(const json& reading) {
+  if (auto v1 = Number(reading, "memory.max_usage_in_bytes")) return v1;
+  return Number(reading, "memory.peak");
+}
+
+std::optional<int64_t> TierCapBytes(const json& reading) {
+  if (auto v1 = Number(reading, "memory.limit_in_bytes")) return v1;
+  return Number(reading, "memory.max");
 }
 
 bool OomKilled(const json& start, const json& end) {
-  auto number = [](const json& j, const char* key) -> std::optional<int64_t> {
-    if (!j.is_object()) return std::nullopt;
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<int64_t>();
-  };
-  if (auto kills = number(end, "memory.oom_control.oom_kill")) {
-    return *kills > number(start, "memory.oom_control.oom_kill").value_or(0);
+  for (const char* key : {"memory.oom_control.oom_kill", "memory.events.oom_kill"}) {
+    if (auto kills = Number(end, key)) return *kills > Number(start, key).value_or(0);
   }
   // A kernel before 4.13 counts no kills: the cell failed with the peak at its cap (within a
   // page of it).
-  auto peak = number(end, "memory.max_usage_in_bytes");
-  auto cap = number(end, "memory.limit_in_bytes");
+  auto peak = TierPeakBytes(end);
+  auto cap = TierCapBytes(end);
   return peak && cap && *peak + 4096 >= *cap;
 }
 

@@ -1,7 +1,8 @@
 // An emulated device tier (a device entry's `tier:`, docs/config.md "Emulated tiers"): one machine
 // stands in for a smaller one by running each worker in a cgroup of its own with a cpuset, a CPU
-// quota and a memory cap (cgroup v1's cpuset, cpu and memory controllers). Everything here is a
-// shell script for the device's sh, so a tier works the same on this machine and on a board or a
+// quota and a memory cap (the cpuset, cpu and memory controllers: each from cgroup v1 where v1 has
+// it, else from cgroup v2, as recent Android and Linux distributions have only). Everything here is
+// a shell script for the device's sh, so a tier works the same on this machine and on a board or a
 // phone reached through its shell; device/tiered_device.h runs the scripts. Results measured
 // under a tier are labelled `emulated tier` in every output: a quota and a cap change the speed
 // and the memory a machine has, not its cores, caches or memory bandwidth.
@@ -34,10 +35,32 @@ struct Tier {
 // The cgroup folders of one worker's tier: controller ("cpuset", "cpu", "memory") -> folder.
 using TierCgroups = std::map<std::string, std::string>;
 
-// Makes the cgroups `name` (under the shell's own cgroup of each controller the tier needs) and
+// The name of a worker's cgroups: "pipette-TAG-PID-MS-N", TAG the controller's TierHostTag, PID its
+// pid, MS its clock in ms, N its count of workers started on that device. Unique on the device
+// whoever else runs tiers there, and says whose they are.
+std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t ms, int n);
+// Eight hex digits of the host name (FNV-1a): whose cgroups these are, across the controller's
+// runs.
+std::string TierHostTag(const std::string& host_name);
+// Whose cgroups a folder of that name is; nullopt for any other name.
+struct TierOwner {
+  std::string host_tag;
+  int64_t pid = 0;
+};
+std::optional<TierOwner> TierCgroupOwner(const std::string& folder);
+
+// Prints every folder named "pipette-*" where the create script makes cgroups (each controller's
+// v1 folder under the shell's own cgroup, or the v2 root), one a line: what a controller killed
+// before it could remove its cgroups left behind, among the live runs' own.
+std::string TierListScript();
+// The folders it printed, each once.
+std::vector<std::string> ParseTierList(const std::string& printed);
+
+// Makes the cgroups `name` (in cgroup v1 under the shell's own cgroup of each controller the tier
+// needs; in v2 one folder at the root of the v2 hierarchy, the controllers turned on for it) and
 // writes the tier's limits into them; prints one line "cgroup CONTROLLER FOLDER" for each. A
-// controller not mounted, or a limit the kernel refuses, exits non-zero saying which, with what it
-// made removed.
+// controller neither version has, or a limit the kernel refuses, exits non-zero saying which, with
+// what it made removed.
 std::string TierCreateScript(const Tier& tier, const std::string& name);
 // The folders TierCreateScript printed; an error when a line is not one of its.
 Result<TierCgroups> ParseTierCgroups(const std::string& printed);
@@ -46,11 +69,13 @@ Result<TierCgroups> ParseTierCgroups(const std::string& printed);
 // and then execs the worker, which so starts inside its tier).
 std::string TierJoinPrelude(const TierCgroups& cgroups);
 
-// Prints the cgroups' counters as "key value" lines: cpu.nr_periods, cpu.nr_throttled,
-// cpu.throttled_time (ns), memory.max_usage_in_bytes (the peak), memory.limit_in_bytes,
-// memory.failcnt, memory.oom_control.oom_kill, cpuset.cpus, and the process `pid`'s
-// worker.cpus_allowed_list (its affinity, while it runs). With reset_peak the memory peak is reset
-// first (the peak of one cell).
+// Prints the cgroups' counters as "key value" lines, under the kernel's own names: cpu.stat's
+// (cpu.nr_periods, cpu.nr_throttled, and cpu.throttled_time in ns in v1, cpu.throttled_usec in v2);
+// in v1 memory.max_usage_in_bytes (the peak), memory.limit_in_bytes, memory.failcnt and
+// memory.oom_control.oom_kill; in v2 memory.peak, memory.max, memory.current and memory.events.*
+// (oom_kill among them); memory.peak_scope (`cell`, or `worker` in v2, whose peak cannot be reset);
+// cpuset.cpus; and the process `pid`'s worker.cpus_allowed_list (its affinity, while it runs).
+// With reset_peak a v1 memory peak is reset first (the peak of one cell).
 std::string TierReadScript(const TierCgroups& cgroups, int64_t pid, bool reset_peak);
 // The lines as JSON: whole numbers as numbers, the rest as text.
 nlohmann::json ParseTierReading(const std::string& printed);
@@ -58,9 +83,15 @@ nlohmann::json ParseTierReading(const std::string& printed);
 // Removes the cgroups (each once empty: tries for up to two seconds, for a worker still exiting);
 // exits non-zero when one is still there.
 std::string TierRemoveScript(const TierCgroups& cgroups);
+std::string TierRemoveScript(const std::vector<std::string>& folders);
+
+// A reading's memory peak and cap, from cgroup v1's or v2's keys; nullopt where it has none.
+std::optional<int64_t> TierPeakBytes(const nlohmann::json& reading);
+std::optional<int64_t> TierCapBytes(const nlohmann::json& reading);
 
 // What a failed cell's tier readings say, from the reading at its start and at its end: the kernel
-// killed its worker for the memory cap (memory.oom_control.oom_kill grew; on a kernel before 4.13,
+// killed its worker for the memory cap (memory.oom_control.oom_kill or, in v2,
+// memory.events.oom_kill grew; on a kernel before 4.13,
 // which has no such counter, the peak reached the cap).
 bool OomKilled(const nlohmann::json& start, const nlohmann::json& end);
 

@@ -97,5 +97,71 @@ TEST(CgroupTier, OomIsAKillDuringTheCell) {
       json(), {{"memory.max_usage_in_bytes", 1 << 19}, {"memory.limit_in_bytes", 1 << 20}}));
 }
 
+TEST(CgroupTier, EachLimitHasItsCgroupV2FormBesideItsV1One) {
+  const std::string s = TierCreateScript(Low(), "n");
+  // A controller v1 lacks comes from the v2 root, turned on in its subtree_control first.
+  EXPECT_NE(s.find("$3==\"cgroup2\""), std::string::npos);
+  EXPECT_NE(s.find("cgroup.subtree_control"), std::string::npos);
+  EXPECT_NE(s.find("put \"$C/cpu.max\" \"50000 100000\""), std::string::npos);
+  EXPECT_NE(s.find("put \"$M/memory.max\" 536870912"), std::string::npos);
+  EXPECT_NE(s.find("put \"$M/memory.swap.max\" 0"), std::string::npos);
+  // The v2 folder is shared: made once, each controller's `mk` finding it there.
+  EXPECT_NE(s.find("[ -d \"$d\" ] || mkdir"), std::string::npos);
+}
+
+TEST(CgroupTier, AV2TierIsOneFolderJoinedAndRemovedOnce) {
+  const TierCgroups c = {{"cpu", "/sys/fs/cgroup/p"}, {"memory", "/sys/fs/cgroup/p"}};
+  const std::string join = TierJoinPrelude(c);
+  EXPECT_NE(join.find("for d in /sys/fs/cgroup/p; do"), std::string::npos) << join;
+  const std::string remove = TierRemoveScript(c);
+  EXPECT_NE(remove.find("for d in /sys/fs/cgroup/p; do i=0"), std::string::npos) << remove;
+  // The reading takes v1's files where they are, else v2's, and says whose peak it is.
+  const std::string read = TierReadScript(c, 7, true);
+  EXPECT_NE(read.find("if [ -e /sys/fs/cgroup/p/memory.max_usage_in_bytes ]"), std::string::npos);
+  EXPECT_NE(read.find("for f in peak max current"), std::string::npos);
+  EXPECT_NE(read.find("sed 's/^/memory.events./' /sys/fs/cgroup/p/memory.events"),
+            std::string::npos);
+  EXPECT_NE(read.find("memory.peak_scope worker"), std::string::npos);
+  EXPECT_NE(read.find("memory.peak_scope cell"), std::string::npos);
+}
+
+TEST(CgroupTier, PeakCapAndOomFromEitherVersionsKeys) {
+  const json v1 = {{"memory.max_usage_in_bytes", 5}, {"memory.limit_in_bytes", 9}};
+  const json v2 = {{"memory.peak", 6}, {"memory.max", 10}, {"memory.events.oom_kill", 0}};
+  EXPECT_EQ(TierPeakBytes(v1), 5);
+  EXPECT_EQ(TierCapBytes(v1), 9);
+  EXPECT_EQ(TierPeakBytes(v2), 6);
+  EXPECT_EQ(TierCapBytes(v2), 10);
+  EXPECT_EQ(TierPeakBytes(json{{"na", "x"}}), std::nullopt);
+  // "max" (no cap) is text, not a cap.
+  EXPECT_EQ(TierCapBytes(ParseTierReading("memory.max max\n")), std::nullopt);
+  const json killed = {{"memory.peak", 10}, {"memory.max", 10}, {"memory.events.oom_kill", 1}};
+  EXPECT_TRUE(OomKilled(v2, killed));
+  EXPECT_FALSE(OomKilled(killed, killed));
+}
+
+TEST(CgroupTier, NamesSayWhoseCgroupsTheyAre) {
+  const std::string tag = TierHostTag("board-1");
+  EXPECT_EQ(tag.size(), 8u);
+  EXPECT_EQ(tag, TierHostTag("board-1"));
+  EXPECT_NE(tag, TierHostTag("board-2"));
+  EXPECT_EQ(TierHostTag(""), "811c9dc5");  // FNV-1a's offset basis: the hash is FNV-1a
+  const std::string name = TierCgroupName(tag, 4242, 1700000000000, 3);
+  EXPECT_EQ(name, "pipette-" + tag + "-4242-1700000000000-3");
+  auto owner = TierCgroupOwner("/sys/fs/cgroup/memory/x/" + name);
+  ASSERT_TRUE(owner.has_value());
+  EXPECT_EQ(owner->host_tag, tag);
+  EXPECT_EQ(owner->pid, 4242);
+  for (const char* other : {"/a/pipette-4242-1-1", "/a/pipette-zzzzzzzz-1-1-1", "/a/other",
+                            "/a/pipette-"
+                            "0000000-1-1-1",
+                            "/a/pipette-00000000-1-x-1"}) {
+    EXPECT_FALSE(TierCgroupOwner(other).has_value()) << other;
+  }
+  EXPECT_EQ(ParseTierList("/c/pipette-a\n/c/pipette-a\n\n/m/pipette-a\nnoise\n"),
+            (std::vector<std::string>{"/c/pipette-a", "/m/pipette-a"}));
+  EXPECT_NE(TierListScript().find("for c in cpuset cpu memory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipette::env

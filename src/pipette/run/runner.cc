@@ -270,15 +270,13 @@ class Runner {
   }
 
   static std::string OomError(const json& end, const std::string& failure) {
-    auto bytes = [&](const char* key) {
-      auto it = end.find(key);
-      return it != end.end() && it->is_number_integer() ? FormatBytes(double(it->get<int64_t>()))
-                                                        : std::string("?");
+    auto bytes = [](std::optional<int64_t> n) {
+      return n ? FormatBytes(double(*n)) : std::string("?");
     };
     return fmt::format(
         "over its tier's memory cap of {}: the kernel killed the worker at a peak of {} "
         "(the worker's last word: {})",
-        bytes("memory.limit_in_bytes"), bytes("memory.max_usage_in_bytes"), failure);
+        bytes(env::TierCapBytes(end)), bytes(env::TierPeakBytes(end)), failure);
   }
 
   // The readiness gate's probe of the current cell's device, made once; nullptr without one.
