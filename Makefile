@@ -12,9 +12,11 @@ models:
 demo: setup
 	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json
 
-# The tests measure an emulated aarch64 board too: the worker cross-built for it first.
+# The tests measure an emulated aarch64 board too: the worker cross-built for it first; and boot a
+# kernel with cgroup v2 alone in QEMU for the tiers' v2 path.
 test: setup
 	scripts/build-worker.sh aarch64
+	scripts/fetch-test-vm.sh
 	scripts/run-tests.sh
 
 format:

@@ -130,16 +130,24 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   char host[256] = {};
   ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
   const std::string own_tag = pipette::env::TierHostTag(host);
-  const fs::path ex = Write("ex.yaml",
-                            "models: [smollm2-135m-instruct-q4_1]\n"
-                            "devices:\n"
-                            "  - name: small\n"
-                            "    local:\n"
-                            "    tier: {memory: 1GiB}\n"
-                            "params: {threads: 1, n_ctx: 256}\n"
-                            "tests: [tg64]\n"
-                            "repetitions: 50\n"
-                            "warmup: 0\n");
+  // A tier of this machine: its `test` repeated `repetitions` times.
+  auto experiment = [&](const std::string& file, const std::string& test, int repetitions) {
+    return Write(file,
+                 "models: [smollm2-135m-instruct-q4_1]\n"
+                 "devices:\n"
+                 "  - name: small\n"
+                 "    local:\n"
+                 "    tier: {memory: 1GiB}\n"
+                 "params: {threads: 1, n_ctx: 256}\n"
+                 "tests: [" +
+                     test +
+                     "]\n"
+                     "repetitions: " +
+                     std::to_string(repetitions) +
+                     "\n"
+                     "warmup: 0\n");
+  };
+  const fs::path ex = experiment("ex.yaml", "tg64", 50);
   const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
   // Killed once its worker runs in the tier's cgroup.
   std::set<std::string> made;
@@ -178,16 +186,7 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   // Another host's controller's cgroup, which this host cannot tell alive or dead.
   ASSERT_TRUE(fs::create_directory(other));
 
-  const fs::path again = Write("again.yaml",
-                               "models: [smollm2-135m-instruct-q4_1]\n"
-                               "devices:\n"
-                               "  - name: small\n"
-                               "    local:\n"
-                               "    tier: {memory: 1GiB}\n"
-                               "params: {threads: 1, n_ctx: 256}\n"
-                               "tests: [tg4]\n"
-                               "repetitions: 1\n"
-                               "warmup: 0\n");
+  const fs::path again = experiment("again.yaml", "tg4", 1);
   Output run = Pipette({"run", again.string(), "--store", dir_ / "again.db", "--no-bandwidth"});
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_FALSE(fs::exists(killed));
