@@ -212,6 +212,7 @@ TEST_F(ReadyE2E, SustainedWindowsCarryTheFakeTreesSensorsAndE2eTimesTheWholeRequ
     EXPECT_LE(c["token_end_ns"].size(), 64u);
     EXPECT_EQ(c["sensors"]["temp_c"], 48.5);      // the fake tree's CPU zone
     EXPECT_EQ(c["sensors"]["freq_mhz"], 2100.0);  // the mean of its two CPUs' 1.8 and 2.4 GHz
+    EXPECT_EQ(c["sensors"]["freq_cpus"], "all");
     ASSERT_EQ(c["sensors"]["energy"]["source"], "powercap") << c["sensors"];
     joules += c["sensors"]["energy"]["joules"].get<double>();
     tokens += static_cast<int64_t>(c["token_end_ns"].size());

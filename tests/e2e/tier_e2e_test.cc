@@ -195,5 +195,34 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   EXPECT_EQ(Cgroups("memory"), before);
 }
 
+// sustained<T> in a tier with a cpuset: the frequency it samples is the mean over the CPUs the
+// worker may run on, not over the machine's (the fake sysfs tree's CPU 1 runs at 2.4 GHz, CPU 0
+// at 1.8).
+TEST_F(TierE2E, SustainedSamplesTheFrequencyOfTheTiersCpus) {
+  setenv("PIPETTE_SYSFS_ROOT", (kSource + "/tests/data/fake-sysfs").c_str(), 1);
+  struct Unset {
+    ~Unset() { unsetenv("PIPETTE_SYSFS_ROOT"); }
+  } unset;
+  const fs::path ex = Write("ex.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "devices:\n"
+                            "  - name: one-cpu\n"
+                            "    local:\n"
+                            "    tier: {cpus: [1]}\n"
+                            "params: {threads: 1, n_ctx: 512}\n"
+                            "tests: [sustained20]\n"
+                            "repetitions: 1\n"
+                            "warmup: 0\n");
+  Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const auto runs = Samples(1, "sustained20");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_FALSE(runs[0].raw["chunks"].empty());
+  for (const json& c : runs[0].raw["chunks"]) {
+    EXPECT_EQ(c["sensors"]["freq_mhz"], 2400.0) << c.dump();
+    EXPECT_EQ(c["sensors"]["freq_cpus"], "1") << c.dump();
+  }
+}
+
 }  // namespace
 }  // namespace pipette_e2e

@@ -299,6 +299,30 @@ std::vector<std::string> ParseTierList(const std::string& printed) {
   return out;
 }
 
+std::optional<std::vector<int>> ParseCpuList(const std::string& text) {
+  std::vector<int> cpus;
+  if (text.ends_with(',')) return std::nullopt;
+  std::istringstream in(text);
+  for (std::string range; std::getline(in, range, ',');) {
+    const size_t dash = range.find('-');
+    const std::string a = range.substr(0, dash);
+    const std::string b = dash == std::string::npos ? a : range.substr(dash + 1);
+    auto number = [](const std::string& s) -> std::optional<int> {
+      if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) {
+        return std::nullopt;
+      }
+      return std::stoi(s);
+    };
+    auto lo = number(a), hi = number(b);
+    if (!lo || !hi || *hi < *lo) return std::nullopt;
+    for (int c = *lo; c <= *hi; ++c) cpus.push_back(c);
+  }
+  if (cpus.empty()) return std::nullopt;
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
 std::optional<int64_t> TierPeakBytes(const json& reading) {
   if (auto v1 = Number(reading, "memory.max_usage_in_bytes")) return v1;
   return Number(reading, "memory.peak");

@@ -85,6 +85,10 @@ nlohmann::json ParseTierReading(const std::string& printed);
 std::string TierRemoveScript(const TierCgroups& cgroups);
 std::string TierRemoveScript(const std::vector<std::string>& folders);
 
+// A kernel CPU list ("0-1,3", as cpuset.cpus and Cpus_allowed_list write it) as CPU numbers in
+// order; nullopt when it is not one.
+std::optional<std::vector<int>> ParseCpuList(const std::string& text);
+
 // A reading's memory peak and cap, from cgroup v1's or v2's keys; nullopt where it has none.
 std::optional<int64_t> TierPeakBytes(const nlohmann::json& reading);
 std::optional<int64_t> TierCapBytes(const nlohmann::json& reading);

@@ -163,5 +163,14 @@ TEST(CgroupTier, NamesSayWhoseCgroupsTheyAre) {
   EXPECT_NE(TierListScript().find("for c in cpuset cpu memory"), std::string::npos);
 }
 
+TEST(CgroupTier, CpuListsAreTheKernelsRanges) {
+  EXPECT_EQ(ParseCpuList("0"), (std::vector<int>{0}));
+  EXPECT_EQ(ParseCpuList("0-2,5"), (std::vector<int>{0, 1, 2, 5}));
+  EXPECT_EQ(ParseCpuList("5,0-1,1"), (std::vector<int>{0, 1, 5}));
+  for (const char* bad : {"", "a", "2-1", "0,", "-1", "0-", "1 2"}) {
+    EXPECT_FALSE(ParseCpuList(bad).has_value()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace pipette::env

@@ -683,6 +683,12 @@ class Runner {
     json EnergySince(const std::optional<env::Sensors>& mark, double seconds) override {
       return r_.EnergySince(mark, seconds);
     }
+    std::optional<std::vector<int>> WorkerCpus() const override {
+      if (!r_.tier_start_.is_object()) return std::nullopt;
+      auto it = r_.tier_start_.find("worker.cpus_allowed_list");
+      if (it == r_.tier_start_.end() || !it->is_string()) return std::nullopt;
+      return env::ParseCpuList(it->get<std::string>());
+    }
     void Done(const std::string& kind, double units, double seconds) override {
       r_.eta_.Done(estimate::DeviceKind(kind, cell_.device.IsLocal() ? "" : cell_.device.name),
                    units, seconds);

@@ -104,6 +104,9 @@ class Context {
     (void)root;
     return RuntimeError("this run reads no sensors");
   }
+  // The CPUs the cell's worker may run on, where the run knows them (a tier's cpuset, from its
+  // worker's affinity at the cell's start); nullopt: every CPU of the device.
+  virtual std::optional<std::vector<int>> WorkerCpus() const { return std::nullopt; }
   // Time-left bookkeeping (`kind` as planned by Workload::PlanWork) and a progress line.
   virtual void Done(const std::string& kind, double units, double seconds) = 0;
   virtual void Step(const std::string& what) = 0;

@@ -1,6 +1,7 @@
 #include "pipette/workload/speed/speed.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -307,6 +308,7 @@ class Speed : public Workload {
     auto before = ctx.ReadSensors(&root);
     const std::string sensors_na = before ? "" : before.error().message;
     auto last_read = std::chrono::steady_clock::now();
+    const std::optional<std::vector<int>> cpus = ctx.WorkerCpus();
     json chunks = json::array();
     const auto t0 = std::chrono::steady_clock::now();
     const auto until = t0 + std::chrono::seconds(t.n);
@@ -327,7 +329,7 @@ class Speed : public Workload {
         const double span = SecondsSince(last_read);
         last_read = std::chrono::steady_clock::now();
         if (now) {
-          chunk["sensors"] = SensorFacts(*before, *now, span);
+          chunk["sensors"] = SensorFacts(*before, *now, span, cpus);
           before = std::move(now);
         } else {
           chunk["sensors"] = {{"energy", {{"na", now.error().message}}}};
@@ -349,15 +351,32 @@ class Speed : public Workload {
     return ctx.Keep(t.name, 0, false, std::move(raw));
   }
 
-  // What a reading after a chunk says: the hottest temperature, the CPUs' mean frequency, and the
-  // energy since the reading before (env::EnergyFacts), each only where the device tells.
-  static json SensorFacts(const env::Sensors& before, const env::Sensors& now, double seconds) {
+  // What a reading after a chunk says: the hottest temperature, the mean frequency of the CPUs the
+  // worker may run on (`cpus`; every CPU when the run does not know them or the device reports
+  // none of them), which `freq_cpus` names, and the energy since the reading before
+  // (env::EnergyFacts), each only where the device tells.
+  static json SensorFacts(const env::Sensors& before, const env::Sensors& now, double seconds,
+                          const std::optional<std::vector<int>>& cpus) {
     json out = json::object();
     if (auto t = env::HottestC(now)) out["temp_c"] = *t;
-    if (!now.cpu_freq_khz.empty()) {
-      double sum = 0;
-      for (const auto& [cpu, khz] : now.cpu_freq_khz) sum += double(khz);
-      out["freq_mhz"] = sum / double(now.cpu_freq_khz.size()) / 1000.0;
+    std::vector<int> used;
+    double sum = 0;
+    auto take = [&](bool only_cpus) {
+      for (const auto& [cpu, khz] : now.cpu_freq_khz) {
+        if (only_cpus && !std::binary_search(cpus->begin(), cpus->end(), cpu)) continue;
+        used.push_back(cpu);
+        sum += double(khz);
+      }
+    };
+    bool all = !cpus;
+    take(!all);
+    if (used.empty() && !all) {
+      all = true;
+      take(false);
+    }
+    if (!used.empty()) {
+      out["freq_mhz"] = sum / double(used.size()) / 1000.0;
+      out["freq_cpus"] = all ? std::string("all") : fmt::format("{}", fmt::join(used, ","));
     }
     out["energy"] = env::EnergyFacts(before, now, seconds);
     return out;
