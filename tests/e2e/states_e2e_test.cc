@@ -260,6 +260,22 @@ TEST_F(States, ALiveRunIsNeverMarkedAndASecondRunWaitsForTheMeasuringLock) {
       << now.err;
   EXPECT_NE(now.err.find("run 1 of " + Store()), std::string::npos) << now.err;
   EXPECT_NE(now.err.find("--no-wait refuses at once"), std::string::npos);
+  // A tier of this machine: its bandwidth probe measures here, so `env` waits for the lock too;
+  // without the probe it reads the facts at once.
+  const fs::path tier = Write("tier.yaml",
+                              "models: [smollm2-135m-instruct-q4_1]\n"
+                              "devices:\n"
+                              "  - name: low\n"
+                              "    local:\n"
+                              "    tier: {cpu_quota: 0.5}\n"
+                              "tests: [tg4]\n");
+  Output env = Pipette({"env", tier.string(), "--device", "low", "--no-wait"});
+  EXPECT_EQ(env.code, 2) << env.out << env.err;
+  EXPECT_NE(env.err.find("another Pipette is measuring on this machine"), std::string::npos)
+      << env.err;
+  Output facts = Pipette({"env", tier.string(), "--device", "low", "--no-bandwidth", "--json"});
+  EXPECT_EQ(facts.code, 0) << facts.err;
+  EXPECT_NE(facts.out.find("emulated tier: quota 0.5 CPU"), std::string::npos) << facts.out;
   const auto t0 = std::chrono::steady_clock::now();
   Output later =
       Pipette({"run", b.string(), "--store", Store(), "--no-bandwidth", "--lock-timeout", "1"});

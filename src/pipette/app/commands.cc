@@ -576,11 +576,26 @@ void PrintFacts(const nlohmann::json& facts, bool as_json) {
 }  // namespace
 
 int Env(const EnvArgs& args, const Paths& paths, device::Device& device) {
+  env::LinuxProcessTable processes;
+  std::unique_ptr<run::MeasureLock> lock;
+  // The bandwidth probe measures this machine: not while another Pipette measures here.
+  auto take_lock = [&]() -> Result<void> {
+    if (args.no_bandwidth) return {};
+    auto taken = TakeMeasureLock({args.no_wait, args.lock_timeout_s}, "pipette env", "", processes,
+                                 StopOnSignals());
+    if (!taken) return taken.error();
+    lock = std::move(*taken);
+    return {};
+  };
   if (!args.device.empty()) {
     auto spec = ExperimentDevice(args, paths);
     if (!spec) return Fail(spec.error());
     if (!spec->IsLocal()) {
-      // Read on the device, its bandwidth probe run there: this machine's lock is not taken.
+      // Read on the device, its bandwidth probe run there: this machine's lock is taken only for
+      // a tier of this machine, whose probe runs here.
+      if (spec->kind == "local") {
+        if (auto st = take_lock(); !st) return Fail(st.error());
+      }
       ProcessCommandRunner runner;
       auto made = MakeDevice(*spec, runner);
       if (!made) return Fail(made.error());
@@ -597,14 +612,7 @@ int Env(const EnvArgs& args, const Paths& paths, device::Device& device) {
       return 0;
     }
   }
-  env::LinuxProcessTable processes;
-  std::unique_ptr<run::MeasureLock> lock;
-  if (!args.no_bandwidth) {
-    auto taken = TakeMeasureLock({args.no_wait, args.lock_timeout_s}, "pipette env", "", processes,
-                                 StopOnSignals());
-    if (!taken) return Fail(taken.error());
-    lock = std::move(*taken);
-  }
+  if (auto st = take_lock(); !st) return Fail(st.error());
   nlohmann::json facts = device.Fingerprint(LocalFingerprintOptions(paths, args.no_bandwidth));
   facts["fingerprint_id"] = env::FingerprintId(facts);
   facts["pipette_version"] = kPipetteVersion;
