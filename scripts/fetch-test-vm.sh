@@ -1,30 +1,62 @@
 #!/usr/bin/env bash
 # What the cgroup v2 test (tests/e2e/cgroup_v2_vm_e2e_test.cc) boots: a Debian kernel in QEMU
 # (software emulation: no KVM needed) with a static busybox as its whole userland. This machine has
-# cgroup v1, so tiers' v2 path runs there, on a kernel with cgroup v2 alone. Puts the kernel at
-# .deps/vm/vmlinuz (its package name in .deps/vm/kernel); skipped when it is there.
+# cgroup v1, so the tiers' v2 path runs there, on a kernel with cgroup v2. Installs QEMU and cpio;
+# downloads the kernel and busybox packages pinned in scripts/versions.env (not installed: Debian's
+# busybox-static would replace a busybox already installed) and unpacks .deps/vm/vmlinuz and
+# .deps/vm/busybox, each skipped when the pinned one is there already.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/versions.env
 
 say() { printf '\033[1m[test-vm]\033[0m %s\n' "$*" >&2; }
 . scripts/deb-install.sh
-deb_install qemu-system-x86 busybox-static cpio
+deb_install qemu-system-x86 cpio
 
-[ -s .deps/vm/vmlinuz ] && exit 0
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+mkdir -p .deps/vm
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The kernel package the metapackage names, downloaded; the package lists may be older than the
-# archive (which drops a replaced build), so they are updated once when that fails.
-fetch() {
-  pkg=$(apt-cache depends "$TEST_VM_KERNEL_METAPACKAGE" 2>/dev/null | awk '$1=="Depends:"{print $2; exit}')
-  [ -n "$pkg" ] && say "fetching $pkg (the test VM's kernel)" &&
-    (cd "$tmp" && apt-get download -qq "$pkg" 2>/dev/null)
+
+# download PACKAGE=VERSION [FALLBACK-PACKAGE]: the .deb into $tmp/PACKAGE/; the package lists may
+# be older than the archive, so they are updated once when it fails. When the pinned build has left
+# the archive, FALLBACK (a metapackage) names the build to take instead.
+download() {
+  local want=$1 fallback=${2:-} dir="$tmp/${1%%=*}"
+  mkdir -p "$dir"
+  (cd "$dir" && apt-get download -qq "$want" 2>/dev/null) && return 0
+  $SUDO apt-get update -qq
+  (cd "$dir" && apt-get download -qq "$want" 2>/dev/null) && return 0
+  [ -n "$fallback" ] || { echo "fetch-test-vm: $want is not in Debian's archive" >&2; return 1; }
+  local now
+  now=$(apt-cache depends "$fallback" 2>/dev/null | awk '$1=="Depends:"{print $2; exit}')
+  say "WARNING: $want is no longer in Debian's archive; taking $now (what $fallback names)." \
+    "Update the TEST_VM_KERNEL_* pins in scripts/versions.env."
+  (cd "$dir" && apt-get download -qq "$now" 2>/dev/null)
 }
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-fetch || { $SUDO apt-get update -qq && fetch; } ||
-  { echo "fetch-test-vm: cannot download the kernel package $TEST_VM_KERNEL_METAPACKAGE names" >&2; exit 1; }
-dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'
-mkdir -p .deps/vm
-cp "$tmp"/boot/vmlinuz-* .deps/vm/vmlinuz.part && mv .deps/vm/vmlinuz.part .deps/vm/vmlinuz
-echo "$pkg $(dpkg-deb -f "$tmp"/*.deb Version)" > .deps/vm/kernel
+
+kernel_pin="$TEST_VM_KERNEL_PACKAGE $TEST_VM_KERNEL_VERSION"
+if [ ! -s .deps/vm/vmlinuz ] || [ "$(cat .deps/vm/kernel 2>/dev/null)" != "$kernel_pin" ]; then
+  say "fetching $TEST_VM_KERNEL_PACKAGE=$TEST_VM_KERNEL_VERSION (the test VM's kernel)"
+  download "$TEST_VM_KERNEL_PACKAGE=$TEST_VM_KERNEL_VERSION" linux-image-amd64
+  deb=$(ls "$tmp/$TEST_VM_KERNEL_PACKAGE"/*.deb)
+  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'
+  got="$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)"
+  sum=$(sha256sum "$tmp"/boot/vmlinuz-* | cut -d' ' -f1)
+  if [ "$got" = "$kernel_pin" ] && [ "$sum" != "$TEST_VM_VMLINUZ_SHA256" ]; then
+    echo "fetch-test-vm: SHA-256 mismatch for the vmlinuz of $got: expected" \
+      "$TEST_VM_VMLINUZ_SHA256, got $sum" >&2
+    exit 1
+  fi
+  [ "$got" = "$kernel_pin" ] || say "WARNING: booting $got (vmlinuz SHA-256 $sum), not the pinned $kernel_pin"
+  cp "$tmp"/boot/vmlinuz-* .deps/vm/vmlinuz.part && mv .deps/vm/vmlinuz.part .deps/vm/vmlinuz
+  echo "$got" > .deps/vm/kernel
+fi
+
+if [ ! -x .deps/vm/busybox ] || [ "$(cat .deps/vm/busybox.version 2>/dev/null)" != "$TEST_VM_BUSYBOX_VERSION" ]; then
+  say "fetching busybox-static=$TEST_VM_BUSYBOX_VERSION (the test VM's userland)"
+  download "busybox-static=$TEST_VM_BUSYBOX_VERSION"
+  dpkg-deb --fsys-tarfile "$tmp"/busybox-static/*.deb | tar -x -C "$tmp" ./bin/busybox
+  cp "$tmp/bin/busybox" .deps/vm/busybox.part && mv .deps/vm/busybox.part .deps/vm/busybox
+  echo "$TEST_VM_BUSYBOX_VERSION" > .deps/vm/busybox.version
+fi

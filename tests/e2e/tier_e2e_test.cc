@@ -15,13 +15,13 @@
 
 #include "fixture.h"
 #include "pipette/env/cgroup_tier.h"
+#include "pipette/env/process.h"
 
 namespace pipette_e2e {
 namespace {
 
-// The folders this process's cgroups hold now in `controller`'s v1 hierarchy.
-std::set<std::string> Cgroups(const std::string& controller) {
-  std::set<std::string> out;
+// This process's own cgroup in `controller`'s v1 hierarchy.
+fs::path OwnCgroup(const std::string& controller) {
   std::istringstream lines(ReadFile("/proc/self/cgroup"));
   std::string line;
   while (std::getline(lines, line)) {
@@ -30,12 +30,18 @@ std::set<std::string> Cgroups(const std::string& controller) {
     // "4:memory:/path", or a hierarchy of several controllers ("2:cpu,cpuacct:/path").
     const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
     if (controllers.find("," + controller + ",") == std::string::npos) continue;
-    const fs::path own = fs::path("/sys/fs/cgroup") /
-                         controllers.substr(1, controllers.size() - 2) / line.substr(b + 2);
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(own, ec)) {
-      if (e.is_directory()) out.insert(e.path().string());
-    }
+    return fs::path("/sys/fs/cgroup") / controllers.substr(1, controllers.size() - 2) /
+           line.substr(b + 2);
+  }
+  return {};
+}
+
+// The folders this process's cgroups hold now in `controller`'s v1 hierarchy.
+std::set<std::string> Cgroups(const std::string& controller) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(OwnCgroup(controller), ec)) {
+    if (e.is_directory()) out.insert(e.path().string());
   }
   return out;
 }
@@ -124,12 +130,35 @@ TEST_F(TierE2E, QuotaCpusetAndMemoryCapApplyToTheWorker) {
 }
 
 // A controller killed outright (SIGKILL: nothing of it runs after) leaves its worker's cgroups; the
-// next run of a tier on this host sweeps them, and leaves those named for another host alone.
+// next run of a tier on this host sweeps them wherever they are in the hierarchy (the killed run
+// ran in a cgroup of its own, as a login session or a service does), and leaves those named for
+// another host alone.
 TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   const auto before = Cgroups("memory");
-  char host[256] = {};
-  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
-  const std::string own_tag = pipette::env::TierHostTag(host);
+  // The first run's own memory cgroup, beside this test's.
+  const fs::path session =
+      OwnCgroup("memory") / ("pipette-e2e-session-" + std::to_string(::getpid()));
+  const fs::path other = session.parent_path() / "pipette-00000000-1-1-1-1";
+  // Whatever happens, the test leaves no process or cgroup of its own behind: the killed run's
+  // worker is stopped and every cgroup it made removed.
+  struct Cleanup {
+    fs::path session, other;
+    ~Cleanup() {
+      std::error_code ec;
+      for (const auto& e : fs::recursive_directory_iterator(session, ec)) {
+        if (!e.is_directory() || !e.path().filename().string().starts_with("pipette-")) continue;
+        std::istringstream procs(ReadFile(e.path() / "cgroup.procs"));
+        for (int pid; procs >> pid;) ::kill(pid, SIGKILL);
+      }
+      for (int i = 0; i < 50 && fs::exists(session); ++i) {
+        for (const auto& e : fs::directory_iterator(session, ec)) ::rmdir(e.path().c_str());
+        ::rmdir(session.c_str());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      ::rmdir(other.c_str());
+    }
+  } cleanup{session, other};
+  ASSERT_TRUE(fs::create_directory(session)) << session;
   // A tier of this machine: its `test` repeated `repetitions` times.
   auto experiment = [&](const std::string& file, const std::string& test, int repetitions) {
     return Write(file,
@@ -140,39 +169,29 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
                  "    tier: {memory: 1GiB}\n"
                  "params: {threads: 1, n_ctx: 256}\n"
                  "tests: [" +
-                     test +
-                     "]\n"
-                     "repetitions: " +
-                     std::to_string(repetitions) +
-                     "\n"
-                     "warmup: 0\n");
+                     test + "]\nrepetitions: " + std::to_string(repetitions) + "\nwarmup: 0\n");
   };
   const fs::path ex = experiment("ex.yaml", "tg64", 50);
-  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
-  // Killed once its worker runs in the tier's cgroup.
-  std::set<std::string> made;
+  const pid_t pid =
+      Spawn({"/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", session.string(),
+             kPipette, "run", ex.string(), "--store", Store(), "--no-bandwidth"},
+            dir_ / "stdout", dir_ / "stderr");
+  started_.push_back(pid);
+  // Killed once its worker runs in the tier's cgroup, under the run's own.
+  std::string killed;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (std::chrono::steady_clock::now() < deadline) {
-    made.clear();
-    for (const std::string& d : Cgroups("memory")) {
-      if (!before.count(d) && !ReadFile(fs::path(d) / "cgroup.procs").empty()) made.insert(d);
+  while (killed.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(session, ec)) {
+      if (e.is_directory() && !ReadFile(e.path() / "cgroup.procs").empty()) killed = e.path();
     }
-    if (!made.empty() || ::waitpid(pid, nullptr, WNOHANG) == pid) break;
+    if (::waitpid(pid, nullptr, WNOHANG) == pid) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_EQ(made.size(), 1u) << ReadFile(dir_ / "stderr");
-  const std::string killed = *made.begin();
-  // Whatever happens below, the test leaves no cgroup of its own.
-  const fs::path other = fs::path(killed).parent_path() / "pipette-00000000-1-1-1";
-  struct Cleanup {
-    std::vector<fs::path> dirs;
-    ~Cleanup() {
-      for (const fs::path& d : dirs) ::rmdir(d.c_str());
-    }
-  } cleanup{{killed, other}};
+  ASSERT_FALSE(killed.empty()) << ReadFile(dir_ / "stderr");
   auto owner = pipette::env::TierCgroupOwner(killed);
   ASSERT_TRUE(owner.has_value()) << killed;
-  EXPECT_EQ(owner->host_tag, own_tag);
+  EXPECT_EQ(owner->host_tag, pipette::env::TierHostTag(pipette::env::LinuxProcessTable().Self()));
   EXPECT_EQ(owner->pid, pid);
   ::kill(pid, SIGKILL);
   Wait(pid);
@@ -191,8 +210,6 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_FALSE(fs::exists(killed));
   EXPECT_TRUE(fs::is_directory(other));
-  ::rmdir(other.c_str());
-  EXPECT_EQ(Cgroups("memory"), before);
 }
 
 // sustained<T> in a tier with a cpuset: the frequency it samples is the mean over the CPUs the

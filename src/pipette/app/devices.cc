@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "pipette/app/resume_checks.h"
 #include "pipette/device/registry.h"
@@ -47,7 +48,16 @@ Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::Device
   if (spec.Emulated()) facts["emulated"]["arch"] = *arch;
   if (spec.Tiered()) {
     const env::Tier tier = env::Tier::FromJson(spec.tier);
-    facts["tier"] = {{"limits", tier.ToJson()}, {"label", tier.Label()}, {"cgroup", "v1"}};
+    // Which cgroup version gives each controller the tier uses there ({"cpu": "v2", ...}).
+    nlohmann::json versions = nlohmann::json::object();
+    if (auto printed = d.RunScript(env::TierVersionsScript(tier), 30)) {
+      std::istringstream lines(*printed);
+      std::string controller, version;
+      while (lines >> controller >> version) versions[controller] = version;
+    } else {
+      versions = {{"na", printed.error().message}};
+    }
+    facts["tier"] = {{"limits", tier.ToJson()}, {"label", tier.Label()}, {"cgroup", versions}};
   }
   return facts;
 }

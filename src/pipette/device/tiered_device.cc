@@ -1,30 +1,19 @@
 #include "pipette/device/tiered_device.h"
 
 #include <fmt/format.h>
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 
 namespace pipette::device {
-namespace {
-
-std::string HostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
-  return name;
-}
-
-bool Alive(int64_t pid) { return ::kill(pid_t(pid), 0) == 0 || errno == EPERM; }
-
-}  // namespace
-
-TieredDevice::TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name)
+TieredDevice::TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name,
+                           std::unique_ptr<env::ProcessTable> processes)
     : inner_(std::move(inner)),
       tier_(std::move(tier)),
       name_(std::move(name)),
-      host_tag_(env::TierHostTag(HostName())) {}
+      processes_(processes ? std::move(processes) : std::make_unique<env::LinuxProcessTable>()),
+      self_(processes_->Self()),
+      host_tag_(env::TierHostTag(self_)) {}
 
 TieredDevice::~TieredDevice() {
   if (!current_.empty()) leftover_.push_back(std::move(current_));
@@ -46,10 +35,15 @@ void TieredDevice::SweepDeadControllers() {
   std::vector<std::string> stale;
   for (const std::string& folder : env::ParseTierList(*listed)) {
     auto owner = env::TierCgroupOwner(folder);
-    // Only this host's: another host's controller may be alive, and its pids mean nothing here.
-    if (owner && owner->host_tag == host_tag_ && owner->pid != ::getpid() && !Alive(owner->pid)) {
-      stale.push_back(folder);
-    }
+    // Only this host's, this boot's: another host's controller may be alive, and its pids mean
+    // nothing here. Its controller is gone when no process has its pid, or one started at another
+    // time (the pid used again); a process whose start time cannot be read is left alone.
+    if (!owner || owner->host_tag != host_tag_) continue;
+    if (owner->pid == self_.pid && uint64_t(owner->start_ticks) == self_.start_ticks) continue;
+    const int pid = int(owner->pid);
+    const auto start = processes_->StartTicks(pid);
+    const bool gone = start ? *start != uint64_t(owner->start_ticks) : !processes_->Exists(pid);
+    if (gone) stale.push_back(folder);
   }
   // A cgroup whose worker outlived its controller stays until that worker ends.
   if (!stale.empty()) (void)inner_->RunScript(env::TierRemoveScript(stale), 30);
@@ -63,8 +57,8 @@ Result<std::unique_ptr<worker::WorkerChannel>> TieredDevice::StartWorkerAfter(
   RemoveCgroups();
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   const std::string name = env::TierCgroupName(
-      host_tag_, ::getpid(), std::chrono::duration_cast<std::chrono::milliseconds>(now).count(),
-      ++started_);
+      host_tag_, self_.pid, int64_t(self_.start_ticks),
+      std::chrono::duration_cast<std::chrono::milliseconds>(now).count(), ++started_);
   auto made = inner_->RunScript(env::TierCreateScript(tier_, name), 60);
   if (!made) {
     return RuntimeError(fmt::format("device {}: cannot apply its tier ({}): {}", name_,

@@ -3,9 +3,9 @@
 // memory cap before the worker starts and joined by the worker's own shell before it becomes the
 // worker, so nothing of it runs outside its limits. The cgroups of a worker are removed when the
 // next one starts (its counters are read until then: an oom-killed worker's peak stays readable)
-// and when the device is closed; before the first, the cgroups that controllers of this host killed
-// before they could remove theirs (SIGKILL, a crash) are swept. Wraps any device whose shell it can
-// run scripts in: this machine, a board, a phone.
+// and when the device is closed; before the first, the cgroups that controllers of this host (and
+// boot) left when they were killed before they could remove theirs (SIGKILL, a crash) are swept.
+// Wraps any device whose shell it can run scripts in: this machine, a board, a phone.
 #pragma once
 
 #include <memory>
@@ -14,12 +14,16 @@
 
 #include "pipette/device/device.h"
 #include "pipette/env/cgroup_tier.h"
+#include "pipette/env/process.h"
 
 namespace pipette::device {
 
 class TieredDevice : public Device {
  public:
-  TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name);
+  // `processes`: this machine's process table (the real one when null), which tells whether the
+  // controller that named a leftover cgroup is alive.
+  TieredDevice(std::unique_ptr<Device> inner, env::Tier tier, std::string name,
+               std::unique_ptr<env::ProcessTable> processes = nullptr);
   ~TieredDevice() override;
   TieredDevice(const TieredDevice&) = delete;
   TieredDevice& operator=(const TieredDevice&) = delete;
@@ -60,7 +64,9 @@ class TieredDevice : public Device {
   std::string name_;
   env::TierCgroups current_;                // the last worker's cgroups
   std::vector<env::TierCgroups> leftover_;  // earlier ones not removed yet (a worker still exiting)
-  std::string host_tag_;  // env::TierHostTag of this host: whose cgroups are whose
+  std::unique_ptr<env::ProcessTable> processes_;
+  env::ProcessIdentity self_;  // this controller
+  std::string host_tag_;       // env::TierHostTag of this host and boot: whose cgroups are whose
   int started_ = 0;
 };
 

@@ -1,8 +1,6 @@
 #include "pipette/device/tiered_device.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "pipette/device/local_device.h"
 
@@ -96,34 +94,51 @@ TEST(TieredDevice, ATierTheDeviceRefusesFailsTheStartSayingWhichTier) {
   EXPECT_TRUE(d->preludes.empty());  // no worker runs outside its limits
 }
 
-// The cgroups of a dead controller of this host are removed before the first worker starts; a live
-// one's (this controller's own) and another host's are left alone.
+// The cgroups of a dead controller of this host and boot are removed before the first worker
+// starts: one whose pid no process has, or whose pid a later process has; a live controller's (and
+// this one's own) and another host's are left alone, as is one whose start time cannot be read.
 TEST(TieredDevice, TheFirstStartSweepsTheCgroupsOfThisHostsDeadControllers) {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ASSERT_GT(child, 0);
-  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // a pid no process has now
-  char host[256] = {};
-  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
-  const std::string tag = env::TierHostTag(host);
-  const std::string dead = "/m/" + env::TierCgroupName(tag, child, 1, 1);
-  const std::string live = "/m/" + env::TierCgroupName(tag, ::getpid(), 1, 1);
-  const std::string elsewhere = "/m/" + env::TierCgroupName("00000000", child, 1, 1);
+  const auto self = env::ProcessIdentity::Of("host-a", "m1", "b1", 100, 5000, "pid:[1]");
+  auto processes = std::make_unique<env::FakeProcessTable>(self);
+  processes->Start(200, 7000);  // a live controller
+  processes->Start(300, 9000);  // a pid used again since its controller ended
+  processes->Hide(500);         // runs, its start time unreadable
+  const std::string tag = env::TierHostTag("host-a\nm1\nb1\npid:[1]");
+  const std::string own = "/m/" + env::TierCgroupName(tag, 100, 5000, 1, 1);
+  const std::string live = "/m/" + env::TierCgroupName(tag, 200, 7000, 1, 1);
+  const std::string reused = "/m/" + env::TierCgroupName(tag, 300, 8000, 1, 1);
+  const std::string dead = "/m/" + env::TierCgroupName(tag, 400, 1000, 1, 1);
+  const std::string hidden = "/m/" + env::TierCgroupName(tag, 500, 1000, 1, 1);
+  // Another host, or this host's earlier boot: whose pids this one cannot judge.
+  const std::string elsewhere =
+      "/m/" + env::TierCgroupName(env::TierHostTag("host-b\nm2\nb1\npid:[1]"), 400, 1, 1, 1);
+  const std::string earlier_boot =
+      "/m/" + env::TierCgroupName(env::TierHostTag("host-a\nm1\nb0\npid:[1]"), 400, 1, 1, 1);
 
   std::vector<std::string> log;
   auto inner = std::make_unique<ScriptedDevice>(&log);
-  inner->listed = dead + "\n" + live + "\n" + elsewhere + "\n/m/pipette-not-ours\n";
-  TieredDevice tiered(std::move(inner), Capped(), "tiny");
+  for (const std::string& f : {own, live, reused, dead, hidden, elsewhere, earlier_boot}) {
+    inner->listed += f + "\n";
+  }
+  inner->listed += "/m/pipette-not-ours\n";
+  TieredDevice tiered(std::move(inner), Capped(), "tiny", std::move(processes));
   ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
   std::vector<std::string> removals;
   for (const std::string& s : log) {
     if (s.starts_with("for d in ") && s.find("rmdir") != std::string::npos) removals.push_back(s);
   }
   ASSERT_EQ(removals.size(), 1u);
+  EXPECT_NE(removals[0].find(reused), std::string::npos);
   EXPECT_NE(removals[0].find(dead), std::string::npos);
-  EXPECT_EQ(removals[0].find(live), std::string::npos);
-  EXPECT_EQ(removals[0].find(elsewhere), std::string::npos);
+  for (const std::string& kept : {own, live, hidden, elsewhere, earlier_boot}) {
+    EXPECT_EQ(removals[0].find(kept), std::string::npos) << kept;
+  }
   EXPECT_EQ(removals[0].find("pipette-not-ours"), std::string::npos);
+  // This worker's cgroups are named for this controller.
+  bool named = false;
+  for (const std::string& s : log)
+    named = named || s.find("pipette-" + tag + "-100-5000-") != std::string::npos;
+  EXPECT_TRUE(named);
   // Once: the next worker's start does not list again.
   const size_t lists = log.size();
   ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());

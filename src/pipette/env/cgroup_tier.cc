@@ -19,14 +19,18 @@ using nlohmann::json;
 
 constexpr int64_t kPeriodUs = 100000;  // the quota's period: 100 ms, the kernel's default
 
-// The shell function `cg CONTROLLER NAME`: the folder of the new cgroup NAME for that controller.
-// In cgroup v1 it is under the shell's own cgroup in the controller's hierarchy (its mount point
-// from /proc/self/mounts, its path from /proc/self/cgroup). A controller v1 does not have is taken
-// from cgroup v2 where its root lists it: there one folder at the root serves every controller
-// (a v2 cgroup that holds processes cannot pass controllers on to children, the root can), with
-// the controller turned on in the root's cgroup.subtree_control first.
-constexpr const char* kCgFunction = R"sh(base() {
-  m=$(awk -v c="$1" '$3=="cgroup"{n=split($4,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $2;exit}}' /proc/self/mounts)
+// Shell functions. `v1 CONTROLLER`: the mount point of the controller's cgroup v1 hierarchy (from
+// /proc/self/mounts). `base CONTROLLER`: the folder new cgroups of that controller go in: in v1
+// the shell's own cgroup in that hierarchy (its path from /proc/self/cgroup); for a controller v1
+// does not have, the root of cgroup v2 where the root lists it (one folder there serves every
+// controller: a v2 cgroup that holds processes cannot pass controllers on to children, the root
+// can). `cg CONTROLLER NAME`: the folder of the new cgroup NAME, the controller turned on in the v2
+// root's cgroup.subtree_control first (it stays on, as a service manager leaves it).
+constexpr const char* kCgFunction = R"sh(v1() {
+  awk -v c="$1" '$3=="cgroup"{n=split($4,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $2;exit}}' /proc/self/mounts
+}
+base() {
+  m=$(v1 "$1")
   if [ -n "$m" ]; then
     p=$(awk -F: -v c="$1" '{n=split($2,o,",");for(i=1;i<=n;i++)if(o[i]==c){print $3;exit}}' /proc/self/cgroup)
     echo "$m${p%/}"
@@ -48,8 +52,8 @@ v2() { [ -e "$1/cgroup.controllers" ]; }
 cg() {
   b=$(base "$1") || return 3
   if v2 "$b" && ! grep -qw "$1" "$b/cgroup.subtree_control"; then
-    echo "+$1" > "$b/cgroup.subtree_control" 2>/dev/null || {
-      echo "cannot turn on cgroup v2's '$1' controller in $b/cgroup.subtree_control (cgroups need root)" >&2; return 3; }
+    e=$( (echo "+$1" > "$b/cgroup.subtree_control") 2>&1) || {
+      echo "cannot turn on cgroup v2's '$1' controller in $b/cgroup.subtree_control: ${e##*: } (it needs root; and a v2 cgroup that holds processes, as a container's cgroup root does, cannot pass controllers on)" >&2; return 3; }
   fi
   echo "$b/$2"
 }
@@ -57,7 +61,12 @@ S= C= M=
 undo() { for d in "$S" "$C" "$M"; do [ -n "$d" ] && rmdir "$d" 2>/dev/null; done; }
 fail() { echo "$1" >&2; undo; exit 4; }
 put() { echo "$2" > "$1" 2>/dev/null || fail "cannot write $2 to $1 (is it writable, as root, and the value one the kernel accepts?)"; }
-mk() { d=$(cg "$1" "$2") || { undo; exit 3; }; [ -d "$d" ] || mkdir "$d" 2>/dev/null || fail "cannot make the cgroup $d (cgroups need root)"; }
+mk() {
+  d=$(cg "$1" "$2") || { undo; exit 3; }
+  case "$d" in "$S"|"$C"|"$M") return 0;; esac  # v2: this script's folder, made for another controller
+  [ -d "$d" ] && { echo "the cgroup $d exists already" >&2; undo; exit 4; }
+  mkdir "$d" 2>/dev/null || fail "cannot make the cgroup $d (cgroups need root)"
+}
 )sh";
 
 // The folders of a tier, each once (in cgroup v2 every controller has the same one).
@@ -114,15 +123,23 @@ std::string TierCreateScript(const Tier& tier, const std::string& name) {
   std::string s = kCgFunction;
   const std::string q = ShellQuote(name);
   if (!tier.cpus.empty()) {
-    // cgroup v1 needs the memory nodes too; v2's empty cpuset.mems takes the parent's.
+    // cgroup v1 needs the memory nodes too; v2's empty cpuset.mems takes the parent's. Android
+    // mounts v1's cpuset with `noprefix` (cpus, mems). v2 takes any possible CPU and runs on the
+    // parent's when none of them is online: the CPUs in effect must be the ones asked for.
     s += fmt::format(
         "mk cpuset {0}; S=$d\n"
+        "P=cpuset.; [ -e \"$S/cpuset.cpus\" ] || P=\n"
         "if ! v2 \"$S\"; then\n"
-        "  mems=$(cat \"$S/../cpuset.effective_mems\" 2>/dev/null || cat \"$S/../cpuset.mems\")\n"
-        "  put \"$S/cpuset.mems\" \"$mems\"\n"
+        "  mems=$(cat \"$S/../${{P}}effective_mems\" 2>/dev/null || cat \"$S/../${{P}}mems\")\n"
+        "  put \"$S/${{P}}mems\" \"$mems\"\n"
         "fi\n"
-        "put \"$S/cpuset.cpus\" {1}\n",
-        q, fmt::join(tier.cpus, ","));
+        "put \"$S/${{P}}cpus\" {1}\n"
+        "if v2 \"$S\"; then\n"
+        "  e=$(cat \"$S/cpuset.cpus.effective\")\n"
+        "  [ \"$e\" = {1} ] || fail \"the cpuset {1} is in effect as '$e' in $S: a CPU of it is "
+        "offline or not this device's\"\n"
+        "fi\n",
+        q, FormatCpuList(tier.cpus));
   }
   if (tier.cpu_quota) {
     const auto quota =
@@ -207,7 +224,12 @@ std::string TierReadScript(const TierCgroups& cgroups, int64_t pid, bool reset_p
     s += fmt::format("sed 's/^/cpu./' {}/cpu.stat\n", ShellQuote(it->second));
   }
   if (auto it = cgroups.find("cpuset"); it != cgroups.end()) {
-    s += fmt::format("echo \"cpuset.cpus $(cat {}/cpuset.cpus)\"\n", ShellQuote(it->second));
+    // Android's v1 cpuset has no prefix; v2 says which CPUs are in effect.
+    s += fmt::format(
+        "echo \"cpuset.cpus $(cat {0}/cpuset.cpus 2>/dev/null || cat {0}/cpus)\"\n"
+        "[ -e {0}/cpuset.cpus.effective ] && echo \"cpuset.cpus.effective $(cat "
+        "{0}/cpuset.cpus.effective)\"\n",
+        ShellQuote(it->second));
   }
   s += fmt::format(
       "a=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/{}/status 2>/dev/null); "
@@ -254,17 +276,23 @@ std::string TierRemoveScript(const std::vector<std::string>& folders) {
       joined);
 }
 
-std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t ms, int n) {
-  return fmt::format("pipette-{}-{}-{}-{}", host_tag, pid, ms, n);
+std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t start_ticks,
+                           int64_t ms, int n) {
+  return fmt::format("pipette-{}-{}-{}-{}-{}", host_tag, pid, start_ticks, ms, n);
 }
 
-std::string TierHostTag(const std::string& host_name) {
+std::string TierHostTag(const std::string& identity) {
   uint32_t h = 2166136261u;
-  for (unsigned char c : host_name) {
+  for (unsigned char c : identity) {
     h ^= c;
     h *= 16777619u;
   }
   return fmt::format("{:08x}", h);
+}
+
+std::string TierHostTag(const ProcessIdentity& self) {
+  return TierHostTag(
+      fmt::format("{}\n{}\n{}\n{}", self.host, self.machine_id, self.boot_id, self.pid_ns));
 }
 
 std::optional<TierOwner> TierCgroupOwner(const std::string& folder) {
@@ -272,20 +300,43 @@ std::optional<TierOwner> TierCgroupOwner(const std::string& folder) {
   std::vector<std::string> parts;
   std::istringstream in(name);
   for (std::string part; std::getline(in, part, '-');) parts.push_back(part);
-  if (parts.size() != 5 || parts[0] != "pipette" || parts[1].size() != 8) return std::nullopt;
+  if (parts.size() != 6 || parts[0] != "pipette" || parts[1].size() != 8 ||
+      parts[1].find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return std::nullopt;
+  }
   for (size_t i = 2; i < parts.size(); ++i) {
-    if (parts[i].empty() || parts[i].find_first_not_of("0123456789") != std::string::npos) {
+    // A pid has at most 10 digits, the other numbers at most 18: never out of range.
+    if (parts[i].empty() || parts[i].size() > (i == 2 ? 10u : 18u) ||
+        parts[i].find_first_not_of("0123456789") != std::string::npos) {
       return std::nullopt;
     }
   }
-  if (parts[1].find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
-  return TierOwner{parts[1], std::stoll(parts[2])};
+  return TierOwner{parts[1], std::stoll(parts[2]), std::stoll(parts[3])};
 }
 
 std::string TierListScript() {
+  // v1: anywhere in the controller's hierarchy (each command may run in a cgroup of its own, as
+  // a login session or a service does); v2: the root, where they are made.
   return std::string(kCgFunction) +
-         "for c in cpuset cpu memory; do b=$(base $c 2>/dev/null) || continue; "
-         "for d in \"$b\"/pipette-*; do [ -d \"$d\" ] && echo \"$d\"; done; done; true\n";
+         "for c in cpuset cpu memory; do m=$(v1 $c); if [ -n \"$m\" ]; then "
+         "find \"$m\" -maxdepth 8 -type d -name 'pipette-*' 2>/dev/null; "
+         "else b=$(base $c 2>/dev/null) || continue; "
+         "for d in \"$b\"/pipette-*; do [ -d \"$d\" ] && echo \"$d\"; done; fi; done; true\n";
+}
+
+std::string TierVersionsScript(const Tier& tier) {
+  std::string s = kCgFunction;
+  for (const char* c : {"cpuset", "cpu", "memory"}) {
+    const bool used = (std::string_view(c) == "cpuset" && !tier.cpus.empty()) ||
+                      (std::string_view(c) == "cpu" && tier.cpu_quota) ||
+                      (std::string_view(c) == "memory" && tier.memory_bytes);
+    if (!used) continue;
+    s += fmt::format(
+        "if b=$(base {0} 2>/dev/null); then if v2 \"$b\"; then echo '{0} v2'; else echo '{0} v1'; "
+        "fi; else echo '{0} none'; fi\n",
+        c);
+  }
+  return s;
 }
 
 std::vector<std::string> ParseTierList(const std::string& printed) {
@@ -297,6 +348,19 @@ std::vector<std::string> ParseTierList(const std::string& printed) {
     }
   }
   return out;
+}
+
+std::string FormatCpuList(std::vector<int> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::vector<std::string> ranges;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    ranges.push_back(j == i ? std::to_string(cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]));
+    i = j + 1;
+  }
+  return fmt::format("{}", fmt::join(ranges, ","));
 }
 
 std::optional<std::vector<int>> ParseCpuList(const std::string& text) {

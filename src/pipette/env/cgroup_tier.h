@@ -1,7 +1,7 @@
 // An emulated device tier (a device entry's `tier:`, docs/config.md "Emulated tiers"): one machine
 // stands in for a smaller one by running each worker in a cgroup of its own with a cpuset, a CPU
 // quota and a memory cap (the cpuset, cpu and memory controllers: each from cgroup v1 where v1 has
-// it, else from cgroup v2, as recent Android and Linux distributions have only). Everything here is
+// it, else from cgroup v2, which recent Linux distributions have alone). Everything here is
 // a shell script for the device's sh, so a tier works the same on this machine and on a board or a
 // phone reached through its shell; device/tiered_device.h runs the scripts. Results measured
 // under a tier are labelled `emulated tier` in every output: a quota and a cap change the speed
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/env/process.h"
 #include "pipette/util/result.h"
 
 namespace pipette::env {
@@ -35,24 +36,32 @@ struct Tier {
 // The cgroup folders of one worker's tier: controller ("cpuset", "cpu", "memory") -> folder.
 using TierCgroups = std::map<std::string, std::string>;
 
-// The name of a worker's cgroups: "pipette-TAG-PID-MS-N", TAG the controller's TierHostTag, PID its
-// pid, MS its clock in ms, N its count of workers started on that device. Unique on the device
-// whoever else runs tiers there, and says whose they are.
-std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t ms, int n);
-// Eight hex digits of the host name (FNV-1a): whose cgroups these are, across the controller's
-// runs.
-std::string TierHostTag(const std::string& host_name);
+// The name of a worker's cgroups: "pipette-TAG-PID-START-MS-N": TAG the controller's TierHostTag,
+// PID its pid and START its start time (clock ticks after boot), MS the clock (ms since 1970) and N
+// the count of workers started by that device. Unique on the device whoever else runs tiers there,
+// and says whose they are: a controller of this host can tell whether the one named is alive.
+std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t start_ticks,
+                           int64_t ms, int n);
+// Eight hex digits (FNV-1a) of what tells this controller's host apart from every other that may
+// share a device, and this boot from another: its host name, machine id, boot id and pid namespace
+// (the second form: this process's).
+std::string TierHostTag(const std::string& identity);
+std::string TierHostTag(const ProcessIdentity& self);
 // Whose cgroups a folder of that name is; nullopt for any other name.
 struct TierOwner {
   std::string host_tag;
   int64_t pid = 0;
+  int64_t start_ticks = 0;
 };
 std::optional<TierOwner> TierCgroupOwner(const std::string& folder);
 
-// Prints every folder named "pipette-*" where the create script makes cgroups (each controller's
-// v1 folder under the shell's own cgroup, or the v2 root), one a line: what a controller killed
-// before it could remove its cgroups left behind, among the live runs' own.
+// Prints every folder named "pipette-*" where the create script makes cgroups (anywhere in each
+// controller's v1 hierarchy, or at the v2 root), one a line: what a controller killed before it
+// could remove its cgroups left behind, among the live runs' own.
 std::string TierListScript();
+// Prints "CONTROLLER v1", "CONTROLLER v2" or "CONTROLLER none" for each controller the tier uses:
+// which cgroup version the device gives it (its fingerprint records them).
+std::string TierVersionsScript(const Tier& tier);
 // The folders it printed, each once.
 std::vector<std::string> ParseTierList(const std::string& printed);
 
@@ -86,8 +95,9 @@ std::string TierRemoveScript(const TierCgroups& cgroups);
 std::string TierRemoveScript(const std::vector<std::string>& folders);
 
 // A kernel CPU list ("0-1,3", as cpuset.cpus and Cpus_allowed_list write it) as CPU numbers in
-// order; nullopt when it is not one.
+// order; nullopt when it is not one. FormatCpuList writes one as the kernel does.
 std::optional<std::vector<int>> ParseCpuList(const std::string& text);
+std::string FormatCpuList(std::vector<int> cpus);
 
 // A reading's memory peak and cap, from cgroup v1's or v2's keys; nullopt where it has none.
 std::optional<int64_t> TierPeakBytes(const nlohmann::json& reading);

@@ -34,7 +34,8 @@ TEST(CgroupTier, TheCreateScriptWritesEachLimitAndSaysWhereItMadeThem) {
   const std::string s = TierCreateScript(Low(), "pipette-1-2-3");
   // Each controller's cgroup made under the shell's own, with its limit.
   EXPECT_NE(s.find("mk cpuset pipette-1-2-3"), std::string::npos);
-  EXPECT_NE(s.find("put \"$S/cpuset.cpus\" 0,2"), std::string::npos);
+  EXPECT_NE(s.find("put \"$S/${P}cpus\" 0,2"), std::string::npos);
+  EXPECT_NE(s.find("P=cpuset.; [ -e \"$S/cpuset.cpus\" ] || P="), std::string::npos);  // Android
   EXPECT_NE(s.find("put \"$C/cpu.cfs_period_us\" 100000"), std::string::npos);
   EXPECT_NE(s.find("put \"$C/cpu.cfs_quota_us\" 50000"), std::string::npos);
   EXPECT_NE(s.find("put \"$M/memory.limit_in_bytes\" 536870912"), std::string::npos);
@@ -106,7 +107,9 @@ TEST(CgroupTier, EachLimitHasItsCgroupV2FormBesideItsV1One) {
   EXPECT_NE(s.find("put \"$M/memory.max\" 536870912"), std::string::npos);
   EXPECT_NE(s.find("put \"$M/memory.swap.max\" 0"), std::string::npos);
   // The v2 folder is shared: made once, each controller's `mk` finding it there.
-  EXPECT_NE(s.find("[ -d \"$d\" ] || mkdir"), std::string::npos);
+  EXPECT_NE(s.find("case \"$d\" in \"$S\"|\"$C\"|\"$M\") return 0;; esac"), std::string::npos);
+  // Any other folder of that name is another's: refused, never shared.
+  EXPECT_NE(s.find("exists already"), std::string::npos);
 }
 
 TEST(CgroupTier, AV2TierIsOneFolderJoinedAndRemovedOnce) {
@@ -146,24 +149,51 @@ TEST(CgroupTier, NamesSayWhoseCgroupsTheyAre) {
   EXPECT_EQ(tag, TierHostTag("board-1"));
   EXPECT_NE(tag, TierHostTag("board-2"));
   EXPECT_EQ(TierHostTag(""), "811c9dc5");  // FNV-1a's offset basis: the hash is FNV-1a
-  const std::string name = TierCgroupName(tag, 4242, 1700000000000, 3);
-  EXPECT_EQ(name, "pipette-" + tag + "-4242-1700000000000-3");
+  const std::string name = TierCgroupName(tag, 4242, 987654, 1700000000000, 3);
+  EXPECT_EQ(name, "pipette-" + tag + "-4242-987654-1700000000000-3");
   auto owner = TierCgroupOwner("/sys/fs/cgroup/memory/x/" + name);
   ASSERT_TRUE(owner.has_value());
   EXPECT_EQ(owner->host_tag, tag);
   EXPECT_EQ(owner->pid, 4242);
-  for (const char* other : {"/a/pipette-4242-1-1", "/a/pipette-zzzzzzzz-1-1-1", "/a/other",
-                            "/a/pipette-"
-                            "0000000-1-1-1",
-                            "/a/pipette-00000000-1-x-1"}) {
+  EXPECT_EQ(owner->start_ticks, 987654);
+  for (const char* other :
+       {"/a/pipette-4242-1-1", "/a/pipette-zzzzzzzz-1-1-1-1", "/a/other",
+        "/a/pipette-0000000-1-1-1-1", "/a/pipette-00000000-1-x-1-1", "/a/pipette-00000000-1-1-1",
+        "/a/pipette-00000000-99999999999999999999-1-1-1",  // too long for a pid: not out of range
+        "/a/pipette-00000000-1-1-1-9999999999999999999999"}) {
     EXPECT_FALSE(TierCgroupOwner(other).has_value()) << other;
   }
   EXPECT_EQ(ParseTierList("/c/pipette-a\n/c/pipette-a\n\n/m/pipette-a\nnoise\n"),
             (std::vector<std::string>{"/c/pipette-a", "/m/pipette-a"}));
-  EXPECT_NE(TierListScript().find("for c in cpuset cpu memory"), std::string::npos);
+  // v1: anywhere in the hierarchy; v2: the root.
+  EXPECT_NE(TierListScript().find("find \"$m\" -maxdepth 8 -type d -name 'pipette-*'"),
+            std::string::npos);
+}
+
+TEST(CgroupTier, TheVersionsScriptAsksForTheControllersTheTierUses) {
+  Tier quota;
+  quota.cpu_quota = 0.5;
+  const std::string s = TierVersionsScript(quota);
+  EXPECT_NE(s.find("base cpu 2>/dev/null"), std::string::npos);
+  EXPECT_NE(s.find("echo 'cpu v2'"), std::string::npos);
+  EXPECT_EQ(s.find("base memory"), std::string::npos);
+  EXPECT_EQ(s.find("base cpuset"), std::string::npos);
+}
+
+TEST(CgroupTier, AV2CpusetMustBeInEffectAsAsked) {
+  Tier t;
+  t.cpus = {3, 0, 1, 2, 7};
+  const std::string s = TierCreateScript(t, "n");
+  EXPECT_NE(s.find("put \"$S/${P}cpus\" 0-3,7"), std::string::npos) << s;
+  EXPECT_NE(s.find("[ \"$e\" = 0-3,7 ] || fail"), std::string::npos) << s;
+  EXPECT_NE(TierReadScript({{"cpuset", "/s"}}, 1, false).find("cpuset.cpus.effective"),
+            std::string::npos);
 }
 
 TEST(CgroupTier, CpuListsAreTheKernelsRanges) {
+  EXPECT_EQ(FormatCpuList({0}), "0");
+  EXPECT_EQ(FormatCpuList({5, 0, 1, 2, 1}), "0-2,5");
+  EXPECT_EQ(FormatCpuList({0, 2, 4}), "0,2,4");
   EXPECT_EQ(ParseCpuList("0"), (std::vector<int>{0}));
   EXPECT_EQ(ParseCpuList("0-2,5"), (std::vector<int>{0, 1, 2, 5}));
   EXPECT_EQ(ParseCpuList("5,0-1,1"), (std::vector<int>{0, 1, 5}));

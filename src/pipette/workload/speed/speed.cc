@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "pipette/config/parse.h"
+#include "pipette/env/cgroup_tier.h"
 #include "pipette/env/sensors.h"
 #include "pipette/protocol/speed_ops.h"
 #include "pipette/workload/speed/prompt_text.h"
@@ -376,7 +377,8 @@ class Speed : public Workload {
     }
     if (!used.empty()) {
       out["freq_mhz"] = sum / double(used.size()) / 1000.0;
-      out["freq_cpus"] = all ? std::string("all") : fmt::format("{}", fmt::join(used, ","));
+      all = all || used.size() == now.cpu_freq_khz.size();
+      out["freq_cpus"] = all ? std::string("all") : env::FormatCpuList(used);
     }
     out["energy"] = env::EnergyFacts(before, now, seconds);
     return out;
