@@ -18,21 +18,25 @@ mkdir -p .deps/vm
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# download PACKAGE=VERSION [FALLBACK-PACKAGE]: the .deb into $tmp/PACKAGE/; the package lists may
-# be older than the archive, so they are updated once when it fails. When the pinned build has left
-# the archive, FALLBACK (a metapackage) names the build to take instead.
+# download PACKAGE=VERSION [FALLBACK]: the .deb into $tmp/PACKAGE/; the package lists may be older
+# than the archive, so they are updated once when it fails. When the pinned build has left the
+# archive (a security update or a point release replaced it), FALLBACK names what to take instead:
+# a metapackage (its first dependency), else the package itself at the archive's version.
 download() {
-  local want=$1 fallback=${2:-} dir="$tmp/${1%%=*}"
+  local want=$1 fallback=${2:-${1%%=*}} dir="$tmp/${1%%=*}" now=""
   mkdir -p "$dir"
   (cd "$dir" && apt-get download -qq "$want" 2>/dev/null) && return 0
-  $SUDO apt-get update -qq
+  $SUDO apt-get update -qq || true
   (cd "$dir" && apt-get download -qq "$want" 2>/dev/null) && return 0
-  [ -n "$fallback" ] || { echo "fetch-test-vm: $want is not in Debian's archive" >&2; return 1; }
-  local now
-  now=$(apt-cache depends "$fallback" 2>/dev/null | awk '$1=="Depends:"{print $2; exit}')
-  say "WARNING: $want is no longer in Debian's archive; taking $now (what $fallback names)." \
-    "Update the TEST_VM_KERNEL_* pins in scripts/versions.env."
-  (cd "$dir" && apt-get download -qq "$now" 2>/dev/null)
+  if [ "$fallback" = "${1%%=*}" ]; then
+    now=$fallback
+  else
+    now=$(apt-cache depends "$fallback" 2>/dev/null | awk '$1=="Depends:" && !n {print $2; n=1}' || true)
+  fi
+  [ -n "$now" ] || { echo "fetch-test-vm: cannot download $want, nor find what $fallback names" >&2; return 1; }
+  say "WARNING: $want is no longer in Debian's archive; taking $now." \
+    "Update the TEST_VM_* pins in scripts/versions.env."
+  (cd "$dir" && apt-get download -qq "$now")
 }
 
 kernel_pin="$TEST_VM_KERNEL_PACKAGE $TEST_VM_KERNEL_VERSION"

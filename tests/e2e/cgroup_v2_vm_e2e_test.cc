@@ -136,7 +136,8 @@ TEST_F(CgroupV2Vm, ATiersScriptsLimitTheWorkerOnAKernelWithCgroupV2Alone) {
   tier.cpus = {1};
   tier.cpu_quota = 0.5;
   tier.memory_bytes = int64_t{32} << 20;
-  const std::string name = env::TierCgroupName(env::TierHostTag("vm"), 1, 2, 3, 4);
+  const std::string name =
+      env::TierCgroupName(env::TierHostTag("vm") + env::TierHostTag("boot"), 1, 2, 3, 4);
   const std::string folder = "/sys/fs/cgroup/" + name;
   // What the create script makes there: one v2 folder at the root for all three controllers.
   const env::TierCgroups cgroups = {{"cpuset", folder}, {"cpu", folder}, {"memory", folder}};
@@ -235,7 +236,8 @@ TEST_F(CgroupV2Vm, OnAHybridSystemEachControllerComesFromTheVersionThatHasIt) {
   tier.cpus = {1};
   tier.cpu_quota = 0.5;
   tier.memory_bytes = int64_t{32} << 20;
-  const std::string name = env::TierCgroupName(env::TierHostTag("vm"), 1, 2, 3, 4);
+  const std::string name =
+      env::TierCgroupName(env::TierHostTag("vm") + env::TierHostTag("boot"), 1, 2, 3, 4);
   const env::TierCgroups expected = {{"cpuset", "/sys/fs/cgroup/cpuset/" + name},
                                      {"cpu", "/sys/fs/cgroup/cpu/" + name},
                                      {"memory", "/sys/fs/cgroup/unified/" + name}};

@@ -138,16 +138,19 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   // The first run's own memory cgroup, beside this test's.
   const fs::path session =
       OwnCgroup("memory") / ("pipette-e2e-session-" + std::to_string(::getpid()));
-  const fs::path other = session.parent_path() / "pipette-00000000-1-1-1-1";
-  // Whatever happens, the test leaves no process or cgroup of its own behind: the killed run's
-  // worker is stopped and every cgroup it made removed.
+  const fs::path other = session.parent_path() / "pipette-0000000000000000-1-1-1-1";
+  // Whatever happens, the test leaves no process or cgroup of its own behind: the run (in the
+  // session's cgroup) and its worker (in a tier's under it) are killed and every cgroup removed.
   struct Cleanup {
     fs::path session, other;
     ~Cleanup() {
       std::error_code ec;
+      std::vector<fs::path> groups = {session};
       for (const auto& e : fs::recursive_directory_iterator(session, ec)) {
-        if (!e.is_directory() || !e.path().filename().string().starts_with("pipette-")) continue;
-        std::istringstream procs(ReadFile(e.path() / "cgroup.procs"));
+        if (e.is_directory()) groups.push_back(e.path());
+      }
+      for (const fs::path& g : groups) {
+        std::istringstream procs(ReadFile(g / "cgroup.procs"));
         for (int pid; procs >> pid;) ::kill(pid, SIGKILL);
       }
       for (int i = 0; i < 50 && fs::exists(session); ++i) {
@@ -210,6 +213,11 @@ TEST_F(TierE2E, TheCgroupsOfAKilledControllerAreSweptByTheNextRun) {
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_FALSE(fs::exists(killed));
   EXPECT_TRUE(fs::is_directory(other));
+  // Nothing else of the second run's is left.
+  auto now = Cgroups("memory");
+  now.erase(session.string());
+  now.erase(other.string());
+  EXPECT_EQ(now, before);
 }
 
 // sustained<T> in a tier with a cpuset: the frequency it samples is the mean over the CPUs the

@@ -55,7 +55,10 @@ Result<nlohmann::json> DeviceFingerprint(device::Device& d, const config::Device
       std::string controller, version;
       while (lines >> controller >> version) versions[controller] = version;
     } else {
-      versions = {{"na", printed.error().message}};
+      // Why, beside the tier: the tier's facts are hashed into the device's id, a passing error's
+      // words must not change it.
+      versions = "n/a";
+      facts["tier_cgroup_na"] = printed.error().message;
     }
     facts["tier"] = {{"limits", tier.ToJson()}, {"label", tier.Label()}, {"cgroup", versions}};
   }

@@ -35,14 +35,20 @@ void TieredDevice::SweepDeadControllers() {
   std::vector<std::string> stale;
   for (const std::string& folder : env::ParseTierList(*listed)) {
     auto owner = env::TierCgroupOwner(folder);
-    // Only this host's, this boot's: another host's controller may be alive, and its pids mean
-    // nothing here. Its controller is gone when no process has its pid, or one started at another
-    // time (the pid used again); a process whose start time cannot be read is left alone.
-    if (!owner || owner->host_tag != host_tag_) continue;
-    if (owner->pid == self_.pid && uint64_t(owner->start_ticks) == self_.start_ticks) continue;
-    const int pid = int(owner->pid);
-    const auto start = processes_->StartTicks(pid);
-    const bool gone = start ? *start != uint64_t(owner->start_ticks) : !processes_->Exists(pid);
+    // Only this host's: another host's controller may be alive, and its pids mean nothing here.
+    // Its controller is gone when it ran in an earlier boot, when no process has its pid, or when
+    // one started at another time has it (the pid used again); a process whose start time cannot
+    // be read is left alone.
+    if (!owner || owner->host_tag.substr(0, 8) != host_tag_.substr(0, 8)) continue;
+    bool gone = owner->host_tag != host_tag_;  // this host's earlier boot
+    if (!gone) {
+      if (owner->pid == self_.pid && uint64_t(owner->start_ticks) == self_.start_ticks) continue;
+      const int pid = int(owner->pid);
+      const auto start = processes_->StartTicks(pid);
+      // A start time of 0 is one that could not be read: not a judge of anything.
+      if (owner->start_ticks == 0 || (start && *start == 0)) continue;
+      gone = start ? *start != uint64_t(owner->start_ticks) : !processes_->Exists(pid);
+    }
     if (gone) stale.push_back(folder);
   }
   // A cgroup whose worker outlived its controller stays until that worker ends.

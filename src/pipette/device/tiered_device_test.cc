@@ -94,30 +94,38 @@ TEST(TieredDevice, ATierTheDeviceRefusesFailsTheStartSayingWhichTier) {
   EXPECT_TRUE(d->preludes.empty());  // no worker runs outside its limits
 }
 
-// The cgroups of a dead controller of this host and boot are removed before the first worker
-// starts: one whose pid no process has, or whose pid a later process has; a live controller's (and
-// this one's own) and another host's are left alone, as is one whose start time cannot be read.
+// The cgroups of a dead controller of this host are removed before the first worker starts: one of
+// an earlier boot, one whose pid no process has, or whose pid a later process has; a live
+// controller's (and this one's own) and another host's are left alone, as are those whose start
+// time cannot be read.
 TEST(TieredDevice, TheFirstStartSweepsTheCgroupsOfThisHostsDeadControllers) {
   const auto self = env::ProcessIdentity::Of("host-a", "m1", "b1", 100, 5000, "pid:[1]");
   auto processes = std::make_unique<env::FakeProcessTable>(self);
   processes->Start(200, 7000);  // a live controller
   processes->Start(300, 9000);  // a pid used again since its controller ended
   processes->Hide(500);         // runs, its start time unreadable
-  const std::string tag = env::TierHostTag("host-a\nm1\nb1\npid:[1]");
+  const std::string tag = env::TierHostTag(self);
   const std::string own = "/m/" + env::TierCgroupName(tag, 100, 5000, 1, 1);
   const std::string live = "/m/" + env::TierCgroupName(tag, 200, 7000, 1, 1);
   const std::string reused = "/m/" + env::TierCgroupName(tag, 300, 8000, 1, 1);
   const std::string dead = "/m/" + env::TierCgroupName(tag, 400, 1000, 1, 1);
   const std::string hidden = "/m/" + env::TierCgroupName(tag, 500, 1000, 1, 1);
-  // Another host, or this host's earlier boot: whose pids this one cannot judge.
+  // Another host's, whose pids this one cannot judge; this host's earlier boot's, ended.
   const std::string elsewhere =
-      "/m/" + env::TierCgroupName(env::TierHostTag("host-b\nm2\nb1\npid:[1]"), 400, 1, 1, 1);
+      "/m/" + env::TierCgroupName(
+                  env::TierHostTag(env::ProcessIdentity::Of("host-b", "m2", "b1", 1, 1, "pid:[1]")),
+                  400, 1, 1, 1);
   const std::string earlier_boot =
-      "/m/" + env::TierCgroupName(env::TierHostTag("host-a\nm1\nb0\npid:[1]"), 400, 1, 1, 1);
+      "/m/" + env::TierCgroupName(
+                  env::TierHostTag(env::ProcessIdentity::Of("host-a", "m1", "b0", 1, 1, "pid:[1]")),
+                  200, 7000, 1, 1);
+  // A controller whose start time was unreadable when it named its cgroups.
+  const std::string unknown_start = "/m/" + env::TierCgroupName(tag, 400, 0, 1, 1);
 
   std::vector<std::string> log;
   auto inner = std::make_unique<ScriptedDevice>(&log);
-  for (const std::string& f : {own, live, reused, dead, hidden, elsewhere, earlier_boot}) {
+  for (const std::string& f :
+       {own, live, reused, dead, hidden, elsewhere, earlier_boot, unknown_start}) {
     inner->listed += f + "\n";
   }
   inner->listed += "/m/pipette-not-ours\n";
@@ -130,7 +138,8 @@ TEST(TieredDevice, TheFirstStartSweepsTheCgroupsOfThisHostsDeadControllers) {
   ASSERT_EQ(removals.size(), 1u);
   EXPECT_NE(removals[0].find(reused), std::string::npos);
   EXPECT_NE(removals[0].find(dead), std::string::npos);
-  for (const std::string& kept : {own, live, hidden, elsewhere, earlier_boot}) {
+  EXPECT_NE(removals[0].find(earlier_boot), std::string::npos);
+  for (const std::string& kept : {own, live, hidden, elsewhere, unknown_start}) {
     EXPECT_EQ(removals[0].find(kept), std::string::npos) << kept;
   }
   EXPECT_EQ(removals[0].find("pipette-not-ours"), std::string::npos);

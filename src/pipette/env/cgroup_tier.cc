@@ -134,8 +134,9 @@ std::string TierCreateScript(const Tier& tier, const std::string& name) {
         "  put \"$S/${{P}}mems\" \"$mems\"\n"
         "fi\n"
         "put \"$S/${{P}}cpus\" {1}\n"
-        "if v2 \"$S\"; then\n"
-        "  e=$(cat \"$S/cpuset.cpus.effective\")\n"
+        "F=\"$S/${{P}}effective_cpus\"; v2 \"$S\" && F=\"$S/cpuset.cpus.effective\"\n"
+        "if [ -e \"$F\" ]; then\n"
+        "  e=$(cat \"$F\")\n"
         "  [ \"$e\" = {1} ] || fail \"the cpuset {1} is in effect as '$e' in $S: a CPU of it is "
         "offline or not this device's\"\n"
         "fi\n",
@@ -291,8 +292,8 @@ std::string TierHostTag(const std::string& identity) {
 }
 
 std::string TierHostTag(const ProcessIdentity& self) {
-  return TierHostTag(
-      fmt::format("{}\n{}\n{}\n{}", self.host, self.machine_id, self.boot_id, self.pid_ns));
+  return TierHostTag(fmt::format("{}\n{}\n{}", self.host, self.machine_id, self.pid_ns)) +
+         TierHostTag(self.boot_id);
 }
 
 std::optional<TierOwner> TierCgroupOwner(const std::string& folder) {
@@ -300,13 +301,14 @@ std::optional<TierOwner> TierCgroupOwner(const std::string& folder) {
   std::vector<std::string> parts;
   std::istringstream in(name);
   for (std::string part; std::getline(in, part, '-');) parts.push_back(part);
-  if (parts.size() != 6 || parts[0] != "pipette" || parts[1].size() != 8 ||
+  if (parts.size() != 6 || parts[0] != "pipette" || parts[1].size() != 16 ||
       parts[1].find_first_not_of("0123456789abcdef") != std::string::npos) {
     return std::nullopt;
   }
   for (size_t i = 2; i < parts.size(); ++i) {
-    // A pid has at most 10 digits, the other numbers at most 18: never out of range.
-    if (parts[i].empty() || parts[i].size() > (i == 2 ? 10u : 18u) ||
+    // A pid has at most 7 digits (Linux's limit is 4194304), the other numbers at most 18: never
+    // out of range.
+    if (parts[i].empty() || parts[i].size() > (i == 2 ? 7u : 18u) ||
         parts[i].find_first_not_of("0123456789") != std::string::npos) {
       return std::nullopt;
     }

@@ -42,14 +42,15 @@ using TierCgroups = std::map<std::string, std::string>;
 // and says whose they are: a controller of this host can tell whether the one named is alive.
 std::string TierCgroupName(const std::string& host_tag, int64_t pid, int64_t start_ticks,
                            int64_t ms, int n);
-// Eight hex digits (FNV-1a) of what tells this controller's host apart from every other that may
-// share a device, and this boot from another: its host name, machine id, boot id and pid namespace
-// (the second form: this process's).
+// Eight hex digits (FNV-1a) of a text.
 std::string TierHostTag(const std::string& identity);
+// Sixteen: eight of what tells this controller's host apart from every other that may share a
+// device (host name, machine id, pid namespace), then eight of its boot (boot id): a cgroup of this
+// host's earlier boot is an ended controller's.
 std::string TierHostTag(const ProcessIdentity& self);
 // Whose cgroups a folder of that name is; nullopt for any other name.
 struct TierOwner {
-  std::string host_tag;
+  std::string host_tag;  // sixteen hex digits
   int64_t pid = 0;
   int64_t start_ticks = 0;
 };

@@ -144,11 +144,14 @@ TEST(CgroupTier, PeakCapAndOomFromEitherVersionsKeys) {
 }
 
 TEST(CgroupTier, NamesSayWhoseCgroupsTheyAre) {
-  const std::string tag = TierHostTag("board-1");
-  EXPECT_EQ(tag.size(), 8u);
-  EXPECT_EQ(tag, TierHostTag("board-1"));
-  EXPECT_NE(tag, TierHostTag("board-2"));
+  EXPECT_EQ(TierHostTag("board-1").size(), 8u);
+  EXPECT_EQ(TierHostTag("board-1"), TierHostTag("board-1"));
+  EXPECT_NE(TierHostTag("board-1"), TierHostTag("board-2"));
   EXPECT_EQ(TierHostTag(""), "811c9dc5");  // FNV-1a's offset basis: the hash is FNV-1a
+  // A controller's: its host's eight digits, then its boot's.
+  const auto self = ProcessIdentity::Of("host-a", "m1", "b1", 4242, 987654, "pid:[1]");
+  const std::string tag = TierHostTag(self);
+  EXPECT_EQ(tag, TierHostTag("host-a\nm1\npid:[1]") + TierHostTag("b1"));
   const std::string name = TierCgroupName(tag, 4242, 987654, 1700000000000, 3);
   EXPECT_EQ(name, "pipette-" + tag + "-4242-987654-1700000000000-3");
   auto owner = TierCgroupOwner("/sys/fs/cgroup/memory/x/" + name);
@@ -156,11 +159,13 @@ TEST(CgroupTier, NamesSayWhoseCgroupsTheyAre) {
   EXPECT_EQ(owner->host_tag, tag);
   EXPECT_EQ(owner->pid, 4242);
   EXPECT_EQ(owner->start_ticks, 987654);
-  for (const char* other :
-       {"/a/pipette-4242-1-1", "/a/pipette-zzzzzzzz-1-1-1-1", "/a/other",
-        "/a/pipette-0000000-1-1-1-1", "/a/pipette-00000000-1-x-1-1", "/a/pipette-00000000-1-1-1",
-        "/a/pipette-00000000-99999999999999999999-1-1-1",  // too long for a pid: not out of range
-        "/a/pipette-00000000-1-1-1-9999999999999999999999"}) {
+  const std::string z = "0000000000000000";
+  for (const std::string& other : std::vector<std::string>{
+           "/a/pipette-4242-1-1", "/a/pipette-zzzzzzzzzzzzzzzz-1-1-1-1", "/a/other",
+           "/a/pipette-00000000-1-1-1-1",  // an eight-digit tag: an older Pipette's
+           "/a/pipette-" + z + "-1-x-1-1", "/a/pipette-" + z + "-1-1-1",
+           "/a/pipette-" + z + "-99999999-1-1-1",  // too long for a pid (never out of range)
+           "/a/pipette-" + z + "-1-1-1-9999999999999999999999"}) {
     EXPECT_FALSE(TierCgroupOwner(other).has_value()) << other;
   }
   EXPECT_EQ(ParseTierList("/c/pipette-a\n/c/pipette-a\n\n/m/pipette-a\nnoise\n"),
@@ -186,6 +191,8 @@ TEST(CgroupTier, AV2CpusetMustBeInEffectAsAsked) {
   const std::string s = TierCreateScript(t, "n");
   EXPECT_NE(s.find("put \"$S/${P}cpus\" 0-3,7"), std::string::npos) << s;
   EXPECT_NE(s.find("[ \"$e\" = 0-3,7 ] || fail"), std::string::npos) << s;
+  // v1's effective_cpus too, where the kernel keeps one (cpuset_v2_mode falls back as v2 does).
+  EXPECT_NE(s.find("F=\"$S/${P}effective_cpus\""), std::string::npos) << s;
   EXPECT_NE(TierReadScript({{"cpuset", "/s"}}, 1, false).find("cpuset.cpus.effective"),
             std::string::npos);
 }
