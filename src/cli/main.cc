@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipette/app/commands.h"
+#include "pipette/app/compare.h"
 #include "pipette/app/predict.h"
 #include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
@@ -130,6 +131,24 @@ int main(int argc, char** argv) {
   pred_cmd->add_option("--format,-f", predict.format, "md or json")->capture_default_str();
   pred_cmd->add_option("--output,-o", predict.output, "write to this file instead of stdout");
 
+  pipette::app::CompareArgs cmp;
+  auto* cmp_cmd = app.add_subcommand(
+      "compare",
+      "Compare a candidate's figures with a baseline's: both medians, the ratio with a bootstrap "
+      "95% interval, and a verdict; with --gate, exit 1 when a gate line fails");
+  cmp_cmd->add_option("baseline", cmp.baseline, "STORE (its latest run) or STORE:RUN")->required();
+  cmp_cmd->add_option("candidate", cmp.candidate, "STORE (its latest run) or STORE:RUN")
+      ->required();
+  cmp_cmd->add_option("--ignore", cmp.ignore,
+                      "a key not to pair on (model, quant, runtime, runtime_version, device, or "
+                      "a parameter): to compare across a key meant to differ");
+  cmp_cmd->add_option("--gate", cmp.gate, "a gate file: what may not get worse, by how much");
+  cmp_cmd->add_option("--format,-f", cmp.format, "md or json")->capture_default_str();
+  cmp_cmd->add_option("--output,-o", cmp.output, "write to this file instead of stdout");
+  cmp_cmd->add_option("--seed", cmp.seed, "the bootstrap's seed")->capture_default_str();
+  cmp_cmd->add_option("--resamples", cmp.resamples, "the bootstrap's resamples")
+      ->capture_default_str();
+
   // CLI11 would call an unknown command an unexpected argument.
   if (argc > 1) {
     std::vector<std::string> commands;
@@ -156,5 +175,6 @@ int main(int argc, char** argv) {
   if (*env_cmd) return pipette::app::Env(env, paths, device);
   if (*sens_cmd) return pipette::app::Sensitivity(sens, paths, device);
   if (*pred_cmd) return pipette::app::Predict(predict);
+  if (*cmp_cmd) return pipette::app::Compare(cmp);
   return 2;
 }

@@ -28,6 +28,37 @@ std::string Joined(const Key& key, const std::set<std::string>& ignore) {
   return out;
 }
 
+// A pair's key for people: the model by name, the ignored keys and the metric left out (the
+// metric has a column of its own).
+Key DisplayKey(const metrics::ResultRow& row, const std::set<std::string>& ignore) {
+  Key out;
+  for (auto [name, value] : PairingKey(row)) {
+    if (ignore.count(name) || name == "metric") continue;
+    if (name == "model") value = row.cell->model;
+    out.emplace_back(name, value);
+  }
+  return out;
+}
+
+// Each figure's label: the keys whose values differ between the figures (the test always); the
+// rest, shared by all, once.
+void Label(Comparison& c) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const FigureComparison& f : c.figures) {
+    for (const auto& [name, value] : f.key) values[name].insert(value);
+  }
+  std::set<std::string> shared;
+  for (const auto& [name, v] : values) {
+    if (v.size() == 1 && name != "test") shared.insert(name);
+  }
+  for (FigureComparison& f : c.figures) {
+    Key own, common;
+    for (const auto& kv : f.key) (shared.count(kv.first) ? common : own).push_back(kv);
+    f.label = Joined(own, {});
+    if (c.common.empty()) c.common = Joined(common, {});
+  }
+}
+
 // The gate line for a figure: one naming its test and metric ("tg128.throughput"), else its metric
 // ("peak_rss"), else its test when the figure is the test's headline ("tg128").
 const GateLine* GateFor(const metrics::ResultRow& row, const std::vector<GateLine>& gate) {
@@ -120,7 +151,7 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
     const metrics::ResultRow& base = *rows[0];
     const metrics::ResultRow& cand = *it->second[0];
     FigureComparison f;
-    f.label = key;
+    f.key = DisplayKey(base, options.ignore);
     f.test = base.test;
     f.metric = base.metric;
     f.unit = base.unit;
@@ -143,6 +174,7 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
   for (const auto& [key, rows] : b) {
     if (!a.count(key)) out.candidate_only.push_back(key);
   }
+  Label(out);
   for (const GateLine& g : options.gate) {
     if (used.count(&g)) continue;
     std::vector<std::string> figures;

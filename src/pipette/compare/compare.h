@@ -28,7 +28,10 @@ std::vector<std::pair<std::string, std::string>> PairingKey(const metrics::Resul
 std::optional<Direction> GoodDirection(const metrics::ResultRow& row);
 
 struct FigureComparison {
-  std::string label;  // the pair's key, ignored keys left out: "model=... quant=Q4_1 test=tg128"
+  // The pair's name for people: the keys that tell this comparison's figures apart, the model by
+  // name ("threads=4 test=tg128"); the keys every figure shares are Comparison::common.
+  std::string label;
+  std::vector<std::pair<std::string, std::string>> key;  // every key paired on, the model by name
   std::string test, metric, unit;
   RatioChange change;
   // A gate line that applies, and whether the figure fails it (verdict worse, past its limit).
@@ -41,6 +44,7 @@ struct Comparison {
   std::vector<std::string> baseline_only, candidate_only;  // unpaired rows' labels
   std::vector<std::string> ambiguous;  // a key more than one row of a side holds (not compared)
   std::vector<std::string> ignored;    // the keys not paired on, as asked
+  std::string common;                  // "model=... quant=Q4_1 ...": what every figure shares
   stats::BootstrapOptions bootstrap;   // the seed and resamples used
   bool gate_failed = false;
 };

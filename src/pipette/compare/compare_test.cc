@@ -38,7 +38,10 @@ TEST(Compare, RowsPairOnEveryKeyAndUnpairedOnesAreListed) {
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 1u);
   EXPECT_EQ(c->figures[0].change.verdict, Verdict::kBetter);
-  EXPECT_NE(c->figures[0].label.find("threads=2"), std::string::npos);
+  // Labelled by what tells figures apart (the test alone here); the rest said once.
+  EXPECT_EQ(c->figures[0].label, "test=tg128");
+  EXPECT_NE(c->common.find("model=m quant=Q4_1"), std::string::npos) << c->common;
+  EXPECT_NE(c->common.find("threads=2"), std::string::npos) << c->common;
   EXPECT_EQ(c->baseline_only.size(), 2u);  // pp512, and tg128 at 4 threads
   ASSERT_EQ(c->candidate_only.size(), 1u);
   EXPECT_NE(c->candidate_only[0].find("threads=8"), std::string::npos);

@@ -1,0 +1,100 @@
+#include "pipette/app/compare.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "pipette/app/commands.h"
+#include "pipette/compare/compare.h"
+#include "pipette/compare/view.h"
+#include "pipette/env/process.h"
+#include "pipette/report/load.h"
+#include "pipette/store/store.h"
+#include "pipette/util/files.h"
+
+namespace pipette::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The rows of one side: STORE (its latest run) or STORE:RUN, read only.
+Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::string* name) {
+  std::string path = side;
+  std::optional<int64_t> run;
+  if (!fs::exists(path)) {
+    const size_t colon = side.rfind(':');
+    const std::string id = colon == std::string::npos ? "" : side.substr(colon + 1);
+    if (!id.empty() && id.find_first_not_of("0123456789") == std::string::npos && id.size() < 10 &&
+        fs::exists(side.substr(0, colon))) {
+      path = side.substr(0, colon);
+      run = std::stoll(id);
+    } else {
+      return InputError(fmt::format("{}: no such store (give STORE or STORE:RUN)", side));
+    }
+  }
+  auto store = store::Store::Open(path, store::OpenMode::kReadOnly);
+  if (!store) return store.error();
+  if (!run) {
+    auto latest = (*store)->LatestRunId();
+    if (!latest) return latest.error();
+    if (!*latest) return InputError(fmt::format("the store {} has no runs yet", path));
+    run = **latest;
+  }
+  env::LinuxProcessTable processes;
+  auto data = report::LoadReportData(**store, {*run}, &processes);
+  if (!data) return data.error();
+  if (data->runs.empty()) return InputError(fmt::format("{}: no run {}", path, *run));
+  *name = fmt::format("{} run {}", path, *run);
+  return std::move(data->rows);
+}
+
+}  // namespace
+
+int Compare(const CompareArgs& args) {
+  if (args.format != "md" && args.format != "json") {
+    return Fail(InputError(fmt::format("--format {}: compare writes md or json", args.format)));
+  }
+  if (args.resamples < 100 || args.resamples > 1000000) {
+    return Fail(InputError(
+        fmt::format("--resamples {}: give 100 to 1000000 (10000 by default)", args.resamples)));
+  }
+  compare::CompareOptions options;
+  options.ignore.insert(args.ignore.begin(), args.ignore.end());
+  options.bootstrap.seed = args.seed;
+  options.bootstrap.resamples = args.resamples;
+  if (!args.gate.empty()) {
+    std::ifstream in(args.gate, std::ios::binary);
+    if (!in) return Fail(InputError(fmt::format("{}: cannot read the gate file", args.gate)));
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto gate = compare::ParseGate(text.str(), args.gate);
+    if (!gate) return Fail(gate.error());
+    options.gate = std::move(*gate);
+    options.gate_file = args.gate;
+  }
+  std::string base_name, cand_name;
+  auto base = SideRows(args.baseline, &base_name);
+  if (!base) return Fail(base.error());
+  auto cand = SideRows(args.candidate, &cand_name);
+  if (!cand) return Fail(cand.error());
+  auto c = compare::Compare(*base, *cand, options);
+  if (!c) return Fail(c.error());
+  std::ostringstream out;
+  if (args.format == "json") {
+    out << compare::ComparisonJson(*c, base_name, cand_name).dump(2) << "\n";
+  } else {
+    compare::WriteComparisonMarkdown(*c, base_name, cand_name, out);
+  }
+  if (args.output.empty()) {
+    std::cout << out.str();
+  } else {
+    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+    fmt::print(stderr, "wrote {}\n", args.output);
+  }
+  return c->gate_failed ? 1 : 0;
+}
+
+}  // namespace pipette::app

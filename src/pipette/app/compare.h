@@ -1,0 +1,24 @@
+// `pipette compare BASELINE CANDIDATE`: two stored runs' figures paired and compared
+// (compare/compare.h), optionally held against a gate file. Exit codes: 0 compared (and the gate,
+// if any, passed), 1 a gate line failed, 2 bad input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pipette::app {
+
+struct CompareArgs {
+  std::string baseline, candidate;  // STORE (its latest run) or STORE:RUN
+  std::vector<std::string> ignore;  // keys not paired on
+  std::string gate;                 // a gate file
+  std::string format = "md";        // md | json
+  std::string output;               // empty: standard output
+  uint64_t seed = 20261204;
+  int resamples = 10000;
+};
+
+int Compare(const CompareArgs& args);
+
+}  // namespace pipette::app

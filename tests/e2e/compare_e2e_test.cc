@@ -1,0 +1,90 @@
+// `pipette compare` through the CLI, on runs made in the test: a run against itself (every ratio 1,
+// no figure better or worse), the Markdown and JSON outputs, a gate that passes, and bad input
+// (a gate line naming no figure, a malformed gate line, an unknown key, a missing run) refused
+// with exit code 2 and the place. The verdicts on known sample sets are unit-tested
+// (compare/verdict_test.cc, compare/compare_test.cc): real runs' speeds are not known answers.
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+
+namespace pipette_e2e {
+namespace {
+
+class CompareE2E : public E2E {
+ protected:
+  void SetUp() override {
+    E2E::SetUp();
+    const fs::path ex = Write("ex.yaml",
+                              "models: [smollm2-135m-instruct-q4_1]\n"
+                              "params: {threads: 1, n_ctx: 256}\n"
+                              "tests: [tg4]\n"
+                              "repetitions: 3\n"
+                              "warmup: 0\n");
+    Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+    ASSERT_EQ(run.code, 0) << run.err;
+  }
+};
+
+TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
+  Output md = Pipette({"compare", Store(), Store() + ":1"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("Baseline: " + Store() + " run 1"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| test=tg4 "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("- Every figure: model=smollm2-135m-instruct-q4_1 quant=Q4_1"),
+            std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("seed 20261204"), std::string::npos);
+
+  Output js = Pipette({"compare", Store(), Store(), "--format", "json", "--seed", "7"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  const json j = json::parse(js.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["seed"], 7);
+  EXPECT_FALSE(j["gate_failed"].get<bool>());
+  bool throughput = false;
+  for (const json& f : j["figures"]) {
+    EXPECT_EQ(f["ratio"], 1.0) << f;
+    EXPECT_NE(f["verdict"], "better") << f;
+    EXPECT_NE(f["verdict"], "worse") << f;
+    if (f["figure"] == "test=tg4" && f["metric"] == "throughput") {
+      throughput = true;
+      EXPECT_EQ(f["n"], "3/3");
+      EXPECT_LE(f["ci_low"].get<double>(), 1.0);
+      EXPECT_GE(f["ci_high"].get<double>(), 1.0);
+    }
+  }
+  EXPECT_TRUE(throughput) << js.out;
+  EXPECT_TRUE(j["baseline_only"].empty());
+  EXPECT_TRUE(j["candidate_only"].empty());
+}
+
+TEST_F(CompareE2E, AGateThatHoldsExitsZeroAndBadInputTwoWithItsPlace) {
+  const fs::path gate = Write("release.gate", "# release rule\ntg4: -3%\npeak_rss: +5%\n");
+  Output ok = Pipette({"compare", Store(), Store(), "--gate", gate.string()});
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("passed -3%"), std::string::npos) << ok.out;
+
+  const fs::path typo = Write("typo.gate", "tg5: -3%\n");
+  Output t = Pipette({"compare", Store(), Store(), "--gate", typo.string()});
+  EXPECT_EQ(t.code, 2);
+  EXPECT_NE(t.err.find(typo.string() + ":1:1: 'tg5' names no figure this comparison has (did "
+                                       "you mean 'tg4'?)"),
+            std::string::npos)
+      << t.err;
+  const fs::path bad = Write("bad.gate", "tg4: 3%\n");
+  Output b = Pipette({"compare", Store(), Store(), "--gate", bad.string()});
+  EXPECT_EQ(b.code, 2);
+  EXPECT_NE(b.err.find(bad.string() + ":1:6: '3%' has no sign (+ or -)"), std::string::npos)
+      << b.err;
+  Output key = Pipette({"compare", Store(), Store(), "--ignore", "thread"});
+  EXPECT_EQ(key.code, 2);
+  EXPECT_NE(key.err.find("did you mean 'threads'?"), std::string::npos) << key.err;
+  Output run = Pipette({"compare", Store(), Store() + ":9"});
+  EXPECT_EQ(run.code, 2) << run.err;
+  Output none = Pipette({"compare", Store(), (dir_ / "none.db").string()});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no such store"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace pipette_e2e
