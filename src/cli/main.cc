@@ -8,6 +8,7 @@
 #include "pipette/app/commands.h"
 #include "pipette/app/compare.h"
 #include "pipette/app/predict.h"
+#include "pipette/app/reproduce.h"
 #include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
 #include "pipette/device/local_device.h"
@@ -136,18 +137,40 @@ int main(int argc, char** argv) {
       "compare",
       "Compare a candidate's figures with a baseline's: both medians, the ratio with a bootstrap "
       "95% interval, and a verdict; with --gate, exit 1 when a gate line fails");
-  cmp_cmd->add_option("baseline", cmp.baseline, "STORE (its latest run) or STORE:RUN")->required();
-  cmp_cmd->add_option("candidate", cmp.candidate, "STORE (its latest run) or STORE:RUN")
+  cmp_cmd
+      ->add_option("baseline", cmp.baseline,
+                   "STORE or a JSON report (its latest run), or STORE:RUN, REPORT.json:RUN")
+      ->required();
+  cmp_cmd
+      ->add_option("candidate", cmp.candidate,
+                   "STORE or a JSON report (its latest run), or STORE:RUN, REPORT.json:RUN")
       ->required();
   cmp_cmd->add_option("--ignore", cmp.ignore,
                       "a key not to pair on (model, quant, runtime, runtime_version, device, or "
                       "a parameter): to compare across a key meant to differ");
+  cmp_cmd->add_option("--pair-on", cmp.pair_on,
+                      "the only keys to pair on (besides the test and metric); every other key "
+                      "may differ");
   cmp_cmd->add_option("--gate", cmp.gate, "a gate file: what may not get worse, by how much");
   cmp_cmd->add_option("--format,-f", cmp.format, "md or json")->capture_default_str();
   cmp_cmd->add_option("--output,-o", cmp.output, "write to this file instead of stdout");
   cmp_cmd->add_option("--seed", cmp.seed, "the bootstrap's seed")->capture_default_str();
   cmp_cmd->add_option("--resamples", cmp.resamples, "the bootstrap's resamples")
       ->capture_default_str();
+
+  pipette::app::ReproduceArgs repro;
+  auto* repro_cmd = app.add_subcommand(
+      "reproduce",
+      "Run a stored run's experiment again on this machine and say, figure by figure, whether "
+      "it reproduced: quality bit-identical, speed within the noise band; exit 1 when not");
+  repro_cmd->add_option("run", repro.run, "the run to reproduce")->required();
+  repro_cmd->add_option("--store", repro.store, "SQLite store")->capture_default_str();
+  repro_cmd->add_option("--format,-f", repro.format, "md or json")->capture_default_str();
+  repro_cmd->add_option("--output,-o", repro.output, "write to this file instead of stdout");
+  repro_cmd->add_flag("--no-bandwidth", repro.no_bandwidth,
+                      "skip the memory bandwidth probe of the environment record");
+  repro_cmd->add_flag("--no-wait", repro.no_wait,
+                      "refuse at once when another Pipette is measuring on this machine");
 
   // CLI11 would call an unknown command an unexpected argument.
   if (argc > 1) {
@@ -173,6 +196,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return pipette::app::Run(run, paths, device);
   if (*rep_cmd) return pipette::app::Report(report);
   if (*env_cmd) return pipette::app::Env(env, paths, device);
+  if (*repro_cmd) return pipette::app::Reproduce(repro, paths, device);
   if (*sens_cmd) return pipette::app::Sensitivity(sens, paths, device);
   if (*pred_cmd) return pipette::app::Predict(predict);
   if (*cmp_cmd) return pipette::app::Compare(cmp);

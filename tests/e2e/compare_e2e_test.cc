@@ -38,7 +38,7 @@ TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
   Output js = Pipette({"compare", Store(), Store(), "--format", "json", "--seed", "7"});
   ASSERT_EQ(js.code, 0) << js.err;
   const json j = json::parse(js.out);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["seed"], 7);
   EXPECT_FALSE(j["gate_failed"].get<bool>());
   bool throughput = false;
@@ -48,7 +48,9 @@ TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
     EXPECT_NE(f["verdict"], "worse") << f;
     if (f["figure"] == "test=tg4" && f["metric"] == "throughput") {
       throughput = true;
-      EXPECT_EQ(f["n"], "3/3");
+      EXPECT_EQ(f["baseline_n"], 3);
+      EXPECT_EQ(f["candidate_n"], 3);
+      EXPECT_EQ(f["compared_as"], "ratio of medians");
       EXPECT_LE(f["ci_low"].get<double>(), 1.0);
       EXPECT_GE(f["ci_high"].get<double>(), 1.0);
     }
@@ -84,6 +86,66 @@ TEST_F(CompareE2E, AGateThatHoldsExitsZeroAndBadInputTwoWithItsPlace) {
   Output none = Pipette({"compare", Store(), (dir_ / "none.db").string()});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no such store"), std::string::npos) << none.err;
+}
+
+TEST_F(CompareE2E, AJsonReportIsASideAndPairOnNamesTheKeysThatMatter) {
+  const std::string report = (dir_ / "report.json").string();
+  Output r = Pipette({"report", "--store", Store(), "--format", "json", "-o", report});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Output js = Pipette({"compare", report, Store(), "--format", "json", "--pair-on", "quant"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  const json j = json::parse(js.out);
+  EXPECT_EQ(j["baseline"], report + " run 1");
+  ASSERT_FALSE(j["figures"].empty()) << js.out;
+  for (const json& f : j["figures"]) {
+    EXPECT_EQ(f["difference"], 0.0) << f;  // the same samples, read back from the report
+  }
+  // Every key but the quantization is ignored, and said so.
+  bool model = false;
+  for (const json& k : j["ignored"]) model = model || k == "model";
+  EXPECT_TRUE(model) << j["ignored"];
+  const fs::path not_report = Write("other.json", "{\"schema\": \"pipette.predict\"}\n");
+  Output bad = Pipette({"compare", not_report.string(), Store()});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("not a Pipette JSON report"), std::string::npos) << bad.err;
+  Output run = Pipette({"compare", report + ":7", Store()});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("no result of run 7"), std::string::npos) << run.err;
+}
+
+// The shipped release rule (examples/gates/release.gate: accuracy not lower, decoding not slower,
+// memory not higher) on a run with those figures, against itself: it holds, exit 0; against a
+// candidate whose mc items are n/a (a run without them) it fails, exit 1.
+TEST_F(CompareE2E, TheShippedReleaseGate) {
+  const fs::path ex = Write("release.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "params: {threads: 1, n_ctx: 256}\n"
+                            "tests: [tg128]\n"
+                            "repetitions: 3\n"
+                            "warmup: 0\n"
+                            "quality:\n"
+                            "  mc: {limit: 6}\n");
+  const std::string store = (dir_ / "release.db").string();
+  Output run = Pipette({"run", ex.string(), "--store", store, "--no-bandwidth"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string gate = std::string(PIPETTE_SOURCE_DIR) + "/examples/gates/release.gate";
+  Output ok = Pipette({"compare", store, store, "--gate", gate});
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("paired difference"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("passed -0 points"), std::string::npos) << ok.out;
+  // A candidate without mc: the gated accuracy is missing, so the gate fails.
+  const fs::path no_mc = Write("no-mc.yaml",
+                               "models: [smollm2-135m-instruct-q4_1]\n"
+                               "params: {threads: 1, n_ctx: 256}\n"
+                               "tests: [tg128]\n"
+                               "repetitions: 3\n"
+                               "warmup: 0\n");
+  const std::string other = (dir_ / "no-mc.db").string();
+  ASSERT_EQ(Pipette({"run", no_mc.string(), "--store", other, "--no-bandwidth"}).code, 0);
+  Output fail = Pipette({"compare", store, other, "--gate", gate});
+  EXPECT_EQ(fail.code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("FAILED -0 points"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("the candidate has no such figure"), std::string::npos) << fail.out;
 }
 
 }  // namespace

@@ -556,10 +556,9 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
 TEST_F(E2E, AnUnknownCommandIsNamed) {
   Output o = Pipette({"bogus"});
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(
-      o.err.find(
-          "unknown command 'bogus' (commands: run, report, sensitivity, env, predict, compare)"),
-      std::string::npos)
+  EXPECT_NE(o.err.find("unknown command 'bogus' (commands: run, report, sensitivity, env, predict, "
+                       "compare, reproduce)"),
+            std::string::npos)
       << o.err;
   Output near = Pipette({"rnu", "ex.yaml"});
   EXPECT_EQ(near.code, 2);

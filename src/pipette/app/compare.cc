@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "pipette/compare/view.h"
 #include "pipette/env/process.h"
 #include "pipette/report/load.h"
+#include "pipette/report/read_json.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
 
@@ -20,7 +22,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The rows of one side: STORE (its latest run) or STORE:RUN, read only.
+// Whether `path` holds a JSON report rather than a store: its first byte that is not a space.
+bool IsJsonFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c)) {
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{';
+  }
+  return false;
+}
+
+// The rows of one side: STORE (its latest run), STORE:RUN, a JSON report (its latest run) or
+// REPORT.json:RUN, read only.
 Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::string* name) {
   std::string path = side;
   std::optional<int64_t> run;
@@ -32,8 +45,20 @@ Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::s
       path = side.substr(0, colon);
       run = std::stoll(id);
     } else {
-      return InputError(fmt::format("{}: no such store (give STORE or STORE:RUN)", side));
+      return InputError(
+          fmt::format("{}: no such store or JSON report (give STORE, STORE:RUN, REPORT.json or "
+                      "REPORT.json:RUN)",
+                      side));
     }
+  }
+  if (IsJsonFile(path)) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto rows = report::RowsFromReportJson(text.str(), path, run);
+    if (!rows) return rows.error();
+    *name = fmt::format("{} run {}", path, rows->run_id);
+    return std::move(rows->rows);
   }
   auto store = store::Store::Open(path, store::OpenMode::kReadOnly);
   if (!store) return store.error();
@@ -63,6 +88,7 @@ int Compare(const CompareArgs& args) {
   }
   compare::CompareOptions options;
   options.ignore.insert(args.ignore.begin(), args.ignore.end());
+  options.pair_on.insert(args.pair_on.begin(), args.pair_on.end());
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.resamples;
   if (!args.gate.empty()) {

@@ -10,11 +10,13 @@
 namespace pipette::app {
 
 struct CompareArgs {
-  std::string baseline, candidate;  // STORE (its latest run) or STORE:RUN
-  std::vector<std::string> ignore;  // keys not paired on
-  std::string gate;                 // a gate file
-  std::string format = "md";        // md | json
-  std::string output;               // empty: standard output
+  // STORE (its latest run), STORE:RUN, a JSON report (its latest run) or REPORT.json:RUN
+  std::string baseline, candidate;
+  std::vector<std::string> ignore;   // keys not paired on
+  std::vector<std::string> pair_on;  // the only keys paired on (with the test and metric)
+  std::string gate;                  // a gate file
+  std::string format = "md";         // md | json
+  std::string output;                // empty: standard output
   uint64_t seed = 20261204;
   int resamples = 10000;
 };

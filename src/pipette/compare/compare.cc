@@ -5,25 +5,30 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "pipette/util/strings.h"
 
 namespace pipette::compare {
 namespace {
 
-using Key = std::vector<std::pair<std::string, std::string>>;
-
 std::string Text(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-// The key without the ignored properties, as one string, and its label.
-std::string Joined(const Key& key, const std::set<std::string>& ignore) {
+std::string Joined(const Key& key) {
   std::string out;
   for (const auto& [name, value] : key) {
-    if (ignore.count(name)) continue;
     if (!out.empty()) out += " ";
     out += name + "=" + value;
+  }
+  return out;
+}
+
+Key Without(const Key& key, const std::set<std::string>& ignore) {
+  Key out;
+  for (const auto& kv : key) {
+    if (!ignore.count(kv.first)) out.push_back(kv);
   }
   return out;
 }
@@ -40,39 +45,127 @@ Key DisplayKey(const metrics::ResultRow& row, const std::set<std::string>& ignor
   return out;
 }
 
-// Each figure's label: the keys whose values differ between the figures (the test always); the
-// rest, shared by all, once.
+// An unpaired or uncompared figure, described in full.
+std::string Describe(const metrics::ResultRow& row, const std::set<std::string>& ignore) {
+  return Joined(DisplayKey(row, ignore)) + " metric=" + row.metric;
+}
+
+// Each figure's label: the keys whose value is not the same in every figure (the test always);
+// the rest, shared by all, once.
 void Label(Comparison& c) {
   std::map<std::string, std::set<std::string>> values;
+  std::map<std::string, size_t> held;
   for (const FigureComparison& f : c.figures) {
-    for (const auto& [name, value] : f.key) values[name].insert(value);
+    for (const auto& [name, value] : f.key) {
+      values[name].insert(value);
+      ++held[name];
+    }
   }
   std::set<std::string> shared;
   for (const auto& [name, v] : values) {
-    if (v.size() == 1 && name != "test") shared.insert(name);
+    if (v.size() == 1 && held[name] == c.figures.size() && name != "test") shared.insert(name);
   }
   for (FigureComparison& f : c.figures) {
     Key own, common;
     for (const auto& kv : f.key) (shared.count(kv.first) ? common : own).push_back(kv);
-    f.label = Joined(own, {});
-    if (c.common.empty()) c.common = Joined(common, {});
+    f.label = Joined(own);
+    if (c.common.empty()) c.common = Joined(common);
   }
 }
 
-// The gate line for a figure: one naming its test and metric ("tg128.throughput"), else its metric
-// ("peak_rss"), else its test when the figure is the test's headline ("tg128").
-const GateLine* GateFor(const metrics::ResultRow& row, const std::vector<GateLine>& gate) {
-  for (const char* form : {"test.metric", "metric", "test"}) {
-    for (const GateLine& g : gate) {
-      const std::string f = form;
-      if ((f == "test.metric" && g.figure == row.test + "." + row.metric) ||
-          (f == "metric" && g.figure == row.metric) ||
-          (f == "test" && g.figure == row.test && metrics::IsHeadline(row))) {
-        return &g;
-      }
+// Whether a gate line names the row, and how specifically: 3 its test and metric
+// ("tg128.throughput", "mc_acc"), 2 its metric ("peak_rss"), 1 its test when the row is the
+// test's headline ("tg128"); 0 not at all.
+int Match(const GateLine& g, const metrics::ResultRow& row) {
+  if (g.figure == row.test + "." + row.metric || g.figure == row.test + "_" + row.metric) return 3;
+  if (g.figure == row.metric) return 2;
+  if (g.figure == row.test && metrics::IsHeadline(row)) return 1;
+  return 0;
+}
+
+// The most specific line for the row; every line naming it counts as used.
+const GateLine* GateFor(const metrics::ResultRow& row, const std::vector<GateLine>& gate,
+                        std::set<const GateLine*>* used) {
+  const GateLine* best = nullptr;
+  int best_match = 0;
+  for (const GateLine& g : gate) {
+    const int m = Match(g, row);
+    if (m == 0) continue;
+    used->insert(&g);
+    if (m > best_match) {
+      best = &g;
+      best_match = m;
     }
   }
-  return nullptr;
+  return best;
+}
+
+// A gate line must allow a change the bad way only, and "point" only for a proportion.
+Status CheckLine(const GateLine& g, const metrics::ResultRow& row, const Rule& rule,
+                 const std::string& file) {
+  const bool higher = rule.direction == Direction::kHigherIsBetter;
+  if (g.negative != higher) {
+    const std::string magnitude = g.text.substr(1);
+    return ErrorAt(
+        {file, g.line, g.change_column},
+        fmt::format("'{}: {}': {} gets better as it {}; its limit says how far it may {}: "
+                    "write {}{}",
+                    g.figure, g.text, g.figure, higher ? "rises" : "falls",
+                    higher ? "fall" : "rise", higher ? "-" : "+", magnitude),
+        2);
+  }
+  if (g.point && !rule.proportion) {
+    return ErrorAt(
+        {file, g.line, g.change_column},
+        fmt::format("'{}: {}': a point is a percentage point of a proportion (acc, "
+                    "format_ok); give {}'s limit in % or in {}",
+                    g.figure, g.text, g.figure, row.unit.empty() ? "its unit" : row.unit),
+        2);
+  }
+  return {};
+}
+
+// The figure over the given units: ppl, the geometric mean of the chunks' perplexities (the
+// corpus's when chunks score alike many tokens); else the mean (a proportion, a mean KL).
+double Statistic(const std::string& metric, std::span<const double> v,
+                 std::span<const size_t> idx) {
+  double s = 0;
+  if (metric == "ppl") {
+    for (size_t i : idx) s += std::log(v[i]);
+    return std::exp(s / double(idx.size()));
+  }
+  for (size_t i : idx) s += v[i];
+  return s / double(idx.size());
+}
+
+Change CompareRows(const metrics::ResultRow& base, const metrics::ResultRow& cand, const Rule& rule,
+                   const GateLine* g, const CompareOptions& options) {
+  if (rule.of == Change::Of::kRatio) {
+    double threshold = options.threshold;
+    if (g && g->kind == GateLine::Kind::kRelative && g->limit != 0) threshold = std::fabs(g->limit);
+    return CompareRatio(base.samples, cand.samples, rule.direction, threshold, options.bootstrap,
+                        rule.measured_once);
+  }
+  auto statistic = [&](std::span<const double> v, std::span<const size_t> idx) {
+    return Statistic(base.metric, v, idx);
+  };
+  std::vector<size_t> all(base.samples.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  const double base_value = base.samples.empty() ? 0 : statistic(base.samples, all);
+  double threshold =
+      rule.proportion ? options.proportion_threshold : options.threshold * std::fabs(base_value);
+  if (g && g->limit != 0) {
+    threshold = g->kind == GateLine::Kind::kRelative ? std::fabs(g->limit * base_value)
+                                                     : std::fabs(g->limit);
+  }
+  Change c = CompareDifference(base.samples, cand.samples, statistic, rule.direction, threshold,
+                               options.bootstrap);
+  if (base.dataset_sha256 != cand.dataset_sha256) {
+    c.verdict = Verdict::kTooNoisy;
+    c.interval.reset();
+    c.why = "the sides scored different data (the datasets' SHA-256 differ): nothing pairs";
+  }
+  return c;
 }
 
 }  // namespace
@@ -93,12 +186,30 @@ Key PairingKey(const metrics::ResultRow& row) {
   return key;
 }
 
-std::optional<Direction> GoodDirection(const metrics::ResultRow& row) {
-  if (row.unit == "t/s") return Direction::kHigherIsBetter;
-  if (row.unit == "ms" || row.unit == "J/token") return Direction::kLowerIsBetter;
-  static const std::set<std::string> kMemory = {"peak_rss", "rss_delta", "file_size",
-                                                "kv_bytes_allocated", "kv_bytes_used"};
-  if (row.unit == "bytes" && kMemory.count(row.metric)) return Direction::kLowerIsBetter;
+bool AlwaysPaired(const std::string& key) {
+  return key == "test" || key == "metric" || key == "subset";
+}
+
+std::optional<Rule> RuleFor(const metrics::ResultRow& row) {
+  Rule r;
+  if (row.unit == "t/s") return r;
+  r.direction = Direction::kLowerIsBetter;
+  if (row.unit == "ms" || row.unit == "J/token") return r;
+  if (row.unit == "bytes") {
+    if (row.metric == "peak_rss" || row.metric == "file_size" ||
+        row.metric == "kv_bytes_allocated") {
+      r.measured_once = true;
+      return r;
+    }
+    if (row.metric == "kv_bytes_used") return r;
+    return std::nullopt;
+  }
+  r.of = Change::Of::kDifference;
+  if (row.test == "ppl" && row.metric == "ppl") return r;
+  if (row.test == "kld" && row.metric == "kld_mean") return r;
+  r.direction = Direction::kHigherIsBetter;
+  r.proportion = true;
+  if ((row.test == "mc" || row.test == "gen") && row.unit == "fraction") return r;
   return std::nullopt;
 }
 
@@ -107,72 +218,109 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
                            const CompareOptions& options) {
   Comparison out;
   out.bootstrap = options.bootstrap;
-  // Every key either side has: an ignored key must be one of them.
+  // Every key either side has: an ignored or paired-on key must be one of them.
   std::set<std::string> names;
   for (const auto* side : {&baseline, &candidate}) {
     for (const auto& row : *side) {
       for (const auto& [name, value] : PairingKey(row)) names.insert(name);
     }
   }
-  for (const std::string& k : options.ignore) {
-    if (k == "metric" || k == "test" || !names.count(k)) {
-      std::vector<std::string> allowed;
-      for (const std::string& n : names) {
-        if (n != "metric" && n != "test") allowed.push_back(n);
-      }
-      return InputError(fmt::format("--ignore {}: not a key the rows pair on ({}){}", k,
+  std::vector<std::string> allowed;
+  for (const std::string& n : names) {
+    if (!AlwaysPaired(n)) allowed.push_back(n);
+  }
+  auto check = [&](const char* flag, const std::string& k) -> Status {
+    if (AlwaysPaired(k) || !names.count(k)) {
+      return InputError(fmt::format("{} {}: not a key the rows pair on ({}){}", flag, k,
                                     fmt::format("{}", fmt::join(allowed, ", ")),
                                     DidYouMean(k, allowed)));
     }
-    out.ignored.push_back(k);
+    return {};
+  };
+  if (!options.ignore.empty() && !options.pair_on.empty()) {
+    return InputError("give --pair-on or --ignore, not both");
   }
+  std::set<std::string> ignore;
+  for (const std::string& k : options.ignore) {
+    if (Status st = check("--ignore", k); !st) return st.error();
+    ignore.insert(k);
+  }
+  if (!options.pair_on.empty()) {
+    for (const std::string& k : options.pair_on) {
+      if (Status st = check("--pair-on", k); !st) return st.error();
+    }
+    for (const std::string& k : allowed) {
+      if (!options.pair_on.count(k)) ignore.insert(k);
+    }
+  }
+  out.ignored.assign(ignore.begin(), ignore.end());
 
-  // Each side's compared rows by joined key; a key held twice on a side is ambiguous.
+  // Each side's comparable rows (n/a ones too) by key without the ignored properties.
   auto index = [&](const std::vector<metrics::ResultRow>& rows) {
-    std::map<std::string, std::vector<const metrics::ResultRow*>> m;
+    std::map<Key, std::vector<const metrics::ResultRow*>> m;
     for (const auto& row : rows) {
-      if (!GoodDirection(row) || !row.na_reason.empty()) continue;
-      m[Joined(PairingKey(row), options.ignore)].push_back(&row);
+      if (RuleFor(row) || !row.na_reason.empty())
+        m[Without(PairingKey(row), ignore)].push_back(&row);
     }
     return m;
   };
   const auto a = index(baseline), b = index(candidate);
   std::set<const GateLine*> used;
   for (const auto& [key, rows] : a) {
-    auto it = b.find(key);
-    if (it == b.end()) {
-      out.baseline_only.push_back(key);
-      continue;
-    }
-    if (rows.size() > 1 || it->second.size() > 1) {
-      out.ambiguous.push_back(key);
-      continue;
-    }
     const metrics::ResultRow& base = *rows[0];
-    const metrics::ResultRow& cand = *it->second[0];
+    const std::string described = Describe(base, ignore);
+    auto it = b.find(key);
+    const metrics::ResultRow* cand =
+        it != b.end() && it->second.size() == 1 ? it->second[0] : nullptr;
+    std::set<const GateLine*> matched;
+    const GateLine* g = GateFor(base, options.gate, &matched);
+    used.insert(matched.begin(), matched.end());
+    if (rows.size() > 1 || (it != b.end() && it->second.size() > 1)) {
+      out.not_compared.push_back(described + ": held by more than one row of a side");
+      continue;
+    }
+    if (!base.na_reason.empty()) {
+      if (cand) out.not_compared.push_back(described + ": n/a in the baseline: " + base.na_reason);
+      continue;
+    }
+    const std::optional<Rule> rule = RuleFor(base);
+    if (g) {
+      if (Status st = CheckLine(*g, base, *rule, options.gate_file); !st) return st.error();
+    }
     FigureComparison f;
-    f.key = DisplayKey(base, options.ignore);
+    f.key = DisplayKey(base, ignore);
     f.test = base.test;
     f.metric = base.metric;
     f.unit = base.unit;
-    const GateLine* g = GateFor(base, options.gate);
-    double threshold = options.threshold;
-    if (g) {
-      used.insert(g);
-      f.gate = *g;
-      if (g->kind == GateLine::Kind::kRelative && g->limit != 0) threshold = std::fabs(g->limit);
+    if (g) f.gate = *g;
+    if (!cand || !cand->na_reason.empty()) {
+      const std::string why =
+          !cand ? "the candidate has no such figure" : "n/a in the candidate: " + cand->na_reason;
+      if (!g) {
+        (cand ? out.not_compared : out.baseline_only)
+            .push_back(cand ? described + ": " + why : described);
+        continue;
+      }
+      // A figure a gate line covers that the candidate cannot show: the gate fails.
+      f.missing = why;
+      f.change.why = why;
+      f.gate_failed = true;
+      out.gate_failed = true;
+      out.figures.push_back(std::move(f));
+      continue;
     }
-    f.change = CompareRatio(base.samples, cand.samples, *GoodDirection(base), threshold,
-                            options.bootstrap);
+    f.change = CompareRows(base, *cand, *rule, g, options);
     if (g && f.change.verdict == Verdict::kWorse &&
-        PastLimit(*g, f.change.baseline_median, f.change.candidate_median)) {
+        PastLimit(*g, f.change.baseline, f.change.candidate)) {
       f.gate_failed = true;
       out.gate_failed = true;
     }
     out.figures.push_back(std::move(f));
   }
   for (const auto& [key, rows] : b) {
-    if (!a.count(key)) out.candidate_only.push_back(key);
+    if (!a.count(key) && rows[0]->na_reason.empty()) {
+      out.candidate_only.push_back(Describe(*rows[0], ignore));
+    }
   }
   Label(out);
   for (const GateLine& g : options.gate) {
@@ -181,6 +329,7 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
     for (const auto& f : out.figures) {
       figures.push_back(f.metric);
       figures.push_back(f.test);
+      figures.push_back(f.test + "_" + f.metric);
     }
     return ErrorAt({options.gate_file, g.line, 1},
                    fmt::format("'{}' names no figure this comparison has{}", g.figure,

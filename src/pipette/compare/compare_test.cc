@@ -73,19 +73,22 @@ TEST(Compare, AnIgnoredKeyPairsANewModelWithTheCurrentOne) {
 
 TEST(Compare, FiguresWithoutADirectionAreNotCompared) {
   const std::vector<ResultRow> a = {Row("m", "tg128", "generated_tokens", "tokens", kBase),
-                                    Row("m", "memory", "peak_rss", "bytes", {1e8, 1e8, 1e8})};
+                                    Row("m", "load", "rss_delta", "bytes", {5e6}),
+                                    Row("m", "memory", "peak_rss", "bytes", {1e8})};
   auto c = Compare(a, a, {});
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->figures.size(), 1u);
   EXPECT_EQ(c->figures[0].metric, "peak_rss");
+  // Measured once a cell: compared as single values.
+  EXPECT_TRUE(c->figures[0].change.measured_once);
   EXPECT_EQ(c->figures[0].change.verdict, Verdict::kNoRealChange);
 }
 
 TEST(Compare, AGateLineFailsOnlyWhenWorseAndPastItsLimit) {
   const std::vector<ResultRow> base = {Row("m", "tg128", "throughput", "t/s", kFast),
-                                       Row("m", "memory", "peak_rss", "bytes", {100, 100, 100})};
+                                       Row("m", "memory", "peak_rss", "bytes", {100})};
   const std::vector<ResultRow> slower = {Row("m", "tg128", "throughput", "t/s", kBase),
-                                         Row("m", "memory", "peak_rss", "bytes", {101, 101, 101})};
+                                         Row("m", "memory", "peak_rss", "bytes", {101})};
   CompareOptions o;
   o.gate = *ParseGate("tg128: -3%\npeak_rss: +5%\n", "release.gate");
   o.gate_file = "release.gate";
@@ -98,8 +101,8 @@ TEST(Compare, AGateLineFailsOnlyWhenWorseAndPastItsLimit) {
       EXPECT_EQ(f.change.verdict, Verdict::kWorse);
       EXPECT_TRUE(f.gate_failed);  // 17% slower, past -3%
     } else {
-      EXPECT_EQ(f.change.verdict, Verdict::kWorse);  // +1%, no noise at all
-      EXPECT_FALSE(f.gate_failed);                   // but within +5%
+      EXPECT_EQ(f.change.verdict, Verdict::kNoRealChange);  // +1%, within the line's +5%
+      EXPECT_FALSE(f.gate_failed);
     }
   }
   EXPECT_TRUE(c->gate_failed);
@@ -124,7 +127,145 @@ TEST(Compare, TwoRowsOfOneKeyOnASideAreAmbiguousNotAveraged) {
   auto c = Compare(a, b, {});
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->figures.empty());
-  EXPECT_EQ(c->ambiguous.size(), 1u);
+  ASSERT_EQ(c->not_compared.size(), 1u);
+  EXPECT_NE(c->not_compared[0].find("held by more than one row of a side"), std::string::npos);
+}
+
+ResultRow Quality(const std::string& test, const std::string& metric, const std::string& unit,
+                  std::vector<double> units) {
+  ResultRow r = Row("m", test, metric, unit, std::move(units));
+  r.dataset_sha256 = "data";
+  return r;
+}
+
+TEST(Compare, QualityFiguresArePairedOverItemsAndChunks) {
+  // 40 items, the candidate losing 8 the baseline had right; ppl chunks all 10% higher.
+  std::vector<double> right(40, 1.0), lost(40, 1.0);
+  for (int i = 0; i < 8; ++i) lost[i] = 0.0;
+  const std::vector<double> chunks = {10, 12, 9, 11, 10.5}, worse = {11, 13.2, 9.9, 12.1, 11.55};
+  const std::vector<ResultRow> a = {Quality("mc", "acc", "fraction", right),
+                                    Quality("ppl", "ppl", "", chunks)};
+  const std::vector<ResultRow> b = {Quality("mc", "acc", "fraction", lost),
+                                    Quality("ppl", "ppl", "", worse)};
+  CompareOptions o;
+  o.gate = *ParseGate("mc_acc: -1 point\nppl: +5%\n", "g");
+  o.gate_file = "g";
+  auto c = Compare(a, b, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_EQ(c->figures.size(), 2u);
+  const FigureComparison& acc = c->figures[0].metric == "acc" ? c->figures[0] : c->figures[1];
+  const FigureComparison& ppl = c->figures[0].metric == "acc" ? c->figures[1] : c->figures[0];
+  EXPECT_EQ(acc.change.of, Change::Of::kDifference);
+  EXPECT_DOUBLE_EQ(acc.change.difference, -0.2);
+  EXPECT_EQ(acc.change.verdict, Verdict::kWorse) << acc.change.why;
+  EXPECT_TRUE(acc.gate_failed);
+  // ppl over chunks: the geometric mean of the chunks' perplexities, 10% up in every chunk.
+  EXPECT_NEAR(ppl.change.ratio.value(), 1.1, 1e-9);
+  EXPECT_EQ(ppl.change.verdict, Verdict::kWorse) << ppl.change.why;
+  EXPECT_TRUE(ppl.gate_failed);
+  // The same items scored on other data pair with nothing.
+  std::vector<ResultRow> other = b;
+  other[0].dataset_sha256 = "other";
+  auto d = Compare(a, other, {});
+  ASSERT_TRUE(d.ok());
+  for (const FigureComparison& f : d->figures) {
+    if (f.metric == "acc") {
+      EXPECT_EQ(f.change.verdict, Verdict::kTooNoisy) << f.change.why;
+    }
+  }
+}
+
+TEST(Compare, AGatedFigureTheCandidateLacksFailsTheGate) {
+  const std::vector<ResultRow> a = {Row("m", "tg128", "throughput", "t/s", kBase),
+                                    Row("m", "pp512", "throughput", "t/s", kBase)};
+  ResultRow na = Row("m", "tg128", "throughput", "t/s", {});
+  na.na_reason = "the runtime does not serve tg";
+  const std::vector<ResultRow> b = {na, Row("m", "pp512", "throughput", "t/s", kBase)};
+  CompareOptions o;
+  o.gate = *ParseGate("tg128: -3%\n", "g");
+  o.gate_file = "g";
+  auto c = Compare(a, b, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->gate_failed);
+  const FigureComparison& f = c->figures[0].test == "tg128" ? c->figures[0] : c->figures[1];
+  EXPECT_EQ(f.missing, "n/a in the candidate: the runtime does not serve tg");
+  EXPECT_TRUE(f.gate_failed);
+  // Without a gate the figure is listed, not compared, and nothing fails.
+  auto plain = Compare(a, b, {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->gate_failed);
+  ASSERT_EQ(plain->not_compared.size(), 1u);
+  EXPECT_NE(plain->not_compared[0].find("n/a in the candidate"), std::string::npos);
+  // A gated figure the candidate does not have at all fails likewise.
+  auto gone = Compare(a, {b[1]}, o);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_TRUE(gone->gate_failed);
+}
+
+TEST(Compare, GateLinesMustAllowTheBadWayOnlyAndTheMostSpecificApplies) {
+  const std::vector<ResultRow> a = {Row("m", "tg128", "throughput", "t/s", kBase),
+                                    Row("m", "tg128", "itl_p50", "ms", kBase)};
+  struct Case {
+    const char* gate;
+    const char* message;
+  } cases[] = {
+      {"tg128: +3%\n",
+       "g:1:8: 'tg128: +3%': tg128 gets better as it rises; its limit says how far it may fall: "
+       "write -3%"},
+      {"itl_p50: -10%\n",
+       "g:1:10: 'itl_p50: -10%': itl_p50 gets better as it falls; its limit says how far it may "
+       "rise: write +10%"},
+      {"tg128: -1 point\n",
+       "g:1:8: 'tg128: -1 point': a point is a percentage point of a proportion (acc, "
+       "format_ok); give tg128's limit in % or in t/s"},
+  };
+  for (const Case& k : cases) {
+    CompareOptions o;
+    o.gate = *ParseGate(k.gate, "g");
+    o.gate_file = "g";
+    auto c = Compare(a, a, o);
+    ASSERT_FALSE(c.ok()) << k.gate;
+    EXPECT_EQ(c.error().exit_code, 2);
+    EXPECT_EQ(c.error().message, k.message);
+  }
+  // "tg128.throughput" is more specific than "tg128": it applies, and the other counts as used.
+  CompareOptions o;
+  o.gate = *ParseGate("tg128: -3%\ntg128.throughput: -10%\n", "g");
+  o.gate_file = "g";
+  auto c = Compare(a, a, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  for (const FigureComparison& f : c->figures) {
+    if (f.metric == "throughput") {
+      ASSERT_TRUE(f.gate.has_value());
+      EXPECT_EQ(f.gate->text, "-10%");
+    } else {
+      EXPECT_FALSE(f.gate.has_value());  // itl_p50 is not tg128's headline
+    }
+  }
+}
+
+TEST(Compare, LabelsKeepKeysOnlySomeFiguresHaveAndPairOnNamesTheKeysThatMatter) {
+  ResultRow en = Quality("mc", "acc", "fraction", {1, 0, 1, 1});
+  en.subset = "en";
+  const std::vector<ResultRow> a = {Quality("mc", "acc", "fraction", {1, 0, 1, 1}), en};
+  auto c = Compare(a, a, {});
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->figures.size(), 2u);
+  EXPECT_EQ(c->figures[0].label, "test=mc");
+  EXPECT_EQ(c->figures[1].label, "test=mc subset=en");
+  EXPECT_EQ(c->common.find("subset"), std::string::npos) << c->common;
+  // --pair-on quant: every other key (the model, the runtime's version, threads) may differ.
+  std::vector<ResultRow> b = {Row("new", "tg128", "throughput", "t/s", kFast, 4)};
+  b[0].EditCell().runtime_version = "b2";
+  CompareOptions o;
+  o.pair_on = {"quant"};
+  auto p = Compare({Row("old", "tg128", "throughput", "t/s", kBase)}, b, o);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->figures.size(), 1u);
+  EXPECT_EQ(p->ignored,
+            (std::vector<std::string>{"device", "model", "runtime", "runtime_version", "threads"}));
+  o.ignore = {"model"};
+  EXPECT_FALSE(Compare(a, a, o).ok());  // not both
 }
 
 }  // namespace

@@ -62,6 +62,7 @@ Result<std::vector<GateLine>> ParseGate(std::string_view text, const std::string
     if (change_at == std::string_view::npos) return fail(colon + 1, "no change after ':'");
     std::string_view change = Trim(line.substr(change_at));
     g.text = std::string(change);
+    g.change_column = static_cast<int>(change_at) + 1;
     if (change.front() != '+' && change.front() != '-') {
       return fail(change_at, fmt::format("'{}' has no sign (+ or -)", change));
     }
@@ -78,11 +79,12 @@ Result<std::vector<GateLine>> ParseGate(std::string_view text, const std::string
       magnitude /= 100.0;
     } else if (unit == "point" || unit == "points") {
       g.kind = GateLine::Kind::kAbsolute;
+      g.point = true;
       magnitude /= 100.0;  // a percentage point of a proportion
     } else if (unit.empty()) {
       g.kind = GateLine::Kind::kAbsolute;
     } else {
-      return fail(change_at + static_cast<size_t>(ptr - change.data()),
+      return fail(static_cast<size_t>(unit.data() - line.data()),
                   fmt::format("'{}' is not a unit of change (%, point)", unit));
     }
     g.limit = g.negative ? -magnitude : magnitude;

@@ -27,8 +27,10 @@ struct GateLine {
   // is the way the figure may move; zero keeps it (negative: "-0").
   double limit = 0;
   bool negative = false;  // the sign as written (for "-0" and "+0")
+  bool point = false;     // given in percentage points (of a proportion)
   std::string text;       // the change as written ("-3%")
   int line = 0;           // 1-based, in its file
+  int change_column = 0;  // 1-based: where the change starts
 };
 
 // The lines of a gate file; an error names the file, line and column of the first malformed one

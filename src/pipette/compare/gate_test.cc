@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace pipette::compare {
 namespace {
 
@@ -25,6 +28,9 @@ TEST(Gate, EachFormOfChangeParses) {
   EXPECT_DOUBLE_EQ((*g)[1].limit, 0.05);
   EXPECT_EQ((*g)[2].kind, GateLine::Kind::kAbsolute);
   EXPECT_DOUBLE_EQ((*g)[2].limit, -0.01);
+  EXPECT_TRUE((*g)[2].point);
+  EXPECT_FALSE((*g)[3].point);
+  EXPECT_EQ((*g)[2].change_column, 9);
   EXPECT_EQ((*g)[2].line, 5);
   EXPECT_DOUBLE_EQ((*g)[3].limit, 0.01);
   EXPECT_TRUE((*g)[4].negative);
@@ -43,7 +49,7 @@ TEST(Gate, MalformedLinesNameTheFileLineAndColumnWithTheFormExpected) {
       {"tg128 -3%\n", "g:1:1: no ':' after the figure: "},
       {"tg128: 3%\n", "g:1:8: '3%' has no sign (+ or -): "},
       {"ok: -1%\ntg128: -x%\n", "g:2:9: 'x%' is not a number: "},
-      {"tg128: -3 percent\n", "g:1:10: 'percent' is not a unit of change (%, point): "},
+      {"tg128: -3 percent\n", "g:1:11: 'percent' is not a unit of change (%, point): "},
       {"  tg 128: -3%\n", "g:1:3: 'tg 128' is not a figure's name: "},
       {"tg128:\n", "g:1:7: no change after ':': "},
       {"tg128: -3%\ntg128: -5%\n", "g:2:1: 'tg128' has a line already (line 1): "},
@@ -75,6 +81,20 @@ TEST(Gate, ALimitIsPastOnlyInItsDirection) {
   const GateLine& fmt_ok = (*g)[3];
   EXPECT_FALSE(PastLimit(fmt_ok, 1.0, 1.0));
   EXPECT_TRUE(PastLimit(fmt_ok, 1.0, 0.99));
+}
+
+// The gate files shipped in examples/gates parse.
+TEST(Gate, TheShippedGateFilesParse) {
+  for (const char* name : {"release.gate", "ci.gate"}) {
+    const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/examples/gates/" + name;
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    auto g = ParseGate(text.str(), path);
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    EXPECT_GE(g->size(), 3u) << name;
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace pipette::compare {
@@ -11,9 +12,9 @@ using V = std::vector<double>;
 
 TEST(CompareRatio, IdenticalSamplesAreNoRealChange) {
   const V a = {50.1, 49.8, 50.3, 50.0, 49.9, 50.2};
-  const RatioChange c = CompareRatio(a, a, Direction::kHigherIsBetter, 0.03);
+  const Change c = CompareRatio(a, a, Direction::kHigherIsBetter, 0.03);
   EXPECT_EQ(c.verdict, Verdict::kNoRealChange) << c.why;
-  EXPECT_DOUBLE_EQ(c.ratio, 1.0);
+  EXPECT_DOUBLE_EQ(c.ratio.value(), 1.0);
   ASSERT_TRUE(c.interval.has_value());
   EXPECT_LE(c.interval->low, 1.0);
   EXPECT_GE(c.interval->high, 1.0);
@@ -22,9 +23,9 @@ TEST(CompareRatio, IdenticalSamplesAreNoRealChange) {
 TEST(CompareRatio, AClearlyFasterCandidateIsBetterAndAClearlySlowerOneWorse) {
   const V base = {50.1, 49.8, 50.3, 50.0, 49.9};
   const V fast = {60.2, 59.9, 60.1, 60.4, 60.0};
-  const RatioChange up = CompareRatio(base, fast, Direction::kHigherIsBetter, 0.03);
+  const Change up = CompareRatio(base, fast, Direction::kHigherIsBetter, 0.03);
   EXPECT_EQ(up.verdict, Verdict::kBetter) << up.why;
-  EXPECT_NEAR(up.ratio, 60.1 / 50.0, 1e-12);
+  EXPECT_NEAR(up.ratio.value(), 60.1 / 50.0, 1e-12);
   ASSERT_TRUE(up.interval.has_value());
   EXPECT_GT(up.interval->low, 1.0);
   // The same numbers as times (lower is better): the candidate is worse.
@@ -36,7 +37,7 @@ TEST(CompareRatio, AChangeWithinTheNoiseIsTooNoisyToSay) {
   // Medians 10 and 10.5 (+5%), but each side varies by about 20%.
   const V a = {8.0, 10.0, 12.0, 10.0, 7.5, 12.5, 10.0};
   const V b = {8.5, 10.5, 12.5, 10.5, 8.0, 13.0, 10.5};
-  const RatioChange c = CompareRatio(a, b, Direction::kHigherIsBetter, 0.03);
+  const Change c = CompareRatio(a, b, Direction::kHigherIsBetter, 0.03);
   EXPECT_EQ(c.verdict, Verdict::kTooNoisy) << c.why;
   EXPECT_GT(c.baseline_cv, 0.1);
 }
@@ -44,11 +45,11 @@ TEST(CompareRatio, AChangeWithinTheNoiseIsTooNoisyToSay) {
 TEST(CompareRatio, FewerThanThreeSamplesASideIsTooNoisyToSay) {
   const V two = {50.0, 50.1};
   const V five = {60.0, 60.1, 60.2, 59.9, 60.0};
-  const RatioChange c = CompareRatio(two, five, Direction::kHigherIsBetter, 0.03);
+  const Change c = CompareRatio(two, five, Direction::kHigherIsBetter, 0.03);
   EXPECT_EQ(c.verdict, Verdict::kTooNoisy);
   EXPECT_EQ(c.why, "fewer than 3 samples a side (2 and 5)");
   EXPECT_FALSE(c.interval.has_value());
-  EXPECT_NEAR(c.ratio, 60.0 / 50.05, 1e-12);  // the medians are still given
+  EXPECT_NEAR(c.ratio.value(), 60.0 / 50.05, 1e-12);  // the medians are still given
 }
 
 TEST(CompareRatio, AnIntervalPastTheThresholdIsNotNoRealChange) {
@@ -56,6 +57,30 @@ TEST(CompareRatio, AnIntervalPastTheThresholdIsNotNoRealChange) {
   const V b = {10.1, 10.5, 9.5, 10.0, 9.9};
   EXPECT_EQ(CompareRatio(a, b, Direction::kHigherIsBetter, 0.10).verdict, Verdict::kNoRealChange);
   EXPECT_EQ(CompareRatio(a, b, Direction::kHigherIsBetter, 0.001).verdict, Verdict::kTooNoisy);
+}
+
+TEST(CompareRatio, AFigureMeasuredOnceIsComparedAsSingleValues) {
+  const V a = {1000.0}, same = {1010.0}, more = {1100.0};
+  const Change within = CompareRatio(a, same, Direction::kLowerIsBetter, 0.05, {}, true);
+  EXPECT_EQ(within.verdict, Verdict::kNoRealChange) << within.why;
+  EXPECT_FALSE(within.interval.has_value());
+  const Change past = CompareRatio(a, more, Direction::kLowerIsBetter, 0.05, {}, true);
+  EXPECT_EQ(past.verdict, Verdict::kWorse) << past.why;
+  EXPECT_EQ(past.why, "measured once a side: the change (+10.0%) is past ±5%");
+  // A figure that is repeated is never decided on one sample.
+  EXPECT_EQ(CompareRatio(a, more, Direction::kLowerIsBetter, 0.05).verdict, Verdict::kTooNoisy);
+}
+
+TEST(CompareRatio, AZeroBaselineHasNoRatioAndANonFiniteSampleNoVerdict) {
+  const V zero = {0.0, 0.0, 0.0}, some = {1.0, 1.0, 1.0};
+  const Change z = CompareRatio(zero, some, Direction::kLowerIsBetter, 0.03);
+  EXPECT_FALSE(z.ratio.has_value());
+  EXPECT_EQ(z.verdict, Verdict::kTooNoisy);
+  EXPECT_DOUBLE_EQ(z.difference, 1.0);
+  const V nan = {1.0, std::nan(""), 1.0};
+  const Change n = CompareRatio(some, nan, Direction::kLowerIsBetter, 0.03);
+  EXPECT_EQ(n.verdict, Verdict::kTooNoisy);
+  EXPECT_EQ(n.why, "a sample is not a finite number");
 }
 
 double Mean(std::span<const double> v, std::span<const size_t> idx) {
@@ -69,7 +94,7 @@ TEST(CompareDifference, PairedItemsGiveTheAccuracyChangeAndItsVerdict) {
   V base(40, 0.0), cand(40, 0.0);
   for (int i = 0; i < 20; ++i) base[i] = cand[i] = 1.0;
   for (int i = 20; i < 30; ++i) cand[i] = 1.0;
-  const DifferenceChange up = CompareDifference(base, cand, Mean, Direction::kHigherIsBetter, 0.01);
+  const Change up = CompareDifference(base, cand, Mean, Direction::kHigherIsBetter, 0.01);
   EXPECT_EQ(up.verdict, Verdict::kBetter) << up.why;
   EXPECT_DOUBLE_EQ(up.difference, 0.25);
   EXPECT_DOUBLE_EQ(up.baseline, 0.5);
@@ -87,7 +112,7 @@ TEST(CompareDifference, PairedItemsGiveTheAccuracyChangeAndItsVerdict) {
 TEST(CompareDifference, ChangesThatCancelOutAreTooNoisyUnderATightThreshold) {
   // One item gained, one lost, of 6: the difference is 0, its interval wide.
   const V base = {1, 1, 1, 0, 0, 0}, cand = {1, 1, 0, 1, 0, 0};
-  const DifferenceChange c = CompareDifference(base, cand, Mean, Direction::kHigherIsBetter, 0.01);
+  const Change c = CompareDifference(base, cand, Mean, Direction::kHigherIsBetter, 0.01);
   EXPECT_DOUBLE_EQ(c.difference, 0.0);
   EXPECT_EQ(c.verdict, Verdict::kTooNoisy) << c.why;
 }

@@ -4,64 +4,135 @@
 #include <fmt/ranges.h>
 
 #include "pipette/report/markdown.h"
+#include "pipette/util/strings.h"
 
 namespace pipette::compare {
 
 using report::Column;
 using report::ColumnType;
 
+namespace {
+
+std::string ComparedAs(const Change& c) {
+  if (c.of == Change::Of::kDifference) return "paired difference";
+  return c.measured_once ? "single values" : "ratio of medians";
+}
+
+std::string Num(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
 report::Table ComparisonTable(const Comparison& c, bool for_text) {
-  auto number = [&](std::optional<double> v) {
-    if (!v) return report::Null();
-    return for_text ? report::Text(fmt::format("{:.4g}", *v)) : report::Real(*v);
-  };
-  const ColumnType real = for_text ? ColumnType::kText : ColumnType::kReal;
   report::Table t;
   t.name = "comparison";
-  t.columns = {{"figure", ColumnType::kText, "", report::Align::kLeft},
-               {"metric", ColumnType::kText, "", report::Align::kLeft},
-               {"unit", ColumnType::kText, "", report::Align::kLeft},
-               {"baseline", real, "", report::Align::kRight},
-               {"candidate", real, "", report::Align::kRight},
-               {"ratio", real, "", report::Align::kRight},
-               {"ci_low", real, "", report::Align::kRight},
-               {"ci_high", real, "", report::Align::kRight},
-               {"n", ColumnType::kText, "", report::Align::kRight},
-               {"verdict", ColumnType::kText, "", report::Align::kLeft},
-               {"gate", ColumnType::kText, "", report::Align::kLeft},
-               {"why", ColumnType::kText, "", report::Align::kLeft}};
+  const auto left = report::Align::kLeft, right = report::Align::kRight;
+  if (for_text) {
+    for (const char* name : {"figure", "metric", "unit"}) {
+      t.columns.push_back({name, ColumnType::kText, "", left});
+    }
+    for (const char* name : {"baseline", "candidate", "change", "95% interval", "n"}) {
+      t.columns.push_back({name, ColumnType::kText, "", right});
+    }
+    for (const char* name : {"verdict", "gate", "why"}) {
+      t.columns.push_back({name, ColumnType::kText, "", left});
+    }
+  } else {
+    t.columns = {{"figure", ColumnType::kText, "", left},
+                 {"key", ColumnType::kJson, "", left},
+                 {"test", ColumnType::kText, "", left},
+                 {"metric", ColumnType::kText, "", left},
+                 {"unit", ColumnType::kText, "", left},
+                 {"compared_as", ColumnType::kText, "", left},
+                 {"baseline", ColumnType::kReal, "", right},
+                 {"candidate", ColumnType::kReal, "", right},
+                 {"ratio", ColumnType::kReal, "", right},
+                 {"difference", ColumnType::kReal, "", right},
+                 {"ci_low", ColumnType::kReal, "", right},
+                 {"ci_high", ColumnType::kReal, "", right},
+                 {"baseline_n", ColumnType::kInteger, "", right},
+                 {"candidate_n", ColumnType::kInteger, "", right},
+                 {"baseline_cv", ColumnType::kReal, "", right},
+                 {"candidate_cv", ColumnType::kReal, "", right},
+                 {"verdict", ColumnType::kText, "", left},
+                 {"why", ColumnType::kText, "", left},
+                 {"missing", ColumnType::kText, "", left},
+                 {"gate", ColumnType::kText, "", left},
+                 {"gate_line", ColumnType::kInteger, "", right},
+                 {"gate_failed", ColumnType::kBoolean, "", left}};
+  }
   for (const FigureComparison& f : c.figures) {
-    const RatioChange& r = f.change;
+    const Change& r = f.change;
+    const bool have = f.missing.empty();
     std::string gate;
     if (f.gate) gate = fmt::format("{} {}", f.gate_failed ? "FAILED" : "passed", f.gate->text);
-    t.Add({report::Text(f.label), report::Text(f.metric), report::Text(f.unit),
-           number(r.baseline_median), number(r.candidate_median), number(r.ratio),
-           number(r.interval ? std::optional(r.interval->low) : std::nullopt),
-           number(r.interval ? std::optional(r.interval->high) : std::nullopt),
-           report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)),
-           report::Text(VerdictName(r.verdict)), report::TextOrNull(gate), report::Text(r.why)});
+    if (for_text) {
+      std::string change, interval;
+      if (have && r.of == Change::Of::kDifference) {
+        change = fmt::format("{:+.4g}", r.difference);
+        if (r.interval)
+          interval = fmt::format("[{:+.4g}, {:+.4g}]", r.interval->low, r.interval->high);
+      } else if (have && r.ratio) {
+        change = fmt::format("×{:.4g}", *r.ratio);
+        if (r.interval)
+          interval = fmt::format("[{:.4g}, {:.4g}]", r.interval->low, r.interval->high);
+      }
+      t.Add({report::Text(f.label), report::Text(f.metric), report::Text(f.unit),
+             report::Text(r.baseline_n ? Num(r.baseline) : ""),
+             report::Text(have ? Num(r.candidate) : "missing"), report::Text(change),
+             report::Text(interval),
+             report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)),
+             report::Text(have ? VerdictName(r.verdict) : "missing"), report::Text(gate),
+             report::Text(r.why)});
+      continue;
+    }
+    nlohmann::ordered_json key = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : f.key) key[name] = value;
+    auto real = [&](double v) { return have ? report::Real(v) : report::Null(); };
+    t.Add({report::Text(f.label),
+           report::Json(key),
+           report::Text(f.test),
+           report::Text(f.metric),
+           report::Text(f.unit),
+           report::Text(ComparedAs(r)),
+           r.baseline_n ? report::Real(r.baseline) : report::Null(),
+           real(r.candidate),
+           have ? report::RealOrNull(r.ratio) : report::Null(),
+           real(r.difference),
+           r.interval ? report::Real(r.interval->low) : report::Null(),
+           r.interval ? report::Real(r.interval->high) : report::Null(),
+           report::Integer(int64_t(r.baseline_n)),
+           report::Integer(int64_t(r.candidate_n)),
+           r.of == Change::Of::kRatio && have ? report::Real(r.baseline_cv) : report::Null(),
+           r.of == Change::Of::kRatio && have ? report::Real(r.candidate_cv) : report::Null(),
+           report::Text(have ? VerdictName(r.verdict) : "missing"),
+           report::Text(r.why),
+           report::TextOrNull(f.missing),
+           report::TextOrNull(f.gate ? f.gate->text : ""),
+           f.gate ? report::Integer(f.gate->line) : report::Null(),
+           f.gate ? report::Boolean(f.gate_failed) : report::Null()});
   }
   if (!c.common.empty()) t.footnotes.push_back("Every figure: " + c.common + ".");
   if (!c.ignored.empty()) {
     t.footnotes.push_back(fmt::format("Paired across the keys ignored: {}.",
                                       fmt::format("{}", fmt::join(c.ignored, ", "))));
   }
-  t.footnotes.push_back(
-      fmt::format("Intervals: 95% bootstrap of the ratio of medians, {} resamples, seed {}.",
-                  c.bootstrap.resamples, c.bootstrap.seed));
+  t.footnotes.push_back(fmt::format(
+      "Speed and memory: the ratio of medians with a 95% bootstrap interval; quality: the paired "
+      "difference over items or chunks with a 95% paired bootstrap interval; {} resamples, seed "
+      "{}.",
+      c.bootstrap.resamples, c.bootstrap.seed));
   for (const std::string& k : c.baseline_only) t.footnotes.push_back("Only in the baseline: " + k);
   for (const std::string& k : c.candidate_only) {
     t.footnotes.push_back("Only in the candidate: " + k);
   }
-  for (const std::string& k : c.ambiguous) {
-    t.footnotes.push_back("Not compared, held by more than one row of a side: " + k);
-  }
+  for (const std::string& k : c.not_compared) t.footnotes.push_back("Not compared: " + k);
   return t;
 }
 
 void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,
                              const std::string& candidate, std::ostream& out) {
-  out << fmt::format("Baseline: {}\nCandidate: {}\n\n", baseline, candidate);
+  out << fmt::format("Baseline: {}\n\nCandidate: {}\n\n", MarkdownLine(baseline),
+                     MarkdownLine(candidate));
   const report::Table t = ComparisonTable(c, true);
   if (t.rows.empty()) {
     out << "No figure pairs: nothing to compare.\n";
@@ -69,14 +140,17 @@ void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,
     report::WriteMarkdownTable(t, out);
   }
   out << "\n";
-  for (const std::string& n : t.footnotes) out << "- " << n << "\n";
-  if (c.gate_failed) out << "\nThe gate FAILED: a figure is worse past its line's limit.\n";
+  for (const std::string& n : t.footnotes) out << "- " << MarkdownLine(n) << "\n";
+  if (c.gate_failed) {
+    out << "\nThe gate FAILED: a figure it covers is worse past its line's limit, or missing.\n";
+  }
 }
 
 nlohmann::ordered_json ComparisonJson(const Comparison& c, const std::string& baseline,
                                       const std::string& candidate) {
   const report::Table t = ComparisonTable(c, false);
   nlohmann::ordered_json j;
+  j["schema"] = "pipette.compare";
   j["schema_version"] = kCompareSchemaVersion;
   j["baseline"] = baseline;
   j["candidate"] = candidate;
@@ -88,7 +162,7 @@ nlohmann::ordered_json ComparisonJson(const Comparison& c, const std::string& ba
   for (const report::Row& row : t.rows) j["figures"].push_back(report::RowObject(t, row));
   j["baseline_only"] = c.baseline_only;
   j["candidate_only"] = c.candidate_only;
-  j["ambiguous"] = c.ambiguous;
+  j["not_compared"] = c.not_compared;
   j["gate_failed"] = c.gate_failed;
   return j;
 }

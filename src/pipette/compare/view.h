@@ -1,5 +1,6 @@
-// A comparison as the table model (report/table.h), built once and rendered per format: the
-// Markdown grid (a terminal or a pull-request comment) and JSON. No figure is computed here.
+// A comparison as the table model (report/table.h), built once: typed for JSON, and as text of
+// four significant digits for the Markdown grid (a terminal or a pull-request comment). No figure
+// is computed here.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,12 +13,14 @@
 namespace pipette::compare {
 
 // Version of the comparison JSON's layout (docs/report-schema.md "pipette compare").
-inline constexpr int kCompareSchemaVersion = 1;
+inline constexpr int kCompareSchemaVersion = 2;
 
-// One row per compared figure: what it is, both medians, the ratio and its interval, the verdict
-// and why, and the gate line that applies; footnotes name the ignored keys, the bootstrap's seed,
-// and the unpaired and ambiguous keys.
-// `for_text`: the numbers as text of four significant digits (Markdown); else as numbers (JSON).
+// One row per compared figure: what it is, both sides' values, the ratio and the difference, the
+// interval of the change, the sample counts, the verdict and why, and the gate line that applies;
+// footnotes name the shared keys, the ignored keys, the bootstrap's seed, and the unpaired and
+// uncompared figures.
+// `for_text`: the columns people read, numbers as text of four significant digits (Markdown);
+// else every column, typed (JSON).
 report::Table ComparisonTable(const Comparison& c, bool for_text);
 
 void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "pipette/runtime/registry.h"
+#include "pipette/testing/golden.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::report {
@@ -168,14 +169,7 @@ std::string Render(const std::string& format, const ReportData& data) {
 }
 
 void CheckGolden(const std::string& format) {
-  const std::string out = Render(format, Sample());
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/report." + format;
-  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << out;
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(out, expected.str()) << "golden file: " << path;
+  testing::ExpectGolden(Render(format, Sample()), "report." + format);
 }
 
 // Every registered format, each against its file: a format added without one fails here.

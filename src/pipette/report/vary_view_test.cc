@@ -9,6 +9,7 @@
 #include "pipette/metrics/vary_test_rows.h"
 #include "pipette/report/markdown.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/testing/golden.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::report {
@@ -22,16 +23,7 @@ VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& di
   return t ? BuildVaryView(*t, rows, runtime::Registry().Params()) : VaryView{};
 }
 
-// `text` against tests/golden/NAME; PIPETTE_UPDATE_GOLDEN=1 rewrites it.
-void ExpectGolden(const std::string& text, const std::string& name) {
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/" + name;
-  if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(text, expected.str());
-}
+using pipette::testing::ExpectGolden;
 
 std::string Cell(const Table& t, size_t row, size_t col) {
   return std::get<std::string>(t.rows.at(row).values.at(col));

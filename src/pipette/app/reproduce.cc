@@ -1,0 +1,174 @@
+#include "pipette/app/reproduce.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "pipette/env/process.h"
+#include "pipette/report/load.h"
+#include "pipette/reproduce/reproduce.h"
+#include "pipette/reproduce/view.h"
+#include "pipette/store/store.h"
+#include "pipette/util/files.h"
+
+namespace pipette::app {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A file removed when it goes out of scope, whatever happened meanwhile.
+struct RemovedAtEnd {
+  std::string path;
+  ~RemovedAtEnd() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove(path, ec);
+  }
+};
+
+// The experiment file to run again: the stored run's own file if it still holds the stored text,
+// else the stored text written beside where it was (its models' and datasets' relative paths
+// resolve from there), removed afterwards.
+Result<std::string> ExperimentFile(const store::RunRecord& run, RemovedAtEnd* temp) {
+  const fs::path path = run.experiment_path;
+  if (auto text = ReadFileToString(path.string()); text && *text == run.config_text) {
+    return path.string();
+  }
+  std::error_code ec;
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  if (!fs::is_directory(dir, ec)) {
+    return InputError(fmt::format(
+        "run {} was made from {}, whose folder is not there now: the experiment's relative paths "
+        "(models, datasets) resolve from it",
+        run.id, path.string()));
+  }
+  const fs::path written =
+      dir / fmt::format(".{}.reproduce-{}-{}.yaml", path.stem().string(), run.id, getpid());
+  if (auto st = WriteFileAtomically(written.string(), run.config_text); !st) return st.error();
+  temp->path = written.string();
+  fmt::print(stderr, "note: {} has changed since run {}: running the experiment as stored\n",
+             path.string(), run.id);
+  return written.string();
+}
+
+// The run's environment as reproduce::Check reads it: its fingerprint, the Pipette that ran it,
+// the experiment's hash, and the largest load its cells started under.
+json EnvironmentOf(const report::ReportData& data, const store::RunRecord& run) {
+  json env = json::object();
+  for (const auto& e : data.environments) {
+    if (e.id == run.environment_id && e.facts.is_object()) env = e.facts;
+  }
+  env["pipette"] = fmt::format("{} ({})", run.pipette_version, run.pipette_commit);
+  env["config_hash"] = run.config_hash;
+  std::optional<double> load;
+  for (const auto& c : data.cells) {
+    if (c.run_id != run.id || !c.conditions.is_object()) continue;
+    const auto it = c.conditions.find("load_avg_1");
+    if (it != c.conditions.end() && it->is_number()) {
+      load = std::max(load.value_or(0.0), it->get<double>());
+    }
+  }
+  if (load) env["load_avg_1"] = *load;
+  return env;
+}
+
+Result<report::ReportData> Load(const std::string& store_path, const std::vector<int64_t>& runs) {
+  auto store = store::Store::Open(store_path, store::OpenMode::kReadOnly);
+  if (!store) return store.error();
+  env::LinuxProcessTable processes;
+  return report::LoadReportData(**store, runs, &processes);
+}
+
+}  // namespace
+
+int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& device) {
+  if (args.format != "md" && args.format != "json") {
+    return Fail(InputError(fmt::format("--format {}: reproduce writes md or json", args.format)));
+  }
+  if (args.run < 1) {
+    return Fail(
+        InputError(fmt::format("run {}: a run id is 1 or more (pipette report --all "
+                               "lists them)",
+                               args.run)));
+  }
+  std::error_code ec;
+  if (!fs::exists(args.store, ec)) {
+    return Fail(InputError(fmt::format("{}: no such store", args.store)));
+  }
+  auto before = Load(args.store, {args.run});
+  if (!before) return Fail(before.error());
+  if (before->runs.empty()) {
+    return Fail(InputError(fmt::format("{}: no run {} (pipette report --store {} --all lists them)",
+                                       args.store, args.run, args.store)));
+  }
+  const store::RunRecord original = before->runs[0];
+  if (original.status == "running") {
+    return Fail(InputError(fmt::format("run {} is still running", original.id)));
+  }
+  if (original.config_text.empty()) {
+    return Fail(
+        InputError(fmt::format("run {} stored no experiment text to run again", original.id)));
+  }
+  int64_t latest = 0;
+  {
+    auto ro = store::Store::Open(args.store, store::OpenMode::kReadOnly);
+    if (!ro) return Fail(ro.error());
+    auto id = (*ro)->LatestRunId();
+    if (!id) return Fail(id.error());
+    latest = id->value_or(0);
+  }
+  RemovedAtEnd temp;
+  auto file = ExperimentFile(original, &temp);
+  if (!file) return Fail(file.error());
+  fmt::print(stderr, "pipette reproduce: run {} of {} again, from {}\n", original.id, args.store,
+             *file);
+  RunArgs again;
+  again.experiment = *file;
+  again.store = args.store;
+  again.only = original.only;
+  again.no_bandwidth = args.no_bandwidth;
+  again.no_wait = args.no_wait;
+  if (const int rc = Run(again, paths, device); rc == 2) return rc;
+
+  auto ro = store::Store::Open(args.store, store::OpenMode::kReadOnly);
+  if (!ro) return Fail(ro.error());
+  auto id = (*ro)->LatestRunId();
+  if (!id) return Fail(id.error());
+  ro->reset();
+  if (id->value_or(0) <= latest) {
+    return Fail(RuntimeError(fmt::format("the run again stored nothing in {}", args.store)));
+  }
+  const int64_t now_id = **id;
+  auto after = Load(args.store, {original.id, now_id});
+  if (!after) return Fail(after.error());
+  std::vector<metrics::ResultRow> rows_a, rows_b;
+  for (auto& r : after->rows) (r.cell->run_id == original.id ? rows_a : rows_b).push_back(r);
+  const store::RunRecord* now = nullptr;
+  for (const auto& r : after->runs) {
+    if (r.id == now_id) now = &r;
+  }
+  if (!now) return Fail(RuntimeError(fmt::format("run {} is not in {}", now_id, args.store)));
+  const reproduce::Verdict v = reproduce::Check({&rows_a, EnvironmentOf(*after, original)},
+                                                {&rows_b, EnvironmentOf(*after, *now)});
+  const std::string name_a = fmt::format("{} run {}", args.store, original.id);
+  const std::string name_b = fmt::format("{} run {}", args.store, now_id);
+  std::ostringstream out;
+  if (args.format == "json") {
+    out << reproduce::ReproduceJson(v, name_a, name_b).dump(2) << "\n";
+  } else {
+    reproduce::WriteReproduceMarkdown(v, name_a, name_b, out);
+  }
+  if (args.output.empty()) {
+    std::cout << out.str();
+  } else {
+    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+    fmt::print(stderr, "wrote {}\n", args.output);
+  }
+  return v.all_reproduced() ? 0 : 1;
+}
+
+}  // namespace pipette::app

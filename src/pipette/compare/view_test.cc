@@ -1,0 +1,81 @@
+// The comparison's formats against golden files, from one comparison of literal rows (a fixed
+// bootstrap seed makes the intervals the same every time). After an intended change:
+// PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests --gtest_filter='CompareView*'
+#include "pipette/compare/view.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "pipette/testing/golden.h"
+
+namespace pipette::compare {
+namespace {
+
+using metrics::ResultRow;
+
+ResultRow Row(const std::string& model, const std::string& test, const std::string& metric,
+              const std::string& unit, std::vector<double> samples) {
+  ResultRow r;
+  metrics::CellFacts& c = r.EditCell();
+  c.model = model;
+  c.model_sha256 = "sha-" + model;
+  c.quant = "Q4_1";
+  c.runtime = "llama.cpp";
+  c.runtime_version = "0.3.36";
+  c.device = "Intel Xeon | lab";  // a name with Markdown's table character
+  c.params = {{"threads", 2}};
+  r.test = test;
+  r.metric = metric;
+  r.unit = unit;
+  r.samples = std::move(samples);
+  r.dataset_sha256 = test == "mc" ? "items" : "";
+  return r;
+}
+
+Comparison Fixed() {
+  std::vector<double> acc(20, 1.0), acc_lost(20, 1.0);
+  for (int i = 0; i < 5; ++i) acc_lost[i] = 0.0;
+  const std::vector<ResultRow> base = {
+      Row("m", "tg128", "throughput", "t/s", {50.1, 49.8, 50.3, 50.0, 49.9}),
+      Row("m", "pp512", "throughput", "t/s", {400, 402, 398}),
+      Row("m", "memory", "peak_rss", "bytes", {2.0e8}), Row("m", "mc", "acc", "fraction", acc),
+      Row("m", "ttft@64", "ttft", "ms", {30, 31, 29})};
+  const std::vector<ResultRow> cand = {
+      Row("m", "tg128", "throughput", "t/s", {60.2, 59.9, 60.1, 60.4, 60.0}),
+      Row("m", "pp512", "throughput", "t/s", {401, 399, 400}),
+      Row("m", "memory", "peak_rss", "bytes", {2.2e8}), Row("m", "mc", "acc", "fraction", acc_lost),
+      Row("m", "tg64", "throughput", "t/s", {70, 71, 72})};
+  CompareOptions o;
+  o.gate = *ParseGate("tg128: -3%\npeak_rss: +5%\nmc_acc: -1 point\n", "release.gate");
+  o.gate_file = "release.gate";
+  auto c = Compare(base, cand, o);
+  EXPECT_TRUE(c.ok()) << c.error().message;
+  return c ? *c : Comparison{};
+}
+
+TEST(CompareView, MarkdownGolden) {
+  std::ostringstream out;
+  WriteComparisonMarkdown(Fixed(), "base.db run 1", "cand.db run 2", out);
+  testing::ExpectGolden(out.str(), "compare.md");
+}
+
+TEST(CompareView, JsonGolden) {
+  testing::ExpectGolden(ComparisonJson(Fixed(), "base.db run 1", "cand.db run 2").dump(2) + "\n",
+                        "compare.json");
+}
+
+TEST(CompareView, JsonFieldsAreTyped) {
+  const nlohmann::ordered_json j = ComparisonJson(Fixed(), "a", "b");
+  EXPECT_EQ(j["schema"], "pipette.compare");
+  ASSERT_FALSE(j["figures"].empty());
+  for (const auto& f : j["figures"]) {
+    EXPECT_TRUE(f["baseline_n"].is_number_integer()) << f;
+    EXPECT_TRUE(f["key"].is_object()) << f;
+    EXPECT_TRUE(f["baseline"].is_number()) << f;
+  }
+  EXPECT_TRUE(j["gate_failed"].get<bool>());
+}
+
+}  // namespace
+}  // namespace pipette::compare
