@@ -131,7 +131,9 @@ TEST_F(CompareE2E, TheShippedReleaseGate) {
   const std::string gate = std::string(PIPETTE_SOURCE_DIR) + "/examples/gates/release.gate";
   Output ok = Pipette({"compare", store, store, "--gate", gate});
   EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
-  EXPECT_NE(ok.out.find("paired difference"), std::string::npos) << ok.out;
+  // The accuracy compared item by item: a difference of +0 with its paired interval.
+  EXPECT_NE(ok.out.find("| test=mc "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(" +0 |"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("passed -0 points"), std::string::npos) << ok.out;
   // A candidate without mc: the gated accuracy is missing, so the gate fails.
   const fs::path no_mc = Write("no-mc.yaml",

@@ -1,8 +1,8 @@
 // `pipette reproduce RUN` through the CLI on a run made in the test: the quality figures of the run
 // again are bit-identical (the same model, build and threads on this machine), the speed figures
 // are checked against the noise band — whether they land in it depends on the machine's load, so
-// the test asserts only that a miss is a speed figure's and says why —, an experiment file edited
-// since the run is run as it was stored, and bad input exits 2.
+// the test asserts only that a miss is a speed or memory figure's and says why —, an experiment
+// file edited since the run is run as it was stored, and bad input exits 2.
 #include <gtest/gtest.h>
 
 #include "fixture.h"
@@ -48,14 +48,17 @@ TEST_F(ReproduceE2E, QualityIsBitIdenticalAndAMissIsASpeedFiguresWithItsReason) 
   for (const json& f : j["figures"]) {
     if (f["check"] == "bit-identical") {
       ++quality;
-      EXPECT_TRUE(f["reproduced"].get<bool>()) << f;
+      EXPECT_TRUE(f["reproduced"].is_boolean() && f["reproduced"].get<bool>()) << f;
       EXPECT_EQ(f["original"], f["now"]) << f;
-    } else {
-      ++speed;
-      EXPECT_NE(f["figure"].get<std::string>().find("tg4"), std::string::npos) << f;
-      if (!f["reproduced"].get<bool>()) {
-        EXPECT_NE(f["why"].get<std::string>().find("past"), std::string::npos) << f;
-      }
+      continue;
+    }
+    if (f["check"] == "median within noise") ++speed;
+    // A speed or memory figure that missed says by how much; one measured once a cell (a load
+    // time) cannot be judged either way.
+    if (f["reproduced"].is_null()) {
+      EXPECT_NE(f["why"].get<std::string>().find("fewer than 3"), std::string::npos) << f;
+    } else if (!f["reproduced"].get<bool>()) {
+      EXPECT_NE(f["why"].get<std::string>().find("past"), std::string::npos) << f;
     }
   }
   EXPECT_GE(quality, 3) << r.out;  // ppl, tok_per_kchar, mc acc ...

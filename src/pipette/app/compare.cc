@@ -76,14 +76,21 @@ Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::s
   return std::move(data->rows);
 }
 
+// Every error of a comparison exits 2: exit 1 says a gate line failed, and only that.
+int FailInput(Error e) {
+  e.exit_code = 2;
+  return Fail(e);
+}
+
 }  // namespace
 
 int Compare(const CompareArgs& args) {
   if (args.format != "md" && args.format != "json") {
-    return Fail(InputError(fmt::format("--format {}: compare writes md or json", args.format)));
+    return FailInput(
+        InputError(fmt::format("--format {}: compare writes md or json", args.format)));
   }
   if (args.resamples < 100 || args.resamples > 1000000) {
-    return Fail(InputError(
+    return FailInput(InputError(
         fmt::format("--resamples {}: give 100 to 1000000 (10000 by default)", args.resamples)));
   }
   compare::CompareOptions options;
@@ -93,21 +100,21 @@ int Compare(const CompareArgs& args) {
   options.bootstrap.resamples = args.resamples;
   if (!args.gate.empty()) {
     std::ifstream in(args.gate, std::ios::binary);
-    if (!in) return Fail(InputError(fmt::format("{}: cannot read the gate file", args.gate)));
+    if (!in) return FailInput(InputError(fmt::format("{}: cannot read the gate file", args.gate)));
     std::ostringstream text;
     text << in.rdbuf();
     auto gate = compare::ParseGate(text.str(), args.gate);
-    if (!gate) return Fail(gate.error());
+    if (!gate) return FailInput(gate.error());
     options.gate = std::move(*gate);
     options.gate_file = args.gate;
   }
   std::string base_name, cand_name;
   auto base = SideRows(args.baseline, &base_name);
-  if (!base) return Fail(base.error());
+  if (!base) return FailInput(base.error());
   auto cand = SideRows(args.candidate, &cand_name);
-  if (!cand) return Fail(cand.error());
+  if (!cand) return FailInput(cand.error());
   auto c = compare::Compare(*base, *cand, options);
-  if (!c) return Fail(c.error());
+  if (!c) return FailInput(c.error());
   std::ostringstream out;
   if (args.format == "json") {
     out << compare::ComparisonJson(*c, base_name, cand_name).dump(2) << "\n";
@@ -117,7 +124,7 @@ int Compare(const CompareArgs& args) {
   if (args.output.empty()) {
     std::cout << out.str();
   } else {
-    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return FailInput(st.error());
     fmt::print(stderr, "wrote {}\n", args.output);
   }
   return c->gate_failed ? 1 : 0;

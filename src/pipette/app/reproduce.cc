@@ -134,15 +134,23 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   again.no_wait = args.no_wait;
   if (const int rc = Run(again, paths, device); rc == 2) return rc;
 
-  auto ro = store::Store::Open(args.store, store::OpenMode::kReadOnly);
-  if (!ro) return Fail(ro.error());
-  auto id = (*ro)->LatestRunId();
-  if (!id) return Fail(id.error());
-  ro->reset();
-  if (id->value_or(0) <= latest) {
+  // The run this command made: the first after the latest before it, of the file it ran (another
+  // Pipette may have written to the store meanwhile).
+  int64_t now_id = 0;
+  {
+    auto ro = store::Store::Open(args.store, store::OpenMode::kReadOnly);
+    if (!ro) return Fail(ro.error());
+    auto runs = (*ro)->Runs();
+    if (!runs) return Fail(runs.error());
+    for (const store::RunRecord& r : *runs) {
+      if (r.id > latest && r.experiment_path == *file && (now_id == 0 || r.id < now_id)) {
+        now_id = r.id;
+      }
+    }
+  }
+  if (now_id == 0) {
     return Fail(RuntimeError(fmt::format("the run again stored nothing in {}", args.store)));
   }
-  const int64_t now_id = **id;
   auto after = Load(args.store, {original.id, now_id});
   if (!after) return Fail(after.error());
   std::vector<metrics::ResultRow> rows_a, rows_b;

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <regex>
 
+#include "pipette/stats/stats.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::compare {
@@ -182,8 +184,15 @@ Key PairingKey(const metrics::ResultRow& row) {
   }
   key.emplace_back("test", row.test);
   key.emplace_back("metric", row.metric);
-  if (!row.subset.empty()) key.emplace_back("subset", row.subset);
+  if (!row.subset.empty()) key.emplace_back("subset", PairingSubset(row));
   return key;
+}
+
+std::string PairingSubset(const metrics::ResultRow& row) {
+  if (row.test != "kld" && row.test != "divergence") return row.subset;
+  static const std::regex kCell("reference cell [0-9]+");
+  static const std::regex kTail(", mean reference tail mass [-+0-9.eE]+");
+  return std::regex_replace(std::regex_replace(row.subset, kTail, ""), kCell, "reference cell");
 }
 
 bool AlwaysPaired(const std::string& key) {
@@ -275,12 +284,33 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
     std::set<const GateLine*> matched;
     const GateLine* g = GateFor(base, options.gate, &matched);
     used.insert(matched.begin(), matched.end());
+    // A figure that cannot be compared: listed, and when a gate line covers it, the gate fails
+    // (it cannot say the figure is not worse).
+    auto uncompared = [&](const std::string& why) {
+      if (!g) {
+        out.not_compared.push_back(described + ": " + why);
+        return;
+      }
+      FigureComparison f;
+      f.key = DisplayKey(base, ignore);
+      f.test = base.test;
+      f.metric = base.metric;
+      f.unit = base.unit;
+      f.gate = *g;
+      f.missing = why;
+      f.change.why = why;
+      f.gate_failed = true;
+      out.gate_failed = true;
+      out.figures.push_back(std::move(f));
+    };
     if (rows.size() > 1 || (it != b.end() && it->second.size() > 1)) {
-      out.not_compared.push_back(described + ": held by more than one row of a side");
+      uncompared("held by more than one row of a side");
       continue;
     }
     if (!base.na_reason.empty()) {
-      if (cand) out.not_compared.push_back(described + ": n/a in the baseline: " + base.na_reason);
+      // n/a on both sides (energy where neither side has a meter) is no news.
+      const bool both_na = cand && !cand->na_reason.empty();
+      if (g || !both_na) uncompared("n/a in the baseline: " + base.na_reason);
       continue;
     }
     const std::optional<Rule> rule = RuleFor(base);
@@ -304,6 +334,8 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
       // A figure a gate line covers that the candidate cannot show: the gate fails.
       f.missing = why;
       f.change.why = why;
+      f.change.baseline_n = base.samples.size();
+      if (!base.samples.empty()) f.change.baseline = stats::Median(base.samples);
       f.gate_failed = true;
       out.gate_failed = true;
       out.figures.push_back(std::move(f));

@@ -27,6 +27,9 @@ using Key = std::vector<std::pair<std::string, std::string>>;
 // parameter by its name ("threads", "n_ctx", ...), "test", "metric" and, where a row has one,
 // "subset". The test, metric and subset always pair.
 Key PairingKey(const metrics::ResultRow& row);
+// A row's subset as it pairs: without what names one store's cells ("reference cell 12" of kld
+// and divergence figures) or what was measured ("mean reference tail mass 0.0123" of top-k kld).
+std::string PairingSubset(const metrics::ResultRow& row);
 // The keys that cannot be ignored.
 bool AlwaysPaired(const std::string& key);
 

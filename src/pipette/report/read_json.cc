@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,8 +27,9 @@ std::optional<double> Real(const json& o, const char* key) {
 
 }  // namespace
 
-Result<JsonRows> RowsFromReportJson(std::string_view text, const std::string& file,
-                                    std::optional<int64_t> run) {
+namespace {
+
+Result<JsonRows> Read(std::string_view text, const std::string& file, std::optional<int64_t> run) {
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return InputError(file + ": not JSON");
   if (!doc.is_object() || doc.value("schema", "") != "pipette.report") {
@@ -102,6 +104,10 @@ Result<JsonRows> RowsFromReportJson(std::string_view text, const std::string& fi
     row.ci_high = Real(r, "ci_high");
     if (r.contains("samples") && r["samples"].is_array()) {
       for (const json& s : r["samples"]) {
+        if (s.is_null()) {  // a sample that was not a finite number (JSON has no NaN)
+          row.samples.push_back(std::numeric_limits<double>::quiet_NaN());
+          continue;
+        }
         if (!s.is_number()) {
           return InputError(fmt::format(
               "{}: results[{}].samples holds a value that is not a number", file, index - 1));
@@ -117,6 +123,19 @@ Result<JsonRows> RowsFromReportJson(std::string_view text, const std::string& fi
                           : file + ": the report holds no result");
   }
   return out;
+}
+
+}  // namespace
+
+Result<JsonRows> RowsFromReportJson(std::string_view text, const std::string& file,
+                                    std::optional<int64_t> run) {
+  try {
+    return Read(text, file, run);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of the wrong type (a schema_version given as text, a null where a number goes).
+    return InputError(
+        fmt::format("{}: not a Pipette JSON report as this Pipette reads it: {}", file, e.what()));
+  }
 }
 
 }  // namespace pipette::report

@@ -73,6 +73,8 @@ TEST(RowsFromReportJson, WhatIsNotAReportIsAnErrorNamingTheFile) {
       {R"({"schema": "pipette.report", "schema_version": 6, "results": [{"cell": 1}]})",
        std::nullopt, "r.json: results[0] is not a result (run_id, cell, test, metric)"},
       {Document({MakeRow(1, "tg128", {1, 2, 3})}), 4, "r.json: no result of run 4"},
+      {R"({"schema": "pipette.report", "schema_version": "6", "results": []})", std::nullopt,
+       "r.json: not a Pipette JSON report as this Pipette reads it: "},
   };
   for (const Case& c : cases) {
     auto r = RowsFromReportJson(c.text, "r.json", c.run);

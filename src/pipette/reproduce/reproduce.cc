@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "pipette/compare/compare.h"
 #include "pipette/stats/stats.h"
 
 namespace pipette::reproduce {
@@ -62,7 +63,10 @@ std::string Runtimes(const std::vector<metrics::ResultRow>& rows) {
 std::string Explain(FigureCheck::Kind kind, const std::vector<Difference>& env) {
   std::vector<std::string> what;
   for (const Difference& d : env) {
-    const bool build = d.what == "runtime" || d.what == "ISA flags" || d.what == "CPU";
+    // What changes a quality figure's arithmetic: the model, the build, the instructions.
+    const bool build = d.what == "runtime" || d.what == "ISA flags" || d.what == "CPU" ||
+                       d.what == "Pipette" || d.what == "experiment (config hash)" ||
+                       d.what.rfind("model file", 0) == 0;
     if (kind == FigureCheck::Kind::kQuality ? build : true) what.push_back(d.what);
   }
   if (what.empty()) return "";
@@ -93,7 +97,7 @@ FigureCheck CheckQuality(FigureCheck f, const metrics::ResultRow& a, const metri
     f.why = fmt::format("not bit-identical: {:.17g} then, {:.17g} now", a.value, b.value);
     return f;
   }
-  f.reproduced = true;
+  f.outcome = FigureCheck::Outcome::kYes;
   f.why = fmt::format("bit-identical ({} units)", a.samples.size());
   return f;
 }
@@ -114,17 +118,26 @@ FigureCheck CheckSpeed(FigureCheck f, const metrics::ResultRow& a, const metrics
   const double change = *f.ratio - 1.0;
   if (f.kind == FigureCheck::Kind::kOnce) {
     f.band = threshold;
-    f.reproduced = std::fabs(change) <= f.band;
+    const bool within = std::fabs(change) <= f.band;
+    f.outcome = within ? FigureCheck::Outcome::kYes : FigureCheck::Outcome::kNo;
     f.why = fmt::format("measured once a cell: {:+.1f}%, {} ±{:g}%", change * 100,
-                        f.reproduced ? "within" : "past", f.band * 100);
+                        within ? "within" : "past", f.band * 100);
+    return f;
+  }
+  if (a.samples.size() < 3 || b.samples.size() < 3) {
+    f.outcome = FigureCheck::Outcome::kCannotSay;
+    f.why = fmt::format(
+        "{:+.1f}%, but {} and {} samples: fewer than 3 a run give no noise band to judge by",
+        change * 100, a.samples.size(), b.samples.size());
     return f;
   }
   const double cv_a = stats::Cv(a.samples), cv_b = stats::Cv(b.samples);
   f.band = std::max({threshold, cv_a, cv_b});
-  f.reproduced = std::isfinite(change) && std::fabs(change) <= f.band;
-  f.why = fmt::format("median {:+.1f}%, {} the noise band ±{:.1f}% (CV {:.1f}% then, {:.1f}% now)",
-                      change * 100, f.reproduced ? "within" : "past", f.band * 100, cv_a * 100,
-                      cv_b * 100);
+  const bool within = std::isfinite(change) && std::fabs(change) <= f.band;
+  f.outcome = within ? FigureCheck::Outcome::kYes : FigureCheck::Outcome::kNo;
+  f.why =
+      fmt::format("median {:+.1f}%, {} the noise band ±{:.1f}% (CV {:.1f}% then, {:.1f}% now)",
+                  change * 100, within ? "within" : "past", f.band * 100, cv_a * 100, cv_b * 100);
   return f;
 }
 
@@ -163,8 +176,10 @@ Verdict Check(const Side& original, const Side& now, double threshold) {
   std::map<int, std::pair<std::string, std::string>> models;
   for (const auto& r : *original.rows) models[r.cell->cell_index].first = r.cell->model_sha256;
   for (const auto& r : *now.rows) models[r.cell->cell_index].second = r.cell->model_sha256;
+  std::set<int> other_model;
   for (const auto& [cell, sha] : models) {
     if (!sha.first.empty() && !sha.second.empty() && sha.first != sha.second) {
+      other_model.insert(cell);
       v.environment.push_back(
           {fmt::format("model file of cell {} (SHA-256)", cell + 1), sha.first, sha.second});
     }
@@ -190,8 +205,16 @@ Verdict Check(const Side& original, const Side& now, double threshold) {
     f.kind = *kind;
     f = *kind == FigureCheck::Kind::kQuality ? CheckQuality(std::move(f), a, *it->second)
                                              : CheckSpeed(std::move(f), a, *it->second, threshold);
-    if (!f.reproduced) f.why += Explain(f.kind, v.environment);
-    if (f.reproduced) ++v.reproduced;
+    if (other_model.count(a.cell->cell_index)) {
+      // Not the experiment's model: whatever the figures, this is not a reproduction.
+      f.outcome = FigureCheck::Outcome::kNo;
+      f.why = "the cell ran another model file than the original's (SHA-256 differs); " + f.why;
+    }
+    if (f.outcome == FigureCheck::Outcome::kNo) {
+      f.why += Explain(f.kind, v.environment);
+      ++v.not_reproduced;
+    }
+    if (f.outcome == FigureCheck::Outcome::kYes) ++v.reproduced;
     v.figures.push_back(std::move(f));
   }
   return v;

@@ -24,7 +24,10 @@ struct FigureCheck {
   double original = 0, now = 0;  // the values (quality) or medians (speed)
   std::optional<double> ratio;   // now / original; none for an original of 0
   double band = 0;               // kSpeed, kOnce: the relative change still reproduced
-  bool reproduced = false;
+  // kCannotSay: a speed figure with fewer than 3 samples a run (a load time): no noise band to
+  // judge it by; it counts neither way.
+  enum class Outcome { kYes, kNo, kCannotSay } outcome = Outcome::kNo;
+  bool reproduced() const { return outcome == Outcome::kYes; }
   std::string why;
 };
 
@@ -38,8 +41,9 @@ struct Verdict {
   std::vector<FigureCheck> figures;
   std::vector<std::string> missing;  // figures of the original the re-run lacks or has n/a
   std::vector<Difference> environment;
-  size_t reproduced = 0;  // figures that reproduced
-  bool all_reproduced() const { return reproduced == figures.size() && missing.empty(); }
+  size_t reproduced = 0;      // figures that reproduced
+  size_t not_reproduced = 0;  // figures that did not (the rest: cannot say)
+  bool all_reproduced() const { return not_reproduced == 0 && missing.empty(); }
 };
 
 // What each run's environment was, beside its rows: the device fingerprint's facts, and these
@@ -51,7 +55,8 @@ struct Side {
 };
 
 // Figures pair by cell position, test, metric and subset (the same experiment makes the same
-// cells in the same order). `threshold`: the smallest noise band of a speed figure (0.03: ±3%).
+// cells in the same order). A cell whose model file is not the original's (by SHA-256) reproduces
+// none of its figures. `threshold`: the smallest noise band of a speed figure (0.03: ±3%).
 Verdict Check(const Side& original, const Side& now, double threshold = 0.03);
 
 }  // namespace pipette::reproduce

@@ -66,11 +66,11 @@ TEST(Reproduce, AQualityFigureOffByOneBitAndASlowerMedianDoNotReproduceAndSayWhy
   const Verdict v = Check({&a, kEnv}, {&b, env});
   EXPECT_FALSE(v.all_reproduced());
   EXPECT_EQ(v.reproduced, 1u);  // peak_rss
-  EXPECT_FALSE(v.figures[0].reproduced);
+  EXPECT_FALSE(v.figures[0].reproduced());
   EXPECT_NE(v.figures[0].why.find("median -20.0%, past the noise band ±3.0%"), std::string::npos)
       << v.figures[0].why;
   EXPECT_NE(v.figures[0].why.find("governor"), std::string::npos) << v.figures[0].why;
-  EXPECT_FALSE(v.figures[2].reproduced);
+  EXPECT_FALSE(v.figures[2].reproduced());
   EXPECT_NE(v.figures[2].why.find("not bit-identical: unit 2 of 3 differs"), std::string::npos)
       << v.figures[2].why;
   // A quality figure is explained by what changes the arithmetic (the build), not by the load.
@@ -95,6 +95,28 @@ TEST(Reproduce, AFigureTheRunAgainLacksIsMissingAndAnotherModelFileIsNamed) {
     model = model || (d.what == "model file of cell 1 (SHA-256)" && d.now == "sha-other");
   }
   EXPECT_TRUE(model);
+  // The cell ran another file: none of its figures reproduced, whatever they are.
+  for (const FigureCheck& f : v.figures) {
+    EXPECT_FALSE(f.reproduced()) << f.label;
+    EXPECT_NE(f.why.find("another model file"), std::string::npos) << f.why;
+  }
+}
+
+TEST(Reproduce, ATimeMeasuredOnceACellCannotBeJudgedAndTopKKldPairsAcrossCells) {
+  ResultRow load = Row("load", "time", "ms", {812.0});
+  ResultRow kld = Row("kld", "kld_mean", "nats", {0.01, 0.02});
+  kld.subset = "lower bound: top-40 + tail, mean reference tail mass 0.0123; reference cell 7";
+  const std::vector<ResultRow> a = {load, kld};
+  load.samples = {1020.0};  // +26%: a cold page cache, say
+  kld.subset = "lower bound: top-40 + tail, mean reference tail mass 0.0123; reference cell 19";
+  const std::vector<ResultRow> b = {load, kld};
+  const Verdict v = Check({&a, kEnv}, {&b, kEnv});
+  ASSERT_EQ(v.figures.size(), 2u);
+  EXPECT_EQ(v.figures[0].outcome, FigureCheck::Outcome::kCannotSay) << v.figures[0].why;
+  EXPECT_TRUE(v.figures[1].reproduced()) << v.figures[1].why;
+  EXPECT_TRUE(v.missing.empty());
+  EXPECT_TRUE(v.all_reproduced());
+  EXPECT_EQ(v.reproduced, 1u);
 }
 
 }  // namespace

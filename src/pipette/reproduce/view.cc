@@ -23,6 +23,19 @@ std::string KindName(FigureCheck::Kind k) {
   return "?";
 }
 
+// yes / NO / cannot say; JSON: true / false / null.
+report::Value Outcome(FigureCheck::Outcome o, bool for_text) {
+  switch (o) {
+    case FigureCheck::Outcome::kYes:
+      return for_text ? report::Text("yes") : report::Boolean(true);
+    case FigureCheck::Outcome::kNo:
+      return for_text ? report::Text("NO") : report::Boolean(false);
+    case FigureCheck::Outcome::kCannotSay:
+      return for_text ? report::Text("cannot say") : report::Null();
+  }
+  return report::Null();
+}
+
 }  // namespace
 
 report::Table ReproduceTable(const Verdict& v, bool for_text) {
@@ -46,8 +59,7 @@ report::Table ReproduceTable(const Verdict& v, bool for_text) {
   for (const FigureCheck& f : v.figures) {
     t.Add({report::Text(f.label), report::Text(f.metric), report::Text(f.unit),
            report::Text(KindName(f.kind)), number(f.original), number(f.now), number(f.ratio),
-           for_text ? report::Text(f.reproduced ? "yes" : "NO") : report::Boolean(f.reproduced),
-           report::Text(f.why)});
+           Outcome(f.outcome, for_text), report::Text(f.why)});
   }
   return t;
 }
@@ -70,8 +82,10 @@ void WriteReproduceMarkdown(const Verdict& v, const std::string& original, const
     out << fmt::format("- {}: {} → {}\n", MarkdownLine(d.what), MarkdownLine(d.original),
                        MarkdownLine(d.now));
   }
-  out << fmt::format("\n{} of {} figures reproduced{}.\n", v.reproduced,
+  const size_t cannot_say = v.figures.size() - v.reproduced - v.not_reproduced;
+  out << fmt::format("\n{} of {} figures reproduced{}{}.\n", v.reproduced,
                      v.figures.size() + v.missing.size(),
+                     cannot_say ? fmt::format(", {} cannot say", cannot_say) : "",
                      v.all_reproduced() ? "" : ": the run did NOT reproduce");
 }
 
@@ -85,6 +99,7 @@ nlohmann::ordered_json ReproduceJson(const Verdict& v, const std::string& origin
   j["again"] = again;
   j["reproduced"] = v.all_reproduced();
   j["figures_reproduced"] = v.reproduced;
+  j["figures_not_reproduced"] = v.not_reproduced + v.missing.size();
   j["figures"] = nlohmann::ordered_json::array();
   for (const report::Row& row : t.rows) j["figures"].push_back(report::RowObject(t, row));
   j["missing"] = v.missing;
