@@ -9,6 +9,7 @@
 #include "pipette/app/compare.h"
 #include "pipette/app/predict.h"
 #include "pipette/app/reproduce.h"
+#include "pipette/app/select.h"
 #include "pipette/app/sensitivity.h"
 #include "pipette/build_info.h"
 #include "pipette/device/local_device.h"
@@ -158,6 +159,22 @@ int main(int argc, char** argv) {
   cmp_cmd->add_option("--resamples", cmp.resamples, "the bootstrap's resamples")
       ->capture_default_str();
 
+  pipette::app::SelectArgs sel;
+  auto* sel_cmd = app.add_subcommand(
+      "select",
+      "Choose a configuration: the cells of a run held against a profile's constraints, the rest "
+      "ranked by its weights, with every veto, the Pareto set and a decision tree over devices");
+  sel_cmd->add_option("--profile,-p", sel.profile, "the profile (--list shows them)");
+  sel_cmd->add_option("--profiles", sel.profiles,
+                      "a profiles file (profiles: NAME: {about, constraints, weights})");
+  sel_cmd->add_flag("--list", sel.list, "list the profiles within reach");
+  sel_cmd->add_option("--store", sel.store, "SQLite store")->capture_default_str();
+  sel_cmd->add_option("--run", sel.runs,
+                      "run id(s) whose cells are the candidates (default: the "
+                      "latest run)");
+  sel_cmd->add_option("--format,-f", sel.format, "md or json")->capture_default_str();
+  sel_cmd->add_option("--output,-o", sel.output, "write to this file instead of stdout");
+
   pipette::app::ReproduceArgs repro;
   auto* repro_cmd = app.add_subcommand(
       "reproduce",
@@ -196,6 +213,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return pipette::app::Run(run, paths, device);
   if (*rep_cmd) return pipette::app::Report(report);
   if (*env_cmd) return pipette::app::Env(env, paths, device);
+  if (*sel_cmd) return pipette::app::Select(sel);
   if (*repro_cmd) return pipette::app::Reproduce(repro, paths, device);
   if (*sens_cmd) return pipette::app::Sensitivity(sens, paths, device);
   if (*pred_cmd) return pipette::app::Predict(predict);

@@ -75,23 +75,13 @@ void Label(Comparison& c) {
   }
 }
 
-// Whether a gate line names the row, and how specifically: 3 its test and metric
-// ("tg128.throughput", "mc_acc"), 2 its metric ("peak_rss"), 1 its test when the row is the
-// test's headline ("tg128"); 0 not at all.
-int Match(const GateLine& g, const metrics::ResultRow& row) {
-  if (g.figure == row.test + "." + row.metric || g.figure == row.test + "_" + row.metric) return 3;
-  if (g.figure == row.metric) return 2;
-  if (g.figure == row.test && metrics::IsHeadline(row)) return 1;
-  return 0;
-}
-
 // The most specific line for the row; every line naming it counts as used.
 const GateLine* GateFor(const metrics::ResultRow& row, const std::vector<GateLine>& gate,
                         std::set<const GateLine*>* used) {
   const GateLine* best = nullptr;
   int best_match = 0;
   for (const GateLine& g : gate) {
-    const int m = Match(g, row);
+    const int m = FigureNameMatch(g.figure, row);
     if (m == 0) continue;
     used->insert(&g);
     if (m > best_match) {
@@ -186,6 +176,13 @@ Key PairingKey(const metrics::ResultRow& row) {
   key.emplace_back("metric", row.metric);
   if (!row.subset.empty()) key.emplace_back("subset", PairingSubset(row));
   return key;
+}
+
+int FigureNameMatch(const std::string& name, const metrics::ResultRow& row) {
+  if (name == row.test + "." + row.metric || name == row.test + "_" + row.metric) return 3;
+  if (name == row.metric) return 2;
+  if (name == row.test && metrics::IsHeadline(row)) return 1;
+  return 0;
 }
 
 std::string PairingSubset(const metrics::ResultRow& row) {

@@ -30,6 +30,10 @@ Key PairingKey(const metrics::ResultRow& row);
 // A row's subset as it pairs: without what names one store's cells ("reference cell 12" of kld
 // and divergence figures) or what was measured ("mean reference tail mass 0.0123" of top-k kld).
 std::string PairingSubset(const metrics::ResultRow& row);
+// Whether a figure's name as people write it (a gate line, a constraint) names the row, and how
+// specifically: 3 its test and metric ("tg128.itl_p50", "mc_acc"), 2 its metric ("peak_rss"), 1
+// its test when the row is the test's headline ("tg128"); 0 not at all.
+int FigureNameMatch(const std::string& name, const metrics::ResultRow& row);
 // The keys that cannot be ignored.
 bool AlwaysPaired(const std::string& key);
 

@@ -15,15 +15,16 @@
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/select/profile.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::config {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "quality", "name",     "description", "models",      "runtime", "runtimes", "device",
-    "devices", "params",   "tests",       "repetitions", "warmup",  "timeout",  "seed",
-    "store",   "quantize", "convert",     "ready",       "cooldown"};
+    "quality", "name",     "description", "models",      "runtime",  "runtimes", "device",
+    "devices", "params",   "tests",       "repetitions", "warmup",   "timeout",  "seed",
+    "store",   "quantize", "convert",     "ready",       "cooldown", "select"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -250,6 +251,11 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     auto i = SmallInteger(w, v, key, key == "warmup" ? 0 : 1, 100000);
     if (!i) return i.error();
     (key == "warmup" ? ex->warmup : ex->repetitions) = *i;
+  } else if (key == "select") {
+    // Profiles for `pipette select`: checked here, read from the stored experiment text there;
+    // they change no measurement, so the config hash leaves them out.
+    auto profiles = select::ParseProfileMap(w, v);
+    if (!profiles) return profiles.error();
   } else if (key == "timeout") {
     auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
     if (!i) return i.error();

@@ -1,0 +1,130 @@
+#include "pipette/app/select.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "pipette/app/commands.h"
+#include "pipette/env/process.h"
+#include "pipette/report/load.h"
+#include "pipette/select/profile.h"
+#include "pipette/select/select.h"
+#include "pipette/select/view.h"
+#include "pipette/store/store.h"
+#include "pipette/util/files.h"
+#include "pipette/util/strings.h"
+
+namespace pipette::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every profile within reach, the first of a name winning: the file's, each run's experiment's,
+// Pipette's own.
+Result<select::Profiles> ProfilesFor(const SelectArgs& args,
+                                     const std::vector<store::RunRecord>& runs) {
+  select::Profiles out;
+  if (!args.profiles.empty()) {
+    auto text = ReadFileToString(args.profiles);
+    if (!text) return InputError(fmt::format("{}: cannot read the profiles file", args.profiles));
+    auto file = select::ParseProfiles(*text, args.profiles);
+    if (!file) return file.error();
+    if (file->empty()) {
+      return InputError(
+          fmt::format("{}: no profiles (a 'profiles:' mapping of names to "
+                      "{{about, constraints, weights}})",
+                      args.profiles));
+    }
+    out = std::move(*file);
+  }
+  for (const store::RunRecord& r : runs) {
+    auto ex = select::ParseProfiles(r.config_text, r.experiment_path, "select");
+    if (!ex) return ex.error();
+    for (auto& [name, p] : *ex) out.emplace(name, std::move(p));
+  }
+  for (const auto& [name, p] : select::ShippedProfiles()) {
+    select::Profile shipped = p;
+    shipped.source = "shipped";
+    out.emplace(name, std::move(shipped));
+  }
+  return out;
+}
+
+// Every error exits 2: exit 1 says no candidate fits, and only that.
+int FailInput(Error e) {
+  e.exit_code = 2;
+  return Fail(e);
+}
+
+}  // namespace
+
+int Select(const SelectArgs& args) {
+  if (args.format != "md" && args.format != "json") {
+    return FailInput(InputError(fmt::format("--format {}: select writes md or json", args.format)));
+  }
+  std::error_code ec;
+  if (!fs::exists(args.store, ec)) {
+    return FailInput(InputError(fmt::format("{}: no such store", args.store)));
+  }
+  auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);
+  if (!store) return FailInput(store.error());
+  std::vector<int64_t> runs = args.runs;
+  if (runs.empty()) {
+    auto latest = (*store)->LatestRunId();
+    if (!latest) return FailInput(latest.error());
+    if (!*latest)
+      return FailInput(InputError(fmt::format("the store {} has no runs yet", args.store)));
+    runs.push_back(**latest);
+  }
+  env::LinuxProcessTable processes;
+  auto data = report::LoadReportData(**store, runs, &processes);
+  if (!data) return FailInput(data.error());
+  for (int64_t id : runs) {
+    bool found = false;
+    for (const auto& r : data->runs) found = found || r.id == id;
+    if (!found) return FailInput(InputError(fmt::format("{}: no run {}", args.store, id)));
+  }
+  auto profiles = ProfilesFor(args, data->runs);
+  if (!profiles) return FailInput(profiles.error());
+  std::vector<std::string> names;
+  for (const auto& [name, p] : *profiles) names.push_back(name);
+  if (args.list || args.profile.empty()) {
+    std::ostringstream out;
+    for (const auto& [name, p] : *profiles) {
+      out << fmt::format("{} ({}): {}\n", name, p.source, p.about);
+    }
+    if (args.list) {
+      std::cout << out.str();
+      return 0;
+    }
+    return FailInput(InputError(fmt::format(
+        "give a profile: pipette select --profile NAME (profiles: {})", fmt::join(names, ", "))));
+  }
+  auto it = profiles->find(args.profile);
+  if (it == profiles->end()) {
+    return FailInput(
+        InputError(fmt::format("--profile {}: no such profile (profiles: {}){}", args.profile,
+                               fmt::join(names, ", "), DidYouMean(args.profile, names))));
+  }
+  auto s = select::Select(data->rows, it->second);
+  if (!s) return FailInput(s.error());
+  const std::string source = fmt::format("{} run {}", args.store, fmt::join(runs, ", "));
+  std::ostringstream out;
+  if (args.format == "json") {
+    out << select::SelectionJson(*s, it->second, source).dump(2) << "\n";
+  } else {
+    select::WriteSelectionMarkdown(*s, it->second, source, out);
+  }
+  if (args.output.empty()) {
+    std::cout << out.str();
+  } else {
+    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return FailInput(st.error());
+    fmt::print(stderr, "wrote {}\n", args.output);
+  }
+  return s->ranked.empty() ? 1 : 0;
+}
+
+}  // namespace pipette::app

@@ -1,0 +1,78 @@
+#include "pipette/select/profile.h"
+
+#include <gtest/gtest.h>
+
+namespace pipette::select {
+namespace {
+
+TEST(Profiles, AProfilesFileParses) {
+  auto p = ParseProfiles(
+      "profiles:\n"
+      "  kiosk:\n"
+      "    about: a kiosk\n"
+      "    constraints:\n"
+      "      - peak_rss <= 2GiB\n"
+      "      - 'tg128 >= 10 t/s'\n"
+      "    weights: {quality: 1, efficiency: 1}\n"
+      "  plain: {}\n",
+      "p.yaml");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->size(), 2u);
+  const Profile& k = p->at("kiosk");
+  EXPECT_EQ(k.about, "a kiosk");
+  ASSERT_EQ(k.constraints.size(), 2u);
+  EXPECT_EQ(k.constraints[0].line, 5);
+  EXPECT_EQ(k.constraints[0].column, 9);
+  EXPECT_EQ(k.constraints[1].column, 10);  // after the quote
+  EXPECT_EQ(k.weights.quality, 1);
+  EXPECT_EQ(k.weights.robustness, 0);              // weights given: the rest are 0
+  EXPECT_EQ(p->at("plain").weights.quality, 0.4);  // none given: the defaults
+  EXPECT_EQ(k.source, "p.yaml");
+}
+
+TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  } cases[] = {
+      {"profiles:\n  a:\n    constraint: []\n",
+       "p.yaml:3:5: unknown key 'constraint' in profile 'a' (keys: about, constraints, weights) "
+       "(did you mean 'constraints'?)"},
+      {"profiles:\n  a:\n    constraints:\n      - peak_rss =< 1GiB\n",
+       "p.yaml:4:18: '=<' is not a comparison: "},
+      {"profiles:\n  a:\n    weights: {quality: 0, speed: 1}\n",
+       "p.yaml:3:27: unknown weight 'speed' (weights: quality, efficiency, robustness, "
+       "engineering)"},
+      {"profiles:\n  a:\n    weights: {quality: 0}\n",
+       "p.yaml:3:14: weights: at least one weight must be above 0"},
+      {"profiles:\n  a: {}\n  a: {}\n", "p.yaml:3:3: duplicate key 'a' among the profiles"},
+      {"profiles: [a]\n", "p.yaml:1:11: expected a mapping of profile names to profiles"},
+  };
+  for (const Case& k : cases) {
+    auto p = ParseProfiles(k.yaml, "p.yaml");
+    ASSERT_FALSE(p.ok()) << k.yaml;
+    EXPECT_EQ(p.error().exit_code, 2);
+    EXPECT_EQ(p.error().message.substr(0, std::string(k.message).size()), k.message)
+        << p.error().message;
+  }
+  // A file without the section has no profiles; an experiment's section is `select:`.
+  EXPECT_TRUE(ParseProfiles("name: x\n", "ex.yaml")->empty());
+  auto ex = ParseProfiles("name: x\nselect:\n  mine: {constraints: [tg128 >= 5 t/s]}\n", "ex.yaml",
+                          "select");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  EXPECT_EQ(ex->count("mine"), 1u);
+}
+
+TEST(Profiles, TheShippedOnesParseWithThePractitionersBounds) {
+  const Profiles& p = ShippedProfiles();
+  ASSERT_EQ(p.count("phone-4gb-chat"), 1u);
+  ASSERT_EQ(p.count("board-offline-batch"), 1u);
+  std::vector<std::string> texts;
+  for (const Constraint& c : p.at("phone-4gb-chat").constraints) texts.push_back(c.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"peak_rss <= 1.5GiB", "ttft@512 <= 800ms",
+                                             "tg128 >= 15 t/s", "format_ok >= 0.95"}));
+  for (const auto& [name, profile] : p) EXPECT_FALSE(profile.about.empty()) << name;
+}
+
+}  // namespace
+}  // namespace pipette::select

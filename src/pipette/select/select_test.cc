@@ -1,0 +1,93 @@
+#include "pipette/select/select.h"
+
+#include <gtest/gtest.h>
+
+#include "pipette/select/select_test_rows.h"
+
+namespace pipette::select {
+namespace {
+
+using fixture::Fixture;
+using fixture::TestProfile;
+using metrics::ResultRow;
+
+TEST(Select, ConstraintsVetoWithByHowMuchAndTheRestRankTiesByName) {
+  auto s = Select(Fixture(), TestProfile());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->ranked.size(), 2u);
+  // big Q4_K_M: the best quality (1) and the worst efficiency (0); small Q4_0 the reverse: both
+  // score 0.5, and the tie breaks by name.
+  EXPECT_EQ(s->ranked[0].name, "big Q4_K_M llama.cpp");
+  EXPECT_EQ(s->ranked[1].name, "small Q4_0 llama.cpp");
+  EXPECT_DOUBLE_EQ(s->ranked[0].total, 0.5);
+  EXPECT_DOUBLE_EQ(s->ranked[1].total, 0.5);
+  EXPECT_DOUBLE_EQ(*s->ranked[0].groups[size_t(Group::kQuality)], 1.0);
+  EXPECT_DOUBLE_EQ(*s->ranked[0].groups[size_t(Group::kEfficiency)], 0.0);
+  EXPECT_TRUE(s->ranked[0].pareto);
+  EXPECT_TRUE(s->ranked[1].pareto);
+  // F16 broke two constraints, the board's cell one.
+  ASSERT_EQ(s->vetoed.size(), 3u);
+  EXPECT_EQ(s->vetoed[0].candidate, "big F16 llama.cpp");
+  EXPECT_EQ(s->vetoed[0].constraint, "peak_rss <= 1.5GiB");
+  EXPECT_EQ(s->vetoed[0].by, "1.00 GiB over");
+  EXPECT_EQ(s->vetoed[1].constraint, "tg128 >= 15 t/s");
+  EXPECT_EQ(s->vetoed[1].by, "6.0 t/s under");
+  EXPECT_EQ(s->vetoed[2].device, "board: Cortex-A76");
+  // No candidate measured a TTFT: not checked, and said so.
+  EXPECT_EQ(s->unchecked, std::vector<std::string>{"ttft@512 <= 800ms"});
+  EXPECT_NE(s->recommendation.find("choose big Q4_K_M llama.cpp on Intel Xeon"), std::string::npos)
+      << s->recommendation;
+  EXPECT_NE(s->recommendation.find("2 of 4 candidates were vetoed"), std::string::npos);
+}
+
+TEST(Select, ADecisionTreeHasABranchPerDevice) {
+  auto s = Select(Fixture(), TestProfile());
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->tree.size(), 2u);
+  EXPECT_EQ(s->tree[0].device, "Intel Xeon");
+  EXPECT_EQ(s->tree[0].best, "big Q4_K_M llama.cpp");
+  EXPECT_EQ(s->tree[0].candidates, 3u);
+  EXPECT_EQ(s->tree[0].vetoed, 1u);
+  EXPECT_EQ(s->tree[1].device, "board: Cortex-A76");
+  EXPECT_FALSE(s->tree[1].best.has_value());  // nothing fits there
+  // A lenient bound lets the board's cell through: its branch names it.
+  Profile lenient = TestProfile();
+  lenient.constraints[1] = *ParseConstraint("tg128 >= 8 t/s", "p.yaml", 1, 1);
+  auto l = Select(Fixture(), lenient);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->tree[1].best, "small Q4_0 llama.cpp");
+}
+
+TEST(Select, WhenNothingFitsTheNearestMissIsNamed) {
+  Profile tight = TestProfile();
+  tight.constraints[0] = *ParseConstraint("peak_rss <= 100MiB", "p.yaml", 1, 1);
+  auto s = Select(Fixture(), tight);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->ranked.empty());
+  EXPECT_NE(s->recommendation.find("No candidate meets every constraint of test. The nearest, "),
+            std::string::npos)
+      << s->recommendation;
+}
+
+TEST(Select, AnAmbiguousFigureOrABoundInTheWrongUnitIsAnError) {
+  std::vector<ResultRow> rows = Fixture();
+  ResultRow pp = rows[0];
+  pp.test = "pp512";
+  rows.push_back(pp);
+  Profile p = TestProfile();
+  p.constraints = {*ParseConstraint("throughput >= 5 t/s", "p.yaml", 4, 9)};
+  auto a = Select(rows, p);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().exit_code, 2);
+  EXPECT_EQ(a.error().message,
+            "p.yaml:4:9: 'throughput >= 5 t/s': 'throughput' names several figures of a cell "
+            "(tg128.throughput, pp512.throughput): name one as test.metric");
+  p.constraints = {*ParseConstraint("peak_rss <= 800ms", "p.yaml", 4, 9)};
+  auto u = Select(rows, p);
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.error().message,
+            "p.yaml:4:9: 'peak_rss <= 800ms': peak_rss is in bytes, the bound in ms");
+}
+
+}  // namespace
+}  // namespace pipette::select

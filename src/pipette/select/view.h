@@ -1,0 +1,28 @@
+// A selection as tables of the table model (report/table.h), built once and rendered as Markdown
+// (a terminal) or JSON. No figure is computed here.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "pipette/report/table.h"
+#include "pipette/select/select.h"
+
+namespace pipette::select {
+
+// Version of the selection JSON's layout (docs/report-schema.md "pipette select").
+inline constexpr int kSelectSchemaVersion = 1;
+
+// The ranked candidates with their group scores; each candidate's scored figures; the vetoes.
+// `for_text`: numbers as text (Markdown).
+report::Table RankedTable(const Selection& s, bool for_text);
+report::Table FiguresTable(const Selection& s, bool for_text);
+report::Table VetoTable(const Selection& s, bool for_text);
+
+void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const std::string& source,
+                            std::ostream& out);
+nlohmann::ordered_json SelectionJson(const Selection& s, const Profile& profile,
+                                     const std::string& source);
+
+}  // namespace pipette::select

@@ -1,0 +1,33 @@
+// The selection's formats against golden files, from one selection of literal rows. After an
+// intended change: PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests --gtest_filter='SelectView*'
+#include "pipette/select/view.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "pipette/select/select_test_rows.h"
+#include "pipette/testing/golden.h"
+
+namespace pipette::select {
+namespace {
+
+TEST(SelectView, MarkdownGolden) {
+  const Profile p = fixture::TestProfile();
+  auto s = Select(fixture::Fixture(), p);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::ostringstream out;
+  WriteSelectionMarkdown(*s, p, "results/pipette.db run 1", out);
+  testing::ExpectGolden(out.str(), "select.md");
+}
+
+TEST(SelectView, JsonGolden) {
+  const Profile p = fixture::TestProfile();
+  auto s = Select(fixture::Fixture(), p);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  testing::ExpectGolden(SelectionJson(*s, p, "results/pipette.db run 1").dump(2) + "\n",
+                        "select.json");
+}
+
+}  // namespace
+}  // namespace pipette::select
