@@ -451,6 +451,34 @@ CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecor
   return f;
 }
 
+namespace {
+
+// The time to write 1000 characters (docs/metrics.md "ms_per_kchar"): each tg repetition's
+// ms/token times the tokens the cell's model makes of 1000 characters of the ppl corpus, so that
+// models with other tokenizers compare on the same text. Rows from `first` on are the cell's.
+void AddMsPerKchar(std::vector<ResultRow>& rows, size_t first) {
+  std::optional<double> density;
+  for (size_t i = first; i < rows.size(); ++i) {
+    const ResultRow& r = rows[i];
+    if (r.test == "ppl" && r.metric == "tok_per_kchar" && r.na_reason.empty() && r.value > 0) {
+      density = r.value;
+    }
+  }
+  if (!density) return;
+  const size_t end = rows.size();
+  for (size_t i = first; i < end; ++i) {
+    if (rows[i].metric != "ms_per_token" || !IsSpeedTest("tg", rows[i].test)) continue;
+    ResultRow k = rows[i];
+    k.metric = "ms_per_kchar";
+    for (double& v : k.samples) v *= *density;
+    k.summary = stats::Summarize(k.samples);
+    k.value = k.summary.median;
+    rows.push_back(std::move(k));
+  }
+}
+
+}  // namespace
+
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells, const Environments* envs) {
   std::map<int64_t, const store::SampleRecord*> loads;  // cell id -> its load sample
@@ -467,6 +495,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     // A cell measured again by a resume: its samples stay (a reference may point at them) but
     // count in no figure.
     if (c.cell.status == "superseded") continue;
+    const size_t cell_first = rows.size();
     RowBuilder b;
     const store::SampleRecord* context = nullptr;
     EndpointCounts endpoint;
@@ -539,6 +568,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       }
       rows.insert(rows.end(), own.begin(), own.end());
     }
+    AddMsPerKchar(rows, cell_first);
     // A figure no repetition of a test could give: one n/a row with the reason (where some
     // repetitions gave it, the figure is theirs).
     auto add_na = [&](const std::map<std::string, std::string>& why_by_test, const char* metric,

@@ -26,6 +26,42 @@ TEST(Derive, TgThroughputAndInterTokenLatencies) {
   EXPECT_DOUBLE_EQ(*RuntimeMsPerToken(raw), 12.0);
 }
 
+// The time to write 1000 characters: each tg repetition's ms/token times the tokens the model
+// makes of 1000 characters of the ppl corpus (here 250: 40 tokens of 160 characters).
+TEST(Derive, MsPerKcharIsMsPerTokenTimesTheCorpusDensity) {
+  CellSamples c;
+  c.cell.id = 10;
+  c.cell.status = "ok";
+  c.cell.model_info = json::object();
+  auto tg = [](int64_t ns) {
+    json ends = json::array();
+    for (int i = 1; i <= 10; ++i) ends.push_back(ns * i / 10);
+    return json{{"n_tokens", 10}, {"t_start_ns", 0}, {"t_end_ns", ns}, {"token_end_ns", ends}};
+  };
+  c.samples = {{1, 10, "tg10", 0, false, tg(100'000'000)},  // 100 t/s: 10 ms/token
+               {2, 10, "tg10", 1, false, tg(200'000'000)},  // 50 t/s: 20 ms/token
+               {3, 10, "ppl_corpus", 0, false, {{"n_tokens", 40}, {"n_chars", 160}}},
+               {4, 10, "ppl", 0, false, {{"logprob", {-1.0, -1.0}}}}};
+  const auto rows = DeriveRows({}, {1, "fp", json::object()}, {c});
+  const ResultRow* k = nullptr;
+  const ResultRow* ms = nullptr;
+  for (const auto& r : rows) {
+    if (r.test == "tg10" && r.metric == "ms_per_kchar") k = &r;
+    if (r.test == "tg10" && r.metric == "ms_per_token") ms = &r;
+  }
+  ASSERT_NE(ms, nullptr);
+  ASSERT_NE(k, nullptr);
+  ASSERT_EQ(k->samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(k->samples[0], ms->samples[0] * 250);
+  EXPECT_DOUBLE_EQ(k->samples[1], ms->samples[1] * 250);
+  EXPECT_EQ(k->unit, "ms");
+  // Without ppl in the cell there is no such figure.
+  c.samples.resize(2);
+  for (const auto& r : DeriveRows({}, {1, "fp", json::object()}, {c})) {
+    EXPECT_NE(r.metric, "ms_per_kchar");
+  }
+}
+
 TEST(Derive, TestKindsByName) {
   EXPECT_TRUE(IsSpeedTest("pp", "pp512"));
   EXPECT_FALSE(IsSpeedTest("pp", "ppl"));

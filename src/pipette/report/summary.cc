@@ -80,6 +80,12 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   }
   t.columns.push_back(TextColumn("peak RSS", Align::kRight));
 
+  // The time to write 1000 characters beside each tg test's t/s, where the cell has it.
+  std::map<std::pair<int64_t, std::string>, const metrics::ResultRow*> per_kchar;
+  for (const auto& r : rows) {
+    if (r.metric == "ms_per_kchar" && r.na_reason.empty())
+      per_kchar[{r.cell->cell_id, r.test}] = &r;
+  }
   // One line per cell and speed test; a cell with quality figures only gets one line too.
   std::set<int64_t> cells_with_speed, quality_line;
   for (const auto& r : rows) {
@@ -106,7 +112,11 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     const std::string test = quality_only ? "quality" : r.test;
     row.push_back(Text(
         r.cell->cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell->cell_status)));
-    row.push_back(Text(quality_only ? "" : na_line ? "n/a: " + r.na_reason : FigureDisplay(r)));
+    std::string figure = quality_only ? "" : na_line ? "n/a: " + r.na_reason : FigureDisplay(r);
+    if (auto k = per_kchar.find({r.cell->cell_id, r.test}); k != per_kchar.end() && !na_line) {
+      figure += fmt::format(" · {:.0f} ms/kchar", k->second->summary.median);
+    }
+    row.push_back(Text(figure));
     for (size_t q = 0; q < quality.size(); ++q) {
       if (shown[q].empty()) continue;
       auto cell = shown[q].find(r.cell->cell_id);
