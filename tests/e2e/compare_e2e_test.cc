@@ -119,7 +119,7 @@ TEST_F(CompareE2E, AJsonReportIsASideAndPairOnNamesTheKeysThatMatter) {
 TEST_F(CompareE2E, TheShippedReleaseGate) {
   const fs::path ex = Write("release.yaml",
                             "models: [smollm2-135m-instruct-q4_1]\n"
-                            "params: {threads: 1, n_ctx: 256}\n"
+                            "params: {threads: 1}\n"
                             "tests: [tg128]\n"
                             "repetitions: 3\n"
                             "warmup: 0\n"
@@ -138,7 +138,7 @@ TEST_F(CompareE2E, TheShippedReleaseGate) {
   // A candidate without mc: the gated accuracy is missing, so the gate fails.
   const fs::path no_mc = Write("no-mc.yaml",
                                "models: [smollm2-135m-instruct-q4_1]\n"
-                               "params: {threads: 1, n_ctx: 256}\n"
+                               "params: {threads: 1}\n"
                                "tests: [tg128]\n"
                                "repetitions: 3\n"
                                "warmup: 0\n");

@@ -16,7 +16,7 @@ class ReproduceE2E : public E2E {
     E2E::SetUp();
     ex_ = Write("ex.yaml",
                 "models: [smollm2-135m-instruct-q4_1]\n"
-                "params: {threads: 1, n_ctx: 256}\n"
+                "params: {threads: 1}\n"
                 "tests: [tg4]\n"
                 "repetitions: 3\n"
                 "warmup: 0\n"
@@ -33,7 +33,7 @@ TEST_F(ReproduceE2E, QualityIsBitIdenticalAndAMissIsASpeedFiguresWithItsReason) 
   // Edited since: the run again is of the experiment as stored (tg4, not tg8).
   Write("ex.yaml",
         "models: [smollm2-135m-instruct-q4_1]\n"
-        "params: {threads: 1, n_ctx: 256}\n"
+        "params: {threads: 1}\n"
         "tests: [tg8]\n");
   Output r = Pipette({"reproduce", "1", "--store", Store(), "--format", "json", "--no-bandwidth"});
   ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;

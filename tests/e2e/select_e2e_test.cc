@@ -18,7 +18,7 @@ class SelectE2E : public E2E {
     E2E::SetUp();
     const fs::path ex = Write("ex.yaml",
                               "models: [smollm2-135m-instruct-q4_1]\n"
-                              "params: {threads: [1, 2], n_ctx: 256}\n"
+                              "params: {threads: [1, 2]}\n"
                               "tests: [tg8]\n"
                               "repetitions: 3\n"
                               "warmup: 0\n"

@@ -454,11 +454,11 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
 
   auto data = report::LoadReportData(*store, {summary->run_id}, &processes);
   if (!data) return Fail(data.error());
-  fmt::print("\n");
+  std::ostream& table = args.table_to_stderr ? std::cerr : std::cout;
+  table << "\n";
   auto md = report::FindFormat("md");
-  (*md)->render(report::BuildReport(*data, registry, workload::Headlines(), (*md)->parts),
-                std::cout);
-  std::cout.flush();
+  (*md)->render(report::BuildReport(*data, registry, workload::Headlines(), (*md)->parts), table);
+  table.flush();
   WarnIfNoisy(*data, ex->path);
   const int failed_kept = resume ? resume->failed_kept : 0;
   // The controller's own footprint, beside the workers' (docs/metrics.md "controller peak RSS").

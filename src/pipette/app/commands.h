@@ -59,6 +59,9 @@ struct RunArgs {
   double lock_timeout_s = 1800;
   // A device not ready by the `ready:` deadline stops the run instead of failing one cell.
   bool strict = false;
+  // The results table at the end on standard error (a command that runs one, like reproduce,
+  // keeps standard output for its own).
+  bool table_to_stderr = false;
 };
 // Every worker (the quantizer's, the cells') starts on `device`, which also gives the
 // fingerprint the run records.

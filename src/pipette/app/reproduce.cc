@@ -132,6 +132,7 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   again.only = original.only;
   again.no_bandwidth = args.no_bandwidth;
   again.no_wait = args.no_wait;
+  again.table_to_stderr = true;
   if (const int rc = Run(again, paths, device); rc == 2) return rc;
 
   // The run this command made: the first after the latest before it, of the file it ran (another

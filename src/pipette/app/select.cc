@@ -67,6 +67,14 @@ int Select(const SelectArgs& args) {
   }
   std::error_code ec;
   if (!fs::exists(args.store, ec)) {
+    if (args.list && args.runs.empty()) {  // the file's and the shipped profiles, no run's
+      auto profiles = ProfilesFor(args, {});
+      if (!profiles) return FailInput(profiles.error());
+      for (const auto& [name, p] : *profiles) {
+        std::cout << fmt::format("{} ({}): {}\n", name, p.source, p.about);
+      }
+      return 0;
+    }
     return FailInput(InputError(fmt::format("{}: no such store", args.store)));
   }
   auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);

@@ -20,7 +20,9 @@ using nlohmann::json;
 
 using Key = std::tuple<int, std::string, std::string, std::string>;  // cell, test, metric, subset
 
-Key KeyOf(const metrics::ResultRow& r) { return {r.cell->cell_index, r.test, r.metric, r.subset}; }
+Key KeyOf(const metrics::ResultRow& r) {
+  return {r.cell->cell_index, r.test, r.metric, compare::PairingSubset(r)};
+}
 
 std::optional<FigureCheck::Kind> KindOf(const metrics::ResultRow& r) {
   static const std::set<std::string> kQuality = {"ppl", "kld", "mc", "gen", "divergence"};

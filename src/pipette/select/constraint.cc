@@ -95,6 +95,7 @@ Result<Constraint> ParseConstraint(std::string_view text, const std::string& fil
     return fail(number_at, i < text.size() ? fmt::format("'{}' is not a number", text.substr(i))
                                            : std::string("no bound after the comparison"));
   }
+  if (number < 0) return fail(number_at, "a bound is not negative");
   i = static_cast<size_t>(ptr - text.data());
   skip();
   const size_t unit_at = i;
@@ -126,7 +127,6 @@ Result<Constraint> ParseConstraint(std::string_view text, const std::string& fil
     return fail(unit_at,
                 fmt::format("'{}' is not a unit (B, KiB, MiB, GiB, MB, GB, ms, s, t/s, %)", unit));
   }
-  if (number < 0) return fail(number_at, "a bound is not negative");
   return c;
 }
 

@@ -1,6 +1,7 @@
 #include "pipette/select/select.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,7 @@ struct Pool {
   const metrics::CellFacts* facts = nullptr;
   std::vector<const ResultRow*> rows;
   bool vetoed = false;
+  std::optional<double> density;  // tokens per 1000 characters of the ppl corpus: its tokenizer
 };
 
 std::string Text(const nlohmann::json& v) {
@@ -65,7 +67,9 @@ Result<const ResultRow*> Read(const Constraint& c, const std::vector<const Resul
                    2);
   }
   const ResultRow* r = found[0];
-  if (c.kind != Constraint::Kind::kPlain && r->na_reason.empty() && r->unit != UnitOf(c.kind)) {
+  const bool percent = c.kind == Constraint::Kind::kFraction && r->unit == "%";
+  if (c.kind != Constraint::Kind::kPlain && r->na_reason.empty() && r->unit != UnitOf(c.kind) &&
+      !percent) {
     return ErrorAt({c.file, c.line, c.column},
                    fmt::format("'{}': {} is in {}, the bound in {}", c.text, c.figure,
                                r->unit.empty() ? "no unit" : r->unit, UnitOf(c.kind)),
@@ -76,6 +80,7 @@ Result<const ResultRow*> Read(const Constraint& c, const std::vector<const Resul
 
 // By how much `value` breaks the constraint, in the figure's unit.
 std::string By(const Constraint& c, double value) {
+  if (value == c.bound) return "at the bound";
   const double gap = std::fabs(value - c.bound);
   const char* way = value > c.bound ? "over" : "under";
   switch (c.kind) {
@@ -100,6 +105,7 @@ std::vector<Scored> Figures(const Pool& p) {
     if (std::isfinite(v)) out.push_back({std::move(name), g, higher, v, 0});
   };
   double noise = -1;
+  double failures = 0;  // an endpoint's failed streams and requests
   for (const ResultRow* r : p.rows) {
     if (!r->na_reason.empty()) continue;
     const bool all = r->subset.empty();
@@ -116,6 +122,12 @@ std::vector<Scored> Figures(const Pool& p) {
       add(r->test, Group::kEfficiency, true, r->value);
     }
     if (headline && r->metric == "ttft") add(r->test, Group::kEfficiency, false, r->value);
+    if (r->metric == "ms_per_kchar")
+      add(r->test + ".ms_per_kchar", Group::kEfficiency, false, r->value);
+    if (r->metric == "failed_streams" || r->metric == "failed_requests" ||
+        r->metric == "token_count_mismatches") {
+      failures += r->value;
+    }
     if (r->metric == "peak_rss") add("peak_rss", Group::kEfficiency, false, r->value);
     if (r->unit == "J/token") add(r->test + ".energy", Group::kEfficiency, false, r->value);
     if (headline && r->summary.n >= 2) noise = std::max(noise, r->summary.cv);
@@ -127,8 +139,7 @@ std::vector<Scored> Figures(const Pool& p) {
     }
   }
   if (noise >= 0) add("noise", Group::kRobustness, false, noise);
-  const bool failed = p.facts->cell_status == "failed" || p.facts->cell_status == "oom";
-  add("failures", Group::kRobustness, false, failed ? 1 : 0);
+  add("failures", Group::kRobustness, false, failures);
   // Steps between the file one downloads and the one that ran: a variant Pipette quantized (and
   // its importance matrix, if one was made).
   double steps = 0;
@@ -168,15 +179,68 @@ void Name(std::vector<Pool>& pool) {
   }
 }
 
-void Score(std::vector<Pool*>& live, std::array<bool, kGroups>& used, const Weights& w) {
-  // Each figure scaled over the candidates that have it, in its good direction.
-  std::map<std::string, std::pair<double, double>> range;  // name -> (min, max)
+// Figures that would compare unlike things are left out, with a note: ppl when the candidates'
+// tokenizers differ (their tokens per 1000 characters of the corpus), and a tg test's t/s where
+// every candidate with it has its time per 1000 characters instead.
+void Comparable(std::vector<Pool*>& live, std::vector<std::string>* notes) {
+  std::set<std::string> drop;
+  std::set<double> densities;
+  for (Pool* p : live) {
+    if (p->density) densities.insert(*p->density);
+  }
+  if (densities.size() > 1) {
+    drop.insert("ppl");
+    notes->push_back(fmt::format(
+        "ppl is left out of the score: the candidates' tokenizers differ ({} to {} tokens per "
+        "1000 characters of the corpus), so their perplexities are per different tokens",
+        *densities.begin(), *densities.rbegin()));
+  }
+  std::map<std::string, std::pair<int, int>> tg;  // test -> (with t/s, with ms_per_kchar too)
+  for (Pool* p : live) {
+    std::set<std::string> names;
+    for (const Scored& f : p->out.figures) names.insert(f.name);
+    for (const std::string& n : names) {
+      if (!metrics::IsSpeedTest("tg", n)) continue;
+      ++tg[n].first;
+      if (names.count(n + ".ms_per_kchar")) ++tg[n].second;
+    }
+  }
+  for (const auto& [test, count] : tg) {
+    if (count.first == count.second) {
+      drop.insert(test);
+      notes->push_back(
+          fmt::format("{} is scored by its time per 1000 characters (ms_per_kchar), which compares "
+                      "tokenizers alike, not by its t/s",
+                      test));
+    } else {
+      drop.insert(test + ".ms_per_kchar");
+    }
+  }
+  for (Pool* p : live) {
+    auto& f = p->out.figures;
+    f.erase(std::remove_if(f.begin(), f.end(), [&](const Scored& x) { return drop.count(x.name); }),
+            f.end());
+  }
+}
+
+void Score(std::vector<Pool*>& live, std::array<bool, kGroups>& used, const Weights& w,
+           std::vector<std::string>* notes) {
+  Comparable(live, notes);
+  // Each figure scaled over the candidates that have it, in its good direction; a candidate
+  // without a figure others have scores 0 on it.
+  struct Range {
+    double lo, hi;
+    Group group;
+    bool higher;
+  };
+  std::map<std::string, Range> range;
   for (Pool* p : live) {
     for (const Scored& f : p->out.figures) {
-      auto [it, fresh] = range.emplace(f.name, std::make_pair(f.value, f.value));
+      auto [it, fresh] =
+          range.emplace(f.name, Range{f.value, f.value, f.group, f.higher_is_better});
       if (!fresh) {
-        it->second.first = std::min(it->second.first, f.value);
-        it->second.second = std::max(it->second.second, f.value);
+        it->second.lo = std::min(it->second.lo, f.value);
+        it->second.hi = std::max(it->second.hi, f.value);
       }
       used[size_t(f.group)] = true;
     }
@@ -189,13 +253,20 @@ void Score(std::vector<Pool*>& live, std::array<bool, kGroups>& used, const Weig
   for (Pool* p : live) {
     std::array<double, kGroups> sum{};
     std::array<int, kGroups> n{};
+    std::set<std::string> has;
     for (Scored& f : p->out.figures) {
-      const auto [lo, hi] = range[f.name];
-      f.scaled = hi == lo             ? 1.0
-                 : f.higher_is_better ? (f.value - lo) / (hi - lo)
-                                      : (hi - f.value) / (hi - lo);
+      const Range& r = range.at(f.name);
+      f.scaled = r.hi == r.lo         ? 1.0
+                 : f.higher_is_better ? (f.value - r.lo) / (r.hi - r.lo)
+                                      : (r.hi - f.value) / (r.hi - r.lo);
       sum[size_t(f.group)] += f.scaled;
       ++n[size_t(f.group)];
+      has.insert(f.name);
+    }
+    for (const auto& [name, r] : range) {
+      if (has.count(name)) continue;
+      ++n[size_t(r.group)];  // not measured: 0
+      p->out.missing.push_back(name);
     }
     p->out.total = 0;
     for (size_t g = 0; g < kGroups; ++g) {
@@ -205,13 +276,14 @@ void Score(std::vector<Pool*>& live, std::array<bool, kGroups>& used, const Weig
       }
     }
   }
+  // Pareto-optimal over the groups the profile weighs.
   for (Pool* p : live) {
     p->out.pareto = true;
     for (const Pool* q : live) {
       if (q == p) continue;
       bool all = true, one = false;
       for (size_t g = 0; g < kGroups; ++g) {
-        if (!used[g]) continue;
+        if (!used[g] || weight[g] <= 0) continue;
         const double a = p->out.groups[g].value_or(0), b = q->out.groups[g].value_or(0);
         all = all && b >= a;
         one = one || b > a;
@@ -228,21 +300,24 @@ std::string Recommend(const Selection& s, size_t candidates, const Weights& w) {
   const size_t vetoed = candidates - s.ranked.size();
   std::string out;
   if (s.ranked.empty()) {
-    std::map<std::string, int> breaks;
-    for (const Veto& v : s.vetoed) ++breaks[v.candidate];
-    std::string nearest;
+    std::map<std::pair<std::string, std::string>, int> breaks;  // (name, device) -> vetoes
+    for (const Veto& v : s.vetoed) ++breaks[{v.candidate, v.device}];
+    std::pair<std::string, std::string> nearest;
     int fewest = 1 << 30;
-    for (const auto& [name, n] : breaks) {
+    for (const auto& [who, n] : breaks) {
       if (n < fewest) {
         fewest = n;
-        nearest = name;
+        nearest = who;
       }
     }
     out = fmt::format("No candidate meets every constraint of {}.", s.profile);
-    if (!nearest.empty()) {
-      out += fmt::format(" The nearest, {}, breaks {}:", nearest, fewest);
+    if (fewest < (1 << 30)) {
+      out +=
+          fmt::format(" The nearest, {} on {}, breaks {}:", nearest.first, nearest.second, fewest);
       for (const Veto& v : s.vetoed) {
-        if (v.candidate == nearest) out += fmt::format(" {} ({});", v.constraint, v.by);
+        if (v.candidate == nearest.first && v.device == nearest.second) {
+          out += fmt::format(" {} ({});", v.constraint, v.by);
+        }
       }
       out.back() = '.';
     }
@@ -252,7 +327,11 @@ std::string Recommend(const Selection& s, size_t candidates, const Weights& w) {
   const std::array<double, kGroups> weight = {w.quality, w.efficiency, w.robustness, w.engineering};
   std::vector<std::string> strong;  // the groups that count where it is the best
   for (size_t g = 0; g < kGroups; ++g) {
-    if (s.group_used[g] && weight[g] > 0 && best.groups[g] && *best.groups[g] >= 0.999) {
+    const double mine = best.groups[g].value_or(0);
+    const bool ahead = std::all_of(s.ranked.begin() + 1, s.ranked.end(), [&](const Candidate& c) {
+      return c.groups[g].value_or(0) < mine;
+    });
+    if (s.group_used[g] && weight[g] > 0 && s.ranked.size() > 1 && ahead) {
       strong.push_back(GroupName(Group(g)));
     }
   }
@@ -289,7 +368,13 @@ std::string GroupName(Group g) {
   return "?";
 }
 
-Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Profile& profile) {
+namespace {
+
+// The selection over `rows`. `checked`: the constraints to hold (a device's branch of the tree
+// holds those the whole pool measured, whatever its own cells measured); null: every constraint
+// some candidate measured, the rest listed as not checked.
+Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const Profile& profile,
+                              const std::set<std::string>* checked) {
   Selection s;
   s.profile = profile.name;
   s.about = profile.about;
@@ -302,12 +387,22 @@ Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Prof
     p.out.run_id = r.cell->run_id;
     p.out.cell = r.cell->cell_index + 1;
     p.rows.push_back(&r);
+    if (r.test == "ppl" && r.metric == "tok_per_kchar" && r.na_reason.empty() && r.value > 0) {
+      p.density = r.value;
+    }
   }
   std::vector<Pool> pool;
   for (auto& [key, p] : cells) pool.push_back(std::move(p));
   Name(pool);
   for (Pool& p : pool) p.out.figures = Figures(p);
 
+  // A cell that did not complete (failed, oom, interrupted) is no configuration to choose.
+  for (Pool& p : pool) {
+    if (p.facts->cell_status == "ok") continue;
+    p.vetoed = true;
+    s.vetoed.push_back({p.out.name, p.out.device, "the cell completed", "", std::nullopt,
+                        fmt::format("it did not ({})", p.facts->cell_status)});
+  }
   // Vetoes. A constraint no candidate measured is not checked (and said so).
   for (const Constraint& c : profile.constraints) {
     std::vector<const ResultRow*> read(pool.size());
@@ -318,17 +413,21 @@ Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Prof
       read[i] = *r && (*r)->na_reason.empty() ? *r : nullptr;
       measured = measured || read[i];
     }
-    if (!measured) {
-      s.unchecked.push_back(c.text);
+    if (checked ? !checked->count(c.text) : !measured) {
+      if (!checked) s.unchecked.push_back(c.text);
       continue;
     }
     for (size_t i = 0; i < pool.size(); ++i) {
       Veto v{pool[i].out.name, pool[i].out.device, c.text, "", std::nullopt, "not measured"};
       if (read[i]) {
         v.figure = read[i]->test + "." + read[i]->metric;
-        if (Holds(c, read[i]->value)) continue;
+        // A bound in % of a figure in % ("decay <= 10%"): both as fractions.
+        const double value = read[i]->unit == "%" && c.kind == Constraint::Kind::kFraction
+                                 ? read[i]->value / 100
+                                 : read[i]->value;
+        if (Holds(c, value)) continue;
         v.value = read[i]->value;
-        v.by = By(c, read[i]->value);
+        v.by = By(c, value);
       }
       pool[i].vetoed = true;
       s.vetoed.push_back(std::move(v));
@@ -338,7 +437,7 @@ Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Prof
   for (Pool& p : pool) {
     if (!p.vetoed) live.push_back(&p);
   }
-  Score(live, s.group_used, profile.weights);
+  Score(live, s.group_used, profile.weights, &s.notes);
   for (Pool* p : live) s.ranked.push_back(p->out);
   std::sort(s.ranked.begin(), s.ranked.end(), [](const Candidate& a, const Candidate& b) {
     if (a.total != b.total) return a.total > b.total;
@@ -346,30 +445,49 @@ Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Prof
     return a.device < b.device;
   });
   s.recommendation = Recommend(s, pool.size(), profile.weights);
+  s.candidates = pool.size();
+  return s;
+}
 
-  // The decision tree: one branch per device, its best candidate under the same profile.
+}  // namespace
+
+Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Profile& profile) {
+  auto whole = SelectAmong(rows, profile, nullptr);
+  if (!whole) return whole;
+  Selection& s = *whole;
+  // The decision tree: one branch per device, its best candidate under the constraints the whole
+  // pool was held to, named as in the ranked list.
   std::set<std::string> devices;
-  for (const Pool& p : pool) devices.insert(p.out.device);
-  if (devices.size() > 1) {
-    for (const std::string& d : devices) {
-      std::vector<metrics::ResultRow> mine;
-      for (const ResultRow& r : rows) {
-        if (r.cell->device == d) mine.push_back(r);
-      }
-      auto sub = Select(mine, profile);
-      if (!sub) return sub.error();
-      Leaf leaf;
-      leaf.device = d;
-      for (const Pool& p : pool) leaf.candidates += p.out.device == d ? 1 : 0;
-      leaf.vetoed = leaf.candidates - sub->ranked.size();
-      if (!sub->ranked.empty()) {
-        leaf.best = sub->ranked[0].name;
-        leaf.total = sub->ranked[0].total;
-      }
-      s.tree.push_back(std::move(leaf));
+  std::map<std::pair<int64_t, int>, std::string> names;
+  for (const Candidate& c : s.ranked) names[{c.run_id, c.cell}] = c.name;
+  for (const ResultRow& r : rows) devices.insert(r.cell->device);
+  if (devices.size() < 2) return whole;
+  std::set<std::string> checked;
+  for (const Constraint& c : profile.constraints) {
+    if (std::find(s.unchecked.begin(), s.unchecked.end(), c.text) == s.unchecked.end()) {
+      checked.insert(c.text);
     }
   }
-  return s;
+  for (const std::string& d : devices) {
+    std::vector<metrics::ResultRow> mine;
+    for (const ResultRow& r : rows) {
+      if (r.cell->device == d) mine.push_back(r);
+    }
+    auto sub = SelectAmong(mine, profile, &checked);
+    if (!sub) return sub.error();
+    Leaf leaf;
+    leaf.device = d;
+    leaf.candidates = sub->candidates;
+    leaf.vetoed = sub->candidates - sub->ranked.size();
+    if (!sub->ranked.empty()) {
+      const Candidate& best = sub->ranked[0];
+      auto it = names.find({best.run_id, best.cell});
+      leaf.best = it != names.end() ? it->second : best.name;
+      leaf.total = best.total;
+    }
+    s.tree.push_back(std::move(leaf));
+  }
+  return whole;
 }
 
 }  // namespace pipette::select

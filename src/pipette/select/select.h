@@ -37,8 +37,10 @@ struct Candidate {
   int cell = 0;  // 1-based
   std::vector<Scored> figures;
   std::array<std::optional<double>, kGroups> groups;  // none: no figure of the group measured
+  std::vector<std::string> missing;  // figures other candidates have and it lacks: scored 0
   double total = 0;
-  bool pareto = false;  // no other candidate at least as good in every group and better in one
+  // No other candidate at least as good in every group the profile weighs and better in one.
+  bool pareto = false;
 };
 
 struct Veto {
@@ -65,7 +67,9 @@ struct Selection {
   std::vector<std::string> unchecked;
   std::array<bool, kGroups> group_used{};  // some candidate has a figure of the group
   std::vector<Leaf> tree;                  // with more than one device
+  std::vector<std::string> notes;          // figures left out of the score, and why
   std::string recommendation;              // in plain words
+  size_t candidates = 0;                   // every cell, vetoed or not
 };
 
 // Candidates from `rows` (one per cell of each run), held against `profile`. A constraint naming

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "pipette/select/select_test_rows.h"
 
 namespace pipette::select {
@@ -67,6 +69,53 @@ TEST(Select, WhenNothingFitsTheNearestMissIsNamed) {
   EXPECT_NE(s->recommendation.find("No candidate meets every constraint of test. The nearest, "),
             std::string::npos)
       << s->recommendation;
+}
+
+// Two models with other tokenizers: ppl per token does not compare them, and tg is scored by its
+// time per 1000 characters; a failed cell is vetoed, not scored.
+TEST(Select, UnlikeFiguresAreLeftOutWithANoteAndAFailedCellIsVetoed) {
+  std::vector<ResultRow> rows;
+  int index = 0;
+  for (auto [model, density, ppl] : {std::tuple{"a", 250.0, 12.0}, std::tuple{"b", 210.0, 15.0}}) {
+    std::vector<ResultRow> cell =
+        fixture::Cell(index++, model, "Q4_0", {20, 20, 20}, 1e9, std::nullopt);
+    ResultRow d = cell[0];
+    d.test = "ppl";
+    d.metric = "tok_per_kchar";
+    d.unit = "tokens/kchar";
+    d.value = density;
+    ResultRow p = d;
+    p.metric = "ppl";
+    p.unit = "";
+    p.value = ppl;
+    ResultRow k = cell[0];
+    k.metric = "ms_per_kchar";
+    k.unit = "ms";
+    k.value = 50 * density;  // 20 t/s: 50 ms a token
+    cell.insert(cell.end(), {d, p, k});
+    rows.insert(rows.end(), cell.begin(), cell.end());
+  }
+  std::vector<ResultRow> failed = fixture::Cell(index, "c", "Q4_0", {30, 30, 30}, 1e9, 0.9);
+  for (ResultRow& r : failed) r.EditCell().cell_status = "failed";
+  rows.insert(rows.end(), failed.begin(), failed.end());
+  Profile p;
+  p.name = "p";
+  auto s = Select(rows, p);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->ranked.size(), 2u);
+  ASSERT_EQ(s->notes.size(), 2u);
+  EXPECT_NE(s->notes[0].find("ppl is left out of the score"), std::string::npos) << s->notes[0];
+  EXPECT_NE(s->notes[1].find("tg128 is scored by its time per 1000 characters"), std::string::npos)
+      << s->notes[1];
+  // b writes 1000 characters faster (fewer tokens at the same t/s): the better efficiency.
+  EXPECT_EQ(s->ranked[0].name, "b Q4_0 llama.cpp");
+  for (const Scored& f : s->ranked[0].figures) {
+    EXPECT_NE(f.name, "ppl");
+    EXPECT_NE(f.name, "tg128");
+  }
+  ASSERT_EQ(s->vetoed.size(), 1u);
+  EXPECT_EQ(s->vetoed[0].candidate, "c Q4_0 llama.cpp");
+  EXPECT_EQ(s->vetoed[0].by, "it did not (failed)");
 }
 
 TEST(Select, AnAmbiguousFigureOrABoundInTheWrongUnitIsAnError) {

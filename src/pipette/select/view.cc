@@ -36,6 +36,7 @@ report::Table RankedTable(const Selection& s, bool for_text) {
   for (size_t g = 0; g < kGroups; ++g) t.columns.push_back({GroupName(Group(g)), real, "", right});
   t.columns.push_back(
       {"pareto", for_text ? ColumnType::kText : ColumnType::kBoolean, "", report::Align::kLeft});
+  t.columns.push_back({"not measured", ColumnType::kText, "", report::Align::kLeft});
   int rank = 0;
   for (const Candidate& c : s.ranked) {
     std::vector<report::Value> row = {report::Integer(++rank), report::Text(c.name),
@@ -45,6 +46,7 @@ report::Table RankedTable(const Selection& s, bool for_text) {
                                     : (for_text ? report::Text("unused") : report::Null()));
     }
     row.push_back(for_text ? report::Text(c.pareto ? "yes" : "") : report::Boolean(c.pareto));
+    row.push_back(report::Text(fmt::format("{}", fmt::join(c.missing, ", "))));
     t.Add(std::move(row));
   }
   return t;
@@ -111,6 +113,7 @@ void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const st
     out << "\n## Vetoed\n\n";
     report::WriteMarkdownTable(VetoTable(s, true), out);
   }
+  for (const std::string& n : s.notes) out << "\nNote: " << MarkdownLine(n) << "\n";
   if (!s.unchecked.empty()) {
     out << "\nNot checked (no candidate measured the figure): "
         << MarkdownLine(fmt::format("{}", fmt::join(s.unchecked, "; "))) << "\n";
@@ -123,7 +126,7 @@ void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const st
                            MarkdownLine(l.device), MarkdownLine(*l.best), l.total,
                            l.candidates - l.vetoed, l.candidates);
       } else {
-        out << fmt::format("- on {} → nothing fits ({} candidates, every one vetoed)\n",
+        out << fmt::format("- on {} → nothing fits ({} candidate(s), every one vetoed)\n",
                            MarkdownLine(l.device), l.candidates);
       }
     }
@@ -156,6 +159,7 @@ nlohmann::ordered_json SelectionJson(const Selection& s, const Profile& profile,
     for (const report::Row& row : t.rows) j[t.name].push_back(report::RowObject(t, row));
   }
   j["unchecked"] = s.unchecked;
+  j["notes"] = s.notes;
   j["tree"] = nlohmann::ordered_json::array();
   for (const Leaf& l : s.tree) {
     j["tree"].push_back(
