@@ -50,8 +50,7 @@ TEST_F(SelectE2E, TheExperimentsProfileRanksBothCellsAndExplainsTheScore) {
   bool acc = false;
   for (const json& f : j["figures"]) acc = acc || f["figure"] == "mc_acc";
   EXPECT_TRUE(acc) << r.out;
-  EXPECT_NE(j["recommendation"].get<std::string>().find("Under roomy, choose "),
-            std::string::npos);
+  EXPECT_NE(j["recommendation"].get<std::string>().find("Under roomy, choose "), std::string::npos);
 
   Output md = Pipette({"select", "--store", Store(), "--profile", "roomy"});
   ASSERT_EQ(md.code, 0) << md.err;
