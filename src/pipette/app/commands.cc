@@ -55,6 +55,11 @@ int Fail(const Error& e) {
   return e.exit_code;
 }
 
+int FailInput(Error e) {
+  e.exit_code = 2;
+  return Fail(e);
+}
+
 namespace {
 
 // The one piece of process-wide state: a signal handler can only reach a global.

@@ -20,6 +20,9 @@ Status CheckCommand(std::string_view first, const std::vector<std::string>& comm
 
 // Prints "error: MESSAGE" on standard error; the error's exit code (2: bad input).
 int Fail(const Error& e);
+// The same, always with exit code 2: for commands whose exit 1 means one thing only (compare: a
+// gate line failed; select: nothing fits), every error is bad input.
+int FailInput(Error e);
 
 struct Paths {
   std::string models_dir;       // bundled models

@@ -76,12 +76,6 @@ Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::s
   return std::move(data->rows);
 }
 
-// Every error of a comparison exits 2: exit 1 says a gate line failed, and only that.
-int FailInput(Error e) {
-  e.exit_code = 2;
-  return Fail(e);
-}
-
 }  // namespace
 
 int Compare(const CompareArgs& args) {

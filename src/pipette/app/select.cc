@@ -53,12 +53,6 @@ Result<select::Profiles> ProfilesFor(const SelectArgs& args,
   return out;
 }
 
-// Every error exits 2: exit 1 says no candidate fits, and only that.
-int FailInput(Error e) {
-  e.exit_code = 2;
-  return Fail(e);
-}
-
 }  // namespace
 
 int Select(const SelectArgs& args) {

@@ -9,14 +9,11 @@
 #include <regex>
 
 #include "pipette/stats/stats.h"
+#include "pipette/util/json_text.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::compare {
 namespace {
-
-std::string Text(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
 
 std::string Joined(const Key& key) {
   std::string out;
@@ -170,7 +167,7 @@ Key PairingKey(const metrics::ResultRow& row) {
              {"runtime_version", c.runtime_version},
              {"device", c.device}};
   if (c.params.is_object()) {
-    for (const auto& [name, value] : c.params.items()) key.emplace_back(name, Text(value));
+    for (const auto& [name, value] : c.params.items()) key.emplace_back(name, JsonText(value));
   }
   key.emplace_back("test", row.test);
   key.emplace_back("metric", row.metric);

@@ -12,6 +12,7 @@
 
 #include "pipette/compare/compare.h"
 #include "pipette/stats/stats.h"
+#include "pipette/util/json_text.h"
 
 namespace pipette::reproduce {
 namespace {
@@ -42,10 +43,7 @@ std::string Label(const metrics::ResultRow& r) {
 }
 
 // The value as text, whatever its JSON type; "" for none.
-std::string Shown(const json& v) {
-  if (v.is_null()) return "";
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
+std::string Shown(const json& v) { return v.is_null() ? "" : JsonText(v); }
 
 // The runtimes the rows ran on, with their build's commit where it says.
 std::string Runtimes(const std::vector<metrics::ResultRow>& rows) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "pipette/compare/compare.h"
+#include "pipette/util/json_text.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::select {
@@ -22,10 +23,6 @@ struct Pool {
   bool vetoed = false;
   std::optional<double> density;  // tokens per 1000 characters of the ppl corpus: its tokenizer
 };
-
-std::string Text(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
 
 // The unit a constraint's bound says, as a row's unit.
 std::string UnitOf(Constraint::Kind k) {
@@ -159,14 +156,14 @@ void Name(std::vector<Pool>& pool) {
   std::map<std::string, std::set<std::string>> values;
   for (const Pool& p : pool) {
     if (!p.facts->params.is_object()) continue;
-    for (const auto& [k, v] : p.facts->params.items()) values[k].insert(Text(v));
+    for (const auto& [k, v] : p.facts->params.items()) values[k].insert(JsonText(v));
   }
   std::map<std::string, int> seen;
   for (Pool& p : pool) {
     std::string name = fmt::format("{} {} {}", p.facts->model, p.facts->quant, p.facts->runtime);
     if (p.facts->params.is_object()) {
       for (const auto& [k, v] : p.facts->params.items()) {
-        if (values[k].size() > 1) name += fmt::format(" {}={}", k, Text(v));
+        if (values[k].size() > 1) name += fmt::format(" {}={}", k, JsonText(v));
       }
     }
     p.out.name = name;
