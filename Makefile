@@ -12,11 +12,13 @@ models:
 demo: setup
 	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json
 
-# The tests measure an emulated aarch64 board too: the worker cross-built for it first; and boot a
-# kernel with cgroup v2 alone in QEMU for the tiers' v2 path.
+# The tests measure an emulated aarch64 board too: the worker cross-built for it first; boot a
+# kernel with cgroup v2 alone in QEMU for the tiers' v2 path; and open the HTML report in headless
+# Chromium.
 test: setup
 	scripts/build-worker.sh aarch64
 	scripts/fetch-test-vm.sh
+	scripts/fetch-browser.sh
 	scripts/run-tests.sh
 
 format:

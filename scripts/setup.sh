@@ -66,8 +66,10 @@ if [ ${#py_missing[@]} -gt 0 ]; then
   .venv/bin/pip install -q "${PY_PACKAGES[@]}"
 fi
 
-# 3. The bundled model.
+# 3. The bundled model, and the HTML report's chart libraries (npm, pinned in web/package-lock.json;
+#    the build inlines them).
 scripts/fetch-models.sh
+scripts/fetch-web.sh
 
 # 4. Build Pipette and llama.cpp (the first time: llama.cpp alone is ~1,600 CPU-seconds, ~14 min
 #    on 2 idle cores; a fresh clone on the same machine takes its objects from ccache).

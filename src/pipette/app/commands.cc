@@ -137,7 +137,7 @@ class ExportingProgress : public ConsoleProgress {
       auto f = report::FindFormat(format);
       if (!f) return f.error();
       formats.push_back(*f);
-      if ((*f)->parts == report::ReportParts::kAll) parts = report::ReportParts::kAll;
+      parts = std::max(parts, (*f)->parts);  // kSummary < kAll < kPage: each holds the one before
     }
     const report::Report doc = report::BuildReport(*data, params_, workload::Headlines(), parts);
     for (size_t i = 0; i < exports_.size(); ++i) {

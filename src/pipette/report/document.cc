@@ -209,7 +209,7 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
         row.cell->cell_index + 1, row.cell->model, row.cell->device, row.test, row.summary.median,
         metrics::kDecayFlag * 100));
   }
-  if (parts == ReportParts::kAll) {
+  if (parts != ReportParts::kSummary) {
     r.runs = RunsTable(data.runs);
     r.environments = EnvironmentsTable(data.environments);
     r.cells = CellsTable(data.cells);
@@ -221,6 +221,7 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
     if (!curve.rows.empty() || !curve.footnotes.empty()) r.curves.push_back(std::move(curve));
   }
   r.incomplete = IncompleteCells(data.cells);
+  if (parts == ReportParts::kPage) r.page = BuildPage(data, r.curves, params, headlines);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "pipette/config/params.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/report/data.h"
+#include "pipette/report/page.h"
 #include "pipette/report/table.h"
 
 namespace pipette::report {
@@ -35,11 +36,13 @@ struct Report {
   // rows.
   std::vector<Table> curves;
   std::vector<CellNote> incomplete;  // in cell order; superseded and ok cells left out
+  // The HTML page's sections after the summary (report/page.h); built for kPage only.
+  std::vector<PageSection> page;
 };
 
 // What of a Report a format renders, so that BuildReport builds only that: the console table with
-// its notes and warnings (md), or every table.
-enum class ReportParts { kSummary, kAll };
+// its notes and warnings (md), every table, or every table and the HTML page's sections (html).
+enum class ReportParts { kSummary, kAll, kPage };
 
 // `params`: the parameters the rows' runtimes take (how the console table names and shows them);
 // `headlines`: the workloads' summary columns (workload::Headlines()).

@@ -12,6 +12,7 @@ void RenderCsv(const Report& report, std::ostream& out);       // csv.cc
 void RenderJson(const Report& report, std::ostream& out);      // json.cc
 void RenderJsonl(const Report& report, std::ostream& out);     // jsonl.cc
 void RenderSql(const Report& report, std::ostream& out);       // sql.cc
+void RenderHtml(const Report& report, std::ostream& out);      // html.cc
 
 const std::vector<Format>& Formats() {
   static const std::vector<Format> kFormats = {
@@ -24,6 +25,8 @@ const std::vector<Format>& Formats() {
        ReportParts::kAll},
       {"sql", "CREATE TABLE results plus one INSERT per result row, for sqlite3", RenderSql,
        ReportParts::kAll},
+      {"html", "one self-contained page: sortable tables and charts (Vega-Lite), opens offline",
+       RenderHtml, ReportParts::kPage},
   };
   return kFormats;
 }

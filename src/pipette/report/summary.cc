@@ -127,6 +127,11 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
                            ? "n/a"
                            : FormatBytes(it->second->summary.median)));
     t.Add(std::move(row), !quality_only && !na_line && r.summary.noisy);
+    std::vector<std::string>& marks = t.rows.back().marks;
+    if (!RequantNote(r).empty()) marks.push_back("re-quantized");
+    if (r.cell->emulated) marks.push_back("emulated");
+    if (r.cell->emulated_tier) marks.push_back("emulated tier");
+    if (na_line || (!quality_only && !r.na_reason.empty())) marks.push_back("n/a");
   }
   std::set<std::string> notes;
   for (const auto& r : rows) {

@@ -59,6 +59,9 @@ struct Row {
   std::vector<Value> values;  // one per column
   // The row's figure is noisy (its coefficient of variation is above 5%): a renderer may mark it.
   bool noisy = false;
+  // What else a reader must see in place (the HTML report marks the row with them):
+  // "re-quantized", "emulated", "emulated tier", "n/a".
+  std::vector<std::string> marks;
 };
 
 struct Table {
@@ -71,7 +74,7 @@ struct Table {
   // Position of the column named `name`, if there is one.
   std::optional<size_t> Find(std::string_view column) const;
   void Add(std::vector<Value> values, bool noisy = false) {
-    rows.push_back({std::move(values), noisy});
+    rows.push_back({std::move(values), noisy, {}});
   }
 };
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "pipette/compare/compare.h"
+#include "pipette/stats/pareto.h"
 #include "pipette/util/json_text.h"
 #include "pipette/util/strings.h"
 
@@ -274,23 +275,15 @@ void Score(std::vector<Pool*>& live, std::array<bool, kGroups>& used, const Weig
     }
   }
   // Pareto-optimal over the groups the profile weighs.
-  for (Pool* p : live) {
-    p->out.pareto = true;
-    for (const Pool* q : live) {
-      if (q == p) continue;
-      bool all = true, one = false;
-      for (size_t g = 0; g < kGroups; ++g) {
-        if (!used[g] || weight[g] <= 0) continue;
-        const double a = p->out.groups[g].value_or(0), b = q->out.groups[g].value_or(0);
-        all = all && b >= a;
-        one = one || b > a;
-      }
-      if (all && one) {
-        p->out.pareto = false;
-        break;
-      }
+  std::vector<std::vector<double>> points;
+  for (const Pool* p : live) {
+    std::vector<double>& point = points.emplace_back();
+    for (size_t g = 0; g < kGroups; ++g) {
+      if (used[g] && weight[g] > 0) point.push_back(p->out.groups[g].value_or(0));
     }
   }
+  const std::vector<bool> optimal = stats::ParetoOptimal(points);
+  for (size_t i = 0; i < live.size(); ++i) live[i]->out.pareto = optimal[i];
 }
 
 std::string Recommend(const Selection& s, size_t candidates, const Weights& w) {

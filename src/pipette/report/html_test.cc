@@ -1,0 +1,112 @@
+// The HTML page: names from the store escaped in the page and in the chart specifications, the
+// declared chart count, and the registered renderer inlining the pinned libraries whole.
+#include "pipette/report/html.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "pipette/report/formats.h"
+#include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
+
+namespace pipette::report {
+namespace {
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+ReportData Hostile() {
+  ReportData d;
+  d.store_path = "runs/<b>store</b>.db";
+  for (int threads : {1, 2}) {
+    metrics::ResultRow r;
+    auto& f = r.EditCell();
+    f.run_id = 1;
+    f.cell_id = threads;
+    f.cell_index = threads - 1;
+    f.cell_status = "ok";
+    f.model = "<img src=x onerror=alert(1)>";
+    f.quant = "Q4_0";
+    f.runtime = "llama.cpp";
+    f.device = threads == 1 ? "a&b \"device\" </script>" : "plain";
+    f.params = {{"threads", threads}};
+    r.test = "tg16";
+    r.metric = "throughput";
+    r.unit = "t/s";
+    r.samples = {10.0 * threads, 11.0 * threads, 12.0 * threads};
+    r.summary = stats::Summarize(r.samples);
+    r.value = r.summary.median;
+    d.rows.push_back(r);
+  }
+  d.warnings.push_back("a warning with <tags> & 'quotes'");
+  return d;
+}
+
+std::string Page(const ReportData& d, const std::vector<WebLibrary>& libraries) {
+  std::ostringstream out;
+  RenderHtmlPage(
+      BuildReport(d, runtime::Registry().Params(), workload::Headlines(), ReportParts::kPage),
+      libraries, out);
+  return out.str();
+}
+
+TEST(Html, NamesFromTheStoreAreEscapedEverywhere) {
+  const std::string page = Page(Hostile(), {});
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_EQ(page.find("<b>"), std::string::npos);
+  EXPECT_EQ(page.find("<tags>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+  EXPECT_NE(page.find("a&amp;b &quot;device&quot; &lt;/script&gt;"), std::string::npos);
+  // In the specifications, '<' is \u003c: the only "</script>" are the ones that close elements.
+  EXPECT_NE(page.find("\\u003cimg src=x"), std::string::npos);
+  EXPECT_EQ(Count(page, "</script>"), Count(page, "<script"));
+}
+
+TEST(Html, TheDeclaredChartCountIsTheNumberOfChartElements) {
+  const std::string page = Page(Hostile(), {});
+  const int charts = Count(page, "<div class=\"pipette-chart\"");
+  EXPECT_GT(charts, 0);
+  EXPECT_NE(page.find(fmt::format("<meta name=\"pipette-charts\" content=\"{}\">", charts)),
+            std::string::npos);
+  EXPECT_EQ(Count(page, "<script type=\"application/json\" id=\"spec-"), charts);
+}
+
+TEST(Html, ScriptJsonKeepsTheValueAndNeverClosesTheElement) {
+  const nlohmann::ordered_json j = {{"name", "</script><script>alert(1)</script>"}};
+  const std::string text = ScriptJson(j);
+  EXPECT_EQ(text.find('<'), std::string::npos);
+  EXPECT_EQ(nlohmann::ordered_json::parse(text), j);
+  EXPECT_EQ(HtmlEscape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST(Html, TheRegisteredFormatInlinesThePinnedLibrariesWhole) {
+  auto f = FindFormat("html");
+  ASSERT_TRUE(f.ok());
+  std::ostringstream out;
+  (*f)->render(
+      BuildReport(Hostile(), runtime::Registry().Params(), workload::Headlines(), (*f)->parts),
+      out);
+  const std::string page = out.str();
+  ASSERT_EQ(WebLibraries().size(), 3u);
+  for (const WebLibrary& lib : WebLibraries()) {
+    EXPECT_GT(lib.script.size(), 10000u) << lib.name;
+    EXPECT_NE(page.find(lib.script), std::string::npos) << lib.name;
+    EXPECT_NE(page.find(fmt::format("/* {} {} (npm), inlined */", lib.name, lib.version)),
+              std::string::npos);
+  }
+  EXPECT_EQ(WebLibraries()[0].name, "vega");
+  EXPECT_EQ(WebLibraries()[1].name, "vega-lite");
+  EXPECT_EQ(WebLibraries()[2].name, "vega-embed");
+  // Nothing is loaded from anywhere: no src= on a script, no stylesheet link.
+  EXPECT_EQ(page.find("<script src"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  EXPECT_EQ(Count(page, "</script>"), Count(page, "<script"));
+}
+
+}  // namespace
+}  // namespace pipette::report

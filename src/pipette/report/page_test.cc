@@ -1,0 +1,176 @@
+// The HTML page's sections and chart specifications on a fixed set of rows: the specs against
+// tests/golden/report.charts.json (PIPETTE_UPDATE_GOLDEN=1 build/pipette_unit_tests
+// --gtest_filter='*Golden*' rewrites it), the Pareto frontier on known figures, and the sections
+// with nothing to show.
+#include "pipette/report/page.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "pipette/runtime/registry.h"
+#include "pipette/testing/golden.h"
+#include "pipette/workload/registry.h"
+
+namespace pipette::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct CellSpec {
+  int64_t id;
+  std::string quant;
+  int64_t size;
+  int threads;
+  int depth;
+};
+
+metrics::ResultRow Row(const CellSpec& c, const std::string& test, const std::string& metric,
+                       const std::string& unit, std::vector<double> samples) {
+  metrics::ResultRow r;
+  auto& f = r.EditCell();
+  f.run_id = 1;
+  f.cell_id = c.id;
+  f.cell_index = int(c.id - 1);
+  f.cell_status = "ok";
+  f.model = "smol:" + c.quant;
+  f.base_model = "smol";
+  f.model_sha256 = "sha-" + c.quant;
+  f.model_file_size = c.size;
+  f.quant = c.quant;
+  f.runtime = "llama.cpp";
+  f.runtime_version = "0.3.36";
+  f.device = "Test CPU";
+  f.device_id = "fp01";
+  f.params = {{"threads", c.threads}, {"depth", c.depth}};
+  r.test = test;
+  r.metric = metric;
+  r.unit = unit;
+  r.samples = std::move(samples);
+  r.summary = stats::Summarize(r.samples);
+  r.value = r.summary.median;
+  return r;
+}
+
+// Two quantizations at one and two threads (tg16 speeds 20, 35, 30, 50 t/s; ppl 10 and 11), a
+// fifth cell at depth 512, a sustained run.
+ReportData Fixed() {
+  ReportData d;
+  const std::vector<CellSpec> cells = {{1, "Q8_0", 150 << 20, 1, 0},
+                                       {2, "Q8_0", 150 << 20, 2, 0},
+                                       {3, "Q4_K_M", 100 << 20, 1, 0},
+                                       {4, "Q4_K_M", 100 << 20, 2, 0}};
+  const double tg[] = {20, 35, 30, 50};
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const CellSpec& c = cells[i];
+    const bool q8 = c.quant == "Q8_0";
+    d.rows.push_back(Row(c, "pp64", "throughput", "t/s", {400.0 * c.threads, 410.0 * c.threads}));
+    d.rows.push_back(Row(c, "tg16", "throughput", "t/s", {tg[i] - 1, tg[i], tg[i] + 1}));
+    d.rows.push_back(Row(c, "tg16", "kv_bytes_used", "bytes", {1 << 20}));
+    d.rows.push_back(Row(c, "memory", "peak_rss", "bytes", {double(c.size + (40 << 20))}));
+    metrics::ResultRow ppl = Row(c, "ppl", "ppl", "", {q8 ? 9.5 : 10.5, q8 ? 10.5 : 11.5});
+    ppl.value = q8 ? 10 : 11;
+    ppl.std_error = 0.25;
+    d.rows.push_back(ppl);
+    if (!q8) d.rows.push_back(Row(c, "kld", "kld_mean", "", {0.02, 0.04}));
+  }
+  const CellSpec deep = {5, "Q8_0", 150 << 20, 2, 512};
+  d.rows.push_back(Row(deep, "tg16", "throughput", "t/s", {28, 29, 30}));
+  d.rows.push_back(Row(deep, "tg16", "kv_bytes_used", "bytes", {9 << 20}));
+  d.rows.push_back(Row(deep, "memory", "peak_rss", "bytes", {double(200 << 20)}));
+  const CellSpec hot = {6, "Q4_K_M", 100 << 20, 2, 0};
+  d.rows.push_back(Row(hot, "sustained30", "throughput", "t/s", {50, 46, 41}));
+  store::CellRecord cell;
+  cell.id = 1;
+  cell.run_id = 1;
+  cell.model_name = "smol:Q8_0";
+  cell.model_sha256 = "sha-Q8_0";
+  cell.model_file_size = 150 << 20;
+  cell.model_source = "bundled";
+  cell.status = "ok";
+  d.cells.push_back(cell);
+  d.environments.push_back({1, "fp01", {{"cpu_model", "Test CPU"}}});
+  return d;
+}
+
+std::vector<PageSection> Page(const ReportData& d) {
+  return BuildPage(d, {}, runtime::Registry().Params(), workload::Headlines());
+}
+
+const PageSection& Section(const std::vector<PageSection>& page, const std::string& id) {
+  for (const PageSection& s : page) {
+    if (s.id == id) return s;
+  }
+  ADD_FAILURE() << "no section " << id;
+  return page.front();
+}
+
+const Chart* FindChart(const std::vector<PageSection>& page, const std::string& id) {
+  for (const PageSection& s : page) {
+    for (const Chart& c : s.charts) {
+      if (c.id == id) return &c;
+    }
+  }
+  return nullptr;
+}
+
+TEST(PageGolden, ChartSpecifications) {
+  testing::ExpectGolden(ChartSpecs(Page(Fixed())).dump(2) + "\n", "report.charts.json");
+}
+
+TEST(Page, TheFrontierHoldsTheCellsNothingBeatsOnSpeedAndPpl) {
+  const auto page = Page(Fixed());
+  const Chart* c = FindChart(page, "speed-ppl-ppl");
+  ASSERT_NE(c, nullptr);
+  // (20, 10) loses to (35, 10) and (30, 11) to (50, 11); ppl is lower-better.
+  std::map<double, bool> pareto;
+  for (const json& v : c->spec["data"]["values"]) pareto[v["x"]] = v["pareto"];
+  EXPECT_EQ(pareto, (std::map<double, bool>{{20, false}, {30, false}, {35, true}, {50, true}}));
+  // Against memory (lower-better): the two quantizations' cells tie on memory within each, so
+  // both cells of each are on it: nothing beats them on both axes.
+  const Chart* m = FindChart(page, "memory-ppl-ppl");
+  ASSERT_NE(m, nullptr);
+  for (const json& v : m->spec["data"]["values"]) EXPECT_TRUE(v["pareto"].get<bool>()) << v;
+}
+
+TEST(Page, EverySectionHasChartsOrSaysWhyNot) {
+  const auto page = Page(Fixed());
+  std::set<std::string> ids;
+  for (const PageSection& s : page) {
+    EXPECT_NE(s.charts.empty() && s.tables.empty(), s.empty.empty()) << s.id;
+    for (const Chart& c : s.charts) {
+      EXPECT_TRUE(ids.insert(c.id).second) << "two charts named " << c.id;
+      EXPECT_FALSE(c.spec["data"]["values"].empty()) << c.id;
+      EXPECT_EQ(c.spec["$schema"], "https://vega.github.io/schema/vega-lite/v6.json");
+    }
+  }
+  EXPECT_FALSE(Section(page, "speed-threads").charts.empty());
+  EXPECT_FALSE(Section(page, "depth").charts.empty());
+  EXPECT_FALSE(Section(page, "sustained").charts.empty());
+  EXPECT_FALSE(Section(page, "controlled").tables.empty());
+  // Nothing varies the batch size here.
+  EXPECT_NE(Section(page, "speed-n_batch").empty.find("n_batch"), std::string::npos);
+
+  // One cell: nothing to hold fixed, no sweep, no depth, no sustained run, one sample each.
+  ReportData one;
+  one.rows.push_back(Row({1, "Q8_0", 1 << 20, 1, 0}, "tg16", "throughput", "t/s", {10}));
+  for (const PageSection& s : Page(one)) {
+    EXPECT_TRUE(s.charts.empty()) << s.id;
+    EXPECT_FALSE(s.empty.empty()) << s.id;
+  }
+}
+
+TEST(Page, SamplesDrawEveryRepetitionWithTheMedian) {
+  const auto page = Page(Fixed());
+  const Chart* c = FindChart(page, "samples-tg16-throughput");
+  ASSERT_NE(c, nullptr);
+  // Five cells with three repetitions each.
+  EXPECT_EQ(c->spec["data"]["values"].size(), 15u);
+  for (const json& v : c->spec["data"]["values"]) {
+    EXPECT_GE(v["repetition"].get<int>(), 1);
+    EXPECT_LE(v["repetition"].get<int>(), 3);
+  }
+}
+
+}  // namespace
+}  // namespace pipette::report

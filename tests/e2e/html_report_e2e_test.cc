@@ -1,0 +1,59 @@
+// The HTML report in a real browser: a run made here (the bundled model at one and two threads,
+// speed tests, ppl, an mc subset), `pipette report --format html -o`, then headless Chromium
+// (Debian's chromium, driven by web/check-report.mjs with the pinned puppeteer-core) opens the
+// file: as many charts are drawn as the page declares, the console shows no error, and the page
+// makes no request but the file itself. The screenshot is kept as a build artifact
+// (build/artifacts/html-report.png).
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+
+namespace pipette_e2e {
+namespace {
+
+class HtmlReportE2E : public E2E {};
+
+TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) {
+  const fs::path ex = Write("ex.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "params: {threads: [1, 2]}\n"
+                            "tests: [pp16, tg8]\n"
+                            "repetitions: 3\n"
+                            "warmup: 0\n"
+                            "quality:\n"
+                            "  ppl: {chunks: 1}\n"
+                            "  mc: {limit: 4}\n");
+  Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const fs::path html = dir_ / "report.html";
+  Output rep = Pipette({"report", "--store", Store(), "--format", "html", "-o", html.string()});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  const std::string page = ReadFile(html);
+  // Self-contained: the libraries inlined, no script or style fetched from anywhere.
+  EXPECT_NE(page.find("/* vega-embed 7.0.2 (npm), inlined */"), std::string::npos);
+  EXPECT_EQ(page.find("<script src"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+
+  const fs::path artifacts = fs::path(PIPETTE_BUILD_DIR) / "artifacts";
+  fs::create_directories(artifacts);
+  const fs::path shot = artifacts / "html-report.png";
+  fs::remove(shot);
+  const fs::path out = dir_ / "browser.json", err = dir_ / "browser.err";
+  const int code = Wait(
+      Spawn({"node", kSource + "/web/check-report.mjs", html.string(), shot.string()}, out, err));
+  ASSERT_EQ(code, 0) << ReadFile(err);
+  const json seen = json::parse(ReadFile(out));
+  // Speed by threads, quality against speed and memory (ppl and mc), ppl by quantization, the
+  // samples of each speed figure: a page with charts in several sections.
+  EXPECT_GE(seen["declared"].get<int>(), 6) << seen.dump();
+  EXPECT_EQ(seen["rendered"], seen["declared"]) << seen.dump();
+  EXPECT_TRUE(seen["console"].empty()) << seen.dump();
+  EXPECT_EQ(seen["requests"], json::array({"file://" + fs::canonical(html).string()}))
+      << seen.dump();
+  EXPECT_TRUE(fs::exists(shot) && fs::file_size(shot) > 10000) << shot;
+  // Sections with nothing to show say so (no depth list, no sustained test in this run).
+  EXPECT_NE(page.find("No cell ran a sustained test"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette_e2e
