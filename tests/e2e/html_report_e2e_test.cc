@@ -1,7 +1,7 @@
-// The HTML report in a real browser: a run made here (the bundled model at one and two threads,
-// speed tests, ppl, an mc subset), `pipette report --format html -o`, then headless Chromium
-// (Debian's chromium, driven by web/check-report.mjs with the pinned puppeteer-core) opens the
-// file: as many charts are drawn as the page declares, the console shows no error, and the page
+// The HTML report in a real browser: a run made here (the bundled model at one and two threads
+// and two depths, speed tests, ppl, an mc subset), `pipette report --format html -o`, then headless
+// Chromium (Debian's chromium, driven by web/check-report.mjs with the pinned puppeteer-core) opens
+// the file: as many charts are drawn as the page declares, the console shows no error, and the page
 // makes no request but the file itself. The screenshot is kept as a build artifact
 // (build/artifacts/html-report.png).
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ class HtmlReportE2E : public E2E {};
 TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) {
   const fs::path ex = Write("ex.yaml",
                             "models: [smollm2-135m-instruct-q4_1]\n"
-                            "params: {threads: [1, 2]}\n"
+                            "params: {threads: [1, 2], depth: [0, 32]}\n"
                             "tests: [pp16, tg8]\n"
                             "repetitions: 3\n"
                             "warmup: 0\n"
@@ -43,9 +43,13 @@ TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) 
       Spawn({"node", kSource + "/web/check-report.mjs", html.string(), shot.string()}, out, err));
   ASSERT_EQ(code, 0) << ReadFile(err);
   const json seen = json::parse(ReadFile(out));
-  // Speed by threads, quality against speed and memory (ppl and mc), ppl by quantization, the
-  // samples of each speed figure: a page with charts in several sections.
-  EXPECT_GE(seen["declared"].get<int>(), 6) << seen.dump();
+  // Speed by threads, quality against speed and memory (ppl and mc), ppl by quantization, tg and
+  // memory against depth, the samples of each speed figure: charts in several sections.
+  EXPECT_GE(seen["declared"].get<int>(), 8) << seen.dump();
+  for (const char* chart : {"data-chart=\"speed-by-threads\"", "data-chart=\"depth-speed\"",
+                            "data-chart=\"speed-ppl-ppl\"", "data-chart=\"ppl-by-quant\""}) {
+    EXPECT_NE(page.find(chart), std::string::npos) << chart;
+  }
   EXPECT_EQ(seen["rendered"], seen["declared"]) << seen.dump();
   EXPECT_TRUE(seen["console"].empty()) << seen.dump();
   EXPECT_EQ(seen["requests"], json::array({"file://" + fs::canonical(html).string()}))
