@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
                           pipette::report::FormatList() + "); repeatable");
   run_cmd->add_flag("--no-bandwidth", run.no_bandwidth,
                     "skip the memory-bandwidth probe in the environment record");
+  run_cmd->add_flag("--interleave", run.interleave,
+                    "visit every cell once per repetition, in rounds (A B A B ...): drift on the "
+                    "machine falls on every cell alike");
   run_cmd->add_flag("--strict", run.strict,
                     "a device not ready by the ready: deadline stops the run (else that cell "
                     "fails and the run goes on)");

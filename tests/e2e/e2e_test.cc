@@ -53,7 +53,7 @@ warmup: 1
 
   const json doc = ReportJson();
   EXPECT_EQ(doc["schema"], "pipette.report");
-  EXPECT_EQ(doc["schema_version"], 6);
+  EXPECT_EQ(doc["schema_version"], 7);
   const json& results = doc["results"];
   const int64_t file_size = static_cast<int64_t>(fs::file_size(kModel));
   for (int cell : {1, 2}) {
@@ -265,7 +265,7 @@ quality:
     Output o = Pipette({"report", "--store", Store(), "--run", run, "--format", "json"});
     ASSERT_EQ(o.code, 0) << o.err;
     const json doc = json::parse(o.out);
-    EXPECT_EQ(doc["schema_version"], 6);
+    EXPECT_EQ(doc["schema_version"], 7);
     const json* r = Find(doc["results"], 1, "ppl", "ppl");
     ASSERT_NE(r, nullptr);
     ppl.push_back(*r);

@@ -1,4 +1,4 @@
--- pipette.report schema_version 6, generated_at 2026-11-29T12:00:00Z, pipette 0.1.0
+-- pipette.report schema_version 7, generated_at 2026-11-29T12:00:00Z, pipette 0.1.0
 BEGIN TRANSACTION;
 CREATE TABLE IF NOT EXISTS "results" (
   "run_id" INTEGER,

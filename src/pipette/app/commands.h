@@ -62,6 +62,9 @@ struct RunArgs {
   double lock_timeout_s = 1800;
   // A device not ready by the `ready:` deadline stops the run instead of failing one cell.
   bool strict = false;
+  // Every cell visited once per repetition, in rounds (run::RunnerDeps::interleave). A resumed
+  // run interleaves as it did.
+  bool interleave = false;
   // The results table at the end on standard error (a command that runs one, like reproduce,
   // keeps standard output for its own).
   bool table_to_stderr = false;

@@ -38,6 +38,7 @@ Table RunsTable(const std::vector<store::RunRecord>& runs) {
                Col("status", kText),
                Col("n_cells", kInt),
                Col("resumes", kInt),
+               Col("interleaved", kBool),
                Col("only", kText),
                Col("controller", kJson),
                Col("lock", kJson)};
@@ -45,7 +46,8 @@ Table RunsTable(const std::vector<store::RunRecord>& runs) {
     t.Add({Integer(r.id), Text(r.name), Text(r.experiment_path), Text(r.config_hash),
            Text(r.pipette_version), Text(r.pipette_commit), Integer(r.environment_id),
            Text(r.started_at), TextOrNull(r.finished_at), Text(r.status), Integer(r.n_cells),
-           Integer(r.resumes), Text(r.only), Json(json(r.controller)), Json(json(r.lock))});
+           Integer(r.resumes), Boolean(r.interleave), Text(r.only), Json(json(r.controller)),
+           Json(json(r.lock))});
   }
   return t;
 }

@@ -118,6 +118,14 @@ Result<JsonRows> Read(std::string_view text, const std::string& file, std::optio
     row.summary = stats::Summarize(row.samples);
     out.rows.push_back(std::move(row));
   }
+  if (doc.contains("runs") && doc["runs"].is_array()) {
+    for (const json& r : doc["runs"]) {
+      if (r.is_object() && r.value("id", int64_t{0}) == out.run_id && r.contains("interleaved") &&
+          r["interleaved"].is_boolean()) {
+        out.interleaved = r["interleaved"].get<bool>();
+      }
+    }
+  }
   if (cells.empty()) {
     return InputError(run ? fmt::format("{}: no result of run {}", file, *run)
                           : file + ": the report holds no result");

@@ -17,6 +17,8 @@ namespace pipette::report {
 struct JsonRows {
   int64_t run_id = 0;  // the run the rows are of
   std::vector<metrics::ResultRow> rows;
+  // The run's `interleaved` (runs[]); nullopt when the report does not say (before version 7).
+  std::optional<bool> interleaved;
 };
 
 // The rows of run `run` of the report (its latest run when not given). Not JSON, not a Pipette

@@ -69,7 +69,7 @@ TEST(RowsFromReportJson, WhatIsNotAReportIsAnErrorNamingTheFile) {
       {R"({"schema": "pipette.compare"})", std::nullopt,
        "r.json: not a Pipette JSON report (its \"schema\" is not \"pipette.report\")"},
       {R"({"schema": "pipette.report", "schema_version": 99, "results": []})", std::nullopt,
-       "r.json: report schema version 99; this Pipette reads versions 2 to 6"},
+       "r.json: report schema version 99; this Pipette reads versions 2 to 7"},
       {R"({"schema": "pipette.report", "schema_version": 6, "results": [{"cell": 1}]})",
        std::nullopt, "r.json: results[0] is not a result (run_id, cell, test, metric)"},
       {Document({MakeRow(1, "tg128", {1, 2, 3})}), 4, "r.json: no result of run 4"},

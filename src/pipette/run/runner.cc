@@ -74,24 +74,43 @@ class Runner {
       run.controller = deps_.controller;
       run.lock = deps_.lock;
       run.only = deps_.only;
+      run.interleave = deps_.interleave;
       auto run_id = deps_.store->BeginRun(run);
       if (!run_id) return run_id.error();
       summary_.run_id = *run_id;
     }
     if (deps_.run_started) deps_.run_started(summary_.run_id);
     PlanEta();
-    for (const plan::Cell& cell : cells_) {
-      if (!ToRun(cell)) continue;
-      if (Stopped()) {
-        summary_.interrupted = true;
-        break;
+    // One visit of every cell, or (--interleave) one per measured repetition, in rounds.
+    const int visits = deps_.interleave ? std::max(1, ex_.repetitions) : 1;
+    for (int v = 0; v < visits && !summary_.interrupted; ++v) {
+      visit_ = {v, visits};
+      for (const plan::Cell& cell : cells_) {
+        if (!ToRun(cell) || (v > 0 && !open_.count(cell.index))) continue;
+        if (Stopped()) {
+          summary_.interrupted = true;
+          break;
+        }
+        auto st = v == 0 ? RunCell(cell) : VisitCell(cell);
+        if (!st) {  // only store errors end the run; say so in the store if it still answers
+          if (channel_) channel_->Shutdown(milliseconds(2000));
+          FinishWorkloads();
+          summary_.status = "failed";
+          (void)deps_.store->FinishRun(summary_.run_id, summary_.status);
+          return AtCell(st.error(), cell);
+        }
       }
-      auto st = RunCell(cell);
-      if (!st) {  // only store errors end the run; say so in the store if it still answers
-        if (channel_) channel_->Shutdown(milliseconds(2000));
-        FinishWorkloads();
-        summary_.status = "failed";
-        (void)deps_.store->FinishRun(summary_.run_id, summary_.status);
+    }
+    // Interleaved cells an interruption left between visits: interrupted, with what they have.
+    for (const plan::Cell& cell : cells_) {
+      auto it = open_.find(cell.index);
+      if (it == open_.end()) continue;
+      store::CellRecord rec = it->second;
+      open_.erase(it);
+      summary_.interrupted = true;
+      if (auto st = FinishCell(cell, rec, Failed("interrupted between the visits of --interleave"),
+                               json(), false);
+          !st) {
         return AtCell(st.error(), cell);
       }
     }
@@ -216,16 +235,112 @@ class Runner {
                                : facts ? Measure(cell, rec)
                                        : Failed(facts.error().message);
     const json tier_end = KeepTierReading(rec);
+    if (measured && visit_.count > 1) {
+      // Interleaved: the cell stays open (running) until its last visit.
+      if (auto st = deps_.store->UpdateCell(rec); !st) return st;
+      open_[cell.index] = rec;
+      return {};
+    }
+    return FinishCell(cell, rec, measured,
+                      !measured && env::OomKilled(tier_start_, tier_end) ? tier_end : json(),
+                      bool(at));
+  }
+
+  // A later visit of an interleaved cell (--interleave): its model loaded again where the worker
+  // holds another, a fresh context, and the next measured repetition of the workloads that
+  // interleave (Workload::Interleaves), each after its warm-ups. The last visit, or a failed one,
+  // finishes the cell.
+  Status VisitCell(const plan::Cell& cell) {
+    store::CellRecord rec = open_.at(cell.index);
+    auto at = DeviceFor(cell);
+    dev_ = at ? at->device : nullptr;
+    on_this_machine_ = cell.device.kind == "local";
+    others_ = rec.conditions.value("other_pipette", json::array());
+    NoteOtherPipettes();
+    RunStatus measured = at ? Revisit(cell, rec) : Failed(at.error().message);
+    if (!measured) {
+      RunError e = measured.error();
+      e.message = fmt::format("visit {} of {} (--interleave): {}", visit_.index + 1, visit_.count,
+                              e.message);
+      measured = e;
+    }
+    if (measured && visit_.index + 1 < visit_.count) {
+      if (!others_.empty()) rec.conditions["other_pipette"] = others_;
+      open_[cell.index] = rec;
+      return {};
+    }
+    open_.erase(cell.index);
+    return FinishCell(cell, rec, measured, json(), bool(at));
+  }
+
+  RunStatus Revisit(const plan::Cell& cell, const store::CellRecord& rec) {
+    if (channel_ && cell.LoadKey(registry_) != loaded_key_) {
+      channel_->Shutdown(milliseconds(2000));
+      channel_.reset();
+      loaded_key_.clear();
+    }
+    if (auto st = EnsureWorker(cell); !st) return st;
+    if (deps_.progress) deps_.progress->CellStarted(cell, int(cells_.size()), channel_->Pid());
+    const std::string load_key = cell.LoadKey(registry_);
+    if (load_key != loaded_key_) {
+      auto loaded = Phase(cell, "load model", [&]() -> RunStatus {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto staged = dev_->Stage(cell.model.path);
+        if (!staged) return Failed(staged.error().message);
+        auto resp = Call(LoadRequest(cell, registry_, *staged));
+        if (!resp) return resp.error();
+        auto typed = protocol::LoadModelResponse::FromJson(*resp);
+        if (!typed) return Broken(typed.error().message);
+        eta_.Done(estimate::DeviceKind("load", cell.device.IsLocal() ? "" : cell.device.name), 1,
+                  SecondsSince(t0));
+        // Not stored: the cell's load sample is its first visit's.
+        model_runtime_info_ = (*resp)["model"];
+        model_ = typed->model;
+        load_applied_ = AppliedLoadParams(typed->applied, registry_, cell.runtime.name);
+        loaded_key_ = load_key;
+        load_cell_id_ = rec.id;
+        return {};
+      });
+      if (!loaded) return loaded;
+    }
+    auto made = Call(ContextRequest(cell, registry_));
+    if (!made) return made.error();
+    auto typed_ctx = protocol::InitContextResponse::FromJson(*made);
+    if (!typed_ctx) return Broken(typed_ctx.error().message);
+    applied_n_batch_ = typed_ctx->n_batch;
+    if (auto planned = AppliedAsPlanned(cell, load_applied_, *made, registry_); !planned) {
+      return Failed(planned.error().message);
+    }
+    CellContext wctx(*this, cell, rec);
+    for (auto& w : workloads_) {
+      if (!w->Interleaves()) continue;
+      const std::vector<workload::Phase> phases = w->Phases(ex_);
+      for (size_t i = 0; i < phases.size(); ++i) {
+        if (Unserved(phases[i].ops, cell)) continue;  // stored as n/a at the first visit
+        if (auto st = Phase(cell, phases[i].name, [&] { return w->Run(wctx, i); }); !st) {
+          return st;
+        }
+      }
+    }
+    return {};
+  }
+
+  // The end of a cell: its status from how it was measured (`oom_end`: the tier's reading when
+  // the kernel killed the worker for its memory cap, else null), the other Pipettes seen during
+  // it, stored with its derived rows, and the progress told. `device_opened`: its device was
+  // opened (a worker may be in an unknown state).
+  Status FinishCell(const plan::Cell& cell, store::CellRecord& rec, const RunStatus& measured,
+                    const json& oom_end, bool device_opened) {
     if (!measured) {
       // Ctrl-C reaches the worker too; the cell it cut short is "interrupted", not "failed"; a
       // worker the kernel killed for its tier's memory cap is "oom", with the peak it reached.
-      const bool oom = env::OomKilled(tier_start_, tier_end);
+      const bool oom = !oom_end.is_null();
       rec.status = Stopped() ? "interrupted" : oom ? "oom" : "failed";
-      rec.error = oom ? OomError(tier_end, measured.error().message) : measured.error().message;
-      if (at && !Stopped()) NoteLinkDropped(cell, rec);
+      rec.error = oom ? OomError(oom_end, measured.error().message) : measured.error().message;
+      if (device_opened && !Stopped()) NoteLinkDropped(cell, rec);
       // A worker in an unknown state never serves the next cell (a device that could not be
       // opened started none: the worker of the cell before stays).
-      if (at) {
+      if (device_opened) {
         if (channel_) rec.stderr_tail = channel_->StderrTail();
         if (channel_) channel_->Shutdown(milliseconds(2000));
         channel_.reset();
@@ -699,6 +814,8 @@ class Runner {
                               r_.eta_.SecondsLeft());
     }
 
+    workload::Visit CurrentVisit() const override { return r_.visit_; }
+
    private:
     Runner& r_;
     const plan::Cell& cell_;
@@ -743,6 +860,9 @@ class Runner {
   std::map<device::Device*, std::string> no_energy_;
   std::string energy_read_error_;  // the current repetition's first reading failed: why
   std::string strict_refusal_;     // --strict: why the run stops after this cell
+  workload::Visit visit_;          // --interleave: the round the run is in
+  // --interleave: the cells measured at their first visit and not finished yet, by index.
+  std::map<int, store::CellRecord> open_;
 };
 
 }  // namespace

@@ -59,6 +59,7 @@ class RunnerTest : public ::testing::Test {
       return Result<ModelFacts>(ModelFacts{"sha", 1234, {{"quant", "Q4_1"}}});
     };
     deps.stop = stop;
+    deps.interleave = interleave_;
     return RunExperiment(ex_, cells_, registry_, env_id_, deps);
   }
   int Count(const std::string& op) const { return fake_.Count(op); }
@@ -80,6 +81,7 @@ class RunnerTest : public ::testing::Test {
   fs::path dir_;
   int64_t env_id_ = 0;
   json others_ = json::array();
+  bool interleave_ = false;
 };
 
 // Records the phases it is told of.
@@ -281,6 +283,74 @@ TEST_F(RunnerTest, BrokenWorkerFailsItsCellAndANewWorkerServesTheNext) {
   int pp = 0;
   for (const auto& x : *kept) pp += x.test == "pp8";
   EXPECT_EQ(pp, 4);
+}
+
+// --interleave: every cell visited once per repetition, in rounds; the cells stay one record
+// each, with all their repetitions, and the run says it was interleaved.
+TEST_F(RunnerTest, InterleaveVisitsEveryCellOncePerRepetitionInRounds) {
+  interleave_ = true;
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 4);
+  auto run = store_->Run(s->run_id);
+  ASSERT_TRUE(run.ok());
+  EXPECT_TRUE(run->interleave);
+  // Cells a1 a2 b1 b2, three rounds: model a loaded again in each round after b.
+  EXPECT_EQ(Count("load_model"), 6);
+  EXPECT_EQ(Count("init_context"), 12);     // a context per visit
+  EXPECT_EQ(Count("pp"), 4 * 3 * (1 + 1));  // each visit: a warm-up and one repetition
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 4u);
+  // Measured pp samples in the order they were stored: round by round, every cell in each.
+  std::vector<std::pair<int64_t, int>> order;  // (sample id, visit)
+  for (const auto& c : *cells) {
+    EXPECT_EQ(c.status, "ok");
+    auto samples = store_->Samples(c.id);
+    ASSERT_TRUE(samples.ok());
+    int measured = 0, warm = 0, loads = 0;
+    std::set<int> reps;
+    for (const auto& x : *samples) {
+      loads += x.test == "load";
+      if (x.test != "pp8") continue;
+      ASSERT_TRUE(x.raw.contains("visit")) << x.raw;
+      if (x.warmup) {
+        ++warm;
+        continue;
+      }
+      ++measured;
+      reps.insert(x.rep);
+      order.emplace_back(x.id, x.raw["visit"].get<int>());
+    }
+    EXPECT_EQ(measured, 3);
+    EXPECT_EQ(warm, 3);
+    EXPECT_EQ(reps, (std::set<int>{1, 2, 3}));  // after the one warm-up, numbered across visits
+    EXPECT_LE(loads, 1);                        // a cell's load sample is its first visit's
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t i = 1; i < order.size(); ++i) EXPECT_LE(order[i - 1].second, order[i].second);
+  EXPECT_EQ(order.front().second, 0);
+  EXPECT_EQ(order.back().second, 2);
+}
+
+// A visit that fails fails its cell only, saying which visit, and keeps what it measured before.
+TEST_F(RunnerTest, AnInterleavedCellFailingAtALaterVisitKeepsItsEarlierRepetitions) {
+  interleave_ = true;
+  fake_.Fail({"tg", 1, /*broken=*/true, /*launch=*/3});  // model a's worker of the second round
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_failed, 1);
+  EXPECT_EQ(s->cells_ok, 3);
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_EQ((*cells)[0].error.rfind("visit 2 of 3 (--interleave): ", 0), 0u) << (*cells)[0].error;
+  auto samples = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  int pp = 0;
+  for (const auto& x : *samples) pp += x.test == "pp8" && !x.warmup;
+  EXPECT_EQ(pp, 2);  // the first visit's and the second's pp, made before its tg broke
+  for (size_t i = 1; i < cells->size(); ++i) EXPECT_EQ((*cells)[i].status, "ok") << i;
 }
 
 TEST_F(RunnerTest, StopFlagEndsTheRunAsInterrupted) {

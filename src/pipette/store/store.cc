@@ -133,7 +133,7 @@ CellRecord ReadCell(const Stmt& s) {
 const char* kRunColumns =
     "id, name, experiment_path, config_hash, config_text, pipette_version, pipette_commit, "
     "environment_id, started_at, finished_at, status, n_cells, controller, config_canonical, "
-    "only_filter, lock, resumes";
+    "only_filter, lock, resumes, interleave";
 
 RunRecord ReadRun(const Stmt& s) {
   RunRecord r;
@@ -156,6 +156,7 @@ RunRecord ReadRun(const Stmt& s) {
   r.lock = s.Json(15);
   if (!r.lock.is_object()) r.lock = nlohmann::json::object();
   r.resumes = s.Int(16);
+  r.interleave = s.Int(17) != 0;
   return r;
 }
 
@@ -191,6 +192,10 @@ CREATE TABLE derived (
   cell_id INTEGER PRIMARY KEY REFERENCES cells(id), version INTEGER NOT NULL,
   n_samples INTEGER NOT NULL, max_sample_id INTEGER NOT NULL, load_cell_id INTEGER,
   load_n_samples INTEGER NOT NULL, load_max_sample_id INTEGER NOT NULL, rows TEXT NOT NULL);
+)sql"},
+      // 4: the run visited its cells once per repetition, in rounds (`run --interleave`).
+      {4, R"sql(
+ALTER TABLE runs ADD COLUMN interleave INTEGER NOT NULL DEFAULT 0;
 )sql"},
   };
   return kMigrations;
@@ -441,11 +446,13 @@ Result<int64_t> Store::BeginRun(const RunRecord& r) {
   Stmt s(db_,
          "INSERT INTO runs(name, experiment_path, config_hash, config_text, pipette_version, "
          "pipette_commit, environment_id, started_at, status, n_cells, controller, "
-         "config_canonical, only_filter, lock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "config_canonical, only_filter, lock, interleave) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.Bind(r.name).Bind(r.experiment_path).Bind(r.config_hash).Bind(r.config_text);
   s.Bind(r.pipette_version).Bind(r.pipette_commit).Bind(r.environment_id);
   s.Bind(r.started_at.empty() ? NowIso8601() : r.started_at).Bind(std::string("running"));
   s.Bind(r.n_cells).Bind(r.controller).Bind(r.config_canonical).Bind(r.only).Bind(r.lock);
+  s.Bind(int64_t{r.interleave ? 1 : 0});
   if (s.Step() != SQLITE_DONE) return DbError(db_, "starting a run");
   return sqlite3_last_insert_rowid(db_);
 }

@@ -24,7 +24,7 @@ struct sqlite3;
 
 namespace pipette::store {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // One step of the schema: SQL that takes a store from version `to - 1` to `to`.
 struct Migration {
@@ -67,6 +67,8 @@ struct RunRecord {
   // The machine-wide measuring lock: {"held": bool, "waited_s": ..} (see run/measure_lock.h).
   nlohmann::json lock = nlohmann::json::object();
   int64_t resumes = 0;  // how many times `run --resume` continued it
+  // `run --interleave`: the cells were visited once per repetition, in rounds (A B A B ...).
+  bool interleave = false;
 };
 
 struct CellRecord {

@@ -50,9 +50,18 @@ inline RunError FromCall(const worker::CallError& c) {
   return e;
 }
 
+// `run --interleave` visits every cell once per measured repetition, in rounds (A B A B ...):
+// which visit of its cell this is (0-based) and how many there are. Without it one visit runs
+// every repetition: {0, 1}.
+struct Visit {
+  int index = 0;
+  int count = 1;
+};
+
 class Context {
  public:
   virtual ~Context() = default;
+  virtual Visit CurrentVisit() const { return {}; }
   virtual const config::Experiment& Experiment() const = 0;
   virtual const std::vector<plan::Cell>& Cells() const = 0;  // the run's plan
   virtual const config::ParamRegistry& Params() const = 0;

@@ -87,6 +87,10 @@ class Workload {
   }
   // A resumed run hands it what its ResumeState read (never null).
   virtual void Resume(const nlohmann::json& state) { (void)state; }
+  // Whether its phases measure repetitions that `run --interleave` spreads over the visits of a
+  // cell (Context::CurrentVisit: one measured repetition a visit, after the warm-ups). The other
+  // workloads run at a cell's first visit only.
+  virtual bool Interleaves() const { return false; }
   // Runs phase `phase` (an index into Phases()) of the context's cell.
   virtual RunStatus Run(Context& ctx, size_t phase) = 0;
   // The run ends: any worker of its own is shut down.

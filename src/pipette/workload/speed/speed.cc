@@ -147,10 +147,18 @@ class Speed : public Workload {
     return estimate::Measured{KindName(t->kind), double(t->n + t->prompt), *secs};
   }
 
+  bool Interleaves() const override { return true; }
+
   RunStatus Run(Context& ctx, size_t phase) override {
     const config::Experiment& ex = ctx.Experiment();
     const TestSpec& t = ex.tests.at(phase);
-    if (t.kind == TestKind::kSustained) return RunSustained(ctx, t);
+    // Interleaved: this visit's one measured repetition (its warm-ups first); a sustained run is
+    // one stretch of T seconds, made at the first visit.
+    const Visit visit = ctx.CurrentVisit();
+    const bool interleaved = visit.count > 1;
+    if (t.kind == TestKind::kSustained) {
+      return interleaved && visit.index > 0 ? RunStatus() : RunSustained(ctx, t);
+    }
     const std::optional<int64_t> n_batch = ctx.NBatch();
     const std::optional<int64_t> vocab = ctx.Model().n_vocab;
     if (t.kind != TestKind::kTTFT && !vocab) {
@@ -214,10 +222,14 @@ class Speed : public Workload {
       }
     }
     if (n_batch && t.kind != TestKind::kTG) req_facts["n_batch"] = *n_batch;
-    const int total = ex.warmup + ex.repetitions;
-    for (int rep = 0; rep < total; ++rep) {
+    const int measured = interleaved ? 1 : ex.repetitions;
+    const int total = ex.warmup + measured;
+    for (int i = 0; i < total; ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
-      const bool warmup = rep < ex.warmup;
+      const bool warmup = i < ex.warmup;
+      // The sample's repetition number: the warm-ups first, then the measured ones, numbered
+      // across the visits when interleaved.
+      const int rep = warmup || !interleaved ? i : ex.warmup + visit.index;
       // A measured repetition waits until the device is ready (the experiment's `ready:`).
       json ready = nullptr;
       if (!warmup) {
@@ -248,8 +260,9 @@ class Speed : public Workload {
         json raw = RawFacts(std::move(*resp));
         raw["request"] = req_facts;
         if (!ready.is_null()) raw["ready"] = ready;
+        if (interleaved) raw["visit"] = visit.index;
         if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
-        ctx.Step(fmt::format("{} request {}/{} failed: {}", t.name, rep + 1, total,
+        ctx.Step(fmt::format("{} request {}/{} failed: {}", t.name, i + 1, total,
                              raw["request_failed"].value("message", "")));
         continue;
       }
@@ -260,9 +273,10 @@ class Speed : public Workload {
       raw["request"] = req_facts;
       if (!ready.is_null()) raw["ready"] = ready;
       if (!energy.is_null()) raw["energy"] = std::move(energy);
+      if (interleaved) raw["visit"] = visit.index;
       if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
       ctx.Step(fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
-                           warmup ? rep + 1 : rep - ex.warmup + 1,
+                           warmup ? i + 1 : rep - ex.warmup + 1,
                            warmup ? ex.warmup : ex.repetitions));
     }
     return {};
