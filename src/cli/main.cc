@@ -155,6 +155,11 @@ int main(int argc, char** argv) {
   cmp_cmd->add_option("--pair-on", cmp.pair_on,
                       "the only keys to pair on (besides the test and metric); every other key "
                       "may differ");
+  cmp_cmd->add_option("--baseline-only", cmp.baseline_only,
+                      "only the baseline's cells with these values: key=value,... (model, quant, "
+                      "runtime, device, any parameter)");
+  cmp_cmd->add_option("--candidate-only", cmp.candidate_only,
+                      "only the candidate's cells with these values: key=value,...");
   cmp_cmd->add_option("--gate", cmp.gate, "a gate file: what may not get worse, by how much");
   cmp_cmd->add_option("--format,-f", cmp.format, "md or json")->capture_default_str();
   cmp_cmd->add_option("--output,-o", cmp.output, "write to this file instead of stdout");

@@ -38,7 +38,7 @@ TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
   Output js = Pipette({"compare", Store(), Store(), "--format", "json", "--seed", "7"});
   ASSERT_EQ(js.code, 0) << js.err;
   const json j = json::parse(js.out);
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["seed"], 7);
   EXPECT_FALSE(j["gate_failed"].get<bool>());
   bool throughput = false;
@@ -148,6 +148,58 @@ TEST_F(CompareE2E, TheShippedReleaseGate) {
   EXPECT_EQ(fail.code, 1) << fail.out << fail.err;
   EXPECT_NE(fail.out.find("FAILED -0 points"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("the candidate has no such figure"), std::string::npos) << fail.out;
+}
+
+}  // namespace
+}  // namespace pipette_e2e
+
+namespace pipette_e2e {
+namespace {
+
+// `run --interleave` on two configurations, then the run compared with itself, one configuration
+// a side: both sides measured in rounds of one run, which compare says; every cell holds all its
+// repetitions.
+TEST_F(E2E, AnInterleavedRunComparesTwoOfItsConfigurationsAndSaysSo) {
+  const fs::path ex = Write("ex.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "params: {threads: [1, 2], n_ctx: 256}\n"
+                            "tests: [pp16, tg4]\n"
+                            "repetitions: 3\n"
+                            "warmup: 1\n");
+  Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth", "--interleave"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const json report = ReportJson();
+  ASSERT_EQ(report["runs"].size(), 1u);
+  EXPECT_EQ(report["runs"][0]["interleaved"], true);
+  int tg = 0;
+  for (const json& r : report["results"]) {
+    if (r["test"] != "tg4" || r["metric"] != "throughput") continue;
+    ++tg;
+    EXPECT_EQ(r["n"], 3) << r;
+  }
+  EXPECT_EQ(tg, 2);
+
+  Output js = Pipette({"compare", Store() + ":1", Store() + ":1", "--baseline-only", "threads=1",
+                       "--candidate-only", "threads=2", "--ignore", "threads", "--format", "json"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  const json j = json::parse(js.out);
+  EXPECT_EQ(j["interleaving"]["same_run"], true);
+  EXPECT_EQ(j["interleaving"]["interleaved"], true);
+  EXPECT_EQ(j["baseline"], Store() + " run 1 (threads=1)");
+  bool tg_compared = false;
+  for (const json& f : j["figures"]) {
+    tg_compared = tg_compared || (f["figure"] == "test=tg4" && f["metric"] == "throughput");
+  }
+  EXPECT_TRUE(tg_compared) << js.out;
+  EXPECT_EQ(j["ignored"], json::array({"threads"}));
+
+  // A filter no cell matches is bad input, with the values there are.
+  Output bad = Pipette({"compare", Store(), Store(), "--baseline-only", "threads=8"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--baseline-only threads=8: no cell has threads=8 (its values there: "
+                         "1, 2)"),
+            std::string::npos)
+      << bad.err;
 }
 
 }  // namespace

@@ -302,6 +302,14 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
       ex = std::move(*loaded);
     }
   }
+  // A resumed run goes on as it began: interleaved or not.
+  ex->interleave = resuming ? prior->run.interleave : args.interleave;
+  if (resuming && args.interleave && !prior->run.interleave) {
+    fmt::print(stderr,
+               "note: --interleave ignored: run {} was not interleaved, and a resumed run goes "
+               "on as it began\n",
+               prior->run.id);
+  }
   auto cells = plan::Expand(*ex, runtime::Registry());
   if (!cells) return Fail(cells.error());
   const std::string only = resuming ? prior->run.only : args.only;
@@ -446,13 +454,6 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   };
   deps.only = only;
   deps.strict = args.strict;
-  deps.interleave = resuming ? prior->run.interleave : args.interleave;
-  if (resuming && args.interleave && !prior->run.interleave) {
-    fmt::print(stderr,
-               "note: --interleave ignored: run {} was not interleaved, and a resumed run goes "
-               "on as it began\n",
-               prior->run.id);
-  }
   if (resume) deps.resume = &*resume;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
   // The exports say how the run ended, whatever way it ended.

@@ -32,9 +32,15 @@ bool IsJsonFile(const std::string& path) {
   return false;
 }
 
-// The rows of one side: STORE (its latest run), STORE:RUN, a JSON report (its latest run) or
+struct Side {
+  std::vector<metrics::ResultRow> rows;
+  std::string name;  // "results.db run 3", as the output names it
+  compare::SideSource source;
+};
+
+// One side: STORE (its latest run), STORE:RUN, a JSON report (its latest run) or
 // REPORT.json:RUN, read only.
-Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::string* name) {
+Result<Side> ReadSide(const std::string& side) {
   std::string path = side;
   std::optional<int64_t> run;
   if (!fs::exists(path)) {
@@ -51,14 +57,21 @@ Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::s
                       side));
     }
   }
+  Side out;
+  std::error_code ec;
+  out.source.path = path;
+  out.source.file = fs::weakly_canonical(path, ec).string();
   if (IsJsonFile(path)) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     auto rows = report::RowsFromReportJson(text.str(), path, run);
     if (!rows) return rows.error();
-    *name = fmt::format("{} run {}", path, rows->run_id);
-    return std::move(rows->rows);
+    out.name = fmt::format("{} run {}", path, rows->run_id);
+    out.source.run_id = rows->run_id;
+    out.source.interleaved = rows->interleaved;
+    out.rows = std::move(rows->rows);
+    return out;
   }
   auto store = store::Store::Open(path, store::OpenMode::kReadOnly);
   if (!store) return store.error();
@@ -72,8 +85,22 @@ Result<std::vector<metrics::ResultRow>> SideRows(const std::string& side, std::s
   auto data = report::LoadReportData(**store, {*run}, &processes);
   if (!data) return data.error();
   if (data->runs.empty()) return InputError(fmt::format("{}: no run {}", path, *run));
-  *name = fmt::format("{} run {}", path, *run);
-  return std::move(data->rows);
+  out.name = fmt::format("{} run {}", path, *run);
+  out.source.run_id = *run;
+  out.source.interleaved = data->runs.front().interleave;
+  out.rows = std::move(data->rows);
+  return out;
+}
+
+// The side, narrowed by --baseline-only / --candidate-only (`filter`), named with it.
+Result<Side> SideOf(const std::string& side, const std::string& filter, const std::string& flag) {
+  auto s = ReadSide(side);
+  if (!s || filter.empty()) return s;
+  auto rows = compare::OnlyRows(s->rows, filter, flag);
+  if (!rows) return rows.error();
+  s->rows = std::move(*rows);
+  s->name += fmt::format(" ({})", filter);
+  return s;
 }
 
 }  // namespace
@@ -102,18 +129,18 @@ int Compare(const CompareArgs& args) {
     options.gate = std::move(*gate);
     options.gate_file = args.gate;
   }
-  std::string base_name, cand_name;
-  auto base = SideRows(args.baseline, &base_name);
+  auto base = SideOf(args.baseline, args.baseline_only, "--baseline-only");
   if (!base) return FailInput(base.error());
-  auto cand = SideRows(args.candidate, &cand_name);
+  auto cand = SideOf(args.candidate, args.candidate_only, "--candidate-only");
   if (!cand) return FailInput(cand.error());
-  auto c = compare::Compare(*base, *cand, options);
+  auto c = compare::Compare(base->rows, cand->rows, options);
   if (!c) return FailInput(c.error());
+  c->interleaving = compare::DescribeInterleaving(base->source, cand->source);
   std::ostringstream out;
   if (args.format == "json") {
-    out << compare::ComparisonJson(*c, base_name, cand_name).dump(2) << "\n";
+    out << compare::ComparisonJson(*c, base->name, cand->name).dump(2) << "\n";
   } else {
-    compare::WriteComparisonMarkdown(*c, base_name, cand_name, out);
+    compare::WriteComparisonMarkdown(*c, base->name, cand->name, out);
   }
   if (args.output.empty()) {
     std::cout << out.str();

@@ -12,6 +12,9 @@ namespace pipette::app {
 struct CompareArgs {
   // STORE (its latest run), STORE:RUN, a JSON report (its latest run) or REPORT.json:RUN
   std::string baseline, candidate;
+  // key=value,...: only the baseline's (candidate's) cells that match, so that two
+  // configurations of one run compare (compare/sides.h OnlyRows)
+  std::string baseline_only, candidate_only;
   std::vector<std::string> ignore;   // keys not paired on
   std::vector<std::string> pair_on;  // the only keys paired on (with the test and metric)
   std::string gate;                  // a gate file

@@ -130,6 +130,7 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   again.experiment = *file;
   again.store = args.store;
   again.only = original.only;
+  again.interleave = original.interleave;  // measured as it was: in rounds or cell after cell
   again.no_bandwidth = args.no_bandwidth;
   again.no_wait = args.no_wait;
   again.table_to_stderr = true;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pipette/compare/gate.h"
+#include "pipette/compare/sides.h"
 #include "pipette/compare/verdict.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/util/result.h"
@@ -72,6 +73,9 @@ struct Comparison {
   std::string common;                 // "model=... quant=Q4_1 ...": what every figure shares
   stats::BootstrapOptions bootstrap;  // the seed and resamples used
   bool gate_failed = false;
+  // Whether the sides were measured in rounds of one run (compare/sides.h); set by the caller,
+  // which knows where the rows came from. Unset: not said.
+  std::optional<Interleaving> interleaving;
 };
 
 struct CompareOptions {

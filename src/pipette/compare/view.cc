@@ -111,6 +111,7 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
            f.gate ? report::Integer(f.gate->line) : report::Null(),
            f.gate ? report::Boolean(f.gate_failed) : report::Null()});
   }
+  if (c.interleaving) t.footnotes.push_back(c.interleaving->note);
   if (!c.common.empty()) t.footnotes.push_back("Every figure: " + c.common + ".");
   if (!c.ignored.empty()) {
     t.footnotes.push_back(fmt::format("Paired across the keys ignored: {}.",
@@ -158,6 +159,13 @@ nlohmann::ordered_json ComparisonJson(const Comparison& c, const std::string& ba
   j["resamples"] = c.bootstrap.resamples;
   j["ignored"] = c.ignored;
   j["common"] = c.common;
+  if (c.interleaving) {
+    j["interleaving"] = {{"same_run", c.interleaving->same_run},
+                         {"interleaved", c.interleaving->interleaved},
+                         {"note", c.interleaving->note}};
+  } else {
+    j["interleaving"] = nullptr;
+  }
   j["figures"] = nlohmann::ordered_json::array();
   for (const report::Row& row : t.rows) j["figures"].push_back(report::RowObject(t, row));
   j["baseline_only"] = c.baseline_only;

@@ -51,6 +51,9 @@ Comparison Fixed() {
   o.gate_file = "release.gate";
   auto c = Compare(base, cand, o);
   EXPECT_TRUE(c.ok()) << c.error().message;
+  if (c)
+    c->interleaving = DescribeInterleaving({"base.db", "/r/base.db", 1, false},
+                                           {"cand.db", "/r/cand.db", 2, std::nullopt});
   return c ? *c : Comparison{};
 }
 

@@ -70,6 +70,10 @@ struct Experiment {
   QualitySpecs quality;
   int repetitions = 5;
   int warmup = 1;
+  // `pipette run --interleave` (not the file's: not in the hash): every cell visited once per
+  // repetition, in rounds (A B A B ...), each visit warming up again. The runner visits so, and
+  // the workloads plan their work so.
+  bool interleave = false;
   // The readiness gate before every measured repetition (none: not gated) and the cooldown
   // between cells (docs/config.md "A clean device").
   std::optional<ReadySpec> ready;

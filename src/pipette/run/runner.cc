@@ -74,15 +74,19 @@ class Runner {
       run.controller = deps_.controller;
       run.lock = deps_.lock;
       run.only = deps_.only;
-      run.interleave = deps_.interleave;
+      run.interleave = ex_.interleave;
       auto run_id = deps_.store->BeginRun(run);
       if (!run_id) return run_id.error();
       summary_.run_id = *run_id;
     }
     if (deps_.run_started) deps_.run_started(summary_.run_id);
     PlanEta();
-    // One visit of every cell, or (--interleave) one per measured repetition, in rounds.
-    const int visits = deps_.interleave ? std::max(1, ex_.repetitions) : 1;
+    // One visit of every cell, or (--interleave: config::Experiment::interleave) one per
+    // measured repetition, in rounds (repetition r of every cell, then r+1). A cell's first visit
+    // runs all of it (load, quality, memory, its first repetition); each later one reloads its
+    // model where the worker holds another and runs the next repetition of the workloads that
+    // interleave, after their warm-ups. A cell finishes at its last visit.
+    const int visits = ex_.interleave ? std::max(1, ex_.repetitions) : 1;
     for (int v = 0; v < visits && !summary_.interrupted; ++v) {
       visit_ = {v, visits};
       for (const plan::Cell& cell : cells_) {

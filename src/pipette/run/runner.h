@@ -94,12 +94,6 @@ struct RunnerDeps {
   // --strict: a device not ready by the deadline refuses the rest of the run instead of failing
   // the one cell.
   bool strict = false;
-  // --interleave: visit every cell once per measured repetition, in rounds (repetition r of every
-  // cell, then r+1: A B A B ...), so that drift on the machine falls on every cell alike. A cell's
-  // first visit runs all of it (load, quality, memory, its first repetition); each later one
-  // reloads its model and runs the next repetition of its speed tests after their warm-ups. The
-  // cell finishes at its last visit. Stored in the run (RunRecord::interleave).
-  bool interleave = false;
 };
 
 struct RunSummary {

@@ -59,7 +59,6 @@ class RunnerTest : public ::testing::Test {
       return Result<ModelFacts>(ModelFacts{"sha", 1234, {{"quant", "Q4_1"}}});
     };
     deps.stop = stop;
-    deps.interleave = interleave_;
     return RunExperiment(ex_, cells_, registry_, env_id_, deps);
   }
   int Count(const std::string& op) const { return fake_.Count(op); }
@@ -81,7 +80,6 @@ class RunnerTest : public ::testing::Test {
   fs::path dir_;
   int64_t env_id_ = 0;
   json others_ = json::array();
-  bool interleave_ = false;
 };
 
 // Records the phases it is told of.
@@ -288,7 +286,7 @@ TEST_F(RunnerTest, BrokenWorkerFailsItsCellAndANewWorkerServesTheNext) {
 // --interleave: every cell visited once per repetition, in rounds; the cells stay one record
 // each, with all their repetitions, and the run says it was interleaved.
 TEST_F(RunnerTest, InterleaveVisitsEveryCellOncePerRepetitionInRounds) {
-  interleave_ = true;
+  ex_.interleave = true;
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->cells_ok, 4);
@@ -335,7 +333,7 @@ TEST_F(RunnerTest, InterleaveVisitsEveryCellOncePerRepetitionInRounds) {
 
 // A visit that fails fails its cell only, saying which visit, and keeps what it measured before.
 TEST_F(RunnerTest, AnInterleavedCellFailingAtALaterVisitKeepsItsEarlierRepetitions) {
-  interleave_ = true;
+  ex_.interleave = true;
   fake_.Fail({"tg", 1, /*broken=*/true, /*launch=*/3});  // model a's worker of the second round
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;

@@ -104,7 +104,8 @@ class Speed : public Workload {
 
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
-    const double requests = ex.warmup + ex.repetitions;
+    // Interleaved, every visit (one per repetition) warms up again.
+    const double requests = ex.warmup * (ex.interleave ? ex.repetitions : 1) + ex.repetitions;
     for (const TestSpec& t : ex.tests) {
       if (t.kind == TestKind::kSustained) {  // one run of T seconds, whatever the repetitions
         out->push_back({cell.Key(), t.name, KindName(t.kind), 1, double(t.n)});
