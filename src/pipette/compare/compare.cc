@@ -328,8 +328,15 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
       // A figure a gate line covers that the candidate cannot show: the gate fails.
       f.missing = why;
       f.change.why = why;
+      f.change.of = rule->of;
       f.change.baseline_n = base.samples.size();
-      if (!base.samples.empty()) f.change.baseline = stats::Median(base.samples);
+      // The baseline's figure as it would have been compared: a quality figure over every unit
+      // (the row's value: a proportion, ppl, kld_mean), else the median of the samples.
+      if (rule->of == Change::Of::kDifference) {
+        f.change.baseline = base.value;
+      } else if (!base.samples.empty()) {
+        f.change.baseline = stats::Median(base.samples);
+      }
       f.gate_failed = true;
       out.gate_failed = true;
       out.figures.push_back(std::move(f));

@@ -200,6 +200,24 @@ TEST(Compare, AGatedFigureTheCandidateLacksFailsTheGate) {
   auto gone = Compare(a, {b[1]}, o);
   ASSERT_TRUE(gone.ok());
   EXPECT_TRUE(gone->gate_failed);
+  EXPECT_EQ(gone->figures[0].change.baseline, 50.0);  // the baseline's median, shown
+}
+
+// A gated quality figure the candidate lacks shows the baseline's figure over every unit (the
+// proportion 0.75), not the median of its 0/1 items.
+TEST(Compare, AMissingGatedProportionShowsTheBaselinesProportion) {
+  ResultRow acc = Row("m", "mc", "acc", "fraction", {1, 1, 1, 0});
+  acc.value = 0.75;
+  acc.dataset_sha256 = "items";
+  CompareOptions o;
+  o.gate = *ParseGate("mc_acc: -1 point\n", "g");
+  o.gate_file = "g";
+  auto c = Compare({acc}, {}, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_EQ(c->figures.size(), 1u);
+  EXPECT_TRUE(c->gate_failed);
+  EXPECT_EQ(c->figures[0].change.baseline, 0.75);
+  EXPECT_EQ(c->figures[0].change.of, Change::Of::kDifference);
 }
 
 TEST(Compare, GateLinesMustAllowTheBadWayOnlyAndTheMostSpecificApplies) {
