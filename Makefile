@@ -10,7 +10,7 @@ models:
 	scripts/fetch-models.sh
 
 demo: setup
-	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json
+	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json --export html=results/quickstart.html
 
 # The tests measure an emulated aarch64 board too: the worker cross-built for it first; boot a
 # kernel with cgroup v2 alone in QEMU for the tiers' v2 path; and open the HTML report in headless
