@@ -75,6 +75,20 @@ TEST(Html, TheDeclaredChartCountIsTheNumberOfChartElements) {
   EXPECT_EQ(Count(page, "<script type=\"application/json\" id=\"spec-"), charts);
 }
 
+// Emulated results are marked in place in the summary, as noisy, re-quantized and n/a ones are
+// (tests/golden/report.html shows those three).
+TEST(Html, AnEmulatedLineIsMarkedInPlace) {
+  ReportData d = Hostile();
+  d.rows[0].EditCell().emulated = true;
+  d.rows[1].EditCell().emulated_tier = true;
+  const std::string page = Page(d, {});
+  EXPECT_NE(page.find("<tr class=\"noisy emulated\">"), std::string::npos);  // both marks
+  EXPECT_NE(page.find("<span class=\"mark emulated\">emulated</span>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"noisy emulated-tier\">"), std::string::npos);
+  EXPECT_NE(page.find("<span class=\"mark emulated-tier\">emulated tier</span>"),
+            std::string::npos);
+}
+
 TEST(Html, ScriptJsonKeepsTheValueAndNeverClosesTheElement) {
   const nlohmann::ordered_json j = {{"name", "</script><script>alert(1)</script>"}};
   const std::string text = ScriptJson(j);
