@@ -3,13 +3,16 @@
 // charts, keeps a screenshot, and prints what it saw as one JSON object on standard output:
 //   {"declared": N (the page's <meta name="pipette-charts">), "rendered": the chart elements drawn,
 //    "console": [every console message of type error or warning, and every page error],
-//    "requests": [the URL of every request the page made], "title": the document's title}
-// It judges nothing: the test asserts. Usage: node check-report.mjs REPORT.html SCREENSHOT.png
+//    "requests": [the URL of every request the page made], "title": the document's title,
+//    "sorted": the summary's `test` column after a click on its heading,
+//    "visible": the summary's lines left after typing FILTER in the filter box}
+// It judges nothing: the test asserts.
+// Usage: node check-report.mjs REPORT.html SCREENSHOT.png [FILTER]
 import puppeteer from "puppeteer-core";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [report, screenshot] = process.argv.slice(2);
+const [report, screenshot, filter = "tg"] = process.argv.slice(2);
 if (!report || !screenshot) {
   console.error("usage: node check-report.mjs REPORT.html SCREENSHOT.png");
   process.exit(2);
@@ -46,7 +49,27 @@ try {
   const rendered = await page.$$eval(".pipette-chart svg.marks", (els) => els.length);
   const title = await page.title();
   await page.screenshot({ path: screenshot, fullPage: true });
-  process.stdout.write(JSON.stringify({ declared, rendered, title, ...seen }) + "\n");
+  // As a reader uses the summary: a click on the `test` heading, then a word typed in the filter.
+  let sorted = null;
+  let visible = null;
+  const column = await page.$$eval("#summary-table thead th", (ths) =>
+    ths.map((th) => th.textContent).indexOf("test"),
+  );
+  if (column >= 0) {
+    await page.click(`#summary-table thead th:nth-child(${column + 1})`);
+    sorted = await page.$$eval(
+      "#summary-table tbody tr",
+      (rows, c) => rows.map((r) => r.cells[c].textContent),
+      column,
+    );
+    await page.type("#filter", filter);
+    visible = await page.$$eval("#summary-table tbody tr", (rows) =>
+      rows.filter((r) => !r.hidden).map((r) => r.textContent),
+    );
+  }
+  process.stdout.write(
+    JSON.stringify({ declared, rendered, title, sorted, visible, ...seen }) + "\n",
+  );
 } finally {
   await browser.close();
 }

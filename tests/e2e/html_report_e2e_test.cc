@@ -6,6 +6,8 @@
 // (build/artifacts/html-report.png).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fixture.h"
 
 namespace pipette_e2e {
@@ -39,8 +41,8 @@ TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) 
   const fs::path shot = artifacts / "html-report.png";
   fs::remove(shot);
   const fs::path out = dir_ / "browser.json", err = dir_ / "browser.err";
-  const int code = Wait(
-      Spawn({"node", kSource + "/web/check-report.mjs", html.string(), shot.string()}, out, err));
+  const int code = Wait(Spawn(
+      {"node", kSource + "/web/check-report.mjs", html.string(), shot.string(), "tg8"}, out, err));
   ASSERT_EQ(code, 0) << ReadFile(err);
   const json seen = json::parse(ReadFile(out));
   // Speed by threads, quality against speed and memory (ppl and mc), ppl by quantization, tg and
@@ -55,8 +57,21 @@ TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) 
   EXPECT_EQ(seen["requests"], json::array({"file://" + fs::canonical(html).string()}))
       << seen.dump();
   EXPECT_TRUE(fs::exists(shot) && fs::file_size(shot) > 10000) << shot;
-  // Sections with nothing to show say so (no depth list, no sustained test in this run).
+  // A section with nothing to show says so (no sustained test in this run).
   EXPECT_NE(page.find("No cell ran a sustained test"), std::string::npos);
+  // The summary sorts on a click (its test column in order) and filters as one types (the lines
+  // left are the tg lines, all of them).
+  ASSERT_TRUE(seen["sorted"].is_array()) << seen.dump();
+  std::vector<std::string> tests;
+  for (const json& t : seen["sorted"]) tests.push_back(t.get<std::string>());
+  EXPECT_TRUE(std::is_sorted(tests.begin(), tests.end())) << seen["sorted"].dump();
+  const long tg_lines = std::count(tests.begin(), tests.end(), "tg8");
+  EXPECT_GT(tg_lines, 0);
+  ASSERT_TRUE(seen["visible"].is_array());
+  EXPECT_EQ(long(seen["visible"].size()), tg_lines) << seen["visible"].dump();
+  for (const json& line : seen["visible"]) {
+    EXPECT_NE(line.get<std::string>().find("tg8"), std::string::npos) << line;
+  }
 }
 
 }  // namespace

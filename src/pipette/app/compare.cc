@@ -70,6 +70,7 @@ Result<Side> ReadSide(const std::string& side) {
     out.name = fmt::format("{} run {}", path, rows->run_id);
     out.source.run_id = rows->run_id;
     out.source.interleaved = rows->interleaved;
+    out.source.resumes = rows->resumes;
     out.rows = std::move(rows->rows);
     return out;
   }
@@ -88,6 +89,7 @@ Result<Side> ReadSide(const std::string& side) {
   out.name = fmt::format("{} run {}", path, *run);
   out.source.run_id = *run;
   out.source.interleaved = data->runs.front().interleave;
+  out.source.resumes = data->runs.front().resumes;
   out.rows = std::move(data->rows);
   return out;
 }

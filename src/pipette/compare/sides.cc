@@ -69,6 +69,14 @@ Interleaving DescribeInterleaving(const SideSource& baseline, const SideSource& 
   auto said = [](const std::optional<bool>& v) {
     return !v ? "not recorded" : *v ? "interleaved" : "not interleaved";
   };
+  if (i.same_run && baseline.interleaved.value_or(false) && baseline.resumes > 0) {
+    i.note = fmt::format(
+        "Partly interleaved: both sides are cells of run {}, measured in rounds (run "
+        "--interleave), but the run was resumed ({} time{}): the cells a resume measured again "
+        "were interleaved only among themselves, later.",
+        baseline.run_id, baseline.resumes, baseline.resumes == 1 ? "" : "s");
+    return i;
+  }
   if (i.same_run) {
     i.interleaved = baseline.interleaved.value_or(false);
     i.note = i.interleaved

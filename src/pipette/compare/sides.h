@@ -28,12 +28,15 @@ struct SideSource {
   int64_t run_id = 0;
   // The run's RunRecord::interleave; nullopt when a JSON report older than schema 7 does not say.
   std::optional<bool> interleaved;
+  int64_t resumes = 0;  // how many times `run --resume` continued the run
 };
 
 struct Interleaving {
-  bool same_run = false;     // both sides are cells of one run
-  bool interleaved = false;  // ... measured in rounds (run --interleave)
-  std::string note;          // one sentence for people, with what to do when it is not
+  bool same_run = false;  // both sides are cells of one run
+  // ... measured in rounds (run --interleave), and never resumed (a resume measures the cells it
+  // takes up in rounds of their own)
+  bool interleaved = false;
+  std::string note;  // one sentence for people, with what to do when it is not
 };
 
 Interleaving DescribeInterleaving(const SideSource& baseline, const SideSource& candidate);

@@ -66,6 +66,20 @@ TEST(Interleaving, OneRunInRoundsSeparateRunsOrOneRunCellAfterCell) {
   EXPECT_FALSE(cell_after_cell.interleaved);
   EXPECT_NE(cell_after_cell.note.find("pipette run --interleave"), std::string::npos);
 
+  // A resumed interleaved run: partly.
+  SideSource resumed = a;
+  resumed.resumes = 1;
+  const Interleaving partly = DescribeInterleaving(resumed, resumed);
+  EXPECT_TRUE(partly.same_run);
+  EXPECT_FALSE(partly.interleaved);
+  EXPECT_EQ(partly.note.rfind("Partly interleaved:", 0), 0u) << partly.note;
+
+  // A JSON report that does not record it (before schema 7).
+  const SideSource unknown{"r.json", "/x/r.json", 2, std::nullopt};
+  const Interleaving unsaid = DescribeInterleaving(unknown, unknown);
+  EXPECT_FALSE(unsaid.interleaved);
+  EXPECT_NE(unsaid.note.find("(not recorded)"), std::string::npos) << unsaid.note;
+
   // Two runs are never interleaved with each other, even when each was.
   const Interleaving apart = DescribeInterleaving(a, {"s.db", "/x/s.db", 3, true});
   EXPECT_FALSE(apart.same_run);

@@ -133,7 +133,9 @@ void RenderTable(const Table& t, std::ostream& out, const std::string& id = "") 
     if (r.noisy) marks.push_back("noisy");
     marks.insert(marks.end(), r.marks.begin(), r.marks.end());
     std::string classes;
-    for (const std::string& m : marks) classes += (classes.empty() ? "" : " ") + MarkClass(m);
+    for (const std::string& m : marks) {
+      classes += (classes.empty() ? "" : " ") + HtmlEscape(MarkClass(m));
+    }
     out << "<tr" << (classes.empty() ? "" : " class=\"" + classes + "\"") << ">";
     for (size_t i = 0; i < t.columns.size() && i < r.values.size(); ++i) {
       out << (t.columns[i].align == Align::kRight ? "<td class=\"right\">" : "<td>")
@@ -142,7 +144,8 @@ void RenderTable(const Table& t, std::ostream& out, const std::string& id = "") 
     if (marked) {
       out << "<td>";
       for (const std::string& m : marks) {
-        out << "<span class=\"mark " << MarkClass(m) << "\">" << HtmlEscape(m) << "</span>";
+        out << "<span class=\"mark " << HtmlEscape(MarkClass(m)) << "\">" << HtmlEscape(m)
+            << "</span>";
       }
       out << "</td>";
     }
@@ -221,7 +224,7 @@ void RenderHtmlPage(const Report& report, const std::vector<WebLibrary>& librari
       << " by pipette " << HtmlEscape(report.pipette_version) << " · store "
       << HtmlEscape(report.store) << "</p>\n<nav><a href=\"#summary\">Summary</a>";
   for (const PageSection& s : report.page) {
-    out << "<a href=\"#" << s.id << "\">" << HtmlEscape(s.title) << "</a>";
+    out << "<a href=\"#" << HtmlEscape(s.id) << "\">" << HtmlEscape(s.title) << "</a>";
   }
   out << "</nav>\n";
   for (const std::string& w : report.warnings) {
@@ -244,14 +247,14 @@ void RenderHtmlPage(const Report& report, const std::vector<WebLibrary>& librari
   out << "</section>\n";
 
   for (const PageSection& s : report.page) {
-    out << "<section id=\"" << s.id << "\">\n<h2>" << HtmlEscape(s.title) << "</h2>\n"
+    out << "<section id=\"" << HtmlEscape(s.id) << "\">\n<h2>" << HtmlEscape(s.title) << "</h2>\n"
         << "<p class=\"about\">" << HtmlEscape(s.about) << "</p>\n";
     if (!s.empty.empty()) out << "<p class=\"empty\">" << HtmlEscape(s.empty) << "</p>\n";
     for (const Chart& c : s.charts) {
       out << "<figure>\n<figcaption>" << HtmlEscape(c.title) << "</figcaption>\n"
-          << "<div class=\"pipette-chart\" data-chart=\"" << c.id << "\"></div>\n"
-          << "<script type=\"application/json\" id=\"spec-" << c.id << "\">" << ScriptJson(c.spec)
-          << "</script>\n</figure>\n";
+          << "<div class=\"pipette-chart\" data-chart=\"" << HtmlEscape(c.id) << "\"></div>\n"
+          << "<script type=\"application/json\" id=\"spec-" << HtmlEscape(c.id) << "\">"
+          << ScriptJson(c.spec) << "</script>\n</figure>\n";
     }
     for (const Table& t : s.tables) RenderTable(t, out);
     out << "</section>\n";

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <sstream>
 
 #include "pipette/report/formats.h"
@@ -43,6 +44,17 @@ ReportData Hostile() {
     d.rows.push_back(r);
   }
   d.warnings.push_back("a warning with <tags> & 'quotes'");
+  store::CellRecord cell;
+  cell.id = 1;
+  cell.run_id = 1;
+  cell.status = "ok";
+  cell.model_name = "<img src=x onerror=alert(1)>";
+  cell.model_sha256 = "5ha";
+  cell.model_file_size = 1 << 20;
+  cell.model_source = "pypi <evil>";
+  cell.model_info["provenance"] = {{"type", "Q4_0"}, {"note", "made from <F16>"}};
+  d.cells.push_back(cell);
+  d.environments.push_back({1, "fp<1>", {{"cpu_model", "CPU <x>"}}});
   return d;
 }
 
@@ -64,6 +76,20 @@ TEST(Html, NamesFromTheStoreAreEscapedEverywhere) {
   // In the specifications, '<' is \u003c: the only "</script>" are the ones that close elements.
   EXPECT_NE(page.find("\\u003cimg src=x"), std::string::npos);
   EXPECT_EQ(Count(page, "</script>"), Count(page, "<script"));
+}
+
+// Each device's fingerprint and facts and each model's source and provenance are on the page,
+// escaped.
+TEST(Html, DevicesAndModelsShowFingerprintsAndProvenance) {
+  const std::string page = Page(Hostile(), {});
+  EXPECT_NE(page.find("<section id=\"devices\">"), std::string::npos);
+  EXPECT_NE(page.find("fp&lt;1&gt;"), std::string::npos);
+  EXPECT_NE(page.find("CPU &lt;x&gt;"), std::string::npos);
+  EXPECT_NE(page.find("<section id=\"models\">"), std::string::npos);
+  EXPECT_NE(page.find("<td>5ha</td>"), std::string::npos);
+  EXPECT_NE(page.find("pypi &lt;evil&gt;"), std::string::npos);
+  EXPECT_NE(page.find("made from &lt;F16&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("<evil>"), std::string::npos);
 }
 
 TEST(Html, TheDeclaredChartCountIsTheNumberOfChartElements) {
@@ -109,6 +135,12 @@ TEST(Html, TheRegisteredFormatInlinesThePinnedLibrariesWhole) {
   ASSERT_EQ(WebLibraries().size(), 3u);
   for (const WebLibrary& lib : WebLibraries()) {
     EXPECT_GT(lib.script.size(), 10000u) << lib.name;
+    // Nothing in a library may end its <script> element early or open a comment there: a new
+    // pinned version that does fails here.
+    std::string lower(lib.script);
+    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    EXPECT_EQ(lower.find("</script"), std::string::npos) << lib.name;
+    EXPECT_EQ(lower.find("<!--"), std::string::npos) << lib.name;
     EXPECT_NE(page.find(lib.script), std::string::npos) << lib.name;
     EXPECT_NE(page.find(fmt::format("/* {} {} (npm), inlined */", lib.name, lib.version)),
               std::string::npos);

@@ -27,7 +27,8 @@ constexpr const char* kSchema = "https://vega.github.io/schema/vega-lite/v6.json
 bool Usable(const ResultRow& r) { return r.na_reason.empty() && r.cell->cell_status == "ok"; }
 
 // The name of a cell in charts: model, quantization and runtime, then what else tells it from the
-// others (the device where there are several, each parameter that takes more than one value).
+// others (the device where there are several, each parameter that takes more than one value, the
+// run where there are several).
 class Labels {
  public:
   explicit Labels(const std::vector<ResultRow>& rows) {
@@ -42,6 +43,9 @@ class Labels {
       if (v.size() > 1) varying_.push_back(k);
     }
     devices_ = devices.size() > 1;
+    std::set<int64_t> runs;
+    for (const ResultRow& r : rows) runs.insert(r.cell->run_id);
+    runs_ = runs.size() > 1;
   }
 
   // `leave_out`: a parameter the chart draws on an axis.
@@ -53,12 +57,14 @@ class Labels {
       auto it = r.cell->params.find(k);
       if (it != r.cell->params.end()) s += fmt::format(" {}={}", k, JsonText(*it));
     }
+    if (runs_) s += fmt::format(" (run {})", r.cell->run_id);
     return s;
   }
 
  private:
   std::vector<std::string> varying_;
   bool devices_ = false;
+  bool runs_ = false;  // the rows are of several runs: each label says its run
 };
 
 // A figure's name as charts title it: "ppl", "mc acc", "tg16 throughput".
@@ -111,6 +117,15 @@ PageSection ControlledVariables(const std::vector<ResultRow>& rows,
     for (size_t g = 0; g < table->groups.size() && g < view.tables.size(); ++g) {
       const metrics::VaryGroup& group = table->groups[g];
       if (group.rows.size() < 2) continue;
+      // Varying the model, files of one base model are its quantizations: the quant view's.
+      if (std::string(dim) == "model") {
+        std::set<std::string> bases;
+        for (const metrics::VaryRow& row : group.rows) {
+          const auto& c = *rows[row.source].cell;
+          bases.insert(c.base_model.empty() ? c.model : c.base_model);
+        }
+        if (bases.size() < 2) continue;
+      }
       const Table& t = view.tables[g];
       s.tables.push_back(t);
       for (size_t i = 0; i < group.rows.size() && i < t.rows.size(); ++i) {

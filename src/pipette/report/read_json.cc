@@ -120,9 +120,12 @@ Result<JsonRows> Read(std::string_view text, const std::string& file, std::optio
   }
   if (doc.contains("runs") && doc["runs"].is_array()) {
     for (const json& r : doc["runs"]) {
-      if (r.is_object() && r.value("id", int64_t{0}) == out.run_id && r.contains("interleaved") &&
-          r["interleaved"].is_boolean()) {
+      if (!r.is_object() || r.value("id", int64_t{0}) != out.run_id) continue;
+      if (r.contains("interleaved") && r["interleaved"].is_boolean()) {
         out.interleaved = r["interleaved"].get<bool>();
+      }
+      if (r.contains("resumes") && r["resumes"].is_number_integer()) {
+        out.resumes = r["resumes"].get<int64_t>();
       }
     }
   }

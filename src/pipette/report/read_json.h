@@ -19,6 +19,7 @@ struct JsonRows {
   std::vector<metrics::ResultRow> rows;
   // The run's `interleaved` (runs[]); nullopt when the report does not say (before version 7).
   std::optional<bool> interleaved;
+  int64_t resumes = 0;  // the run's `resumes`
 };
 
 // The rows of run `run` of the report (its latest run when not given). Not JSON, not a Pipette

@@ -74,7 +74,7 @@ class Runner {
       run.controller = deps_.controller;
       run.lock = deps_.lock;
       run.only = deps_.only;
-      run.interleave = ex_.interleave;
+      run.interleave = ex_.interleave && ex_.repetitions > 1;  // one repetition: no rounds
       auto run_id = deps_.store->BeginRun(run);
       if (!run_id) return run_id.error();
       summary_.run_id = *run_id;
@@ -97,6 +97,7 @@ class Runner {
         }
         auto st = v == 0 ? RunCell(cell) : VisitCell(cell);
         if (!st) {  // only store errors end the run; say so in the store if it still answers
+          (void)CloseOpenCells("the run stopped before its last round: " + st.error().message);
           if (channel_) channel_->Shutdown(milliseconds(2000));
           FinishWorkloads();
           summary_.status = "failed";
@@ -106,17 +107,8 @@ class Runner {
       }
     }
     // Interleaved cells an interruption left between visits: interrupted, with what they have.
-    for (const plan::Cell& cell : cells_) {
-      auto it = open_.find(cell.index);
-      if (it == open_.end()) continue;
-      store::CellRecord rec = it->second;
-      open_.erase(it);
-      summary_.interrupted = true;
-      if (auto st = FinishCell(cell, rec, Failed("interrupted between the visits of --interleave"),
-                               json(), false);
-          !st) {
-        return AtCell(st.error(), cell);
-      }
+    if (auto st = CloseOpenCells("interrupted between the rounds of --interleave"); !st) {
+      return st.error();
     }
     if (channel_) channel_->Shutdown(milliseconds(3000));
     channel_.reset();
@@ -241,6 +233,8 @@ class Runner {
     const json tier_end = KeepTierReading(rec);
     if (measured && visit_.count > 1) {
       // Interleaved: the cell stays open (running) until its last visit.
+      NoteOtherPipettes();
+      if (!others_.empty()) rec.conditions["other_pipette"] = others_;
       if (auto st = deps_.store->UpdateCell(rec); !st) return st;
       open_[cell.index] = rec;
       return {};
@@ -260,8 +254,20 @@ class Runner {
     dev_ = at ? at->device : nullptr;
     on_this_machine_ = cell.device.kind == "local";
     others_ = rec.conditions.value("other_pipette", json::array());
+    // The experiment's cooldown before every visit, as before every cell; each visit's kept.
+    if (at) {
+      const json cooled = CoolDownBefore();
+      if (!cooled.empty()) rec.conditions["visit_cooldowns"].push_back(cooled);
+    }
     NoteOtherPipettes();
+    tier_start_ = json();
     RunStatus measured = at ? Revisit(cell, rec) : Failed(at.error().message);
+    // A worker the kernel killed for its tier's memory cap: "oom", as at a first visit.
+    json oom_end;
+    if (!measured && !tier_start_.is_null() && dev_) {
+      auto end = dev_->TierReading(tier_pid_, false);
+      if (end && env::OomKilled(tier_start_, *end)) oom_end = *end;
+    }
     if (!measured) {
       RunError e = measured.error();
       e.message = fmt::format("visit {} of {} (--interleave): {}", visit_.index + 1, visit_.count,
@@ -274,7 +280,34 @@ class Runner {
       return {};
     }
     open_.erase(cell.index);
-    return FinishCell(cell, rec, measured, json(), bool(at));
+    return FinishCell(cell, rec, measured, oom_end, bool(at));
+  }
+
+  // The interleaved cells still open (between their visits) when the run ends early: finished
+  // as interrupted with `why`, keeping what they measured, each with its own conditions.
+  Status CloseOpenCells(const std::string& why) {
+    Status result;
+    while (!open_.empty()) {
+      const int index = open_.begin()->first;
+      store::CellRecord rec = open_.begin()->second;
+      open_.erase(open_.begin());
+      const auto cell = std::find_if(cells_.begin(), cells_.end(),
+                                     [&](const plan::Cell& c) { return c.index == index; });
+      if (cell == cells_.end()) continue;
+      others_ = rec.conditions.value("other_pipette", json::array());
+      on_this_machine_ = cell->device.kind == "local";
+      rec.status = "interrupted";
+      rec.error = why;
+      rec.finished_at = store::NowIso8601();
+      summary_.interrupted = true;
+      if (auto st = deps_.store->UpdateCell(rec); !st) {
+        result = st;
+        continue;
+      }
+      if (auto st = metrics::StoreDerivedRows(*deps_.store, rec); !st) result = st;
+      if (deps_.progress) deps_.progress->CellFinished(*cell, int(cells_.size()), rec);
+    }
+    return result;
   }
 
   RunStatus Revisit(const plan::Cell& cell, const store::CellRecord& rec) {
@@ -285,6 +318,13 @@ class Runner {
     }
     if (auto st = EnsureWorker(cell); !st) return st;
     if (deps_.progress) deps_.progress->CellStarted(cell, int(cells_.size()), channel_->Pid());
+    if (!cell.runtime.endpoint) {  // what tells an OOM kill during this visit (not stored)
+      auto tier = dev_->TierReading(hello_.pid, false);
+      if (tier) {
+        tier_start_ = *tier;
+        tier_pid_ = hello_.pid;
+      }
+    }
     const std::string load_key = cell.LoadKey(registry_);
     if (load_key != loaded_key_) {
       auto loaded = Phase(cell, "load model", [&]() -> RunStatus {

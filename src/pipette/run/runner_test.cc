@@ -351,6 +351,74 @@ TEST_F(RunnerTest, AnInterleavedCellFailingAtALaterVisitKeepsItsEarlierRepetitio
   for (size_t i = 1; i < cells->size(); ++i) EXPECT_EQ((*cells)[i].status, "ok") << i;
 }
 
+// Sets the stop flag once `n` phases named `phase` have finished (Ctrl-C at a known moment).
+class StopAfter : public PhaseLog {
+ public:
+  StopAfter(std::atomic<bool>* stop, std::string phase, int n)
+      : stop_(stop), phase_(std::move(phase)), n_(n) {}
+  void PhaseFinished(const plan::Cell& c, int n_cells, const std::string& phase, double seconds,
+                     double fraction, double left) override {
+    PhaseLog::PhaseFinished(c, n_cells, phase, seconds, fraction, left);
+    if (phase == phase_ && --n_ == 0) stop_->store(true);
+  }
+
+ private:
+  std::atomic<bool>* stop_;
+  std::string phase_;
+  int n_;
+};
+
+// Ctrl-C between two rounds: every cell is interrupted with what its first visit measured, and a
+// resume would measure them again (they are not ok).
+TEST_F(RunnerTest, AnInterleavedRunStoppedBetweenRoundsInterruptsTheOpenCells) {
+  ex_.interleave = true;
+  std::atomic<bool> stop{false};
+  StopAfter sink(&stop, "tg4", 4);  // the last cell's tg4 of the first round
+  auto s = Run(&stop, nullptr, &sink);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(s->interrupted);
+  EXPECT_EQ(s->cells_ok, 0);
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 4u);
+  for (const auto& c : *cells) {
+    EXPECT_EQ(c.status, "interrupted");
+    EXPECT_EQ(c.error, "interrupted between the rounds of --interleave");
+    EXPECT_FALSE(c.finished_at.empty());
+    auto samples = store_->Samples(c.id);
+    ASSERT_TRUE(samples.ok());
+    int pp = 0;
+    for (const auto& x : *samples) pp += x.test == "pp8" && !x.warmup;
+    EXPECT_EQ(pp, 1);  // the first round's repetition, kept
+  }
+}
+
+// Without warm-ups the repetitions are numbered 0, 1, 2 across the visits; with one repetition
+// there are no rounds, and the run does not say it was interleaved.
+TEST_F(RunnerTest, InterleavedRepetitionsNumberFromTheWarmUpsAndOneRepetitionIsNoRound) {
+  ex_.interleave = true;
+  ex_.warmup = 0;
+  ex_.models.resize(1);
+  ex_.params[0].second = {"1"};
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok() && cells->size() == 1u);
+  auto samples = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  std::vector<int> reps;
+  for (const auto& x : *samples) {
+    if (x.test == "pp8") reps.push_back(x.rep);
+  }
+  EXPECT_EQ(reps, (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(store_->Run(s->run_id)->interleave);
+
+  ex_.repetitions = 1;
+  auto one = Run();
+  ASSERT_TRUE(one.ok());
+  EXPECT_FALSE(store_->Run(one->run_id)->interleave);
+}
+
 TEST_F(RunnerTest, StopFlagEndsTheRunAsInterrupted) {
   std::atomic<bool> stop{true};
   auto s = Run(&stop);
