@@ -18,7 +18,10 @@ std::string ComparedAs(const Change& c) {
   return c.measured_once ? "single values" : "ratio of medians";
 }
 
-std::string Num(double v) { return fmt::format("{:.4g}", v); }
+// Four significant digits, or a size ("190.7 MiB") for a figure in bytes.
+std::string Num(double v, const std::string& unit) {
+  return unit == "bytes" ? FormatBytes(v) : fmt::format("{:.4g}", v);
+}
 
 }  // namespace
 
@@ -77,8 +80,8 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
           interval = fmt::format("[{:.4g}, {:.4g}]", r.interval->low, r.interval->high);
       }
       t.Add({report::Text(f.label), report::Text(f.metric), report::Text(f.unit),
-             report::Text(r.baseline_n ? Num(r.baseline) : ""),
-             report::Text(have ? Num(r.candidate) : "missing"), report::Text(change),
+             report::Text(r.baseline_n ? Num(r.baseline, f.unit) : ""),
+             report::Text(have ? Num(r.candidate, f.unit) : "missing"), report::Text(change),
              report::Text(interval),
              report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)),
              report::Text(have ? VerdictName(r.verdict) : "missing"), report::Text(gate),

@@ -117,15 +117,17 @@ PageSection ControlledVariables(const std::vector<ResultRow>& rows,
     for (size_t g = 0; g < table->groups.size() && g < view.tables.size(); ++g) {
       const metrics::VaryGroup& group = table->groups[g];
       if (group.rows.size() < 2) continue;
-      // Varying the model, files of one base model are its quantizations: the quant view's.
-      if (std::string(dim) == "model") {
-        std::set<std::string> bases;
-        for (const metrics::VaryRow& row : group.rows) {
-          const auto& c = *rows[row.source].cell;
-          bases.insert(c.base_model.empty() ? c.model : c.base_model);
-        }
-        if (bases.size() < 2) continue;
+      // The group must vary what the view is of: files of one base model are its quantizations
+      // (the quant view's), rows of one runtime differ in its parameters only.
+      std::set<std::string> varied;
+      for (const metrics::VaryRow& row : group.rows) {
+        const auto& c = *rows[row.source].cell;
+        varied.insert(std::string(dim) == "model" ? (c.base_model.empty() ? c.model : c.base_model)
+                      : std::string(dim) == "runtime"
+                          ? c.runtime
+                          : metrics::DimensionKey(rows[row.source], dim, params));
       }
+      if (varied.size() < 2) continue;
       const Table& t = view.tables[g];
       s.tables.push_back(t);
       for (size_t i = 0; i < group.rows.size() && i < t.rows.size(); ++i) {

@@ -23,6 +23,8 @@ struct CellSpec {
   int64_t size;
   int threads;
   int depth;
+  std::string base = "smol";
+  int n_batch = 0;  // 0: not set
 };
 
 metrics::ResultRow Row(const CellSpec& c, const std::string& test, const std::string& metric,
@@ -33,9 +35,10 @@ metrics::ResultRow Row(const CellSpec& c, const std::string& test, const std::st
   f.cell_id = c.id;
   f.cell_index = int(c.id - 1);
   f.cell_status = "ok";
-  f.model = "smol:" + c.quant;
-  f.base_model = "smol";
-  f.model_sha256 = "sha-" + c.quant;
+  f.model = c.base + ":" + c.quant;
+  f.base_model = c.base;
+  f.family = c.base == "smol" ? "SmolLM2 135M" : "Tiny 50M";  // the files' general.name
+  f.model_sha256 = "sha-" + c.base + c.quant;
   f.model_file_size = c.size;
   f.quant = c.quant;
   f.runtime = "llama.cpp";
@@ -43,6 +46,7 @@ metrics::ResultRow Row(const CellSpec& c, const std::string& test, const std::st
   f.device = "Test CPU";
   f.device_id = "fp01";
   f.params = {{"threads", c.threads}, {"depth", c.depth}};
+  if (c.n_batch) f.params["n_batch"] = c.n_batch;
   r.test = test;
   r.metric = metric;
   r.unit = unit;
@@ -52,8 +56,8 @@ metrics::ResultRow Row(const CellSpec& c, const std::string& test, const std::st
   return r;
 }
 
-// Two quantizations at one and two threads (tg16 speeds 20, 35, 30, 50 t/s; ppl 10 and 11), a
-// fifth cell at depth 512, a sustained run.
+// Two quantizations at one and two threads (tg16 speeds 20, 35, 30, 50 t/s; ppl 10 and 11; mc
+// acc 0.75 and 0.5), a fifth cell at depth 512, a sustained run, another model, two batch sizes.
 ReportData Fixed() {
   ReportData d;
   const std::vector<CellSpec> cells = {{1, "Q8_0", 150 << 20, 1, 0},
@@ -73,6 +77,18 @@ ReportData Fixed() {
     ppl.std_error = 0.25;
     d.rows.push_back(ppl);
     if (!q8) d.rows.push_back(Row(c, "kld", "kld_mean", "", {0.02, 0.04}));
+    metrics::ResultRow acc = Row(c, "mc", "acc", "fraction", {1, 1, 0, q8 ? 1.0 : 0.0});
+    acc.value = q8 ? 0.75 : 0.5;
+    d.rows.push_back(acc);
+  }
+  // Another model beside smol's Q8_0 at one thread: the model varies alone.
+  const CellSpec tiny = {7, "Q8_0", 50 << 20, 1, 0, "tiny"};
+  d.rows.push_back(Row(tiny, "tg16", "throughput", "t/s", {60, 61, 62}));
+  d.rows.push_back(Row(tiny, "memory", "peak_rss", "bytes", {double(90 << 20)}));
+  // Two batch sizes of one configuration.
+  for (int b : {256, 512}) {
+    const CellSpec batch = {8 + b / 512, "Q8_0", 150 << 20, 2, 0, "smol", b};
+    d.rows.push_back(Row(batch, "pp64", "throughput", "t/s", {700.0 + b / 4, 710.0 + b / 4}));
   }
   const CellSpec deep = {5, "Q8_0", 150 << 20, 2, 512};
   d.rows.push_back(Row(deep, "tg16", "throughput", "t/s", {28, 29, 30}));
@@ -148,8 +164,14 @@ TEST(Page, EverySectionHasChartsOrSaysWhyNot) {
   EXPECT_FALSE(Section(page, "depth").charts.empty());
   EXPECT_FALSE(Section(page, "sustained").charts.empty());
   EXPECT_FALSE(Section(page, "controlled").tables.empty());
-  // Nothing varies the batch size here.
-  EXPECT_NE(Section(page, "speed-n_batch").empty.find("n_batch"), std::string::npos);
+  EXPECT_FALSE(Section(page, "speed-n_batch").charts.empty());
+  // Every kind of chart is in the golden file (report.charts.json).
+  for (const char* id :
+       {"vary-model", "vary-quant", "speed-ppl-ppl", "memory-ppl-ppl", "speed-mc-acc",
+        "speed-kld-kld-mean", "speed-by-threads", "speed-by-n-batch", "ppl-by-quant",
+        "kld-by-quant", "depth-speed", "depth-memory", "sustained", "samples-tg16-throughput"}) {
+    EXPECT_NE(FindChart(page, id), nullptr) << id;
+  }
 
   // One cell: nothing to hold fixed, no sweep, no depth, no sustained run, one sample each.
   ReportData one;
@@ -164,8 +186,8 @@ TEST(Page, SamplesDrawEveryRepetitionWithTheMedian) {
   const auto page = Page(Fixed());
   const Chart* c = FindChart(page, "samples-tg16-throughput");
   ASSERT_NE(c, nullptr);
-  // Five cells with three repetitions each.
-  EXPECT_EQ(c->spec["data"]["values"].size(), 15u);
+  // Six cells with three repetitions each.
+  EXPECT_EQ(c->spec["data"]["values"].size(), 18u);
   for (const json& v : c->spec["data"]["values"]) {
     EXPECT_GE(v["repetition"].get<int>(), 1);
     EXPECT_LE(v["repetition"].get<int>(), 3);

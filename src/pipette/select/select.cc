@@ -99,8 +99,8 @@ std::string By(const Constraint& c, double value) {
 // The figures a cell is scored on, by group (docs/running.md "Choosing a configuration").
 std::vector<Scored> Figures(const Pool& p) {
   std::vector<Scored> out;
-  auto add = [&](std::string name, Group g, bool higher, double v) {
-    if (std::isfinite(v)) out.push_back({std::move(name), g, higher, v, 0});
+  auto add = [&](std::string name, Group g, bool higher, double v, std::string unit = "") {
+    if (std::isfinite(v)) out.push_back({std::move(name), g, higher, v, 0, std::move(unit)});
   };
   double noise = -1;
   double failures = 0;  // an endpoint's failed streams and requests
@@ -126,14 +126,14 @@ std::vector<Scored> Figures(const Pool& p) {
         r->metric == "token_count_mismatches") {
       failures += r->value;
     }
-    if (r->metric == "peak_rss") add("peak_rss", Group::kEfficiency, false, r->value);
+    if (r->metric == "peak_rss") add("peak_rss", Group::kEfficiency, false, r->value, "bytes");
     if (r->unit == "J/token") add(r->test + ".energy", Group::kEfficiency, false, r->value);
     if (headline && r->summary.n >= 2) noise = std::max(noise, r->summary.cv);
     if (r->metric == "decay") add(r->test + ".decay", Group::kRobustness, false, r->value);
     if (r->test == "load" && r->metric == "time")
       add("load_time", Group::kEngineering, false, r->value);
     if (r->test == "model" && r->metric == "file_size") {
-      add("file_size", Group::kEngineering, false, r->value);
+      add("file_size", Group::kEngineering, false, r->value, "bytes");
     }
   }
   if (noise >= 0) add("noise", Group::kRobustness, false, noise);
@@ -391,7 +391,7 @@ Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const
     if (p.facts->cell_status == "ok") continue;
     p.vetoed = true;
     s.vetoed.push_back({p.out.name, p.out.device, "the cell completed", "", std::nullopt,
-                        fmt::format("it did not ({})", p.facts->cell_status)});
+                        fmt::format("it did not ({})", p.facts->cell_status), ""});
   }
   // Vetoes. A constraint no candidate measured is not checked (and said so).
   for (const Constraint& c : profile.constraints) {
@@ -408,7 +408,7 @@ Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const
       continue;
     }
     for (size_t i = 0; i < pool.size(); ++i) {
-      Veto v{pool[i].out.name, pool[i].out.device, c.text, "", std::nullopt, "not measured"};
+      Veto v{pool[i].out.name, pool[i].out.device, c.text, "", std::nullopt, "not measured", ""};
       if (read[i]) {
         v.figure = read[i]->test + "." + read[i]->metric;
         // A bound in % of a figure in % ("decay <= 10%"): both as fractions.
@@ -417,6 +417,7 @@ Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const
                                  : read[i]->value;
         if (Holds(c, value)) continue;
         v.value = read[i]->value;
+        v.unit = read[i]->unit;
         v.by = By(c, value);
       }
       pool[i].vetoed = true;

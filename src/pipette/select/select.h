@@ -28,6 +28,7 @@ struct Scored {
   bool higher_is_better = true;
   double value = 0;   // as measured
   double scaled = 0;  // 0 (the worst remaining candidate) to 1 (the best)
+  std::string unit;   // "bytes" where the text shows it so; else ""
 };
 
 struct Candidate {
@@ -48,7 +49,8 @@ struct Veto {
   std::string constraint;  // as written
   std::string figure;      // the figure it read, test.metric
   std::optional<double> value;
-  std::string by;  // "0.42 GiB over", "3.1 t/s under", "not measured"
+  std::string by;    // "0.42 GiB over", "3.1 t/s under", "not measured"
+  std::string unit;  // the figure's unit, as the row gives it
 };
 
 // One branch of the decision tree: a device (or tier) and its best candidate.

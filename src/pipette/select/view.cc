@@ -12,9 +12,12 @@ using report::ColumnType;
 
 namespace {
 
-report::Value Number(std::optional<double> v, bool for_text, const char* form = "{:.3f}") {
+// A value: typed for JSON; as text in `form`, or as a size ("1.50 GiB") for a value in bytes.
+report::Value Number(std::optional<double> v, bool for_text, const char* form = "{:.3f}",
+                     const std::string& unit = "") {
   if (!v) return for_text ? report::Text("—") : report::Null();
-  return for_text ? report::Text(fmt::format(fmt::runtime(form), *v)) : report::Real(*v);
+  if (!for_text) return report::Real(*v);
+  return report::Text(unit == "bytes" ? FormatBytes(*v) : fmt::format(fmt::runtime(form), *v));
 }
 
 std::string WeightsText(const Weights& w) {
@@ -67,7 +70,7 @@ report::Table FiguresTable(const Selection& s, bool for_text) {
     for (const Scored& f : c.figures) {
       t.Add({report::Text(c.name), report::Text(GroupName(f.group)), report::Text(f.name),
              report::Text(f.higher_is_better ? "higher" : "lower"),
-             Number(f.value, for_text, "{:.6g}"), Number(f.scaled, for_text)});
+             Number(f.value, for_text, "{:.6g}", f.unit), Number(f.scaled, for_text)});
     }
   }
   return t;
@@ -85,7 +88,8 @@ report::Table VetoTable(const Selection& s, bool for_text) {
                {"by", ColumnType::kText, "", left}};
   for (const Veto& v : s.vetoed) {
     t.Add({report::Text(v.candidate), report::Text(v.device), report::Text(v.constraint),
-           report::Text(v.figure), Number(v.value, for_text, "{:.6g}"), report::Text(v.by)});
+           report::Text(v.figure), Number(v.value, for_text, "{:.6g}", v.unit),
+           report::Text(v.by)});
   }
   return t;
 }
