@@ -38,7 +38,7 @@ TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
   Output js = Pipette({"compare", Store(), Store(), "--format", "json", "--seed", "7"});
   ASSERT_EQ(js.code, 0) << js.err;
   const json j = json::parse(js.out);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_EQ(j["seed"], 7);
   EXPECT_FALSE(j["gate_failed"].get<bool>());
   bool throughput = false;
@@ -61,10 +61,25 @@ TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
 }
 
 TEST_F(CompareE2E, AGateThatHoldsExitsZeroAndBadInputTwoWithItsPlace) {
-  const fs::path gate = Write("release.gate", "# release rule\ntg4: -3%\npeak_rss: +5%\n");
-  Output ok = Pipette({"compare", Store(), Store(), "--gate", gate.string()});
+  // A second run of the experiment: other cells, so the gate decides. Its limits are loose
+  // enough that any machine's noise lies within them.
+  const fs::path ex = dir_ / "ex.yaml";
+  ASSERT_EQ(Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"}).code, 0);
+  const fs::path gate = Write("release.gate", "# release rule\ntg4: -90%\npeak_rss: +100%\n");
+  Output ok = Pipette({"compare", Store() + ":1", Store() + ":2", "--gate", gate.string()});
   EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
-  EXPECT_NE(ok.out.find("passed -3%"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("passed -90%"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("The gate passed: every line held."), std::string::npos) << ok.out;
+  // A gate file with a UTF-8 byte-order mark reads as any other.
+  const fs::path bom = Write("bom.gate", "\xEF\xBB\xBFtg4: -90%\n");
+  Output b0 = Pipette({"compare", Store() + ":1", Store() + ":2", "--gate", bom.string()});
+  EXPECT_EQ(b0.code, 0) << b0.out << b0.err;
+  // A directory is not a gate file.
+  Output d = Pipette({"compare", Store() + ":1", Store() + ":2", "--gate", dir_.string()});
+  EXPECT_EQ(d.code, 2);
+  EXPECT_NE(d.err.find("--gate " + dir_.string() + ": a directory, not a gate file"),
+            std::string::npos)
+      << d.err;
 
   const fs::path typo = Write("typo.gate", "tg5: -3%\n");
   Output t = Pipette({"compare", Store(), Store(), "--gate", typo.string()});
@@ -129,12 +144,16 @@ TEST_F(CompareE2E, TheShippedReleaseGate) {
   Output run = Pipette({"run", ex.string(), "--store", store, "--no-bandwidth"});
   ASSERT_EQ(run.code, 0) << run.err;
   const std::string gate = std::string(PIPETTE_SOURCE_DIR) + "/examples/gates/release.gate";
-  Output ok = Pipette({"compare", store, store, "--gate", gate});
-  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  // The run against itself: the same cells on both sides decide nothing (exit 3), and say so.
+  Output same = Pipette({"compare", store, store, "--gate", gate});
+  EXPECT_EQ(same.code, 3) << same.out << same.err;
   // The accuracy compared item by item: a difference of +0 with its paired interval.
-  EXPECT_NE(ok.out.find("| test=mc "), std::string::npos) << ok.out;
-  EXPECT_NE(ok.out.find(" +0 |"), std::string::npos) << ok.out;
-  EXPECT_NE(ok.out.find("passed -0 points"), std::string::npos) << ok.out;
+  EXPECT_NE(same.out.find("| test=mc "), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find(" +0 |"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("inconclusive -0 points"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("The same cells on both sides"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("The gate is INCONCLUSIVE"), std::string::npos) << same.out;
+  EXPECT_EQ(same.out.find("passed"), std::string::npos) << same.out;
   // A candidate without mc: the gated accuracy is missing, so the gate fails.
   const fs::path no_mc = Write("no-mc.yaml",
                                "models: [smollm2-135m-instruct-q4_1]\n"
@@ -148,6 +167,65 @@ TEST_F(CompareE2E, TheShippedReleaseGate) {
   EXPECT_EQ(fail.code, 1) << fail.out << fail.err;
   EXPECT_NE(fail.out.find("FAILED -0 points"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("the candidate has no such figure"), std::string::npos) << fail.out;
+}
+
+// The exit codes of a gate the data cannot decide (3), and of the report a side reads: a gated
+// figure with no valid sample is missing (the line fails, exit 1), never a median of 0; a report
+// nested deeper than any Pipette writes is refused (exit 2); a figure measured under a warning is
+// marked and its line undecided (exit 3).
+TEST_F(CompareE2E, UndecidedGateLinesExitThreeAndInvalidSamplesAreMissing) {
+  const fs::path gate = Write("tg.gate", "tg4: -3%\n");
+  const std::string report = (dir_ / "report.json").string();
+  ASSERT_EQ(Pipette({"report", "--store", Store(), "--format", "json", "-o", report}).code, 0);
+  json doc = json::parse(ReadFile(report));
+  auto tg = std::find_if(doc["results"].begin(), doc["results"].end(), [](const json& r) {
+    return r["test"] == "tg4" && r["metric"] == "throughput";
+  });
+  ASSERT_NE(tg, doc["results"].end());
+  // The candidate's samples: none, or one null (a sample that was not a finite number).
+  for (const json& samples : {json::array(), json::array({1.0, nullptr, 2.0})}) {
+    (*tg)["samples"] = samples;
+    (*tg)["cell"] = 7;  // another cell than the store's
+    const fs::path cand = Write("cand.json", doc.dump());
+    Output o = Pipette({"compare", Store(), cand.string(), "--gate", gate.string()});
+    EXPECT_EQ(o.code, 1) << o.out << o.err;
+    EXPECT_NE(o.out.find("no valid figure in the candidate"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("FAILED -3%"), std::string::npos) << o.out;
+  }
+  // The candidate's cell measured while another Pipette measured: marked, undecided.
+  (*tg)["samples"] = json::array({1.0, 1.1, 0.9});
+  (*tg)["untrusted"] = "measured while 1 other Pipette measured on the machine (pid 7)";
+  const fs::path marked = Write("marked.json", doc.dump());
+  Output u =
+      Pipette({"compare", Store(), marked.string(), "--gate", gate.string(), "--format", "json"});
+  EXPECT_EQ(u.code, 3) << u.out << u.err;
+  const json j = json::parse(u.out);
+  EXPECT_EQ(j["schema_version"], 4);
+  EXPECT_EQ(j["gate"], "inconclusive");
+  bool seen = false;
+  for (const json& f : j["figures"]) {
+    if (f["gate_outcome"].is_null()) continue;
+    seen = true;
+    EXPECT_EQ(f["verdict"], "worse") << f;
+    EXPECT_EQ(f["gate_outcome"], "inconclusive") << f;
+    EXPECT_NE(f["untrusted"].get<std::string>().find("candidate: measured while"),
+              std::string::npos)
+        << f;
+  }
+  EXPECT_TRUE(seen) << u.out;
+  // A report nesting half a million arrays: refused, not a crash.
+  const fs::path deep =
+      Write("deep.json", R"({"schema": "pipette.report", "schema_version": 8, "results": )" +
+                             std::string(500000, '[') + std::string(500000, ']') + "}");
+  Output d = Pipette({"compare", Store(), deep.string()});
+  EXPECT_EQ(d.code, 2) << d.err;
+  EXPECT_NE(d.err.find("nested deeper than"), std::string::npos) << d.err;
+  // A field of the wrong type names the result.
+  (*tg)["model"] = 5;
+  const fs::path typed = Write("typed.json", doc.dump());
+  Output t = Pipette({"compare", Store(), typed.string()});
+  EXPECT_EQ(t.code, 2) << t.err;
+  EXPECT_NE(t.err.find(".model is not text"), std::string::npos) << t.err;
 }
 
 }  // namespace
@@ -192,6 +270,8 @@ TEST_F(E2E, AnInterleavedRunComparesTwoOfItsConfigurationsAndSaysSo) {
   }
   EXPECT_TRUE(tg_compared) << js.out;
   EXPECT_EQ(j["ignored"], json::array({"threads"}));
+  // Two configurations of one run are other cells: not the same cells.
+  EXPECT_EQ(j["same_cells"], 0);
 
   // A filter no cell matches is bad input, with the values there are.
   Output bad = Pipette({"compare", Store(), Store(), "--baseline-only", "threads=8"});
@@ -200,6 +280,27 @@ TEST_F(E2E, AnInterleavedRunComparesTwoOfItsConfigurationsAndSaysSo) {
                          "1, 2)"),
             std::string::npos)
       << bad.err;
+}
+
+// Two repetitions a cell: no figure can be decided, so a gate on them is inconclusive (exit 3),
+// however far apart the medians, and says why.
+TEST_F(E2E, TwoRepetitionsDecideNoGateLine) {
+  const fs::path ex = Write("ex.yaml",
+                            "models: [smollm2-135m-instruct-q4_1]\n"
+                            "params: {threads: [1, 2], n_ctx: 256}\n"
+                            "tests: [tg4]\n"
+                            "repetitions: 2\n"
+                            "warmup: 0\n");
+  ASSERT_EQ(Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"}).code, 0);
+  const fs::path gate = Write("tg4.gate", "tg4: -3%\n");
+  Output o =
+      Pipette({"compare", Store() + ":1", Store() + ":1", "--baseline-only", "threads=1",
+               "--candidate-only", "threads=2", "--ignore", "threads", "--gate", gate.string()});
+  EXPECT_EQ(o.code, 3) << o.out << o.err;
+  EXPECT_NE(o.out.find("inconclusive -3%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("too few samples: fewer than 3 samples a side (2 and 2)"), std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("passed"), std::string::npos) << o.out;
 }
 
 }  // namespace

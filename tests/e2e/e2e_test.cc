@@ -53,7 +53,7 @@ warmup: 1
 
   const json doc = ReportJson();
   EXPECT_EQ(doc["schema"], "pipette.report");
-  EXPECT_EQ(doc["schema_version"], 7);
+  EXPECT_EQ(doc["schema_version"], 8);
   const json& results = doc["results"];
   const int64_t file_size = static_cast<int64_t>(fs::file_size(kModel));
   for (int cell : {1, 2}) {
@@ -152,7 +152,7 @@ warmup: 1
   // csv and md come from the same rows.
   Output csv = Pipette({"report", "--store", Store(), "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
-  EXPECT_EQ(csv.out.rfind("run_id,cell,cell_status,model", 0), 0u);
+  EXPECT_EQ(csv.out.rfind("run_id,cell,cell_status,untrusted,model", 0), 0u);
   EXPECT_NE(csv.out.find(",tg16,throughput,t/s,"), std::string::npos);
 }
 
@@ -265,7 +265,7 @@ quality:
     Output o = Pipette({"report", "--store", Store(), "--run", run, "--format", "json"});
     ASSERT_EQ(o.code, 0) << o.err;
     const json doc = json::parse(o.out);
-    EXPECT_EQ(doc["schema_version"], 7);
+    EXPECT_EQ(doc["schema_version"], 8);
     const json* r = Find(doc["results"], 1, "ppl", "ppl");
     ASSERT_NE(r, nullptr);
     ppl.push_back(*r);

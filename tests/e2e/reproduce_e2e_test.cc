@@ -71,6 +71,46 @@ TEST_F(ReproduceE2E, QualityIsBitIdenticalAndAMissIsASpeedFiguresWithItsReason) 
   }
 }
 
+// The original run's cell measured while another Pipette measured (its conditions say so, as the
+// runner records it): the report marks its rows, and reproduce lists the count among the
+// environment's differences.
+TEST_F(ReproduceE2E, CellsMeasuredUnderAWarningAreMarkedAndAnEnvironmentDifference) {
+  {
+    auto store = pipette::store::Store::Open(Store());
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto cells = (*store)->Cells(1);
+    ASSERT_TRUE(cells.ok() && !cells->empty());
+    pipette::store::CellRecord cell = (*cells)[0];
+    cell.conditions["other_pipette"] = json::array({{{"pid", 4242}, {"program", "pipette"}}});
+    ASSERT_TRUE((*store)->UpdateCell(cell).ok());
+  }
+  Output md = Pipette({"report", "--store", Store()});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("tg4 (untrusted)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("untrusted: run 1 cell 1: measured while 1 other Pipette measured on the "
+                        "machine (pid 4242 pipette)"),
+            std::string::npos)
+      << md.out;
+  Output js = Pipette({"report", "--store", Store(), "--format", "json"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  for (const json& r : json::parse(js.out)["results"]) {
+    EXPECT_EQ(r["untrusted"],
+              "measured while 1 other Pipette measured on the machine (pid 4242 "
+              "pipette)")
+        << r;
+  }
+  Output r = Pipette({"reproduce", "1", "--store", Store(), "--format", "json", "--no-bandwidth"});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  bool listed = false;
+  for (const json& d : json::parse(r.out)["environment"]) {
+    if (d["what"] != "cells measured while another Pipette measured") continue;
+    listed = true;
+    EXPECT_EQ(d["original"], "1");
+    EXPECT_EQ(d["now"], "0");
+  }
+  EXPECT_TRUE(listed) << r.out;
+}
+
 TEST_F(ReproduceE2E, BadInputExitsTwo) {
   Output none = Pipette({"reproduce", "9", "--store", Store()});
   EXPECT_EQ(none.code, 2);

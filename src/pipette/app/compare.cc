@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "pipette/app/commands.h"
 #include "pipette/compare/compare.h"
@@ -25,6 +26,11 @@ namespace fs = std::filesystem;
 // Whether `path` holds a JSON report rather than a store: its first byte that is not a space.
 bool IsJsonFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
+  char bom[3] = {};
+  if (!in.read(bom, 3) || std::string_view(bom, 3) != "\xEF\xBB\xBF") {  // a UTF-8 BOM: skipped
+    in.clear();
+    in.seekg(0);
+  }
   char c = 0;
   while (in.get(c)) {
     if (!std::isspace(static_cast<unsigned char>(c))) return c == '{';
@@ -122,11 +128,16 @@ int Compare(const CompareArgs& args) {
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.resamples;
   if (!args.gate.empty()) {
-    std::ifstream in(args.gate, std::ios::binary);
-    if (!in) return FailInput(InputError(fmt::format("{}: cannot read the gate file", args.gate)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto gate = compare::ParseGate(text.str(), args.gate);
+    std::error_code ec;
+    if (fs::is_directory(args.gate, ec)) {
+      return FailInput(
+          InputError(fmt::format("--gate {}: a directory, not a gate file", args.gate)));
+    }
+    auto text = ReadFileToString(args.gate);
+    if (!text) {
+      return FailInput(InputError(fmt::format("--gate {}: cannot read the gate file", args.gate)));
+    }
+    auto gate = compare::ParseGate(*text, args.gate);
     if (!gate) return FailInput(gate.error());
     options.gate = std::move(*gate);
     options.gate_file = args.gate;
@@ -150,7 +161,12 @@ int Compare(const CompareArgs& args) {
     if (auto st = WriteFileAtomically(args.output, out.str()); !st) return FailInput(st.error());
     fmt::print(stderr, "wrote {}\n", args.output);
   }
-  return c->gate_failed ? 1 : 0;
+  // 1: a gate line failed; 3: none failed but some could not be decided; 0: every line held
+  // (docs/running.md "Comparing and gating").
+  const std::optional<compare::GateOutcome> outcome = compare::OutcomeOf(*c);
+  if (outcome == compare::GateOutcome::kFailed) return 1;
+  if (outcome == compare::GateOutcome::kInconclusive) return 3;
+  return 0;
 }
 
 }  // namespace pipette::app

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 #include "pipette/env/process.h"
@@ -14,6 +16,7 @@
 #include "pipette/reproduce/view.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
+#include "pipette/util/shell_quote.h"
 
 namespace pipette::app {
 namespace {
@@ -30,10 +33,19 @@ struct RemovedAtEnd {
   }
 };
 
+// The pid in the name of an experiment file ExperimentFile wrote (".NAME.reproduce-RUN-PID.yaml").
+std::optional<int> ReproduceFilePid(const std::string& name) {
+  static const std::regex kName(R"(^\..*\.reproduce-[0-9]+-([0-9]{1,9})\.yaml$)");
+  std::smatch m;
+  if (!std::regex_match(name, m, kName)) return std::nullopt;
+  return std::stoi(m[1].str());
+}
+
 // The experiment file to run again: the stored run's own file if it still holds the stored text,
 // else the stored text written beside where it was (its models' and datasets' relative paths
-// resolve from there), removed afterwards.
-Result<std::string> ExperimentFile(const store::RunRecord& run, RemovedAtEnd* temp) {
+// resolve from there), removed afterwards; those a killed reproduce left there are removed first.
+Result<std::string> ExperimentFile(const store::RunRecord& run, RemovedAtEnd* temp,
+                                   const env::ProcessTable& processes) {
   const fs::path path = run.experiment_path;
   if (auto text = ReadFileToString(path.string()); text && *text == run.config_text) {
     return path.string();
@@ -48,7 +60,9 @@ Result<std::string> ExperimentFile(const store::RunRecord& run, RemovedAtEnd* te
   }
   const fs::path written =
       dir / fmt::format(".{}.reproduce-{}-{}.yaml", path.stem().string(), run.id, getpid());
-  if (auto st = WriteFileAtomically(written.string(), run.config_text); !st) return st.error();
+  (void)RemoveLeftovers(dir.string(), ReproduceFilePid,
+                        [&](int pid) { return processes.Exists(pid); });
+  if (auto st = WriteOutput(written.string(), run.config_text, processes); !st) return st.error();
   temp->path = written.string();
   fmt::print(stderr, "note: {} has changed since run {}: running the experiment as stored\n",
              path.string(), run.id);
@@ -56,7 +70,8 @@ Result<std::string> ExperimentFile(const store::RunRecord& run, RemovedAtEnd* te
 }
 
 // The run's environment as reproduce::Check reads it: its fingerprint, the Pipette that ran it,
-// the experiment's hash, and the largest load its cells started under.
+// the experiment's hash, the largest load its cells started under, and how many of its cells were
+// measured while another Pipette measured or after the readiness gate refused the device.
 json EnvironmentOf(const report::ReportData& data, const store::RunRecord& run) {
   json env = json::object();
   for (const auto& e : data.environments) {
@@ -65,14 +80,22 @@ json EnvironmentOf(const report::ReportData& data, const store::RunRecord& run) 
   env["pipette"] = fmt::format("{} ({})", run.pipette_version, run.pipette_commit);
   env["config_hash"] = run.config_hash;
   std::optional<double> load;
+  // The cells measured under a warning that makes their figures untrustworthy: while another
+  // Pipette measured, or after the readiness gate found the device not ready.
+  int64_t other_pipette = 0, not_ready = 0;
   for (const auto& c : data.cells) {
-    if (c.run_id != run.id || !c.conditions.is_object()) continue;
+    if (c.run_id != run.id || !c.conditions.is_object() || c.status == "superseded") continue;
     const auto it = c.conditions.find("load_avg_1");
     if (it != c.conditions.end() && it->is_number()) {
       load = std::max(load.value_or(0.0), it->get<double>());
     }
+    const auto others = c.conditions.find("other_pipette");
+    if (others != c.conditions.end() && others->is_array() && !others->empty()) ++other_pipette;
+    if (c.conditions.contains("not_ready")) ++not_ready;
   }
   if (load) env["load_avg_1"] = *load;
+  env["other_pipette_cells"] = other_pipette;
+  env["not_ready_cells"] = not_ready;
   return env;
 }
 
@@ -103,7 +126,7 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   if (!before) return Fail(before.error());
   if (before->runs.empty()) {
     return Fail(InputError(fmt::format("{}: no run {} (pipette report --store {} --all lists them)",
-                                       args.store, args.run, args.store)));
+                                       args.store, args.run, ShellQuote(args.store))));
   }
   const store::RunRecord original = before->runs[0];
   if (original.status == "running") {
@@ -121,8 +144,13 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
     if (!id) return Fail(id.error());
     latest = id->value_or(0);
   }
+  // -o never overwrites the store or the run's experiment file (the run again checks the rest).
+  std::vector<NamedPath> inputs = StoreFiles("the store", args.store);
+  inputs.push_back({"the run's experiment file", original.experiment_path});
+  if (auto st = CheckOutputs(inputs, {{"-o", args.output}}); !st) return Fail(st.error());
+  env::LinuxProcessTable processes;
   RemovedAtEnd temp;
-  auto file = ExperimentFile(original, &temp);
+  auto file = ExperimentFile(original, &temp, processes);
   if (!file) return Fail(file.error());
   fmt::print(stderr, "pipette reproduce: run {} of {} again, from {}\n", original.id, args.store,
              *file);
@@ -134,6 +162,7 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   again.no_bandwidth = args.no_bandwidth;
   again.no_wait = args.no_wait;
   again.table_to_stderr = true;
+  again.other_outputs = {{"-o", args.output}};
   if (const int rc = Run(again, paths, device); rc == 2) return rc;
 
   // The run this command made: the first after the latest before it, of the file it ran (another
@@ -175,7 +204,7 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   if (args.output.empty()) {
     std::cout << out.str();
   } else {
-    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+    if (auto st = WriteOutput(args.output, out.str(), processes); !st) return Fail(st.error());
     fmt::print(stderr, "wrote {}\n", args.output);
   }
   return v.all_reproduced() ? 0 : 1;

@@ -107,8 +107,9 @@ Status CheckLine(const GateLine& g, const metrics::ResultRow& row, const Rule& r
     return ErrorAt(
         {file, g.line, g.change_column},
         fmt::format("'{}: {}': a point is a percentage point of a proportion (acc, "
-                    "format_ok); give {}'s limit in % or in {}",
-                    g.figure, g.text, g.figure, row.unit.empty() ? "its unit" : row.unit),
+                    "format_ok); give {}'s limit in % ({}3%) or as a plain number in {} ({}2)",
+                    g.figure, g.text, g.figure, g.negative ? "-" : "+",
+                    row.unit.empty() ? "its unit" : row.unit, g.negative ? "-" : "+"),
         2);
   }
   return {};
@@ -157,7 +158,81 @@ Change CompareRows(const metrics::ResultRow& base, const metrics::ResultRow& can
   return c;
 }
 
+// Why a side's figure holds no valid sample to compare ("" when it does): none at all (a JSON
+// report's empty list), or one that is not a finite number (a report's null).
+std::string NoValidSample(const metrics::ResultRow& row) {
+  if (row.samples.empty()) return "it holds no sample";
+  for (double v : row.samples) {
+    if (!std::isfinite(v)) return "a sample is not a finite number";
+  }
+  return "";
+}
+
+// Whether the two rows are the very same cell's figure: the same run and cell, and the same
+// samples (one store, or a report of it, compared with itself).
+bool SameCell(const metrics::ResultRow& a, const metrics::ResultRow& b) {
+  return a.cell->run_id == b.cell->run_id && a.cell->cell_index == b.cell->cell_index &&
+         a.cell->model_sha256 == b.cell->model_sha256 && a.samples == b.samples;
+}
+
+// The untrusted warnings of the two sides' cells, each side named; "" when neither has one.
+std::string Untrusted(const metrics::ResultRow& base, const metrics::ResultRow* cand) {
+  std::string out;
+  if (!base.cell->untrusted.empty()) out = "baseline: " + base.cell->untrusted;
+  if (cand && !cand->cell->untrusted.empty()) {
+    out += (out.empty() ? "" : "; ") + std::string("candidate: ") + cand->cell->untrusted;
+  }
+  return out;
+}
+
+// Whether the change's interval lies within the line's limit at its bad end: the figure, with
+// 95% confidence, is not worse past the limit (a verdict of "too noisy" that still decides the
+// line).
+bool IntervalWithinLimit(const GateLine& g, const Change& c, const Rule& rule) {
+  if (!c.interval) return false;
+  const bool higher = rule.direction == Direction::kHigherIsBetter;
+  const double end = higher ? c.interval->low : c.interval->high;
+  const double candidate = c.of == Change::Of::kRatio ? c.baseline * end : c.baseline + end;
+  return !PastLimit(g, c.baseline, candidate);
+}
+
+// A compared figure held against its gate line: failed, passed, or undecided with why.
+void Decide(FigureComparison& f, const GateLine& g, const Rule& rule) {
+  const Change& c = f.change;
+  if (f.same_cells) {
+    f.gate_inconclusive = "the same cells on both sides: a figure compared with itself";
+  } else if (!f.untrusted.empty()) {
+    f.gate_inconclusive = "measured under a warning (" + f.untrusted + ")";
+  } else if (c.verdict == Verdict::kWorse) {
+    f.gate_failed = PastLimit(g, c.baseline, c.candidate);
+  } else if (c.verdict == Verdict::kTooNoisy && !IntervalWithinLimit(g, c, rule)) {
+    f.gate_inconclusive =
+        c.interval
+            ? "too noisy: " + c.why
+            : (c.why.rfind("fewer than", 0) == 0 ? "too few samples: " : "no verdict: ") + c.why;
+  }
+}
+
 }  // namespace
+
+std::string GateOutcomeName(GateOutcome o) {
+  switch (o) {
+    case GateOutcome::kPassed:
+      return "passed";
+    case GateOutcome::kFailed:
+      return "failed";
+    case GateOutcome::kInconclusive:
+      return "inconclusive";
+  }
+  return "?";
+}
+
+std::optional<GateOutcome> OutcomeOf(const Comparison& c) {
+  if (!c.gated) return std::nullopt;
+  if (c.gate_failed) return GateOutcome::kFailed;
+  if (c.gate_inconclusive) return GateOutcome::kInconclusive;
+  return GateOutcome::kPassed;
+}
 
 Key PairingKey(const metrics::ResultRow& row) {
   const metrics::CellFacts& c = *row.cell;
@@ -221,6 +296,7 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
                            const CompareOptions& options) {
   Comparison out;
   out.bootstrap = options.bootstrap;
+  out.gated = !options.gate.empty();
   // Every key either side has: an ignored or paired-on key must be one of them.
   std::set<std::string> names;
   for (const auto* side : {&baseline, &candidate}) {
@@ -278,77 +354,88 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
     std::set<const GateLine*> matched;
     const GateLine* g = GateFor(base, options.gate, &matched);
     used.insert(matched.begin(), matched.end());
-    // A figure that cannot be compared: listed, and when a gate line covers it, the gate fails
-    // (it cannot say the figure is not worse).
-    auto uncompared = [&](const std::string& why) {
-      if (!g) {
-        out.not_compared.push_back(described + ": " + why);
-        return;
-      }
-      FigureComparison f;
-      f.key = DisplayKey(base, ignore);
-      f.test = base.test;
-      f.metric = base.metric;
-      f.unit = base.unit;
-      f.gate = *g;
-      f.missing = why;
-      f.change.why = why;
-      f.gate_failed = true;
-      out.gate_failed = true;
-      out.figures.push_back(std::move(f));
-    };
-    if (rows.size() > 1 || (it != b.end() && it->second.size() > 1)) {
-      uncompared("held by more than one row of a side");
-      continue;
-    }
-    if (!base.na_reason.empty()) {
-      // n/a on both sides (energy where neither side has a meter) is no news.
-      const bool both_na = cand && !cand->na_reason.empty();
-      if (g || !both_na) uncompared("n/a in the baseline: " + base.na_reason);
-      continue;
-    }
-    const std::optional<Rule> rule = RuleFor(base);
-    if (g) {
-      if (Status st = CheckLine(*g, base, *rule, options.gate_file); !st) return st.error();
-    }
     FigureComparison f;
     f.key = DisplayKey(base, ignore);
     f.test = base.test;
     f.metric = base.metric;
     f.unit = base.unit;
     if (g) f.gate = *g;
-    if (!cand || !cand->na_reason.empty()) {
-      const std::string why =
-          !cand ? "the candidate has no such figure" : "n/a in the candidate: " + cand->na_reason;
+    // A figure that cannot be compared: listed; when a gate line covers it, shown with why, and
+    // the line fails (`fails`: the candidate cannot show the figure) or is undecided (the
+    // baseline has nothing to hold it against).
+    auto uncompared = [&](const std::string& why, bool fails) {
+      if (!g) {
+        out.not_compared.push_back(described + ": " + why);
+        return;
+      }
+      f.missing = why;
+      f.change.why = why;
+      if (fails) {
+        f.gate_failed = true;
+      } else {
+        f.gate_inconclusive = "missing on one side: " + why;
+      }
+      out.figures.push_back(std::move(f));
+    };
+    if (rows.size() > 1 || (it != b.end() && it->second.size() > 1)) {
+      uncompared("held by more than one row of a side", true);
+      continue;
+    }
+    if (!base.na_reason.empty()) {
+      // n/a on both sides (energy where neither side has a meter) is no news.
+      const bool both_na = cand && !cand->na_reason.empty();
+      if (g || !both_na) uncompared("n/a in the baseline: " + base.na_reason, false);
+      continue;
+    }
+    const std::optional<Rule> rule = RuleFor(base);
+    if (g) {
+      if (Status st = CheckLine(*g, base, *rule, options.gate_file); !st) return st.error();
+    }
+    if (const std::string none = NoValidSample(base); !none.empty()) {
+      uncompared("no valid figure in the baseline: " + none, false);
+      continue;
+    }
+    std::string cand_missing;
+    if (!cand) {
+      cand_missing = "the candidate has no such figure";
+    } else if (!cand->na_reason.empty()) {
+      cand_missing = "n/a in the candidate: " + cand->na_reason;
+    } else if (const std::string none = NoValidSample(*cand); !none.empty()) {
+      cand_missing = "no valid figure in the candidate: " + none;
+    }
+    if (!cand_missing.empty()) {
       if (!g) {
         (cand ? out.not_compared : out.baseline_only)
-            .push_back(cand ? described + ": " + why : described);
+            .push_back(cand ? described + ": " + cand_missing : described);
         continue;
       }
       // A figure a gate line covers that the candidate cannot show: the gate fails.
-      f.missing = why;
-      f.change.why = why;
+      f.missing = cand_missing;
+      f.change.why = cand_missing;
       f.change.of = rule->of;
       f.change.baseline_n = base.samples.size();
       // The baseline's figure as it would have been compared: a quality figure over every unit
       // (the row's value: a proportion, ppl, kld_mean), else the median of the samples.
       if (rule->of == Change::Of::kDifference) {
         f.change.baseline = base.value;
-      } else if (!base.samples.empty()) {
+      } else {
         f.change.baseline = stats::Median(base.samples);
       }
+      f.untrusted = Untrusted(base, nullptr);
       f.gate_failed = true;
-      out.gate_failed = true;
       out.figures.push_back(std::move(f));
       continue;
     }
     f.change = CompareRows(base, *cand, *rule, g, options);
-    if (g && f.change.verdict == Verdict::kWorse &&
-        PastLimit(*g, f.change.baseline, f.change.candidate)) {
-      f.gate_failed = true;
-      out.gate_failed = true;
-    }
+    f.same_cells = SameCell(base, *cand);
+    f.untrusted = Untrusted(base, cand);
+    if (g) Decide(f, *g, *rule);
     out.figures.push_back(std::move(f));
+  }
+  for (const FigureComparison& f : out.figures) {
+    out.gate_failed = out.gate_failed || f.gate_failed;
+    out.gate_inconclusive = out.gate_inconclusive || !f.gate_inconclusive.empty();
+    if (f.same_cells) ++out.same_cells;
   }
   for (const auto& [key, rows] : b) {
     if (!a.count(key) && rows[0]->na_reason.empty()) {

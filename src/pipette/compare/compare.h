@@ -61,7 +61,23 @@ struct FigureComparison {
   // The gate line that applies (the most specific), and whether the figure fails it.
   std::optional<GateLine> gate;
   bool gate_failed = false;
+  // Non-empty: the gate line cannot be decided on this figure, and this says why (too few
+  // samples, too noisy, the baseline lacks it, the same cells on both sides, measured under a
+  // warning). Never both this and gate_failed.
+  std::string gate_inconclusive;
+  // Non-empty: a side's figure was measured under a warning that makes it untrustworthy
+  // (metrics::CellFacts::untrusted), the side named ("candidate: measured while ..."). The
+  // verdict stands, marked.
+  std::string untrusted;
+  // Both sides are the very same cell's samples (one run compared with itself): the change is
+  // nothing by construction.
+  bool same_cells = false;
 };
+
+// What a gate says of the whole comparison: every line held (kPassed), a line failed (kFailed,
+// exit 1), or no line failed but some could not be decided (kInconclusive, exit 3).
+enum class GateOutcome { kPassed, kFailed, kInconclusive };
+std::string GateOutcomeName(GateOutcome o);  // "passed", "failed", "inconclusive"
 
 struct Comparison {
   std::vector<FigureComparison> figures;
@@ -72,7 +88,11 @@ struct Comparison {
   std::vector<std::string> ignored;   // the keys not paired on, as asked
   std::string common;                 // "model=... quant=Q4_1 ...": what every figure shares
   stats::BootstrapOptions bootstrap;  // the seed and resamples used
+  bool gated = false;                 // a gate was given
   bool gate_failed = false;
+  bool gate_inconclusive = false;  // a line could not be decided (no line failed, or some did)
+  // How many compared figures are the same cells on both sides (FigureComparison::same_cells).
+  size_t same_cells = 0;
   // Whether the sides were measured in rounds of one run (compare/sides.h); set by the caller,
   // which knows where the rows came from. Unset: not said.
   std::optional<Interleaving> interleaving;
@@ -87,6 +107,10 @@ struct CompareOptions {
   std::vector<GateLine> gate;
   std::string gate_file;  // for errors
 };
+
+// The gate's outcome: kFailed when a line failed, else kInconclusive when a line could not be
+// decided, else kPassed; nullopt without a gate.
+std::optional<GateOutcome> OutcomeOf(const Comparison& c);
 
 // Pairs and compares. An ignored key no row has, a gate line that names no figure compared or
 // allows a change the wrong way, are errors (exit 2) with the near name or the form expected.

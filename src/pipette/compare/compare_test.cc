@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace pipette::compare {
 namespace {
 
@@ -27,6 +29,14 @@ ResultRow Row(const std::string& model, const std::string& test, const std::stri
 
 const std::vector<double> kBase = {50.1, 49.8, 50.3, 50.0, 49.9};
 const std::vector<double> kFast = {60.2, 59.9, 60.1, 60.4, 60.0};
+
+// Options with the gate file "g" of `lines`.
+CompareOptions Gated(const char* lines) {
+  CompareOptions o;
+  o.gate = *ParseGate(lines, "g");
+  o.gate_file = "g";
+  return o;
+}
 
 TEST(Compare, RowsPairOnEveryKeyAndUnpairedOnesAreListed) {
   const std::vector<ResultRow> a = {Row("m", "tg128", "throughput", "t/s", kBase),
@@ -106,10 +116,14 @@ TEST(Compare, AGateLineFailsOnlyWhenWorseAndPastItsLimit) {
     }
   }
   EXPECT_TRUE(c->gate_failed);
+  EXPECT_EQ(OutcomeOf(*c), GateOutcome::kFailed);
   // Faster passes the same gate.
   auto faster = Compare(slower, base, o);
   ASSERT_TRUE(faster.ok());
   EXPECT_FALSE(faster->gate_failed);
+  EXPECT_FALSE(faster->gate_inconclusive);
+  EXPECT_EQ(OutcomeOf(*faster), GateOutcome::kPassed);
+  EXPECT_EQ(OutcomeOf(*Compare(slower, base, {})), std::nullopt);  // no gate, no outcome
   // A gate line naming no figure is bad input, with the file and line.
   o.gate = *ParseGate("tg128: -3%\ntg129: -3%\n", "release.gate");
   auto bad = Compare(base, slower, o);
@@ -235,7 +249,7 @@ TEST(Compare, GateLinesMustAllowTheBadWayOnlyAndTheMostSpecificApplies) {
        "rise: write +10%"},
       {"tg128: -1 point\n",
        "g:1:8: 'tg128: -1 point': a point is a percentage point of a proportion (acc, "
-       "format_ok); give tg128's limit in % or in t/s"},
+       "format_ok); give tg128's limit in % (-3%) or as a plain number in t/s (-2)"},
   };
   for (const Case& k : cases) {
     CompareOptions o;
@@ -284,6 +298,129 @@ TEST(Compare, LabelsKeepKeysOnlySomeFiguresHaveAndPairOnNamesTheKeysThatMatter) 
             (std::vector<std::string>{"device", "model", "runtime", "runtime_version", "threads"}));
   o.ignore = {"model"};
   EXPECT_FALSE(Compare(a, a, o).ok());  // not both
+}
+
+// A gate line the data cannot decide is inconclusive, never passed: two repetitions a side (the
+// speed more than halved, but too few samples to say), with why.
+TEST(Compare, AGateLineTheDataCannotDecideIsInconclusiveNeverPassed) {
+  CompareOptions o = Gated("tg16: -3%\n");
+  ResultRow a = Row("m", "tg16", "throughput", "t/s", {88.0, 88.4});
+  ResultRow b = Row("m", "tg16", "throughput", "t/s", {34.4, 34.6});
+  b.EditCell().cell_index = 1;
+  auto c = Compare({a}, {b}, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_EQ(c->figures.size(), 1u);
+  const FigureComparison& f = c->figures[0];
+  EXPECT_EQ(f.change.verdict, Verdict::kTooNoisy);
+  EXPECT_FALSE(f.gate_failed);
+  EXPECT_EQ(f.gate_inconclusive, "too few samples: fewer than 3 samples a side (2 and 2)");
+  EXPECT_FALSE(c->gate_failed);
+  EXPECT_TRUE(c->gate_inconclusive);
+  EXPECT_EQ(OutcomeOf(*c), GateOutcome::kInconclusive);
+  // Noisy samples whose interval still lies within the line's limit decide it: passed.
+  ResultRow steady = Row("m", "tg16", "throughput", "t/s", {100, 101, 99, 100.5, 99.5, 100.2});
+  ResultRow noisy = Row("m", "tg16", "throughput", "t/s", {100, 115, 99.8, 130, 101, 120});
+  noisy.EditCell().cell_index = 1;
+  auto n = Compare({steady}, {noisy}, o);
+  ASSERT_TRUE(n.ok()) << n.error().message;
+  EXPECT_EQ(n->figures[0].change.verdict, Verdict::kTooNoisy) << n->figures[0].change.why;
+  EXPECT_EQ(n->figures[0].gate_inconclusive, "");
+  EXPECT_EQ(OutcomeOf(*n), GateOutcome::kPassed);
+  // The same noise the other way reaches past the limit: not decided.
+  auto back = Compare({noisy}, {steady}, o);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->figures[0].change.verdict, Verdict::kTooNoisy);
+  EXPECT_EQ(back->figures[0].gate_inconclusive.rfind("too noisy: ", 0), 0u)
+      << back->figures[0].gate_inconclusive;
+  EXPECT_EQ(OutcomeOf(*back), GateOutcome::kInconclusive);
+  // A failed line takes precedence over an undecided one.
+  o.gate = *ParseGate("tg16: -3%\ntg128: -3%\n", "g");
+  auto both = Compare({a, Row("m", "tg128", "throughput", "t/s", kFast)},
+                      {b, Row("m", "tg128", "throughput", "t/s", kBase)}, o);
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_TRUE(both->gate_inconclusive);
+  EXPECT_EQ(OutcomeOf(*both), GateOutcome::kFailed);
+}
+
+// One store's run compared with itself: every figure is the same cell's samples on both sides,
+// which the comparison says, and no gate line passes on them. Two configurations of one run
+// (different cells) are a real comparison.
+TEST(Compare, TheSameCellsOnBothSidesDecideNoGateLine) {
+  CompareOptions o = Gated("tg128: -3%\n");
+  const std::vector<ResultRow> a = {Row("m", "tg128", "throughput", "t/s", kBase)};
+  auto c = Compare(a, a, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_EQ(c->figures.size(), 1u);
+  EXPECT_TRUE(c->figures[0].same_cells);
+  EXPECT_EQ(c->same_cells, 1u);
+  EXPECT_EQ(c->figures[0].gate_inconclusive,
+            "the same cells on both sides: a figure compared with itself");
+  EXPECT_EQ(OutcomeOf(*c), GateOutcome::kInconclusive);
+  // The same run's other cell (threads=4 ignored): compared, and the gate decides.
+  ResultRow other = Row("m", "tg128", "throughput", "t/s", kBase, 4);
+  other.EditCell().cell_index = 1;
+  o.ignore = {"threads"};
+  auto ab = Compare(a, {other}, o);
+  ASSERT_TRUE(ab.ok()) << ab.error().message;
+  EXPECT_FALSE(ab->figures[0].same_cells);
+  EXPECT_EQ(ab->same_cells, 0u);
+  EXPECT_EQ(OutcomeOf(*ab), GateOutcome::kPassed);
+}
+
+// A cell measured while another Pipette measured: its verdict is shown, marked, and the gate
+// line on it is undecided (not failed, although the figure is far worse).
+TEST(Compare, AFigureMeasuredUnderAWarningIsMarkedAndDecidesNoGateLine) {
+  CompareOptions o = Gated("tg128: -3%\n");
+  ResultRow base = Row("m", "tg128", "throughput", "t/s", kFast);
+  ResultRow cand = Row("m", "tg128", "throughput", "t/s", kBase);
+  cand.EditCell().run_id = 2;
+  cand.EditCell().untrusted = "measured while 1 other Pipette measured on the machine (pid 7)";
+  auto c = Compare({base}, {cand}, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const FigureComparison& f = c->figures[0];
+  EXPECT_EQ(f.change.verdict, Verdict::kWorse);
+  EXPECT_EQ(f.untrusted,
+            "candidate: measured while 1 other Pipette measured on the machine (pid 7)");
+  EXPECT_FALSE(f.gate_failed);
+  EXPECT_EQ(f.gate_inconclusive.rfind("measured under a warning (candidate: ", 0), 0u)
+      << f.gate_inconclusive;
+  EXPECT_EQ(OutcomeOf(*c), GateOutcome::kInconclusive);
+}
+
+// A side's figure without a valid sample (a JSON report's empty list, or a null there) is
+// missing, never a median of 0: the candidate's fails its gate line, the baseline's leaves it
+// undecided.
+TEST(Compare, AFigureWithoutAValidSampleIsMissingNotZero) {
+  CompareOptions o = Gated("tg128: -3%\n");
+  ResultRow base = Row("m", "tg128", "throughput", "t/s", kBase);
+  for (const std::vector<double>& samples :
+       {std::vector<double>{}, std::vector<double>{50.0, std::nan(""), 50.2}}) {
+    ResultRow cand = Row("m", "tg128", "throughput", "t/s", samples);
+    cand.EditCell().run_id = 2;
+    auto c = Compare({base}, {cand}, o);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_EQ(c->figures.size(), 1u);
+    EXPECT_EQ(c->figures[0].missing.rfind("no valid figure in the candidate: ", 0), 0u)
+        << c->figures[0].missing;
+    EXPECT_TRUE(c->figures[0].gate_failed);
+    EXPECT_EQ(OutcomeOf(*c), GateOutcome::kFailed);
+    EXPECT_EQ(c->figures[0].change.baseline, 50.0);
+    // Without a gate: not compared, and said why.
+    auto plain = Compare({base}, {cand}, {});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_TRUE(plain->figures.empty());
+    ASSERT_EQ(plain->not_compared.size(), 1u);
+    // The baseline's: undecided.
+    auto back = Compare({cand}, {base}, o);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back->figures.size(), 1u);
+    EXPECT_FALSE(back->figures[0].gate_failed);
+    EXPECT_EQ(back->figures[0].gate_inconclusive.rfind(
+                  "missing on one side: no valid figure in the baseline: ", 0),
+              0u)
+        << back->figures[0].gate_inconclusive;
+    EXPECT_EQ(OutcomeOf(*back), GateOutcome::kInconclusive);
+  }
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ bool FigureName(std::string_view s) {
 
 Result<std::vector<GateLine>> ParseGate(std::string_view text, const std::string& file) {
   std::vector<GateLine> out;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 BOM
   int number = 0;
   size_t start = 0;
   while (start <= text.size()) {
@@ -85,7 +86,9 @@ Result<std::vector<GateLine>> ParseGate(std::string_view text, const std::string
       g.kind = GateLine::Kind::kAbsolute;
     } else {
       return fail(static_cast<size_t>(unit.data() - line.data()),
-                  fmt::format("'{}' is not a unit of change (%, point)", unit));
+                  fmt::format("'{}' is not a unit of change (%, point; a change in the "
+                              "figure's own unit is a plain number: -2, not -2 {})",
+                              unit, unit));
     }
     g.limit = g.negative ? -magnitude : magnitude;
     for (const GateLine& earlier : out) {

@@ -49,7 +49,9 @@ TEST(Gate, MalformedLinesNameTheFileLineAndColumnWithTheFormExpected) {
       {"tg128 -3%\n", "g:1:1: no ':' after the figure: "},
       {"tg128: 3%\n", "g:1:8: '3%' has no sign (+ or -): "},
       {"ok: -1%\ntg128: -x%\n", "g:2:9: 'x%' is not a number: "},
-      {"tg128: -3 percent\n", "g:1:11: 'percent' is not a unit of change (%, point): "},
+      {"tg128: -3 percent\n",
+       "g:1:11: 'percent' is not a unit of change (%, point; a change in the figure's own unit is "
+       "a plain number: -2, not -2 percent): "},
       {"  tg 128: -3%\n", "g:1:3: 'tg 128' is not a figure's name: "},
       {"tg128:\n", "g:1:7: no change after ':': "},
       {"tg128: -3%\ntg128: -5%\n", "g:2:1: 'tg128' has a line already (line 1): "},
@@ -63,6 +65,29 @@ TEST(Gate, MalformedLinesNameTheFileLineAndColumnWithTheFormExpected) {
   auto empty = ParseGate("# nothing\n\n", "g");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "g: the gate has no line: " + form);
+}
+
+// A gate file written by an editor that starts it with a UTF-8 byte-order mark reads as any
+// other (every other input file accepts one).
+TEST(Gate, AByteOrderMarkIsSkipped) {
+  auto g = ParseGate("\xEF\xBB\xBFtg128: -3%\npeak_rss: +5%\n", "g");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  ASSERT_EQ(g->size(), 2u);
+  EXPECT_EQ((*g)[0].figure, "tg128");
+  EXPECT_EQ((*g)[0].change_column, 8);
+}
+
+// The advice for a limit in the figure's own unit is a form the parser takes: a plain number.
+TEST(Gate, ALimitInTheFiguresOwnUnitIsAPlainNumber) {
+  auto g = ParseGate("tg128: -2\n", "g");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ((*g)[0].kind, GateLine::Kind::kAbsolute);
+  EXPECT_TRUE(PastLimit((*g)[0], 50, 47.5));
+  EXPECT_FALSE(PastLimit((*g)[0], 50, 48.5));
+  auto unit = ParseGate("tg128: -2 t/s\n", "g");
+  ASSERT_FALSE(unit.ok());
+  EXPECT_NE(unit.error().message.find("a plain number: -2, not -2 t/s"), std::string::npos)
+      << unit.error().message;
 }
 
 TEST(Gate, ALimitIsPastOnlyInItsDirection) {

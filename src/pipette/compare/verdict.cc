@@ -36,6 +36,15 @@ bool AllFinite(std::span<const double> v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
 }
 
+// What the bootstrap did when it drew fewer resamples than asked (stats::BootstrapResamples), for
+// the change's `why`; "" when it drew them all.
+std::string Resampled(const stats::BootstrapOptions& options, size_t per_resample) {
+  const int used = stats::BootstrapResamples(options, per_resample);
+  if (used >= options.resamples) return "";
+  return fmt::format(" ({} resamples of the {} asked, to bound the work over {} values)", used,
+                     options.resamples, per_resample);
+}
+
 }  // namespace
 
 Change CompareRatio(std::span<const double> baseline, std::span<const double> candidate,
@@ -88,6 +97,7 @@ Change CompareRatio(std::span<const double> baseline, std::span<const double> ca
     c.why = "the baseline's median is 0";
     return c;
   }
+  const std::string resampled = Resampled(options, baseline.size() + candidate.size());
   const double noise = std::max(c.baseline_cv, c.candidate_cv);
   const double change = std::fabs(*c.ratio - 1.0);
   const bool above = c.interval->low > 1.0, below = c.interval->high < 1.0;
@@ -107,6 +117,7 @@ Change CompareRatio(std::span<const double> baseline, std::span<const double> ca
   } else {
     c.why = fmt::format("the interval includes 1 but reaches past ±{:g}%", threshold * 100);
   }
+  c.why += resampled;
   return c;
 }
 
@@ -157,6 +168,7 @@ Change CompareDifference(
   } else {
     c.why = fmt::format("the paired interval includes 0 but reaches past ±{:.4g}", threshold);
   }
+  c.why += Resampled(options, baseline.size());
   return c;
 }
 

@@ -117,5 +117,20 @@ TEST(CompareDifference, ChangesThatCancelOutAreTooNoisyUnderATightThreshold) {
   EXPECT_EQ(c.verdict, Verdict::kTooNoisy) << c.why;
 }
 
+// A figure of many samples is resampled fewer times than asked, within the bootstrap's bound,
+// and the change says so.
+TEST(CompareRatio, FewerResamplesOverManySamplesAreSaid) {
+  std::vector<double> a(30000), b(30000);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = 50.0 + double(i % 10) / 10.0;
+    b[i] = a[i];
+  }
+  const Change c = CompareRatio(a, b, Direction::kHigherIsBetter, 0.03);
+  EXPECT_EQ(c.verdict, Verdict::kNoRealChange);
+  EXPECT_NE(c.why.find("(1666 resamples of the 10000 asked, to bound the work over 60000 values)"),
+            std::string::npos)
+      << c.why;
+}
+
 }  // namespace
 }  // namespace pipette::compare

@@ -61,13 +61,26 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
                  {"missing", ColumnType::kText, "", left},
                  {"gate", ColumnType::kText, "", left},
                  {"gate_line", ColumnType::kInteger, "", right},
-                 {"gate_failed", ColumnType::kBoolean, "", left}};
+                 {"gate_failed", ColumnType::kBoolean, "", left},
+                 {"gate_outcome", ColumnType::kText, "", left},
+                 {"gate_inconclusive", ColumnType::kText, "", left},
+                 {"untrusted", ColumnType::kText, "", left},
+                 {"same_cells", ColumnType::kBoolean, "", left}};
   }
   for (const FigureComparison& f : c.figures) {
     const Change& r = f.change;
     const bool have = f.missing.empty();
+    const std::string outcome = !f.gate                        ? ""
+                                : f.gate_failed                ? "failed"
+                                : !f.gate_inconclusive.empty() ? "inconclusive"
+                                                               : "passed";
     std::string gate;
-    if (f.gate) gate = fmt::format("{} {}", f.gate_failed ? "FAILED" : "passed", f.gate->text);
+    if (f.gate) {
+      gate = fmt::format("{} {}", outcome == "failed" ? "FAILED" : outcome, f.gate->text);
+    }
+    // The verdict as people read it: marked when a side was measured under a warning.
+    std::string verdict = have ? VerdictName(r.verdict) : "missing";
+    if (!f.untrusted.empty()) verdict += " (untrusted)";
     if (for_text) {
       std::string change, interval;
       if (have && r.of == Change::Of::kDifference) {
@@ -83,9 +96,9 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
              report::Text(r.baseline_n ? Num(r.baseline, f.unit) : ""),
              report::Text(have ? Num(r.candidate, f.unit) : "missing"), report::Text(change),
              report::Text(interval),
-             report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)),
-             report::Text(have ? VerdictName(r.verdict) : "missing"), report::Text(gate),
-             report::Text(r.why)});
+             report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)), report::Text(verdict),
+             report::Text(gate),
+             report::Text(f.untrusted.empty() ? r.why : r.why + "; untrusted: " + f.untrusted)});
       continue;
     }
     nlohmann::ordered_json key = nlohmann::ordered_json::object();
@@ -112,7 +125,19 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
            report::TextOrNull(f.missing),
            report::TextOrNull(f.gate ? f.gate->text : ""),
            f.gate ? report::Integer(f.gate->line) : report::Null(),
-           f.gate ? report::Boolean(f.gate_failed) : report::Null()});
+           f.gate ? report::Boolean(f.gate_failed) : report::Null(),
+           report::TextOrNull(outcome),
+           report::TextOrNull(f.gate_inconclusive),
+           report::TextOrNull(f.untrusted),
+           report::Boolean(f.same_cells)});
+  }
+  if (c.same_cells > 0) {
+    t.footnotes.push_back(fmt::format(
+        "The same cells on both sides: {} of the {} figures compare a cell's samples with "
+        "themselves (one run compared with itself), so they cannot change and decide no gate "
+        "line. Compare another run, or two configurations of one run (--baseline-only KEY=A "
+        "--candidate-only KEY=B --ignore KEY).",
+        c.same_cells, c.figures.size()));
   }
   if (c.interleaving) t.footnotes.push_back(c.interleaving->note);
   if (!c.common.empty()) t.footnotes.push_back("Every figure: " + c.common + ".");
@@ -145,8 +170,28 @@ void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,
   }
   out << "\n";
   for (const std::string& n : t.footnotes) out << "- " << MarkdownLine(n) << "\n";
-  if (c.gate_failed) {
+  const std::optional<GateOutcome> outcome = OutcomeOf(c);
+  if (!outcome) return;
+  std::vector<std::string> undecided;
+  for (const FigureComparison& f : c.figures) {
+    if (f.gate && !f.gate_inconclusive.empty()) {
+      undecided.push_back(
+          fmt::format("{} {} ({}): {}", f.label, f.metric, f.gate->text, f.gate_inconclusive));
+    }
+  }
+  if (*outcome == GateOutcome::kFailed) {
     out << "\nThe gate FAILED: a figure it covers is worse past its line's limit, or missing.\n";
+  } else if (*outcome == GateOutcome::kInconclusive) {
+    out << fmt::format(
+        "\nThe gate is INCONCLUSIVE: no line failed, but the data cannot decide {} of its "
+        "figures.\n",
+        undecided.size());
+  } else {
+    out << "\nThe gate passed: every line held.\n";
+  }
+  if (!undecided.empty()) {
+    out << "\nUndecided:\n\n";
+    for (const std::string& u : undecided) out << "- " << MarkdownLine(u) << "\n";
   }
 }
 
@@ -175,6 +220,10 @@ nlohmann::ordered_json ComparisonJson(const Comparison& c, const std::string& ba
   j["candidate_only"] = c.candidate_only;
   j["not_compared"] = c.not_compared;
   j["gate_failed"] = c.gate_failed;
+  const std::optional<GateOutcome> outcome = OutcomeOf(c);
+  j["gate"] = outcome ? nlohmann::ordered_json(GateOutcomeName(*outcome)) : nullptr;
+  j["gate_inconclusive"] = c.gate_inconclusive;
+  j["same_cells"] = c.same_cells;
   return j;
 }
 

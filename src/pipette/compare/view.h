@@ -13,7 +13,7 @@
 namespace pipette::compare {
 
 // Version of the comparison JSON's layout (docs/report-schema.md "pipette compare").
-inline constexpr int kCompareSchemaVersion = 3;
+inline constexpr int kCompareSchemaVersion = 4;
 
 // One row per compared figure: what it is, both sides' values, the ratio and the difference, the
 // interval of the change, the sample counts, the verdict and why, and the gate line that applies;

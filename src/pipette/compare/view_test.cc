@@ -41,13 +41,16 @@ Comparison Fixed() {
       Row("m", "pp512", "throughput", "t/s", {400, 402, 398}),
       Row("m", "memory", "peak_rss", "bytes", {2.0e8}), Row("m", "mc", "acc", "fraction", acc),
       Row("m", "ttft@64", "ttft", "ms", {30, 31, 29})};
-  const std::vector<ResultRow> cand = {
+  std::vector<ResultRow> cand = {
       Row("m", "tg128", "throughput", "t/s", {60.2, 59.9, 60.1, 60.4, 60.0}),
       Row("m", "pp512", "throughput", "t/s", {401, 399, 400}),
       Row("m", "memory", "peak_rss", "bytes", {2.2e8}), Row("m", "mc", "acc", "fraction", acc_lost),
       Row("m", "tg64", "throughput", "t/s", {70, 71, 72})};
+  // The candidate's pp512 was measured while another Pipette measured: marked, and its gate
+  // line undecided.
+  cand[1].EditCell().untrusted = "measured while 1 other Pipette measured on the machine (pid 7)";
   CompareOptions o;
-  o.gate = *ParseGate("tg128: -3%\npeak_rss: +5%\nmc_acc: -1 point\n", "release.gate");
+  o.gate = *ParseGate("tg128: -3%\npeak_rss: +5%\nmc_acc: -1 point\npp512: -5%\n", "release.gate");
   o.gate_file = "release.gate";
   auto c = Compare(base, cand, o);
   EXPECT_TRUE(c.ok()) << c.error().message;
@@ -78,6 +81,22 @@ TEST(CompareView, JsonFieldsAreTyped) {
     EXPECT_TRUE(f["baseline"].is_number()) << f;
   }
   EXPECT_TRUE(j["gate_failed"].get<bool>());
+  EXPECT_EQ(j["schema_version"], 4);
+  EXPECT_EQ(j["gate"], "failed");
+  EXPECT_TRUE(j["gate_inconclusive"].get<bool>());
+  EXPECT_EQ(j["same_cells"], 0);
+  bool undecided = false;
+  for (const auto& f : j["figures"]) {
+    if (f["figure"] != "test=pp512") continue;
+    undecided = true;
+    EXPECT_EQ(f["gate_outcome"], "inconclusive") << f;
+    EXPECT_FALSE(f["gate_failed"].get<bool>()) << f;
+    EXPECT_EQ(f["untrusted"],
+              "candidate: measured while 1 other Pipette measured on the machine "
+              "(pid 7)");
+    EXPECT_EQ(f["gate_inconclusive"].get<std::string>().rfind("measured under a warning", 0), 0u);
+  }
+  EXPECT_TRUE(undecided) << j.dump(2);
 }
 
 }  // namespace

@@ -448,7 +448,37 @@ CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecor
       env.facts.is_object() && env.facts.contains("tier") && env.facts["tier"].is_object();
   f.params = cell.params;
   f.params_set = params_set;
+  f.untrusted = UntrustedReason(cell.conditions);
   return f;
+}
+
+std::string UntrustedReason(const json& conditions) {
+  if (!conditions.is_object()) return "";
+  std::vector<std::string> why;
+  if (auto o = conditions.find("other_pipette"); o != conditions.end() && o->is_array()) {
+    std::string list;
+    for (const json& p : *o) {
+      if (!p.is_object()) continue;
+      const auto pid = p.find("pid");
+      const auto program = p.find("program");
+      list += fmt::format("{}pid {}", list.empty() ? "" : ", ",
+                          pid != p.end() && pid->is_number_integer() ? pid->get<int64_t>() : 0);
+      if (program != p.end() && program->is_string() && !program->get<std::string>().empty()) {
+        list += " " + program->get<std::string>();
+      }
+    }
+    if (!o->empty()) {
+      why.push_back(fmt::format("measured while {} other Pipette{} measured on the machine{}",
+                                o->size(), o->size() == 1 ? "" : "s",
+                                list.empty() ? "" : " (" + list + ")"));
+    }
+  }
+  if (auto r = conditions.find("not_ready"); r != conditions.end() && r->is_string()) {
+    why.push_back("the readiness gate found the device not ready: " + r->get<std::string>());
+  }
+  std::string out;
+  for (const std::string& w : why) out += (out.empty() ? "" : "; ") + w;
+  return out;
 }
 
 namespace {

@@ -54,7 +54,16 @@ struct CellFacts {
   nlohmann::json params = nlohmann::json::object();
   // What the experiment set (the rest were the runtime's defaults); older stores: = params.
   nlohmann::json params_set = nlohmann::json::object();
+  // Non-empty: the cell was measured under a warning that makes its figures untrustworthy, and
+  // this says which (another Pipette measuring on the machine during the cell; the readiness
+  // gate finding the device not ready). Every report format carries it on the cell's rows;
+  // compare marks the verdict and leaves a gate line on it undecided.
+  std::string untrusted;
 };
+
+// The warning that makes a cell's figures untrustworthy, from its stored conditions
+// (`other_pipette`, `not_ready`), or "" (CellFacts::untrusted).
+std::string UntrustedReason(const nlohmann::json& conditions);
 
 // Facts with every field at its default, shared (what a default ResultRow refers to).
 const std::shared_ptr<const CellFacts>& NoCellFacts();

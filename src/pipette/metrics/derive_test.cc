@@ -373,5 +373,26 @@ TEST(Derive, ACellOnAnotherDeviceIsNamedByItsOwnEnvironment) {
   EXPECT_EQ(DeviceLabel(nullptr), "local");
 }
 
+// A cell measured while another Pipette measured, or refused by the readiness gate, carries the
+// warning in its facts (every report format and compare read it there); a clean one none.
+TEST(CellFactsOf, ACellMeasuredUnderAWarningIsUntrusted) {
+  store::RunRecord run;
+  store::EnvironmentRecord env;
+  store::CellRecord cell;
+  cell.conditions = {{"load_avg_1", 0.1}};
+  EXPECT_EQ(CellFactsOf(run, env, cell, json::object()).untrusted, "");
+  cell.conditions["other_pipette"] = json::array(
+      {{{"pid", 4242}, {"program", "pipette-worker-llama"}}, {{"pid", 77}, {"program", ""}}});
+  EXPECT_EQ(CellFactsOf(run, env, cell, json::object()).untrusted,
+            "measured while 2 other Pipettes measured on the machine (pid 4242 "
+            "pipette-worker-llama, pid 77)");
+  cell.conditions = {{"not_ready", "the CPU is at 90.0 °C, above the 80 °C allowed"},
+                     {"other_pipette", json::array()}};
+  EXPECT_EQ(CellFactsOf(run, env, cell, json::object()).untrusted,
+            "the readiness gate found the device not ready: the CPU is at 90.0 °C, above the 80 "
+            "°C allowed");
+  EXPECT_EQ(UntrustedReason(json("not an object")), "");
+}
+
 }  // namespace
 }  // namespace pipette::metrics

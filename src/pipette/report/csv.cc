@@ -15,6 +15,7 @@ const std::vector<std::string>& CsvColumns() {
   static const std::vector<std::string> kColumns = {"run_id",
                                                     "cell",
                                                     "cell_status",
+                                                    "untrusted",
                                                     "model",
                                                     "model_sha256",
                                                     "model_file_size",

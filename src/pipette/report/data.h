@@ -13,7 +13,7 @@
 namespace pipette::report {
 
 // Version of the JSON report's layout (docs/report-schema.md).
-inline constexpr int kJsonSchemaVersion = 7;
+inline constexpr int kJsonSchemaVersion = 8;
 
 struct ReportData {
   std::string store_path;

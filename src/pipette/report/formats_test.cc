@@ -105,6 +105,8 @@ ReportData Sample() {
   facts.model = "smol:Q4_K_M";
   facts.quant = "Q4_K_M";
   facts.quant_origin = "re-quantized from Q4_1";
+  facts.untrusted =
+      "measured while 1 other Pipette measured on the machine (pid 4242 pipette-worker-llama)";
   metrics::ResultRow ppl = row(0, 11, "ok", 1, "ppl", "ppl", "", {17.5, 19.25});
   ppl.value = 18.125;
   ppl.std_error = 0.75;

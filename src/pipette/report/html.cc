@@ -29,12 +29,14 @@ td pre { margin: 0; font-size: 12px; max-height: 16em; overflow: auto; }
 tr.noisy td { background: #fff4e5; }
 tr.emulated td, tr.emulated-tier td { background: #eef3fb; }
 tr.n-a td { color: #888; }
+tr.untrusted td { background: #fdecea; }
 .mark { display: inline-block; font-size: 11px; border-radius: 3px; padding: 0 0.4em;
         margin-right: 0.3em; background: #ddd; }
 .mark.noisy { background: #f58518; color: #fff; }
 .mark.re-quantized { background: #b279a2; color: #fff; }
 .mark.emulated, .mark.emulated-tier { background: #4c78a8; color: #fff; }
 .mark.n-a { background: #999; color: #fff; }
+.mark.untrusted { background: #c0392b; color: #fff; }
 .footnote { color: #555; font-size: 13px; max-width: 60em; }
 figure { margin: 1.2em 0; }
 figcaption { font-weight: 600; margin-bottom: 0.4em; }

@@ -8,124 +8,207 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/report/data.h"
+#include "pipette/util/json_parse.h"
 
 namespace pipette::report {
 namespace {
 
 using nlohmann::json;
 
-std::string Str(const json& o, const char* key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+// One result's fields, each type-checked where it is read: the first field of the wrong type is
+// kept as an error naming the file, the result's index and the field (exit 2), and read as empty;
+// never an exception.
+class Fields {
+ public:
+  Fields(const json& o, const std::string& file, size_t index)
+      : o_(o), file_(file), index_(index) {}
+
+  const std::optional<Error>& error() const { return error_; }
+  void Wrong(const char* key, const char* what) {
+    if (!error_) {
+      error_ = InputError(fmt::format("{}: results[{}].{} is not {}", file_, index_, key, what));
+    }
+  }
+  // Text, or "" when absent or null.
+  std::string Str(const char* key) {
+    const json* v = Find(key);
+    if (v && !v->is_string()) Wrong(key, "text");
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  }
+  // A number, or nullopt when absent or null.
+  std::optional<double> Real(const char* key) {
+    const json* v = Find(key);
+    if (v && !v->is_number()) Wrong(key, "a number");
+    return v && v->is_number() ? std::optional<double>(v->get<double>()) : std::nullopt;
+  }
+  int64_t Int(const char* key) {
+    const json* v = Find(key);
+    if (v && !v->is_number_integer()) Wrong(key, "a whole number");
+    return v && v->is_number_integer() ? v->get<int64_t>() : 0;
+  }
+  bool Bool(const char* key) {
+    const json* v = Find(key);
+    if (v && !v->is_boolean()) Wrong(key, "true or false");
+    return v && v->is_boolean() && v->get<bool>();
+  }
+  // An object, or nullptr when absent or null.
+  const json* Object(const char* key) {
+    const json* v = Find(key);
+    if (v && !v->is_object()) Wrong(key, "an object");
+    return v && v->is_object() ? v : nullptr;
+  }
+  // The samples: numbers, a null read as a sample that is not a finite number (JSON has no NaN:
+  // the report writes one so), so that the figure reads as invalid (compare calls it missing),
+  // never as 0.
+  std::vector<double> Samples() {
+    std::vector<double> out;
+    const json* v = Find("samples");
+    if (!v) return out;
+    if (!v->is_array()) {
+      Wrong("samples", "a list of numbers");
+      return out;
+    }
+    out.reserve(v->size());
+    for (const json& s : *v) {
+      if (!s.is_null() && !s.is_number()) {
+        Wrong("samples", "a list of numbers (or null for a sample that is not a finite number)");
+        return {};
+      }
+      out.push_back(s.is_null() ? std::numeric_limits<double>::quiet_NaN() : s.get<double>());
+    }
+    return out;
+  }
+
+ private:
+  // The field, or nullptr when absent or null.
+  const json* Find(const char* key) const {
+    const auto it = o_.find(key);
+    return it == o_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  const json& o_;
+  const std::string& file_;
+  size_t index_;
+  std::optional<Error> error_;
+};
+
+std::shared_ptr<const metrics::CellFacts> CellOf(Fields& f, int64_t run, int64_t cell) {
+  auto c = std::make_shared<metrics::CellFacts>();
+  c->run_id = run;
+  c->cell_index = static_cast<int>(cell) - 1;
+  c->cell_status = f.Str("cell_status");
+  c->model = f.Str("model");
+  c->model_sha256 = f.Str("model_sha256");
+  c->model_file_size = f.Int("model_file_size");
+  c->n_params = f.Int("n_params");
+  c->quant = f.Str("quant");
+  c->quant_origin = f.Str("quant_origin");
+  c->base_model = f.Str("base_model");
+  c->runtime = f.Str("runtime");
+  c->runtime_version = f.Str("runtime_version");
+  c->device = f.Str("device");
+  c->device_id = f.Str("device_id");
+  c->emulated = f.Bool("emulated");
+  c->emulated_tier = f.Bool("emulated_tier");
+  c->untrusted = f.Str("untrusted");
+  if (const json* p = f.Object("params")) c->params = *p;
+  const json* set = f.Object("params_set");
+  c->params_set = set ? *set : c->params;
+  return c;
 }
 
-std::optional<double> Real(const json& o, const char* key) {
-  const auto it = o.find(key);
-  if (it == o.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+metrics::ResultRow RowOf(Fields& f) {
+  metrics::ResultRow row;
+  row.test = f.Str("test");
+  row.metric = f.Str("metric");
+  row.unit = f.Str("unit");
+  row.subset = f.Str("subset");
+  row.na_reason = f.Str("na");
+  row.dataset = f.Str("dataset");
+  row.dataset_sha256 = f.Str("dataset_sha256");
+  row.value = f.Real("value").value_or(0);
+  row.std_error = f.Real("std_error");
+  row.ci_low = f.Real("ci_low");
+  row.ci_high = f.Real("ci_high");
+  row.samples = f.Samples();
+  row.summary = stats::Summarize(row.samples);
+  return row;
 }
-
-}  // namespace
-
-namespace {
 
 Result<JsonRows> Read(std::string_view text, const std::string& file, std::optional<int64_t> run) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return InputError(file + ": not JSON");
-  if (!doc.is_object() || doc.value("schema", "") != "pipette.report") {
+  // Bounded: a report nesting thousands of arrays is refused as it is read, never built.
+  auto parsed = ParseJsonBounded(text, file);
+  if (!parsed) return parsed.error();
+  const json& doc = *parsed;
+  const auto schema = doc.is_object() ? doc.find("schema") : doc.end();
+  if (!doc.is_object() || schema == doc.end() || *schema != "pipette.report") {
     return InputError(file +
                       ": not a Pipette JSON report (its \"schema\" is not \"pipette.report\")");
   }
-  const int version = doc.value("schema_version", 0);
+  const auto v = doc.find("schema_version");
+  const int64_t version = v != doc.end() && v->is_number_integer() ? v->get<int64_t>() : 0;
+  if (v == doc.end() || !v->is_number_integer()) {
+    return InputError(fmt::format(
+        "{}: not a Pipette JSON report as this Pipette reads it: its \"schema_version\" is not a "
+        "whole number",
+        file));
+  }
   if (version < 2 || version > kJsonSchemaVersion) {
     return InputError(fmt::format(
         "{}: report schema version {}; this Pipette reads versions 2 to {} (make the report again "
         "with this Pipette: pipette report --store STORE --format json)",
         file, version, kJsonSchemaVersion));
   }
-  const json& results = doc.contains("results") ? doc["results"] : json();
-  if (!results.is_array()) return InputError(file + ": the report has no \"results\" array");
+  // A reference, never a copy: what the report holds is walked in place.
+  const auto found = doc.find("results");
+  if (found == doc.end() || !found->is_array()) {
+    return InputError(file + ": the report has no \"results\" array");
+  }
+  const json& results = *found;
   JsonRows out;
   if (run) {
     out.run_id = *run;
   } else {
     for (const json& r : results) {
-      if (r.is_object()) out.run_id = std::max(out.run_id, r.value("run_id", int64_t{0}));
+      if (!r.is_object()) continue;
+      const auto id = r.find("run_id");
+      if (id != r.end() && id->is_number_integer()) {
+        out.run_id = std::max(out.run_id, id->get<int64_t>());
+      }
     }
   }
   std::map<int64_t, std::shared_ptr<const metrics::CellFacts>> cells;
-  size_t index = 0;
-  for (const json& r : results) {
-    ++index;
+  for (size_t index = 0; index < results.size(); ++index) {
+    const json& r = results[index];
     if (!r.is_object() || !r.contains("run_id") || !r.contains("cell") || !r.contains("test") ||
         !r.contains("metric") || !r["run_id"].is_number_integer() ||
         !r["cell"].is_number_integer()) {
-      return InputError(fmt::format("{}: results[{}] is not a result (run_id, cell, test, metric)",
-                                    file, index - 1));
+      return InputError(
+          fmt::format("{}: results[{}] is not a result (run_id, cell, test, metric)", file, index));
     }
     if (r["run_id"].get<int64_t>() != out.run_id) continue;
+    Fields f(r, file, index);
     const int64_t cell = r["cell"].get<int64_t>();
     auto& facts = cells[cell];
-    if (!facts) {
-      auto c = std::make_shared<metrics::CellFacts>();
-      c->run_id = out.run_id;
-      c->cell_index = static_cast<int>(cell) - 1;
-      c->cell_status = Str(r, "cell_status");
-      c->model = Str(r, "model");
-      c->model_sha256 = Str(r, "model_sha256");
-      c->model_file_size = r.value("model_file_size", int64_t{0});
-      c->n_params = r.value("n_params", int64_t{0});
-      c->quant = Str(r, "quant");
-      c->quant_origin = Str(r, "quant_origin");
-      c->base_model = Str(r, "base_model");
-      c->runtime = Str(r, "runtime");
-      c->runtime_version = Str(r, "runtime_version");
-      c->device = Str(r, "device");
-      c->device_id = Str(r, "device_id");
-      c->emulated = r.value("emulated", false);
-      c->emulated_tier = r.value("emulated_tier", false);
-      if (r.contains("params") && r["params"].is_object()) c->params = r["params"];
-      c->params_set =
-          r.contains("params_set") && r["params_set"].is_object() ? r["params_set"] : c->params;
-      facts = std::move(c);
-    }
-    metrics::ResultRow row;
+    if (!facts) facts = CellOf(f, out.run_id, cell);
+    metrics::ResultRow row = RowOf(f);
+    if (f.error()) return *f.error();
     row.cell = facts;
-    row.test = Str(r, "test");
-    row.metric = Str(r, "metric");
-    row.unit = Str(r, "unit");
-    row.subset = Str(r, "subset");
-    row.na_reason = Str(r, "na");
-    row.dataset = Str(r, "dataset");
-    row.dataset_sha256 = Str(r, "dataset_sha256");
-    row.value = Real(r, "value").value_or(0);
-    row.std_error = Real(r, "std_error");
-    row.ci_low = Real(r, "ci_low");
-    row.ci_high = Real(r, "ci_high");
-    if (r.contains("samples") && r["samples"].is_array()) {
-      for (const json& s : r["samples"]) {
-        if (s.is_null()) {  // a sample that was not a finite number (JSON has no NaN)
-          row.samples.push_back(std::numeric_limits<double>::quiet_NaN());
-          continue;
-        }
-        if (!s.is_number()) {
-          return InputError(fmt::format(
-              "{}: results[{}].samples holds a value that is not a number", file, index - 1));
-        }
-        row.samples.push_back(s.get<double>());
-      }
-    }
-    row.summary = stats::Summarize(row.samples);
     out.rows.push_back(std::move(row));
   }
-  if (doc.contains("runs") && doc["runs"].is_array()) {
-    for (const json& r : doc["runs"]) {
-      if (!r.is_object() || r.value("id", int64_t{0}) != out.run_id) continue;
-      if (r.contains("interleaved") && r["interleaved"].is_boolean()) {
-        out.interleaved = r["interleaved"].get<bool>();
+  const auto runs = doc.find("runs");
+  if (runs != doc.end() && runs->is_array()) {
+    for (const json& r : *runs) {
+      if (!r.is_object()) continue;
+      const auto id = r.find("id");
+      if (id == r.end() || !id->is_number_integer() || id->get<int64_t>() != out.run_id) continue;
+      const auto interleaved = r.find("interleaved");
+      if (interleaved != r.end() && interleaved->is_boolean()) {
+        out.interleaved = interleaved->get<bool>();
       }
-      if (r.contains("resumes") && r["resumes"].is_number_integer()) {
-        out.resumes = r["resumes"].get<int64_t>();
+      const auto resumes = r.find("resumes");
+      if (resumes != r.end() && resumes->is_number_integer()) {
+        out.resumes = resumes->get<int64_t>();
       }
     }
   }
@@ -143,7 +226,7 @@ Result<JsonRows> RowsFromReportJson(std::string_view text, const std::string& fi
   try {
     return Read(text, file, run);
   } catch (const nlohmann::json::exception& e) {
-    // A field of the wrong type (a schema_version given as text, a null where a number goes).
+    // Every field is type-checked where it is read; this is a last guard, never expected.
     return InputError(
         fmt::format("{}: not a Pipette JSON report as this Pipette reads it: {}", file, e.what()));
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "pipette/report/data.h"
 #include "pipette/report/document.h"
 
@@ -69,7 +71,7 @@ TEST(RowsFromReportJson, WhatIsNotAReportIsAnErrorNamingTheFile) {
       {R"({"schema": "pipette.compare"})", std::nullopt,
        "r.json: not a Pipette JSON report (its \"schema\" is not \"pipette.report\")"},
       {R"({"schema": "pipette.report", "schema_version": 99, "results": []})", std::nullopt,
-       "r.json: report schema version 99; this Pipette reads versions 2 to 7"},
+       "r.json: report schema version 99; this Pipette reads versions 2 to 8"},
       {R"({"schema": "pipette.report", "schema_version": 6, "results": [{"cell": 1}]})",
        std::nullopt, "r.json: results[0] is not a result (run_id, cell, test, metric)"},
       {Document({MakeRow(1, "tg128", {1, 2, 3})}), 4, "r.json: no result of run 4"},
@@ -82,6 +84,69 @@ TEST(RowsFromReportJson, WhatIsNotAReportIsAnErrorNamingTheFile) {
     EXPECT_EQ(r.error().exit_code, 2);
     EXPECT_EQ(r.error().message.substr(0, c.message.size()), c.message) << r.error().message;
   }
+}
+
+// A report nesting half a million arrays (1 MB) is refused as it is read, never built (a deep
+// value's copy or destruction would overflow the stack).
+TEST(RowsFromReportJson, DeepNestingIsRefusedNotBuilt) {
+  const size_t depth = 500000;
+  std::string text = R"({"schema": "pipette.report", "schema_version": 7, "results": )";
+  text += std::string(depth, '[') + std::string(depth, ']') + "}";
+  auto r = RowsFromReportJson(text, "x.json", std::nullopt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_EQ(r.error().message.rfind("x.json: JSON nested deeper than", 0), 0u) << r.error().message;
+}
+
+// Every field of a result is checked for its type where it is read: the wrong type is an error
+// naming the file, the result's index and the field.
+TEST(RowsFromReportJson, AFieldOfTheWrongTypeNamesTheResultAndTheField) {
+  struct Case {
+    const char* field;
+    ordered_json value;
+    std::string message;
+  } cases[] = {
+      {"model", 5, "r.json: results[1].model is not text"},
+      {"model_file_size", "big", "r.json: results[1].model_file_size is not a whole number"},
+      {"emulated", "no", "r.json: results[1].emulated is not true or false"},
+      {"params", ordered_json::array(), "r.json: results[1].params is not an object"},
+      {"value", "1.5", "r.json: results[1].value is not a number"},
+      {"samples", 3, "r.json: results[1].samples is not a list of numbers"},
+      {"samples", ordered_json::array({1, "2"}),
+       "r.json: results[1].samples is not a list of numbers"},
+      {"untrusted", true, "r.json: results[1].untrusted is not text"},
+      {"unit", ordered_json::object(), "r.json: results[1].unit is not text"},
+  };
+  for (const Case& c : cases) {
+    ordered_json doc = ordered_json::parse(
+        Document({MakeRow(1, "pp512", {1, 2, 3}), MakeRow(1, "tg128", {1, 2, 3})}));
+    doc["results"][1][c.field] = c.value;
+    auto r = RowsFromReportJson(doc.dump(), "r.json", std::nullopt);
+    ASSERT_FALSE(r.ok()) << c.field;
+    EXPECT_EQ(r.error().exit_code, 2);
+    EXPECT_EQ(r.error().message.substr(0, c.message.size()), c.message) << r.error().message;
+  }
+}
+
+// An empty sample list stays empty and a null sample reads as a sample that is not a finite
+// number, never as 0 (compare calls such a figure missing); a cell's untrusted warning comes back.
+TEST(RowsFromReportJson, NullSamplesAreNotZeroAndTheUntrustedWarningComesBack) {
+  metrics::ResultRow marked = MakeRow(1, "tg128", {5, 6, 7});
+  marked.EditCell().untrusted = "measured while 1 other Pipette measured on the machine";
+  ordered_json doc = ordered_json::parse(Document({marked}));
+  EXPECT_EQ(doc["results"][0]["untrusted"], marked.cell->untrusted);
+  auto back = RowsFromReportJson(doc.dump(), "r.json", std::nullopt);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->rows[0].cell->untrusted, marked.cell->untrusted);
+  doc["results"][0]["samples"] = ordered_json::array({5, nullptr, 7});
+  auto null = RowsFromReportJson(doc.dump(), "r.json", std::nullopt);
+  ASSERT_TRUE(null.ok()) << null.error().message;
+  ASSERT_EQ(null->rows[0].samples.size(), 3u);
+  EXPECT_TRUE(std::isnan(null->rows[0].samples[1]));
+  doc["results"][0]["samples"] = ordered_json::array();
+  auto empty = RowsFromReportJson(doc.dump(), "r.json", std::nullopt);
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_TRUE(empty->rows[0].samples.empty());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "pipette/report/summary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -110,8 +111,12 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     if (show_device) row.push_back(Text(r.cell->device));
     for (const auto& p : param_cols) row.push_back(Text(ParamDisplay(r, p, params)));
     const std::string test = quality_only ? "quality" : r.test;
-    row.push_back(Text(
-        r.cell->cell_status == "ok" ? test : fmt::format("{} ({})", test, r.cell->cell_status)));
+    // The test, marked in place (every format) when the cell did not finish or its figures are
+    // not to be trusted.
+    std::vector<std::string> why;
+    if (r.cell->cell_status != "ok") why.push_back(r.cell->cell_status);
+    if (!r.cell->untrusted.empty()) why.push_back("untrusted");
+    row.push_back(Text(why.empty() ? test : fmt::format("{} ({})", test, fmt::join(why, ", "))));
     std::string figure = quality_only ? "" : na_line ? "n/a: " + r.na_reason : FigureDisplay(r);
     if (auto k = per_kchar.find({r.cell->cell_id, r.test}); k != per_kchar.end() && !na_line) {
       figure += fmt::format(" · {:.0f} ms/kchar", k->second->summary.median);
@@ -131,6 +136,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     if (!RequantNote(r).empty()) marks.push_back("re-quantized");
     if (r.cell->emulated) marks.push_back("emulated");
     if (r.cell->emulated_tier) marks.push_back("emulated tier");
+    if (!r.cell->untrusted.empty()) marks.push_back("untrusted");
     if (na_line || (!quality_only && !r.na_reason.empty())) marks.push_back("n/a");
   }
   std::set<std::string> notes;
@@ -138,6 +144,14 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     if (const std::string n = RequantNote(r); !n.empty()) notes.insert(n);
   }
   t.footnotes.assign(notes.begin(), notes.end());
+  // Each untrusted cell once, with its warning.
+  std::set<std::pair<int64_t, int>> untrusted;
+  for (const auto& r : rows) {
+    if (r.cell->untrusted.empty() || !untrusted.insert({r.cell->run_id, r.cell->cell_index}).second)
+      continue;
+    t.footnotes.push_back(fmt::format("untrusted: run {} cell {}: {}", r.cell->run_id,
+                                      r.cell->cell_index + 1, r.cell->untrusted));
+  }
   if (emulated) {
     t.footnotes.push_back(
         "emulated: the worker ran under an emulator (its instruction set, not its host's): its "

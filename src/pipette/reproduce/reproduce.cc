@@ -159,7 +159,9 @@ Verdict Check(const Side& original, const Side& now, double threshold) {
       {"virtualized", "virtualized"},
       {"tier", "tier"},
       {"hostname", "host"},
-      {"load_avg_1", "load (largest 1-minute average at a cell's start)"}};
+      {"load_avg_1", "load (largest 1-minute average at a cell's start)"},
+      {"other_pipette_cells", "cells measured while another Pipette measured"},
+      {"not_ready_cells", "cells the readiness gate found the device not ready for"}};
   const std::string rt_a = Runtimes(*original.rows), rt_b = Runtimes(*now.rows);
   if (rt_a != rt_b) v.environment.push_back({"runtime", rt_a, rt_b});
   for (const auto& [key, what] : kFacts) {
@@ -209,6 +211,13 @@ Verdict Check(const Side& original, const Side& now, double threshold) {
       // Not the experiment's model: whatever the figures, this is not a reproduction.
       f.outcome = FigureCheck::Outcome::kNo;
       f.why = "the cell ran another model file than the original's (SHA-256 differs); " + f.why;
+    }
+    // A side measured under a warning (another Pipette measuring, the device not ready): said
+    // with the figure, whatever its outcome.
+    for (const auto& [side, row] : {std::pair{"original", &a}, std::pair{"now", it->second}}) {
+      if (!row->cell->untrusted.empty()) {
+        f.why += fmt::format("; untrusted ({}): {}", side, row->cell->untrusted);
+      }
     }
     if (f.outcome == FigureCheck::Outcome::kNo) {
       f.why += Explain(f.kind, v.environment);

@@ -47,8 +47,9 @@ struct Verdict {
 };
 
 // What each run's environment was, beside its rows: the device fingerprint's facts, and these
-// keys added by the caller: "pipette" (version and commit) and "load_avg_1" (the largest 1-minute
-// load average its cells started under).
+// keys added by the caller: "pipette" (version and commit), "load_avg_1" (the largest 1-minute
+// load average its cells started under), "other_pipette_cells" (how many cells were measured while
+// another Pipette measured) and "not_ready_cells" (how many the readiness gate failed).
 struct Side {
   const std::vector<metrics::ResultRow>* rows = nullptr;
   nlohmann::json environment = nlohmann::json::object();

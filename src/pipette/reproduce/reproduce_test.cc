@@ -119,5 +119,34 @@ TEST(Reproduce, ATimeMeasuredOnceACellCannotBeJudgedAndTopKKldPairsAcrossCells) 
   EXPECT_EQ(v.reproduced, 1u);
 }
 
+// A re-run measured while another Pipette measured: the count is an environment difference, and
+// each of the cell's figures says it is not to be trusted.
+TEST(Reproduce, CellsMeasuredUnderAWarningAreAnEnvironmentDifference) {
+  const auto a = Original();
+  std::vector<ResultRow> b = Original();
+  b[0].samples = {14.7, 15.0, 14.4};  // 3.4x slower
+  for (ResultRow& r : b) {
+    r.EditCell().untrusted = "measured while 1 other Pipette measured on the machine (pid 9)";
+  }
+  json env_a = kEnv, env_b = kEnv;
+  env_a["other_pipette_cells"] = 0;
+  env_b["other_pipette_cells"] = 1;
+  env_a["not_ready_cells"] = env_b["not_ready_cells"] = 0;
+  const Verdict v = Check({&a, env_a}, {&b, env_b});
+  ASSERT_EQ(v.environment.size(), 1u);
+  EXPECT_EQ(v.environment[0].what, "cells measured while another Pipette measured");
+  EXPECT_EQ(v.environment[0].original, "0");
+  EXPECT_EQ(v.environment[0].now, "1");
+  ASSERT_FALSE(v.figures.empty());
+  EXPECT_EQ(v.figures[0].outcome, FigureCheck::Outcome::kNo);
+  EXPECT_NE(v.figures[0].why.find("untrusted (now): measured while 1 other Pipette"),
+            std::string::npos)
+      << v.figures[0].why;
+  EXPECT_NE(v.figures[0].why.find("differs from the original's: cells measured while another "
+                                  "Pipette measured"),
+            std::string::npos)
+      << v.figures[0].why;
+}
+
 }  // namespace
 }  // namespace pipette::reproduce

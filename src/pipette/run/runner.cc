@@ -403,6 +403,9 @@ class Runner {
     // Another Pipette that started measuring during the cell is named too.
     NoteOtherPipettes();
     if (!others_.empty()) rec.conditions["other_pipette"] = others_;
+    // The readiness gate's refusal, where it failed the cell: its figures are not to be trusted.
+    if (!not_ready_.empty()) rec.conditions["not_ready"] = not_ready_;
+    not_ready_.clear();
     rec.finished_at = store::NowIso8601();
     if (auto st = deps_.store->UpdateCell(rec); !st) return st;
     // Its figures, derived once now for every later report (metrics/row_cache.h).
@@ -483,6 +486,7 @@ class Runner {
     if (Stopped()) return Failed("interrupted");
     if (!found->ready) {
       if (deps_.strict) strict_refusal_ = found->reason;
+      not_ready_ = found->reason;
       return Failed(found->reason);
     }
     return found->ToJson();
@@ -904,6 +908,7 @@ class Runner {
   std::map<device::Device*, std::string> no_energy_;
   std::string energy_read_error_;  // the current repetition's first reading failed: why
   std::string strict_refusal_;     // --strict: why the run stops after this cell
+  std::string not_ready_;          // why the readiness gate failed the current cell, if it did
   workload::Visit visit_;          // --interleave: the round the run is in
   // --interleave: the cells measured at their first visit and not finished yet, by index.
   std::map<int, store::CellRecord> open_;

@@ -8,6 +8,7 @@
 #include <deque>
 #include <filesystem>
 
+#include "pipette/metrics/derive.h"
 #include "pipette/run/runner.h"
 #include "pipette/run/runner_testing.h"
 #include "pipette/runtime/registry.h"
@@ -147,6 +148,10 @@ TEST_F(RunnerReadyTest, NotReadyByTheDeadlineFailsTheCellAndTheRunGoesOn) {
             "not ready after waiting 3 s: other processes kept the CPUs 80% busy over 1 s, above "
             "the 10% allowed");
   EXPECT_EQ((*cells)[1].status, "failed");  // the next cell ran, and waited too
+  // The refusal is kept in the cell's conditions: its figures are marked untrusted.
+  EXPECT_EQ((*cells)[0].conditions.value("not_ready", ""), (*cells)[0].error);
+  EXPECT_EQ(metrics::UntrustedReason((*cells)[0].conditions),
+            "the readiness gate found the device not ready: " + (*cells)[0].error);
 }
 
 TEST_F(RunnerReadyTest, StrictRefusesTheRestOfTheRun) {
