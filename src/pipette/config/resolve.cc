@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 
@@ -12,6 +11,7 @@
 #include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve_files.h"
 #include "pipette/config/yaml_helpers.h"
+#include "pipette/endpoint/api_key.h"
 #include "pipette/model/bundled.h"
 #include "pipette/model/onnx_model.h"
 #include "pipette/runtime/registry.h"
@@ -52,14 +52,10 @@ Result<RuntimeSpec> ResolveEndpoint(const Where& w, const WrittenRuntime& writte
       e.server_command = we.server->command;
     }
   }
-  if (!e.api_key_env.empty()) {
-    // Only whether it is set: the value is read when the endpoint is spoken to, and never kept.
-    const char* key = std::getenv(e.api_key_env.c_str());
-    if (!key || !*key) {
-      return w.At(written.pos, fmt::format("api_key_env: the environment variable {} is not set "
-                                           "(or is empty); set it to the endpoint's API key",
-                                           e.api_key_env));
-    }
+  // Only whether it is set and usable: the value is read when the endpoint is spoken to, and
+  // never kept.
+  if (auto key = endpoint::ApiKeyFromEnvironment(e.api_key_env); !key) {
+    return w.At(written.pos, key.error().message);
   }
   r.endpoint = std::move(e);
   return r;

@@ -15,6 +15,7 @@
 #include "pipette/endpoint/replies.h"
 #include "pipette/endpoint/server.h"
 #include "pipette/endpoint/stream.h"
+#include "pipette/http/text.h"
 #include "pipette/model/gguf.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/ops.h"
@@ -22,6 +23,7 @@
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/speed_ops.h"
 #include "pipette/protocol/version.h"
+#include "pipette/util/json_parse.h"
 #include "pipette/util/temp_dir.h"
 
 namespace pipette::endpoint {
@@ -93,6 +95,35 @@ std::string ServerVersion(const std::string& program) {
   return "";
 }
 
+// A field of a server's JSON reply, type-checked where it is read: absent or null is nullopt,
+// another type (or a count out of its range) an error naming the reply and the field, never an
+// exception.
+Result<std::optional<std::string>> StringField(const json& reply, const char* key,
+                                               std::string_view what) {
+  const auto it = reply.find(key);
+  if (it == reply.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string()) {
+    return RuntimeError(fmt::format("{}: '{}' is not a string", what, key));
+  }
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+Result<std::optional<int64_t>> CountField(const json& reply, const char* key, int64_t lo,
+                                          int64_t hi, std::string_view what) {
+  const auto it = reply.find(key);
+  if (it == reply.end() || it->is_null()) return std::optional<int64_t>();
+  if (it->is_number_integer() &&
+      !(it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(hi)) &&
+      it->get<int64_t>() >= lo && it->get<int64_t>() <= hi) {
+    return std::optional<int64_t>(it->get<int64_t>());
+  }
+  return RuntimeError(fmt::format("{}: '{}' is {}: not a whole number from {} to {}", what, key,
+                                  http::ServerText(it->dump(), "", 40), lo, hi));
+}
+
+// A server's context or slots past this is no figure a server gives.
+constexpr int64_t kMaxServerCount = int64_t{1} << 30;
+
 http::Url OriginOf(http::Url url) {
   url.base_path.clear();
   return url;
@@ -110,6 +141,18 @@ class EndpointChannel : public worker::WorkerChannel {
   Result<json, CallError> Call(json request, milliseconds timeout) override {
     const std::string op = request.value("op", "");
     timeout_ = timeout;
+    // Every field read from a server is type-checked where it is read; a reply of a shape no
+    // check foresaw still fails the call, never the run.
+    try {
+      return Answer(op, request);
+    } catch (const json::exception& e) {
+      last_error_ = Redact(
+          fmt::format("a reply of the endpoint {} has an unexpected shape: {}", Where(), e.what()));
+      return FailedCall(op, last_error_);
+    }
+  }
+
+  Result<json, CallError> Answer(const std::string& op, const json& request) {
     Result<json, CallError> r = FailedCall(op, "unknown op '" + op + "'");
     if (op == protocol::op::kHello) {
       r = Hello();
@@ -162,13 +205,8 @@ class EndpointChannel : public worker::WorkerChannel {
 
  private:
   // `text` with the API key cut out wherever a server's words repeated it (an error body).
-  std::string Redact(std::string text) const {
-    const std::string& key = cfg_.api_key;
-    if (key.empty()) return text;
-    for (size_t p = text.find(key); p != std::string::npos; p = text.find(key, p)) {
-      text.replace(p, key.size(), "[api key]");
-    }
-    return text;
+  std::string Redact(const std::string& text) const {
+    return http::RedactSecret(text, cfg_.api_key);
   }
   // A reply's error messages (a failed stream's `error`, a failed request's `message`: the words
   // a server or the client wrote) redacted the same way. Only those: a measured text, a rendered
@@ -207,13 +245,19 @@ class EndpointChannel : public worker::WorkerChannel {
     if (!cfg_.api_key.empty()) req.headers.emplace_back("Authorization", "Bearer " + cfg_.api_key);
     auto resp = cfg_.client->Send(at_origin ? OriginOf(*base_) : *base_, req);
     if (!resp) return FailedCall(op, resp.error().message);
+    const std::string where = (at_origin ? "" : base_->base_path) + path;
     if (resp->status != 200) {
-      return FailedCall(op, fmt::format("{}{}: HTTP {}: {}", at_origin ? "" : base_->base_path,
-                                        path, resp->status, resp->body.substr(0, 300)));
+      // The key cut out of the server's words before they are cut to their bound.
+      return FailedCall(
+          op,
+          fmt::format("{}: HTTP {}: {}", where, resp->status,
+                      http::ServerText(resp->body + (resp->body_cut ? " ..." : ""), cfg_.api_key)));
     }
-    json j = json::parse(resp->body, nullptr, false);
-    if (j.is_discarded()) return FailedCall(op, fmt::format("{}: the answer is not JSON", path));
-    return j;
+    const std::string what = fmt::format("the server's reply to {} {}", method, where);
+    auto j = ParseJsonBounded(resp->body, what);
+    if (!j) return FailedCall(op, http::ServerText(j.error().message, cfg_.api_key));
+    if (!j->is_object()) return FailedCall(op, what + ": not a JSON object");
+    return std::move(*j);
   }
 
   Result<json, CallError> Hello() {
@@ -226,9 +270,12 @@ class EndpointChannel : public worker::WorkerChannel {
     } else {
       // A running server: llama-server answers /props with its build.
       auto props = Exchange(protocol::op::kHello, "GET", "/props", json(), true);
-      if (props && props->contains("build_info")) {
+      auto info = props ? StringField(*props, "build_info", "the server's reply to GET /props")
+                        : Result<std::optional<std::string>>(std::optional<std::string>());
+      if (!info) return FailedCall(protocol::op::kHello, info.error().message);
+      if (*info) {
         flavor_ = Flavor::kLlamaServer;
-        version = (*props)["build_info"].get<std::string>();
+        version = http::ServerText(**info, cfg_.api_key, 100);
       } else if (!props && props.error().message.find("could not connect") != std::string::npos) {
         return FailedCall(protocol::op::kHello, fmt::format("the endpoint {} is down: {}", Where(),
                                                             props.error().message));
@@ -275,8 +322,21 @@ class EndpointChannel : public worker::WorkerChannel {
                                       models.error().message));
       }
       std::vector<std::string> ids;
-      for (const json& m : models->value("data", json::array())) {
-        if (m.is_object() && m.contains("id") && m["id"].is_string()) ids.push_back(m["id"]);
+      const auto data = models->find("data");
+      if (data == models->end() || !data->is_array()) {
+        return FailedCall(protocol::op::kLoadModel,
+                          fmt::format("the endpoint {} did not list its models: its reply to GET "
+                                      "/models has no 'data' array",
+                                      Where()));
+      }
+      for (const json& m : *data) {
+        if (!m.is_object() || !m.contains("id") || !m["id"].is_string()) {
+          return FailedCall(protocol::op::kLoadModel,
+                            fmt::format("the endpoint {} did not list its models: an entry of "
+                                        "its reply to GET /models has no string 'id'",
+                                        Where()));
+        }
+        ids.push_back(http::ServerText(m["id"].get<std::string>(), cfg_.api_key, 200));
       }
       served_model_ = cfg_.spec.model;
       if (served_model_.empty() && !ids.empty()) served_model_ = ids.front();
@@ -392,20 +452,30 @@ class EndpointChannel : public worker::WorkerChannel {
     if (Flavored()) {
       auto props = Exchange(op, "GET", "/props", json(), true);
       if (!props) return props.error();
-      const json& gen = props->value("default_generation_settings", json::object());
-      if (gen.contains("n_ctx") && gen["n_ctx"].is_number_integer()) {
-        const int64_t slot_ctx = gen["n_ctx"].get<int64_t>();
-        applied["server_n_ctx_per_slot"] = slot_ctx;
+      const char* what = "the server's reply to GET /props";
+      const auto gen = props->find("default_generation_settings");
+      if (gen != props->end() && !gen->is_null() && !gen->is_object()) {
+        return FailedCall(op,
+                          fmt::format("{}: 'default_generation_settings' is not an object", what));
+      }
+      auto slot_ctx = gen == props->end() || gen->is_null()
+                          ? Result<std::optional<int64_t>>(std::optional<int64_t>())
+                          : CountField(*gen, "n_ctx", 1, kMaxServerCount, what);
+      if (!slot_ctx) return FailedCall(op, slot_ctx.error().message);
+      if (*slot_ctx) {
+        applied["server_n_ctx_per_slot"] = **slot_ctx;
         if (cfg_.spec.start_server) {
-          n_ctx = slot_ctx;  // what each slot holds: compared with the plan's
-        } else if (slot_ctx < req->n_ctx) {
+          n_ctx = **slot_ctx;  // what each slot holds: compared with the plan's
+        } else if (**slot_ctx < req->n_ctx) {
           return FailedCall(op, fmt::format("the server's context per slot ({} tokens) is less "
                                             "than the {} this cell's tests need",
-                                            slot_ctx, req->n_ctx));
+                                            **slot_ctx, req->n_ctx));
         }
       }
-      if (props->contains("total_slots") && (*props)["total_slots"].is_number_integer()) {
-        const int64_t slots = (*props)["total_slots"].get<int64_t>();
+      auto total_slots = CountField(*props, "total_slots", 1, kMaxServerCount, what);
+      if (!total_slots) return FailedCall(op, total_slots.error().message);
+      if (*total_slots) {
+        const int64_t slots = **total_slots;
         applied["slots"] = slots;
         // Streams beyond the slots would queue: they would not run at the concurrency stated.
         if (!cfg_.spec.start_server && concurrency_ > slots) {
@@ -415,8 +485,12 @@ class EndpointChannel : public worker::WorkerChannel {
                                             concurrency_, slots, Where()));
         }
       }
-      if (props->contains("build_info")) applied["server_build"] = (*props)["build_info"];
-      chat_template_ = props->value("chat_template", "");
+      auto build = StringField(*props, "build_info", what);
+      if (!build) return FailedCall(op, build.error().message);
+      if (*build) applied["server_build"] = http::ServerText(**build, cfg_.api_key, 100);
+      auto tmpl = StringField(*props, "chat_template", what);
+      if (!tmpl) return FailedCall(op, tmpl.error().message);
+      chat_template_ = tmpl->value_or("");
     }
     protocol::InitContextResponse resp;
     resp.t_start_ns = t0;
@@ -426,6 +500,16 @@ class EndpointChannel : public worker::WorkerChannel {
     json out = resp.ToJson();
     for (const auto& [k, v] : applied.items()) out[k] = v;
     return out;
+  }
+
+  // The prompt llama-server renders for a chat body (its /apply-template).
+  Result<std::string, CallError> RenderedPrompt(const std::string& op, const json& body) {
+    auto r = Exchange(op, "POST", "/apply-template", body, true);
+    if (!r) return r.error();
+    auto prompt = StringField(*r, "prompt", "the server's reply to POST /apply-template");
+    if (!prompt) return FailedCall(op, prompt.error().message);
+    if (!*prompt) return FailedCall(op, "the server's reply to POST /apply-template has no prompt");
+    return **prompt;
   }
 
   // The model's tokenizer is at hand: llama-server's own endpoints, else a worker that loads
@@ -443,8 +527,18 @@ class EndpointChannel : public worker::WorkerChannel {
           {{"content", text}, {"add_special", add_special}, {"parse_special", parse_special}},
           true);
       if (!r) return r.error();
-      for (const json& t : r->value("tokens", json::array())) {
-        if (t.is_number_integer()) out.push_back(t.get<int64_t>());
+      const auto tokens = r->find("tokens");
+      if (tokens == r->end() || !tokens->is_array()) {
+        return FailedCall(op, "the server's reply to POST /tokenize has no 'tokens' array");
+      }
+      for (const json& t : *tokens) {
+        if (!t.is_number_integer() || (t.is_number_unsigned() && t.get<uint64_t>() > INT32_MAX) ||
+            t.get<int64_t>() < 0 || t.get<int64_t>() > INT32_MAX) {
+          return FailedCall(op,
+                            "the server's reply to POST /tokenize: a token is not a token id "
+                            "(a whole number from 0 to 2^31-1)");
+        }
+        out.push_back(t.get<int64_t>());
       }
       return out;
     }
@@ -474,7 +568,9 @@ class EndpointChannel : public worker::WorkerChannel {
     if (Flavored()) {
       auto r = Exchange(op, "POST", "/detokenize", {{"tokens", tokens}}, true);
       if (!r) return r.error();
-      return r->value("content", "");
+      auto content = StringField(*r, "content", "the server's reply to POST /detokenize");
+      if (!content) return FailedCall(op, content.error().message);
+      return content->value_or("");
     }
     protocol::DetokenizeRequest req;
     req.tokens.assign(tokens.begin(), tokens.end());
@@ -638,9 +734,9 @@ class EndpointChannel : public worker::WorkerChannel {
         if (g.extra.contains("chat_template_kwargs")) {
           body["chat_template_kwargs"] = g.extra["chat_template_kwargs"];
         }
-        auto rendered = Exchange(op, "POST", "/apply-template", body, true);
+        auto rendered = RenderedPrompt(op, body);
         if (!rendered) return rendered.error();
-        auto t = TokensOf(op, rendered->value("prompt", ""), true, true);
+        auto t = TokensOf(op, *rendered, true, true);
         if (!t) return t.error();
         expected = static_cast<int64_t>(t->size());
       }
@@ -679,9 +775,9 @@ class EndpointChannel : public worker::WorkerChannel {
     if (Flavored()) {
       json body = {{"messages", messages}};
       if (!kwargs.empty()) body["chat_template_kwargs"] = kwargs;
-      auto rendered = Exchange(op, "POST", "/apply-template", body, true);
+      auto rendered = RenderedPrompt(op, body);
       if (!rendered) return rendered.error();
-      resp.prompt = rendered->value("prompt", "");
+      resp.prompt = *rendered;
       resp.template_text = chat_template_;
     }
     resp.template_origin = "server";
@@ -798,15 +894,7 @@ class EndpointChannel : public worker::WorkerChannel {
 }  // namespace
 
 Result<std::string> ApiKeyFromEnvironment(const config::EndpointSpec& spec) {
-  if (spec.api_key_env.empty()) return std::string();
-  const char* v = std::getenv(spec.api_key_env.c_str());
-  if (!v || !*v) {
-    return InputError(
-        fmt::format("api_key_env: the environment variable {} is not set (or is "
-                    "empty); set it to the endpoint's API key",
-                    spec.api_key_env));
-  }
-  return std::string(v);
+  return ApiKeyFromEnvironment(spec.api_key_env);
 }
 
 Result<std::unique_ptr<worker::WorkerChannel>> OpenEndpoint(ChannelConfig config) {

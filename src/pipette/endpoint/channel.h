@@ -14,6 +14,7 @@
 
 #include "pipette/config/endpoint_spec.h"
 #include "pipette/device/device.h"
+#include "pipette/endpoint/api_key.h"
 #include "pipette/http/client.h"
 #include "pipette/worker/channel.h"
 
@@ -40,7 +41,8 @@ struct ChannelConfig {
 Result<std::unique_ptr<worker::WorkerChannel>> OpenEndpoint(ChannelConfig config);
 
 // The API key the spec names, from the environment: "" when it names none; an input error naming
-// the variable (never a value) when it is unset or empty.
+// the variable (never a value) when it is unset, empty or holds a control character (a line
+// break would inject a header).
 Result<std::string> ApiKeyFromEnvironment(const config::EndpointSpec& spec);
 
 }  // namespace pipette::endpoint

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "pipette/http/text.h"
+#include "pipette/util/json_parse.h"
+
 namespace pipette::endpoint {
 
 using nlohmann::json;
@@ -50,16 +55,43 @@ Result<std::string> BuildBody(const GenerationRequest& request) {
   return body.dump();
 }
 
+int64_t TokenCountBound(int64_t asked) {
+  // Without a request's size, a bound no generation reaches (and an allocation it can afford).
+  return asked > 0 ? 2 * asked + 16 : int64_t{1} << 20;
+}
+
 namespace {
 
-std::optional<int64_t> IntAt(const json& j, const char* key) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<int64_t>();
-  return std::nullopt;
+// `j[key]` as a count: nullopt when absent or null; an error naming `what` when it is not a
+// non-negative integer of at most `bound` (a string, 1e300, -1, a fraction).
+Result<std::optional<int64_t>> CountAt(const json& j, const char* key, int64_t bound,
+                                       std::string_view what) {
+  if (!j.is_object()) return std::optional<int64_t>();
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::optional<int64_t>();
+  if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(bound)) {
+    return std::optional<int64_t>(static_cast<int64_t>(it->get<uint64_t>()));
+  }
+  if (it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= bound) {
+    return std::optional<int64_t>(it->get<int64_t>());
+  }
+  return RuntimeError(fmt::format("{}.{} is {}: not a count of 0 to {}", what, key,
+                                  http::ServerText(it->dump(), "", 40), bound));
 }
-std::optional<double> NumberAt(const json& j, const char* key) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<double>();
-  return std::nullopt;
+
+// `j[key]` as milliseconds: nullopt when absent or null; an error when it is not a number of 0 or
+// more.
+Result<std::optional<double>> MsAt(const json& j, const char* key, std::string_view what) {
+  if (!j.is_object()) return std::optional<double>();
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::optional<double>();
+  if (it->is_number() && std::isfinite(it->get<double>()) && it->get<double>() >= 0) {
+    return std::optional<double>(it->get<double>());
+  }
+  return RuntimeError(fmt::format("{}.{} is {}: not a time in milliseconds", what, key,
+                                  http::ServerText(it->dump(), "", 40)));
 }
+
 std::string StringAt(const json& j, const char* key) {
   if (j.is_object() && j.contains(key) && j[key].is_string()) return j[key].get<std::string>();
   return {};
@@ -73,32 +105,53 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
     return {};
   }
   ++record_.events;
-  json j = json::parse(event.data, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return RuntimeError(fmt::format("the stream's event {} is not a JSON object: '{}'",
-                                    record_.events, event.data.substr(0, 200)));
+  const std::string what = fmt::format("the stream's event {}", record_.events);
+  auto parsed = ParseJsonBounded(event.data, what);
+  if (!parsed || !parsed->is_object()) {
+    return RuntimeError(fmt::format("{} is not a JSON object: '{}'", what,
+                                    http::ServerText(event.data, secret_, 200)));
   }
+  const json& j = *parsed;
   if (j.contains("error")) {
     const json& e = j["error"];
     std::string message = e.is_object() ? StringAt(e, "message") : e.dump();
-    return RuntimeError(fmt::format("the server reported an error mid-stream: {}", message));
+    return RuntimeError(fmt::format("the server reported an error mid-stream: {}",
+                                    http::ServerText(message, secret_)));
   }
   if (j.contains("usage") && j["usage"].is_object()) {
-    if (auto n = IntAt(j["usage"], "prompt_tokens")) record_.usage_prompt_tokens = n;
-    if (auto n = IntAt(j["usage"], "completion_tokens")) record_.usage_completion_tokens = n;
+    const std::string in = what + ": usage";
+    auto prompt = CountAt(j["usage"], "prompt_tokens", kMaxPromptTokens, in);
+    if (!prompt) return prompt.error();
+    auto completion = CountAt(j["usage"], "completion_tokens", bound_, in);
+    if (!completion) return completion.error();
+    if (*prompt) record_.usage_prompt_tokens = *prompt;
+    if (*completion) record_.usage_completion_tokens = *completion;
   }
   // Tokens this chunk holds, where the server says: the growth of its cumulative predicted_n.
   int tokens = -1;
   if (j.contains("timings") && j["timings"].is_object()) {
     const json& t = j["timings"];
-    if (auto v = IntAt(t, "prompt_n")) record_.server_prompt_n = v;
-    if (auto v = NumberAt(t, "prompt_ms")) record_.server_prompt_ms = v;
-    if (auto v = IntAt(t, "predicted_n")) {
+    const std::string in = what + ": timings";
+    auto prompt_n = CountAt(t, "prompt_n", kMaxPromptTokens, in);
+    if (!prompt_n) return prompt_n.error();
+    auto predicted_n = CountAt(t, "predicted_n", bound_, in);
+    if (!predicted_n) return predicted_n.error();
+    auto prompt_ms = MsAt(t, "prompt_ms", in);
+    if (!prompt_ms) return prompt_ms.error();
+    auto predicted_ms = MsAt(t, "predicted_ms", in);
+    if (!predicted_ms) return predicted_ms.error();
+    if (*prompt_n) record_.server_prompt_n = *prompt_n;
+    if (*prompt_ms) record_.server_prompt_ms = *prompt_ms;
+    if (*predicted_ms) record_.server_predicted_ms = *predicted_ms;
+    if (const auto v = *predicted_n) {
+      if (*v < predicted_) {
+        return RuntimeError(
+            fmt::format("{}.predicted_n went back from {} to {}", in, predicted_, *v));
+      }
       record_.server_predicted_n = v;
       tokens = static_cast<int>(*v - predicted_);
       predicted_ = *v;
     }
-    if (auto v = NumberAt(t, "predicted_ms")) record_.server_predicted_ms = v;
   }
   const bool has_choice = j.contains("choices") && j["choices"].is_array() && !j["choices"].empty();
   const json choice = has_choice ? j["choices"][0] : json::object();
@@ -115,6 +168,7 @@ Result<void> StreamReader::Add(const http::SseEvent& event) {
   // Token ids beside the choices, where a server sends them (llama-server's native /completion
   // with return_tokens; its /v1 endpoints do not).
   if (tokens < 0 && j.contains("tokens") && j["tokens"].is_array()) {
+    // As many as the event's bytes allow (http::kMaxSseEvent): within an int.
     tokens = static_cast<int>(j["tokens"].size());
   }
   // Tokens the server counted in a chunk without text (the role-only first chunk of a chat, a

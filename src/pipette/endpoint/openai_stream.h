@@ -65,16 +65,29 @@ struct StreamRecord {
   int events = 0;     // data events read
 };
 
+// The most generated tokens a server's count may say for a request of `asked` tokens (its
+// max_tokens; 0: not known): twice that and 16 more, room for a count that differs (recorded as a
+// mismatch); past it the count is no count, and the stream an error. A prompt's count, at most
+// kMaxPromptTokens.
+int64_t TokenCountBound(int64_t asked);
+inline constexpr int64_t kMaxPromptTokens = int64_t{1} << 30;
+
 class StreamReader {
  public:
-  explicit StreamReader(Api api) : api_(api) {}
-  // One SSE event. An error when its data is not JSON or is the server's error object (then the
-  // record keeps what came before).
+  // `asked_tokens`: the request's max_tokens, which bounds the server's counts; `secret`: the API
+  // key, cut out of any text of the server's an error quotes.
+  explicit StreamReader(Api api, int64_t asked_tokens = 0, std::string secret = {})
+      : api_(api), bound_(TokenCountBound(asked_tokens)), secret_(std::move(secret)) {}
+  // One SSE event. An error when its data is not a JSON object, is the server's error object, or
+  // holds a count or a time that is not one (not a number of the type, negative, past its bound,
+  // a running count that went back): then the record keeps what came before.
   Result<void> Add(const http::SseEvent& event);
   const StreamRecord& record() const { return record_; }
 
  private:
   Api api_;
+  int64_t bound_;
+  std::string secret_;
   StreamRecord record_;
   int64_t predicted_ = 0;      // the last chunk's cumulative predicted_n
   int held_ = 0;               // tokens counted in chunks without text, not yet given to one

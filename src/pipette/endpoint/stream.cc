@@ -8,21 +8,29 @@
 #include <optional>
 #include <thread>
 
+#include "pipette/http/text.h"
+#include "pipette/util/json_parse.h"
+
 namespace pipette::endpoint {
 
 namespace {
 
-// The server's own words for an HTTP error: OpenAI's {"error":{"message":...}} or the body.
-std::string ServerMessage(const std::string& body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.contains("error")) {
-    const auto& e = j["error"];
+// The server's own words for an HTTP error: OpenAI's {"error":{"message":...}} or the body; the
+// key cut out of it before it is cut to its bound (http::ServerText).
+std::string ServerMessage(const http::Response& response, const std::string& secret) {
+  auto j = ParseJsonBounded(response.body, "the error's body");
+  std::string words = response.body;
+  if (j && j->is_object() && j->contains("error")) {
+    const auto& e = (*j)["error"];
     if (e.is_object() && e.contains("message") && e["message"].is_string()) {
-      return e["message"].get<std::string>();
+      words = e["message"].get<std::string>();
+    } else if (e.is_string()) {
+      words = e.get<std::string>();
     }
-    if (e.is_string()) return e.get<std::string>();
+  } else if (response.body_cut) {
+    words += " ...";
   }
-  return body.substr(0, 300);
+  return http::ServerText(words, secret);
 }
 
 StreamError Fail(StreamError::Kind kind, std::string message) {
@@ -65,13 +73,17 @@ Result<Streamed, StreamError> StreamGeneration(http::HttpClient& client, const h
   if (!options.api_key.empty())
     req.headers.emplace_back("Authorization", "Bearer " + options.api_key);
   req.headers.emplace_back("Accept", "text/event-stream");
+  req.max_body_bytes = http::kMaxStreamBytes;
   http::SseParser parser;
-  StreamReader reader(request.api);
+  StreamReader reader(request.api, request.max_tokens, options.api_key);
   std::vector<http::SseEvent> events;
   std::optional<Error> event_error;
   auto on_body = [&](std::string_view piece, int64_t t_ns) {
     events.clear();
-    parser.Feed(piece, t_ns, &events);
+    if (auto st = parser.Feed(piece, t_ns, &events); !st) {
+      event_error = st.error();
+      return false;
+    }
     for (const auto& ev : events) {
       if (auto r = reader.Add(ev); !r) {
         event_error = r.error();
@@ -93,11 +105,15 @@ Result<Streamed, StreamError> StreamGeneration(http::HttpClient& client, const h
         return Fail(K::kCancelled, response.error().message);
       case http::Failure::Kind::kBroken:
         return Fail(K::kCut, response.error().message);
+      case http::Failure::Kind::kTooLarge:
+        return Fail(K::kServerError, response.error().message);
+      case http::Failure::Kind::kRefused:
+        return Fail(K::kHttp, response.error().message);
     }
   }
   if (response->status != 200) {
     return Fail(K::kHttp, fmt::format("{}: HTTP {}: {}", where, response->status,
-                                      ServerMessage(response->body)));
+                                      ServerMessage(*response, options.api_key)));
   }
   const bool cut = parser.Finish();
   if (!reader.record().done) {

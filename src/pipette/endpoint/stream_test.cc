@@ -84,5 +84,63 @@ TEST(StreamConcurrently, GivesOneResultPerRequestInOrder) {
   EXPECT_EQ(client.requests.size(), 4u);
 }
 
+// What a hostile or broken server can send ends that stream with a recorded error, bounded:
+// a count far past what was asked (no allocation of it), a count that is no count, a 10 MB line,
+// a 50 MB error message (mid-stream or in an HTTP error), a body echoing the key after padding.
+TEST(StreamGeneration, WhatNoServerShouldSendIsAnErrorOfTheStreamBounded) {
+  const std::string key = "sk-test-0123456789abcdefghijklmnopqrstu";
+  struct Case {
+    int status;
+    std::string body;
+    const char* says;
+  };
+  const std::string done = "\n\ndata: [DONE]\n\n";
+  const std::vector<Case> cases = {
+      {200, R"(data: {"choices":[{"text":"a"}],"timings":{"predicted_n":2000000000}})" + done,
+       "predicted_n is 2000000000: not a count of 0 to 32"},
+      {200,
+       R"(data: {"choices":[{"text":"a","finish_reason":"length"}],)"
+       R"("usage":{"completion_tokens":1e300}})" +
+           done,
+       "completion_tokens is 1e+300: not a count"},
+      {200, R"(data: {"choices":[],"usage":{"completion_tokens":-1}})" + done,
+       "is -1: not a count"},
+      {200, R"(data: {"choices":[],"usage":{"prompt_tokens":"3"}})" + done,
+       "is \"3\": not a count"},
+      {200, R"(data: {"choices":[],"timings":{"prompt_ms":-5}})" + done, "not a time"},
+      {200,
+       R"(data: {"choices":[{"text":"a"}],"timings":{"predicted_n":3}})"
+       "\n\n"
+       R"(data: {"choices":[{"text":"b"}],"timings":{"predicted_n":2}})" +
+           done,
+       "predicted_n went back from 3 to 2"},
+      {200, "data: " + std::string(10 << 20, 'x') + done, "longer than 1048576 bytes"},
+      {200, R"(data: {"error":{"message":")" + std::string(500 << 10, 'm') + R"("}})" + done,
+       "more bytes]"},
+      {200, R"(data: {"error":{"message":")" + std::string(50 << 20, 'm') + R"("}})" + done,
+       "longer than 1048576 bytes"},
+      {200, "data: " + std::string(254, 'p') + key + std::string(100, 'q') + done,
+       "is not a JSON object"},
+      {500, R"({"error":{"message":")" + std::string(50 << 20, 'm') + R"("}})", "more bytes]"},
+      {401, std::string(254, 'p') + "Bearer " + key + std::string(100, 'q'), "HTTP 401"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    FakeClient client;
+    client.status = c.status;
+    client.pieces = {c.body};
+    GenerationRequest req;
+    req.max_tokens = 8;
+    auto s = StreamGeneration(client, kUrl, req, StreamOptions{.api_key = key});
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().kind,
+              c.status == 200 ? StreamError::Kind::kServerError : StreamError::Kind::kHttp);
+    EXPECT_NE(s.error().message.find(c.says), std::string::npos)
+        << s.error().message.substr(0, 500);
+    EXPECT_LT(s.error().message.size(), 700u);
+    EXPECT_EQ(s.error().message.find(key.substr(0, 4)), std::string::npos) << s.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace pipette::endpoint

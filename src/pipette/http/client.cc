@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "pipette/http/text.h"
+
 namespace pipette::http {
 
 int64_t SteadyNowNs() {
@@ -25,9 +27,14 @@ std::string Url::Origin() const {
 }
 
 Result<Url> ParseUrl(std::string_view text) {
+  // Named as written, but for its secrets: a query or fragment, credentials (never accepted).
   auto bad = [&](std::string_view why) {
-    return InputError(fmt::format("URL '{}': {}", text, why));
+    return InputError(fmt::format("URL '{}': {}", ServerText(text, "", 200), why));
   };
+  // In the request line or a header, it would end one and start another.
+  if (HasControlCharacter(text) || text.find(' ') != std::string_view::npos) {
+    return bad("no spaces or control characters");
+  }
   Url u;
   const size_t sep = text.find("://");
   if (sep == std::string_view::npos) return bad("it needs a scheme (http:// or https://)");
@@ -36,7 +43,7 @@ Result<Url> ParseUrl(std::string_view text) {
     return bad(fmt::format("scheme '{}' is not http or https", u.scheme));
   }
   std::string_view rest = text.substr(sep + 3);
-  const size_t slash = rest.find('/');
+  const size_t slash = rest.find_first_of("/?#");  // the authority ends there
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
   if (authority.find('@') != std::string_view::npos) {
@@ -149,13 +156,25 @@ Result<Response, Failure> HttpLibClient::Send(const Url& url, const Request& req
   httplib::Request req;
   req.method = request.method;
   req.path = url.base_path + request.path;
-  for (const auto& [k, v] : request.headers) req.headers.emplace(k, v);
+  for (const auto& [k, v] : request.headers) {
+    // A line break in a value would end the header and start another: never sent. The value
+    // (an API key) is not repeated.
+    if (HasControlCharacter(k) || HasControlCharacter(v)) {
+      return Fail(Failure::Kind::kRefused,
+                  fmt::format("{}{}: not sent: header '{}' holds a control character", url.Origin(),
+                              req.path, HasControlCharacter(k) ? "?" : k));
+    }
+    req.headers.emplace(k, v);
+  }
   if (request.method != "GET") {
     req.body = request.body;
     req.headers.emplace("Content-Type", request.content_type);
   }
   Response out;
-  bool stopped_by_receiver = false;
+  // Why reading stopped before the end: `on_body` said so, the body passed its bound, or an
+  // error's body was read far enough.
+  enum class Stop { kNone, kReceiver, kTooLarge, kErrorBodyRead } stop = Stop::kNone;
+  size_t read = 0;  // bytes of the body (decompressed) so far
   req.response_handler = [&](const httplib::Response& r) {
     out.status = r.status;
     out.t_status_ns = SteadyNowNs();
@@ -165,9 +184,25 @@ Result<Response, Failure> HttpLibClient::Send(const Url& url, const Request& req
     const int64_t t = SteadyNowNs();
     out.t_end_ns = t;
     std::string_view piece(data, n);
-    out.body.append(piece);
-    if (on_body && out.status < 300 && !on_body(piece, t)) {
-      stopped_by_receiver = true;
+    read += n;
+    if (out.status >= 300) {
+      out.body.append(
+          piece.substr(0, kMaxErrorBodyBytes - std::min(out.body.size(), kMaxErrorBodyBytes)));
+      if (read > kMaxErrorBodyBytes) {
+        out.body_cut = true;
+        stop = Stop::kErrorBodyRead;
+        return false;
+      }
+      return true;
+    }
+    if (read > request.max_body_bytes) {
+      stop = Stop::kTooLarge;
+      return false;
+    }
+    if (!on_body) {
+      out.body.append(piece);
+    } else if (!on_body(piece, t)) {
+      stop = Stop::kReceiver;
       return false;
     }
     return true;
@@ -190,9 +225,15 @@ Result<Response, Failure> HttpLibClient::Send(const Url& url, const Request& req
         Failure::Kind::kTimeout,
         fmt::format("{}: no complete response within {} ms (cancelled)", where, timeout.count()));
   }
-  if (why == Watchdog::Why::kCancel || stopped_by_receiver) {
+  if (why == Watchdog::Why::kCancel || stop == Stop::kReceiver) {
     return Fail(Failure::Kind::kCancelled, fmt::format("{}: cancelled", where));
   }
+  if (stop == Stop::kTooLarge) {
+    return Fail(Failure::Kind::kTooLarge,
+                fmt::format("{}: the response body is larger than {} bytes: not read further",
+                            where, request.max_body_bytes));
+  }
+  if (stop == Stop::kErrorBodyRead) return out;  // the status and the error's first bytes
   if (!ok) {
     switch (err) {
       case httplib::Error::Connection:
@@ -213,7 +254,6 @@ Result<Response, Failure> HttpLibClient::Send(const Url& url, const Request& req
     }
   }
   out.status = res.status;
-  if (!res.body.empty() && out.body.empty()) out.body = res.body;
   return out;
 }
 

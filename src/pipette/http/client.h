@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,6 +33,13 @@ struct Url {
 // An input error naming the problem ("base_url 'x': ..."), exit code 2.
 Result<Url> ParseUrl(std::string_view text);
 
+// A reply read whole (JSON: /props, /v1/models, /tokenize) is far smaller; a streamed generation
+// of thousands of tokens, a few MiB. An error's body is read only so far: its first bytes are
+// the message, and the rest is not read.
+inline constexpr size_t kMaxReplyBytes = size_t{4} << 20;
+inline constexpr size_t kMaxStreamBytes = size_t{64} << 20;
+inline constexpr size_t kMaxErrorBodyBytes = size_t{64} << 10;
+
 struct Request {
   std::string method = "GET";
   std::string path = {};  // after the URL's base path ("/completions")
@@ -40,17 +48,32 @@ struct Request {
   std::string content_type = "application/json";
   // The whole exchange, a stalled stream included, must end by then (else kTimeout).
   std::chrono::milliseconds timeout{300000};
+  // The most bytes of a successful response's body (after decompression) read: a body kept
+  // whole (no `on_body`) or handed over piece by piece. Past it, reading stops (kTooLarge).
+  size_t max_body_bytes = kMaxReplyBytes;
 };
 
 // Why no complete response came: the server could not be reached, it stalled past the timeout,
 // the exchange was cancelled, or the connection broke. An HTTP error status is a response.
 struct Failure : Error {
-  enum class Kind { kConnect, kTimeout, kCancelled, kBroken } kind = Kind::kBroken;
+  // kTooLarge: a successful response's body past Request::max_body_bytes; kRefused: a request
+  // Pipette would not send (a header holding a control character).
+  enum class Kind {
+    kConnect,
+    kTimeout,
+    kCancelled,
+    kBroken,
+    kTooLarge,
+    kRefused
+  } kind = Kind::kBroken;
 };
 
 struct Response {
   int status = 0;
-  std::string body;         // everything read (also when it went to `on_body`)
+  // A successful response's body as read, unless it went to `on_body`; an error's (a status of
+  // 300 or more) first kMaxErrorBodyBytes, `body_cut` when there was more.
+  std::string body;
+  bool body_cut = false;
   int64_t t_sent_ns = 0;    // just before the request was written
   int64_t t_status_ns = 0;  // the status line and headers read
   int64_t t_end_ns = 0;     // the last byte read

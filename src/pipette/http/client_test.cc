@@ -83,17 +83,22 @@ TEST(ParseUrl, RefusesWhatItCannotUseWithTheReason) {
       {"http://host:99999/v1", "from 1 to 65535"},
       {"http://host/v1?x=1", "no query"},
       {"http:///v1", "no host"},
+      {"http://host/v1?api_key=SECRET", "no query"},
+      {"http://host/v1#SECRET", "no query"},
+      {"http://host?key=SECRET", "no query"},
+      {"http://host/v1\r\nX-Injected: 1", "no spaces or control characters"},
   };
   for (const auto& [text, why] : cases) {
     auto u = ParseUrl(text);
     ASSERT_FALSE(u) << text;
     EXPECT_EQ(u.error().exit_code, 2) << text;
     EXPECT_NE(u.error().message.find(why), std::string::npos) << u.error().message;
-    const bool secret = std::string(text).find('@') != std::string::npos;
-    // The URL is named, except one holding credentials: never repeated.
+    const bool secret = std::string(text).find_first_of("@?#\r") != std::string::npos;
+    // The URL is named, except one holding a secret (credentials, a query string) or a line
+    // break: never repeated whole.
     EXPECT_EQ(u.error().message.find(text) != std::string::npos, !secret) << u.error().message;
-    if (secret) {
-      EXPECT_EQ(u.error().message.find("user:key"), std::string::npos);
+    for (const char* part : {"user:key", "SECRET", "\r", "\n"}) {
+      EXPECT_EQ(u.error().message.find(part), std::string::npos) << u.error().message;
     }
   }
 }
@@ -156,7 +161,7 @@ TEST(HttpLibClient, AStreamArrivesPieceByPieceWithOrderedArrivalTimes) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(seen, "data: 0\n\ndata: 1\n\ndata: 2\n\n");
-  EXPECT_EQ(r->body, seen);
+  EXPECT_TRUE(r->body.empty());  // handed over, not kept a second time
   ASSERT_FALSE(times.empty());
   EXPECT_LE(r->t_sent_ns, r->t_status_ns);
   for (size_t i = 1; i < times.size(); ++i) EXPECT_LE(times[i - 1], times[i]);
@@ -234,6 +239,90 @@ TEST(HttpLibClient, TheReaderStoppingIsACancel) {
                        [](std::string_view, int64_t) { return false; });
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, Failure::Kind::kCancelled);
+}
+
+// A successful body past its bound is not read on (kTooLarge): kept whole or streamed, and after
+// decompression (the server compresses what the client accepts), so a small compressed body
+// cannot grow without bound either.
+TEST(HttpLibClient, ABodyPastItsBoundStopsTheExchange) {
+  const std::string big(8 << 20, '0');
+  StandIn s([&big](httplib::Server& svr) {
+    svr.Get("/v1/models", [&big](const httplib::Request&, httplib::Response& res) {
+      res.set_content(big, "application/json");
+    });
+    svr.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink& sink) {
+        const std::string comment = ": " + std::string(4094, 'k') + "\n";
+        for (int i = 0; i < 4096 && sink.is_writable(); ++i) {
+          sink.write(comment.data(), comment.size());
+        }
+        sink.done();
+        return true;
+      });
+    });
+  });
+  HttpLibClient client;
+  Request get{.method = "GET", .path = "/models"};
+  get.max_body_bytes = 1 << 20;
+  auto whole = client.Send(s.url(), get);
+  ASSERT_FALSE(whole);
+  EXPECT_EQ(whole.error().kind, Failure::Kind::kTooLarge);
+  EXPECT_NE(whole.error().message.find("larger than 1048576 bytes"), std::string::npos)
+      << whole.error().message;
+  // Decompressed: a client that accepts gzip gets the same bound on what it inflates.
+  get.headers.emplace_back("Accept-Encoding", "gzip");
+  whole = client.Send(s.url(), get);
+  ASSERT_FALSE(whole);
+  EXPECT_EQ(whole.error().kind, Failure::Kind::kTooLarge);
+
+  Request post{.method = "POST", .path = "/completions", .body = "{}"};
+  post.max_body_bytes = 1 << 20;
+  size_t handed = 0;
+  auto streamed = client.Send(s.url(), post, [&](std::string_view piece, int64_t) {
+    handed += piece.size();
+    return true;
+  });
+  ASSERT_FALSE(streamed);
+  EXPECT_EQ(streamed.error().kind, Failure::Kind::kTooLarge);
+  EXPECT_LE(handed, size_t{1} << 20);
+}
+
+// An error's body is read only so far: the status and its first bytes are the response.
+TEST(HttpLibClient, AnErrorsBodyIsReadOnlyToItsBound) {
+  StandIn s([](httplib::Server& svr) {
+    svr.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 401;
+      res.set_content(std::string(1 << 20, 'e'), "text/plain");
+    });
+  });
+  std::string seen;
+  auto r = PostCollecting(s.url(), &seen);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(r->body.size(), kMaxErrorBodyBytes);
+  EXPECT_TRUE(r->body_cut);
+}
+
+// A header value with a line break (an API key variable holding CRLF) would inject a header:
+// never sent, and the value is not repeated.
+TEST(HttpLibClient, AHeaderWithAControlCharacterIsNeverSent) {
+  std::atomic<int> requests{0};
+  StandIn s([&requests](httplib::Server& svr) {
+    svr.Get("/v1/models", [&requests](const httplib::Request&, httplib::Response& res) {
+      ++requests;
+      res.set_content("{}", "application/json");
+    });
+  });
+  HttpLibClient client;
+  Request req{.method = "GET", .path = "/models"};
+  req.headers.emplace_back("Authorization", "Bearer secret\r\nX-Injected: yes");
+  auto r = client.Send(s.url(), req);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Failure::Kind::kRefused);
+  EXPECT_NE(r.error().message.find("'Authorization' holds a control character"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(r.error().message.find("secret"), std::string::npos);
+  EXPECT_EQ(requests, 0);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ namespace {
 std::vector<SseEvent> FeedAll(SseParser& p, const std::vector<std::string>& pieces) {
   std::vector<SseEvent> out;
   int64_t t = 100;
-  for (const auto& s : pieces) p.Feed(s, t++, &out);
+  for (const auto& s : pieces) EXPECT_TRUE(p.Feed(s, t++, &out).ok());
   return out;
 }
 
@@ -53,6 +53,38 @@ TEST(SseParser, AStreamCutMidEventIsReportedAndTheEventDropped) {
   ev = FeedAll(q, {"data: {\"a\":1}\n"});  // its blank line never came
   EXPECT_TRUE(ev.empty());
   EXPECT_TRUE(q.Finish());
+}
+
+// A line or an event past its bound is an error, not a buffer that grows: a server that sends a
+// 10 MB line, or megabytes of one event's data lines, is stopped at the bound.
+TEST(SseParser, ALineOrAnEventPastItsBoundIsAnError) {
+  SseParser p;
+  std::vector<SseEvent> out;
+  const std::string mib(1 << 20, 'x');
+  EXPECT_TRUE(p.Feed("data: " + mib.substr(0, (1 << 20) - 6), 1, &out).ok());
+  auto r = p.Feed("y", 2, &out);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("longer than 1048576 bytes"), std::string::npos);
+  EXPECT_TRUE(out.empty());
+
+  SseParser q;
+  const std::string line = "data: " + std::string(1000, 'z') + "\n";
+  Result<void> st;
+  int lines = 0;
+  while (st.ok() && lines < 2000) {
+    st = q.Feed(line, 3, &out);
+    ++lines;
+  }
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("more than 1048576 bytes"), std::string::npos);
+  EXPECT_LT(lines, 1100);
+  EXPECT_TRUE(out.empty());
+
+  // Comments (keep-alives) take no memory however many come: each line is dropped.
+  SseParser k;
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_TRUE(k.Feed(": " + std::string(1000, 'k') + "\n", 4, &out).ok());
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace
