@@ -95,5 +95,47 @@ TEST_F(SelectE2E, NothingFitsExitsOneWithEachVetoAndBadInputTwo) {
       << b.err;
 }
 
+// Bad input is exit 2 with its place, never a recommendation and never another file blamed: a
+// figure Pipette never reports, a bound no value can meet, a profiles path that is no readable
+// file, a run given twice.
+TEST_F(SelectE2E, BadProfilesAndArgumentsAreExitTwoWithTheirPlace) {
+  const fs::path typo = Write("typo.yaml",
+                              "profiles:\n"
+                              "  x:\n"
+                              "    constraints:\n"
+                              "      - peak_rs <= 1MiB\n");
+  Output t = Pipette({"select", "--store", Store(), "--profiles", typo.string(), "--profile", "x"});
+  EXPECT_EQ(t.code, 2) << t.out;
+  EXPECT_NE(t.err.find(typo.string() + ":4:9: 'peak_rs <= 1MiB': 'peak_rs' is no figure"),
+            std::string::npos)
+      << t.err;
+  EXPECT_NE(t.err.find("(did you mean 'peak_rss'?)"), std::string::npos) << t.err;
+  EXPECT_EQ(t.out.find("meets every constraint"), std::string::npos) << t.out;
+
+  const fs::path never = Write("never.yaml",
+                               "profiles:\n"
+                               "  x:\n"
+                               "    constraints: [format_ok >= 1.5]\n");
+  Output n =
+      Pipette({"select", "--store", Store(), "--profiles", never.string(), "--profile", "x"});
+  EXPECT_EQ(n.code, 2);
+  EXPECT_NE(n.err.find(never.string() + ":3:32: 'format_ok >= 1.5': no value of format_ok"),
+            std::string::npos)
+      << n.err;
+
+  for (const std::string& path : {dir_.string(), (dir_ / "missing.yaml").string()}) {
+    Output p = Pipette({"select", "--store", Store(), "--profiles", path, "--profile", "x"});
+    EXPECT_EQ(p.code, 2) << path;
+    EXPECT_NE(p.err.find("--profiles " + path + ": cannot read " + path), std::string::npos)
+        << p.err;
+  }
+
+  Output twice =
+      Pipette({"select", "--store", Store(), "--run", "1", "--run", "1", "--profile", "roomy"});
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_NE(twice.err.find("--run 1 is given twice"), std::string::npos) << twice.err;
+  EXPECT_EQ(twice.err.find("select.yaml"), std::string::npos) << twice.err;
+}
+
 }  // namespace
 }  // namespace pipette_e2e

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -29,7 +30,9 @@ Result<select::Profiles> ProfilesFor(const SelectArgs& args,
   select::Profiles out;
   if (!args.profiles.empty()) {
     auto text = ReadFileToString(args.profiles);
-    if (!text) return InputError(fmt::format("{}: cannot read the profiles file", args.profiles));
+    if (!text) {
+      return InputError(fmt::format("--profiles {}: {}", args.profiles, text.error().message));
+    }
     auto file = select::ParseProfiles(*text, args.profiles);
     if (!file) return file.error();
     if (file->empty()) {
@@ -71,9 +74,19 @@ int Select(const SelectArgs& args) {
     }
     return FailInput(InputError(fmt::format("{}: no such store", args.store)));
   }
+  // -o never overwrites the store or the profiles file.
+  std::vector<NamedPath> inputs = StoreFiles("the store", args.store);
+  inputs.push_back({"the profiles file", args.profiles});
+  if (auto st = CheckOutputs(inputs, {{"-o", args.output}}); !st) return FailInput(st.error());
   auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);
   if (!store) return FailInput(store.error());
   std::vector<int64_t> runs = args.runs;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (std::find(runs.begin(), runs.begin() + long(i), runs[i]) != runs.begin() + long(i)) {
+      return FailInput(InputError(
+          fmt::format("--run {} is given twice: each run's cells are candidates once", runs[i])));
+    }
+  }
   if (runs.empty()) {
     auto latest = (*store)->LatestRunId();
     if (!latest) return FailInput(latest.error());
@@ -123,7 +136,7 @@ int Select(const SelectArgs& args) {
   if (args.output.empty()) {
     std::cout << out.str();
   } else {
-    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return FailInput(st.error());
+    if (auto st = WriteOutput(args.output, out.str(), processes); !st) return FailInput(st.error());
     fmt::print(stderr, "wrote {}\n", args.output);
   }
   return s->ranked.empty() ? 1 : 0;

@@ -17,6 +17,7 @@
 
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
+#include "pipette/util/utf8.h"
 
 namespace pipette::quality {
 namespace {
@@ -24,6 +25,8 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxTokensLimit = 1 << 20;
+// The most bytes one line (one item) of a dataset may take: far past any context a model holds.
+constexpr size_t kMaxItemBytes = size_t{1} << 20;
 
 // Where a problem is: "file:line: " plus an optional prefix such as "checker 2 (regex): ".
 struct Where {
@@ -79,6 +82,7 @@ Result<std::string> ReadFile(const std::string& path) {
 // Calls `visit` with every non-blank line parsed as a JSON object; stops at the first error.
 Status ForEachObject(const std::string& path, std::string_view content,
                      const std::function<Status(const Where&, const json&)>& visit) {
+  const char* start = content.data();
   if (content.substr(0, 3) == "\xEF\xBB\xBF") content.remove_prefix(3);  // UTF-8 BOM
   int line_no = 0;
   while (!content.empty()) {
@@ -86,8 +90,18 @@ Status ForEachObject(const std::string& path, std::string_view content,
     const size_t nl = content.find('\n');
     std::string_view line = content.substr(0, nl);
     content.remove_prefix(nl == std::string_view::npos ? content.size() : nl + 1);
-    if (line.find_first_not_of(" \t\r\f\v") == std::string_view::npos) continue;  // blank
     const Where where{path, line_no, ""};
+    // An item is a line: one past the bound is refused before it is parsed, measured or sized
+    // into a context.
+    if (line.size() > kMaxItemBytes) {
+      return where.Fail(fmt::format("the line is {} bytes, more than the {} an item may take",
+                                    line.size(), FormatBytes(double(kMaxItemBytes))));
+    }
+    // Text from outside reaches JSON requests and the store, which take only UTF-8.
+    if (auto bad = FirstInvalidUtf8(line)) {
+      return NotUtf8Error(path, line, *bad, line_no, static_cast<size_t>(line.data() - start));
+    }
+    if (line.find_first_not_of(" \t\r\f\v") == std::string_view::npos) continue;  // blank
     json obj;
     try {
       obj = json::parse(line.begin(), line.end());

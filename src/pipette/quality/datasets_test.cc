@@ -165,6 +165,29 @@ TEST_F(DatasetFile, BadJsonNamesFileAndLine) {
   EXPECT_EQ(McError("[1, 2]\n"), "x.jsonl:1: expected a JSON object, got an array");
 }
 
+// Text from outside must be UTF-8 before it reaches a JSON request or the store: the first bad
+// byte is named by line, column and offset, in mc's and gen's files alike (a string of JSON that
+// nlohmann would refuse, and bytes outside any string).
+TEST_F(DatasetFile, TextThatIsNotUtf8IsRefusedAtItsFirstBadByte) {
+  const std::string bad_question = std::string(kMcLine) + "\n" +
+                                   R"({"id": "q2", "question": "caf)" + "\xE9" +
+                                   R"(", "choices": ["a", "b"], "answer": 0})";
+  EXPECT_EQ(McError(bad_question),
+            "x.jsonl:2:30: not UTF-8: byte 0xE9 (offset 105 of the file) starts no well-formed "
+            "UTF-8 sequence; save the text as UTF-8");
+  EXPECT_EQ(GenError(std::string(kGenLine) + "  \xFF\n").substr(0, 48),
+            "x.jsonl:1:86: not UTF-8: byte 0xFF (offset 85 of");
+}
+
+// An item is bounded: a line past 1 MiB is refused by its place before it is parsed or sized.
+TEST_F(DatasetFile, ALinePastTheBoundIsRefusedByItsPlace) {
+  const std::string huge = R"({"id": "q2", "question": ")" + std::string(2 << 20, 'x') +
+                           R"(", "choices": ["a", "b"], "answer": 0})";
+  EXPECT_EQ(McError(std::string(kMcLine) + "\n" + huge + "\n"),
+            "x.jsonl:2: the line is 2097216 bytes, more than the 1.00 MiB an item may take");
+  EXPECT_EQ(GenError(huge).substr(0, 36), "x.jsonl:1: the line is 2097216 bytes");
+}
+
 TEST_F(DatasetFile, McFieldProblems) {
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "answer": 0})"),
             "x.jsonl:1: missing 'choices'");

@@ -1,11 +1,14 @@
 #include "pipette/select/constraint.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 
+#include "pipette/metrics/figures.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::select {
@@ -20,7 +23,78 @@ bool NameChar(char c) {
          c == '+' || c == '-';
 }
 
+// Whether a value `v` of a figure of `kind` can hold against `op` `bound` (in the figure's unit).
+bool Satisfiable(metrics::FigureKind kind, Constraint::Op op, double bound) {
+  const metrics::ValueRange r = metrics::RangeOf(kind);
+  switch (op) {
+    case Constraint::Op::kGe:
+      return bound <= r.hi;
+    case Constraint::Op::kGt:
+      return bound < r.hi;
+    case Constraint::Op::kLe:
+      return bound >= r.lo;
+    case Constraint::Op::kLt:
+      return bound > r.lo;
+  }
+  return true;
+}
+
+// The figure a parsed constraint names is one Pipette reports (metrics/figures.h), in the bound's
+// unit, and the bound is one some value of it can meet; else an error at the figure's or the
+// bound's place (exit 2).
+Status CheckFigure(const Constraint& c, size_t name_at, size_t number_at) {
+  auto at = [&](size_t i, const std::string& problem) -> Error {
+    return ErrorAt({c.file, c.line, c.column + static_cast<int>(i)},
+                   fmt::format("'{}': {}", c.text, problem), 2);
+  };
+  const std::vector<const metrics::FigureSpec*> specs = metrics::FiguresNamed(c.figure);
+  if (specs.empty()) {
+    return at(name_at,
+              fmt::format("'{}' is no figure Pipette reports (docs/report-schema.md: a "
+                          "test, a metric, or test.metric){}",
+                          c.figure, DidYouMean(c.figure, metrics::FigureNamesLike(c.figure))));
+  }
+  std::vector<const metrics::FigureSpec*> in_unit;
+  std::set<std::string> units;
+  for (const metrics::FigureSpec* s : specs) {
+    units.insert(s->unit.empty() ? "no unit" : s->unit);
+    const bool percent =
+        c.kind == Constraint::Kind::kFraction && (s->unit == "%" || s->unit == "probability");
+    if (c.kind == Constraint::Kind::kPlain || s->unit == UnitOf(c.kind) || percent) {
+      in_unit.push_back(s);
+    }
+  }
+  if (in_unit.empty()) {
+    return at(number_at, fmt::format("{} is in {}, the bound in {}", c.figure,
+                                     fmt::join(units, " or "), UnitOf(c.kind)));
+  }
+  for (const metrics::FigureSpec* s : in_unit) {
+    // A bound in % of a figure in % ("decay <= 10%") compares as the figure's own number.
+    const double bound =
+        c.kind == Constraint::Kind::kFraction && s->unit == "%" ? c.bound * 100 : c.bound;
+    if (Satisfiable(s->kind, c.op, bound)) return {};
+  }
+  return at(number_at, fmt::format("no value of {} can be {} that: it is {}", c.figure,
+                                   OpText(c.op), metrics::KindText(in_unit[0]->kind)));
+}
+
 }  // namespace
+
+std::string UnitOf(Constraint::Kind k) {
+  switch (k) {
+    case Constraint::Kind::kBytes:
+      return "bytes";
+    case Constraint::Kind::kTime:
+      return "ms";
+    case Constraint::Kind::kRate:
+      return "t/s";
+    case Constraint::Kind::kFraction:
+      return "fraction";
+    case Constraint::Kind::kPlain:
+      return "";
+  }
+  return "";
+}
 
 std::string OpText(Constraint::Op op) {
   switch (op) {
@@ -127,6 +201,7 @@ Result<Constraint> ParseConstraint(std::string_view text, const std::string& fil
     return fail(unit_at,
                 fmt::format("'{}' is not a unit (B, KiB, MiB, GiB, MB, GB, ms, s, t/s, %)", unit));
   }
+  if (auto st = CheckFigure(c, name_at, number_at); !st) return st.error();
   return c;
 }
 

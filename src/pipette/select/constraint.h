@@ -23,11 +23,15 @@ struct Constraint {
 };
 
 std::string OpText(Constraint::Op op);  // "<=", "<", ">=", ">"
+// The unit the bound's kind says, as a row's unit: "bytes", "ms", "t/s", "fraction", "" (plain).
+std::string UnitOf(Constraint::Kind k);
 // Whether `value` meets the constraint.
 bool Holds(const Constraint& c, double value);
 
 // `text` as written at `file`:`line`:`column` (1-based, where the text starts). An error names the
-// place of the part that is wrong, with the form expected (exit 2).
+// place of the part that is wrong, with the form expected (exit 2); so is a figure Pipette never
+// reports (with the near name), a bound in another unit than every figure of the name, and a bound
+// no value of the figure can meet (its range from its kind, metrics/figures.h: format_ok >= 1.5).
 Result<Constraint> ParseConstraint(std::string_view text, const std::string& file, int line,
                                    int column);
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/select/shipped_profiles.h"
+
 namespace pipette::select {
 namespace {
 
@@ -47,6 +49,13 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
        "p.yaml:3:14: weights: at least one weight must be above 0"},
       {"profiles:\n  a: {}\n  a: {}\n", "p.yaml:3:3: duplicate key 'a' among the profiles"},
       {"profiles: [a]\n", "p.yaml:1:11: expected a mapping of profile names to profiles"},
+      {"profiles:\n  a:\n    constraints:\n      - peak_rs <= 1MiB\n",
+       "p.yaml:4:9: 'peak_rs <= 1MiB': 'peak_rs' is no figure Pipette reports "
+       "(docs/report-schema.md: "
+       "a test, a metric, or test.metric) (did you mean 'peak_rss'?)"},
+      {"profiles:\n  a:\n    constraints: ['format_ok >= 1.5']\n",
+       "p.yaml:3:33: 'format_ok >= 1.5': no value of format_ok can be >= that: it is a "
+       "proportion, from 0 to 1 (0% to 100%)"},
   };
   for (const Case& k : cases) {
     auto p = ParseProfiles(k.yaml, "p.yaml");
@@ -61,6 +70,14 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
                           "select");
   ASSERT_TRUE(ex.ok()) << ex.error().message;
   EXPECT_EQ(ex->count("mine"), 1u);
+  // An experiment's section is held to the same figures.
+  auto typo = ParseProfiles("name: x\nselect:\n  mine: {constraints: [peak_rs <= 1MiB]}\n",
+                            "ex.yaml", "select");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().exit_code, 2);
+  EXPECT_NE(typo.error().message.find("ex.yaml:3:24: 'peak_rs <= 1MiB': 'peak_rs' is no figure"),
+            std::string::npos)
+      << typo.error().message;
 }
 
 TEST(Profiles, TheShippedOnesParseWithThePractitionersBounds) {
@@ -72,6 +89,10 @@ TEST(Profiles, TheShippedOnesParseWithThePractitionersBounds) {
   EXPECT_EQ(texts, (std::vector<std::string>{"peak_rss <= 1.5GiB", "ttft@512 <= 800ms",
                                              "tg128 >= 15 t/s", "format_ok >= 0.95"}));
   for (const auto& [name, profile] : p) EXPECT_FALSE(profile.about.empty()) << name;
+  // Every shipped constraint names a figure Pipette reports, with a bound it can meet.
+  auto parsed = ParseProfiles(kShippedProfilesYaml, "profiles/select.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->size(), p.size());
 }
 
 }  // namespace

@@ -25,23 +25,6 @@ struct Pool {
   std::optional<double> density;  // tokens per 1000 characters of the ppl corpus: its tokenizer
 };
 
-// The unit a constraint's bound says, as a row's unit.
-std::string UnitOf(Constraint::Kind k) {
-  switch (k) {
-    case Constraint::Kind::kBytes:
-      return "bytes";
-    case Constraint::Kind::kTime:
-      return "ms";
-    case Constraint::Kind::kRate:
-      return "t/s";
-    case Constraint::Kind::kFraction:
-      return "fraction";
-    case Constraint::Kind::kPlain:
-      return "";
-  }
-  return "";
-}
-
 // The row a constraint reads among a cell's rows (the whole set's, not a language's), or none.
 Result<const ResultRow*> Read(const Constraint& c, const std::vector<const ResultRow*>& rows) {
   int best = 0;
@@ -65,7 +48,8 @@ Result<const ResultRow*> Read(const Constraint& c, const std::vector<const Resul
                    2);
   }
   const ResultRow* r = found[0];
-  const bool percent = c.kind == Constraint::Kind::kFraction && r->unit == "%";
+  const bool percent =
+      c.kind == Constraint::Kind::kFraction && (r->unit == "%" || r->unit == "probability");
   if (c.kind != Constraint::Kind::kPlain && r->na_reason.empty() && r->unit != UnitOf(c.kind) &&
       !percent) {
     return ErrorAt({c.file, c.line, c.column},
@@ -332,12 +316,16 @@ std::string Recommend(const Selection& s, size_t candidates, const Weights& w) {
   if (s.ranked.size() > 1) {
     out += fmt::format("; next is {} at {:.2f}.", s.ranked[1].name, s.ranked[1].total);
   } else {
-    out += ", the only candidate that meets every constraint.";
+    out += s.unchecked.empty() ? ", the only candidate that meets every constraint."
+                               : ", the only candidate that meets every constraint checked.";
   }
   if (vetoed > 0) out += fmt::format(" {} of {} candidates were vetoed.", vetoed, candidates);
   if (!s.unchecked.empty()) {
-    out +=
-        fmt::format(" Not checked, as no candidate measured it: {}.", fmt::join(s.unchecked, "; "));
+    // Never a choice that "meets every constraint" while one was not held at all.
+    out += fmt::format(
+        " Not every constraint was checked: no candidate measured the figure of {}, so this "
+        "choice may break {}.",
+        fmt::join(s.unchecked, "; "), s.unchecked.size() == 1 ? "it" : "them");
   }
   return out;
 }

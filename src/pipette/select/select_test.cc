@@ -37,6 +37,10 @@ TEST(Select, ConstraintsVetoWithByHowMuchAndTheRestRankTiesByName) {
   EXPECT_EQ(s->vetoed[2].device, "board: Cortex-A76");
   // No candidate measured a TTFT: not checked, and said so.
   EXPECT_EQ(s->unchecked, std::vector<std::string>{"ttft@512 <= 800ms"});
+  EXPECT_NE(s->recommendation.find("Not every constraint was checked: no candidate measured the "
+                                   "figure of ttft@512 <= 800ms, so this choice may break it."),
+            std::string::npos)
+      << s->recommendation;
   EXPECT_NE(s->recommendation.find("choose big Q4_K_M llama.cpp on Intel Xeon"), std::string::npos)
       << s->recommendation;
   EXPECT_NE(s->recommendation.find("2 of 4 candidates were vetoed"), std::string::npos);
@@ -131,11 +135,36 @@ TEST(Select, AnAmbiguousFigureOrABoundInTheWrongUnitIsAnError) {
   EXPECT_EQ(a.error().message,
             "p.yaml:4:9: 'throughput >= 5 t/s': 'throughput' names several figures of a cell "
             "(tg128.throughput, pp512.throughput): name one as test.metric");
-  p.constraints = {*ParseConstraint("peak_rss <= 800ms", "p.yaml", 4, 9)};
+  // ParseConstraint refuses a bound in the wrong unit for every figure of the name; a row in
+  // another unit than the catalogue's (an older store) is still refused here.
+  Constraint ms = *ParseConstraint("ttft@512 <= 800ms", "p.yaml", 4, 9);
+  ms.figure = "peak_rss";
+  ms.text = "peak_rss <= 800ms";
+  p.constraints = {ms};
   auto u = Select(rows, p);
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.error().message,
             "p.yaml:4:9: 'peak_rss <= 800ms': peak_rss is in bytes, the bound in ms");
+}
+
+// The only candidate left "meets every constraint" only when every constraint was checked.
+TEST(Select, TheOnlyCandidateLeftIsNeverSaidToMeetAConstraintNotChecked) {
+  Profile p = TestProfile();
+  p.constraints[1] = *ParseConstraint("tg128 >= 18 t/s", "p.yaml", 1, 1);
+  auto s = Select(Fixture(), p);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->ranked.size(), 1u);
+  EXPECT_EQ(s->recommendation.find("meets every constraint."), std::string::npos)
+      << s->recommendation;
+  EXPECT_NE(s->recommendation.find("the only candidate that meets every constraint checked"),
+            std::string::npos)
+      << s->recommendation;
+  p.constraints.pop_back();  // the TTFT no candidate measured
+  auto all = Select(Fixture(), p);
+  ASSERT_TRUE(all.ok());
+  EXPECT_NE(all->recommendation.find("the only candidate that meets every constraint."),
+            std::string::npos)
+      << all->recommendation;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -33,11 +35,22 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
 }
 
 Result<std::string> ReadFileToString(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return Error{fmt::format("cannot read {}: a folder", path)};
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("cannot read {}", path)};
-  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error{fmt::format("cannot read {}", path)};
-  return out;
+  if (!in) {
+    const int e = errno;
+    return Error{fmt::format("cannot read {}: {}", path,
+                             !fs::exists(path, ec) ? "no such file" : std::strerror(e))};
+  }
+  try {  // libstdc++ throws where the read itself fails (EIO, EISDIR)
+    std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error{fmt::format("cannot read {}", path)};
+    return out;
+  } catch (const std::ios_base::failure& e) {
+    return Error{fmt::format("cannot read {}: {}", path, e.what())};
+  }
 }
 
 }  // namespace pipette

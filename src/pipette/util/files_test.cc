@@ -28,5 +28,18 @@ TEST(Files, UnwritablePlaceIsAnError) {
   EXPECT_FALSE(WriteFileAtomically("/proc/pipette-cannot-write-here", "x").ok());
 }
 
+TEST(Files, AFolderOrAMissingFileIsAnErrorNamingThePathNotAnException) {
+  const TempDir dir("pipette-files");
+  auto folder = ReadFileToString(dir.path().string());
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(folder.error().message, "cannot read " + dir.path().string() + ": a folder");
+  const std::string missing = (dir.path() / "nope.yaml").string();
+  auto none = ReadFileToString(missing);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "cannot read " + missing + ": no such file");
+  ASSERT_TRUE(WriteFileAtomically((dir.path() / "a.txt").string(), "text").ok());
+  EXPECT_EQ(*ReadFileToString((dir.path() / "a.txt").string()), "text");
+}
+
 }  // namespace
 }  // namespace pipette
