@@ -225,6 +225,10 @@ class Speed : public Workload {
     if (n_batch && t.kind != TestKind::kTG) req_facts["n_batch"] = *n_batch;
     const int measured = interleaved ? 1 : ex.repetitions;
     const int total = ex.warmup + measured;
+    // The measured requests of this test in this cell (across the visits when interleaved): how
+    // many failed, and why.
+    Tally& tally = tallies_[{ctx.Record().id, t.name}];
+    if (!interleaved || visit.index == 0) tally = Tally{};
     for (int i = 0; i < total; ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
       const bool warmup = i < ex.warmup;
@@ -263,12 +267,17 @@ class Speed : public Workload {
         if (!ready.is_null()) raw["ready"] = ready;
         if (interleaved) raw["visit"] = visit.index;
         if (auto st = ctx.Keep(t.name, rep, warmup, raw); !st) return st;
-        ctx.Step(fmt::format("{} request {}/{} failed: {}", t.name, i + 1, total,
-                             raw["request_failed"].value("message", "")));
+        const json& failure = raw["request_failed"];
+        const std::string why = failure.is_object() && failure.value("message", json()).is_string()
+                                    ? failure["message"].get<std::string>()
+                                    : std::string("no reason given");
+        if (!warmup) tally.Fail(why);
+        ctx.Step(fmt::format("{} request {}/{} failed: {}", t.name, i + 1, total, why));
         continue;
       }
       // A reply missing a field or mistyping one broke the protocol: nothing of it is stored.
       if (auto st = CheckResponse(t.kind, *resp); !st) return Broken(st.error().message);
+      if (!warmup) ++tally.ok;
       ctx.Done(KindName(t.kind), double(t.n + t.prompt), call_s);
       json raw = RawFacts(std::move(*resp));
       raw["request"] = req_facts;
@@ -279,6 +288,15 @@ class Speed : public Workload {
       ctx.Step(fmt::format("{} {} {}/{}", t.name, warmup ? "warm-up" : "rep",
                            warmup ? i + 1 : rep - ex.warmup + 1,
                            warmup ? ex.warmup : ex.repetitions));
+    }
+    // Every measured request failed (every stream of each: a stall, a cut, junk, too few
+    // tokens): the test measured nothing, and the cell fails saying why, its failed requests
+    // kept. Interleaved, that is known at the last visit (when this run made every visit).
+    const int expected = interleaved ? visit.count : ex.repetitions;
+    const bool last = !interleaved || visit.index == visit.count - 1;
+    if (last && tally.ok == 0 && tally.failed == expected && expected > 0) {
+      return Failed(fmt::format("{}: every measured request failed ({} of {}): {}", t.name,
+                                tally.failed, expected, tally.Reasons()));
     }
     return {};
   }
@@ -437,6 +455,25 @@ class Speed : public Workload {
   }
 
   std::map<std::string, std::pair<std::string, int64_t>> prompts_;  // by load key and length
+
+  // A test's measured requests in one cell: those that gave a figure, those that failed, and the
+  // first few distinct reasons.
+  struct Tally {
+    int ok = 0, failed = 0;
+    std::vector<std::string> reasons;
+    void Fail(const std::string& why) {
+      ++failed;
+      if (reasons.size() < 3 && std::find(reasons.begin(), reasons.end(), why) == reasons.end()) {
+        reasons.push_back(why);
+      }
+    }
+    std::string Reasons() const {
+      std::string out;
+      for (const std::string& r : reasons) out += (out.empty() ? "" : "; ") + r;
+      return out;
+    }
+  };
+  std::map<std::pair<int64_t, std::string>, Tally> tallies_;  // by cell id and test
 };
 
 }  // namespace
