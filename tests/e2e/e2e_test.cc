@@ -536,7 +536,42 @@ TEST_F(E2E, BadExperimentFilesExitTwoWithFileLineAndWriteNothing) {
        "ex.yaml:3:10: unknown parameter 'n_thread' (did you mean 'threads'?)"},
       {"tab", "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\nparams:\n\tthreads: 2\n",
        "ex.yaml:4:1: a tab in the indentation: YAML indents with spaces"},
+      // Text from outside must be UTF-8 (it goes into JSON requests and the store): refused by
+      // its file and first bad byte before anything is measured.
+      {"ppl corpus of random bytes",
+       "models: [smollm2-135m-instruct-q4_1]\ntests: [tg4]\nquality:\n  ppl: {corpus: "
+       "random.txt, n_ctx: 16}\n",
+       "random.txt:2:1: not UTF-8: byte 0xFE (offset 13 of the file)"},
+      {"kld corpus of random bytes",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  kld: {reference: "
+       "smollm2-135m-instruct-q4_1, corpus: random.txt, n_ctx: 16}\n",
+       "random.txt:2:1: not UTF-8"},
+      {"mc not UTF-8",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: latin1.jsonl}\n",
+       "latin1.jsonl:2:29: not UTF-8: byte 0xE9"},
+      {"gen not UTF-8",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  gen: {dataset: latin1-gen.jsonl}\n",
+       "latin1-gen.jsonl:1:29: not UTF-8: byte 0xE9"},
+      // An item past the bound is refused by its line, not sized into a context.
+      {"huge mc item",
+       "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: huge.jsonl}\n",
+       "huge.jsonl:1: the line is 2097216 bytes, more than the 1.00 MiB an item may take"},
   };
+  {
+    std::string random = "Plain words.\n\xFE";
+    uint32_t x = 38;
+    for (int i = 0; i < 4096; ++i) {
+      x = x * 1664525u + 1013904223u;
+      random += static_cast<char>(x >> 24);
+    }
+    Write("random.txt", random);
+  }
+  Write("latin1.jsonl", std::string(R"({"id": "a", "question": "q?", "choices": ["x", "y"], )") +
+                            R"("answer": 0})" + "\n" + R"({"id": "b", "question": "caf)" + "\xE9" +
+                            R"(", "choices": ["x", "y"], "answer": 0})" + "\n");
+  Write("latin1-gen.jsonl", std::string(R"({"id": "b", "question": "caf)") + "\xE9\"}\n");
+  Write("huge.jsonl", R"({"id": "q2", "question": ")" + std::string(2 << 20, 'x') +
+                          R"(", "choices": ["a", "b"], "answer": 0})" + "\n");
   Write("empty.txt", "");
   Write("tiny.txt", "Too short to make an importance matrix from.\n");
   Write("none.jsonl", "\n");

@@ -13,6 +13,7 @@
 #include "pipette/model/onnx_model.h"
 #include "pipette/util/files.h"
 #include "pipette/util/strings.h"
+#include "pipette/util/utf8.h"
 
 namespace pipette::config {
 namespace fs = std::filesystem;
@@ -175,6 +176,13 @@ Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& 
                                  "token covers at least one byte, so a chunk needs at least {} "
                                  "bytes (n_ctx less the BOS token a tokenizer may add)",
                                  what, path, bytes, n_ctx, need));
+  }
+  // Its text goes to the worker in JSON requests, which take only UTF-8: checked here, before
+  // anything is measured, not when a request is made.
+  auto text = ReadFileToString(path);
+  if (!text) return w.At(pos, fmt::format("the {}: {}", what, text.error().message));
+  if (auto bad = FirstInvalidUtf8(*text)) {
+    return NotUtf8Error(path, *text, *bad);
   }
   return {};
 }

@@ -41,7 +41,8 @@ Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
 // A corpus is read in chunks of n_ctx tokens, and one that cannot fill a single chunk measures
 // nothing. Its tokens are known only once a model has tokenized it, but a token covers at least
 // one byte: a file of fewer bytes than n_ctx, less the one BOS token a tokenizer may add, can
-// never fill a chunk, whatever the model.
+// never fill a chunk, whatever the model. Its text must be UTF-8 (it is sent in JSON requests):
+// the first bad byte is named by line, column and offset (exit 2).
 Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& path, int n_ctx,
                              const std::string& what);
 

@@ -12,6 +12,7 @@
 #include "pipette/protocol/version.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
+#include "pipette/util/utf8.h"
 #include "pipette/workload/chunks.h"
 #include "pipette/workload/kld/derive.h"
 #include "pipette/workload/kld/kld_frames.h"
@@ -125,6 +126,11 @@ class Kld : public Workload {
     if (text_.empty()) {
       auto text = ReadFileToString(spec.corpus);
       if (!text || text->empty()) return Failed("cannot read the corpus " + spec.corpus);
+      // Checked when the experiment was resolved; a file changed since must not reach a JSON
+      // request (which takes only UTF-8) either.
+      if (auto bad = FirstInvalidUtf8(*text)) {
+        return Failed(NotUtf8Error(spec.corpus, *text, *bad).message);
+      }
       text_ = std::move(*text);
       corpus_sha256_ = Sha256Hex(text_);
     }

@@ -10,6 +10,7 @@
 #include "pipette/estimate/work.h"
 #include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
+#include "pipette/util/utf8.h"
 #include "pipette/workload/chunks.h"
 #include "pipette/workload/ppl/derive.h"
 #include "pipette/workload/ppl/spec.h"
@@ -62,6 +63,11 @@ class Ppl : public Workload {
     if (corpus_text_.empty()) {
       auto text = ReadFileToString(spec.corpus);
       if (!text || text->empty()) return Failed("cannot read the corpus " + spec.corpus);
+      // Checked when the experiment was resolved; a file changed since must not reach a JSON
+      // request (which takes only UTF-8) either.
+      if (auto bad = FirstInvalidUtf8(*text)) {
+        return Failed(NotUtf8Error(spec.corpus, *text, *bad).message);
+      }
       corpus_text_ = std::move(*text);
       corpus_sha256_ = Sha256Hex(corpus_text_);
     }

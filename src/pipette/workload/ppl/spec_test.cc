@@ -75,5 +75,18 @@ TEST_F(PplSpecResolve, CorporaThatCannotFillOneChunkAreRefused) {
             std::string::npos);
 }
 
+// A corpus's text is sent in JSON requests, which take only UTF-8: one of other bytes is refused
+// when the experiment is resolved, before anything is measured, by its first bad byte.
+TEST_F(PplSpecResolve, ACorpusThatIsNotUtf8IsRefusedAtItsFirstBadByte) {
+  std::ofstream(dir_ / "latin1.txt", std::ios::binary)
+      << "A first line of plain text.\nIt has caf\xE9 on its second line, and more text after.\n";
+  EXPECT_EQ(ErrorOf(kSmol + "quality:\n  ppl: {corpus: latin1.txt, n_ctx: 16}\n"),
+            "latin1.txt:2:11: not UTF-8: byte 0xE9 (offset 38 of the file) starts no "
+            "well-formed UTF-8 sequence; save the text as UTF-8");
+  std::ofstream(dir_ / "good.txt", std::ios::binary)
+      << "A first line of plain text.\nIt has caf\xC3\xA9 on its second line.\n";
+  EXPECT_TRUE(Parse(kSmol + "quality:\n  ppl: {corpus: good.txt, n_ctx: 16}\n").ok());
+}
+
 }  // namespace
 }  // namespace pipette::workload
