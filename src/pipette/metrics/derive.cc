@@ -528,6 +528,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     const size_t cell_first = rows.size();
     RowBuilder b;
     const store::SampleRecord* context = nullptr;
+    std::vector<ResultRow> kv_na;  // completed with the cell's facts below
     EndpointCounts endpoint;
     const store::EnvironmentRecord& cell_env = EnvironmentOf(c.cell, env, envs);
     for (const auto& s : c.samples) {
@@ -564,6 +565,13 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       }
       if (auto kv = KvBytesAllocated(roof, context->raw)) {
         b.Add("memory", "kv_bytes_allocated_model", "bytes", *kv);
+      } else if (std::string why = KvBytesAllocatedNa(roof, context->raw); !why.empty()) {
+        ResultRow r;  // a served model's that cannot be given, with the reason
+        r.test = "memory";
+        r.metric = "kv_bytes_allocated_model";
+        r.unit = "bytes";
+        r.na_reason = std::move(why);
+        kv_na.push_back(std::move(r));
       }
     }
     if (c.cell.model_file_size > 0) {
@@ -620,6 +628,14 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     add_na(no_energy, "power", "W");
     add_na(no_bw_util, "bw_util", "fraction");
     add_na(no_sustained, "throughput", "t/s");
+    for (ResultRow& na : kv_na) {
+      ResultRow r = base;
+      r.test = std::move(na.test);
+      r.metric = std::move(na.metric);
+      r.unit = std::move(na.unit);
+      r.na_reason = std::move(na.na_reason);
+      rows.push_back(std::move(r));
+    }
     // A phase the cell's runtime does not serve (run/runner.cc stores it as an `na` sample): one
     // n/a row for all its figures, with the reason.
     for (const auto& s : c.samples) {

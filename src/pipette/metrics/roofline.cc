@@ -45,6 +45,11 @@ Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts,
   // Without flash attention llama.cpp reads every cached position of a sliding-window layer and
   // masks those outside the window; with it, masked positions are skipped.
   const json& ctx = context_raw.is_object() ? context_raw : json::object();
+  if (const auto e = cell.runtime_build.find("endpoint");
+      cell.runtime_build.is_object() && e != cell.runtime_build.end() && e->is_object()) {
+    roof.served = true;
+    roof.server_started = e->contains("server");
+  }
   roof.swa_full = ctx.value("swa_full", cell.params.value("swa_full", false));
   roof.flash_attn =
       ctx.value("flash_attn_resolved", cell.params.value("flash_attn", json("on"))) != json("off");
@@ -115,8 +120,36 @@ std::optional<double> TgBytesPerToken(const Roofline& roof, const json& raw) {
   return model::TgBytesPerToken(reads, tg->depth, tg->n_gen, roof.k_bytes, roof.v_bytes);
 }
 
+std::string KvBytesAllocatedNa(const Roofline& roof, const json& context_raw) {
+  if (!roof.served || !roof.reads || !context_raw.is_object()) return "";
+  if (!roof.server_started) {
+    return "a server Pipette did not start: the KV cache it holds (its own context and slots) is "
+           "not known to Pipette";
+  }
+  if (IntOr(context_raw, "slots", 0) <= 0 || IntOr(context_raw, "server_n_ctx_per_slot", 0) <= 0) {
+    return "the server did not report its slots and context per slot (llama-server's /props)";
+  }
+  for (const model::KvLayers& l : roof.reads->kv) {
+    if (l.window > 0) {
+      return "the server's cache of its sliding-window layers is not reported to Pipette";
+    }
+  }
+  return "";
+}
+
 std::optional<double> KvBytesAllocated(const Roofline& roof, const json& context_raw) {
   if (!roof.reads || !context_raw.is_object()) return std::nullopt;
+  if (roof.served) {
+    // Every slot's context, as the server holds them: never the plan's n_ctx of one slot.
+    if (!KvBytesAllocatedNa(roof, context_raw).empty()) return std::nullopt;
+    const double cells = double(IntOr(context_raw, "slots", 0)) *
+                         double(IntOr(context_raw, "server_n_ctx_per_slot", 0));
+    double bytes = 0;
+    for (const model::KvLayers& l : roof.reads->kv) {
+      bytes += double(l.count) * cells * PositionBytes(roof, l);
+    }
+    return bytes;
+  }
   const int64_t n_ctx = IntOr(context_raw, "n_ctx", 0);
   if (n_ctx <= 0) return std::nullopt;
   const int64_t swa_cells = IntOr(context_raw, "swa_cache_cells", n_ctx);

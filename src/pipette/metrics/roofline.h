@@ -24,6 +24,10 @@ struct Roofline {
   bool swa_full = false;   // sliding-window layers keep every position (swa_full: true)
   int64_t swa_cells = 0;   // their smaller cache's cells as llama.cpp made it; 0: unknown
   double bandwidth = 0;    // the device's triad bytes/s
+  // A served model (an endpoint runtime, the cell's runtime_build names its `endpoint`), and
+  // whether Pipette started its server (then the KV cache is the server's slots' contexts).
+  bool served = false;
+  bool server_started = false;
   std::string na_reason;
   // The cell's model facts predate token_reads (an older Pipette wrote them): no row at all, so
   // that an older store is reported as it was.
@@ -43,7 +47,13 @@ std::optional<double> TgBytesPerToken(const Roofline& roof, const nlohmann::json
 // kv_bytes (docs/metrics.md "kv_bytes"), computed from the model's shape and the KV-cache types:
 // what the cell's context allocated (its `context` sample: n_ctx cells for every layer, and
 // swa_cache_cells for sliding-window layers when llama.cpp gave them a smaller cache)...
+// A served model's is the server's: for a server Pipette started, its slots times each slot's
+// context as the server reported them (`slots`, `server_n_ctx_per_slot`); none for a server
+// Pipette did not start (KvBytesAllocatedNa says why).
 std::optional<double> KvBytesAllocated(const Roofline& roof, const nlohmann::json& context_raw);
+// Why a served model's kv_bytes_allocated_model is n/a; "" where it is given, or for a model in
+// process.
+std::string KvBytesAllocatedNa(const Roofline& roof, const nlohmann::json& context_raw);
 // ... and what holds data after a tg sample (positions depth + n_gen; a sliding-window layer
 // without the full cache keeps at most its window).
 std::optional<double> KvBytesUsed(const Roofline& roof, const nlohmann::json& tg_raw);

@@ -144,5 +144,53 @@ TEST(RooflineTest, DerivedRows) {
   EXPECT_FALSE(find(rows, "bytes_per_token"));
 }
 
+// A served model's KV cache is the server's: a server Pipette started (here with 4 slots of 256
+// positions each, as llama-server's /props said) holds 4 x 256 cells a layer, not one slot of the
+// plan's n_ctx; a server Pipette did not start is n/a with the reason, whatever its context.
+TEST(RooflineTest, AServedModelsKvCacheIsTheServersSlotsOrNa) {
+  json global_only = Reads();
+  global_only["kv"] =
+      json::array({{{"layers", 2}, {"k_per_position", 10}, {"v_per_position", 10}, {"window", 0}}});
+  store::CellRecord started = Cell(global_only);
+  started.runtime_build = {{"endpoint", {{"server", {{"bundled", true}}}}}};
+  const json context = {
+      {"n_ctx", 256}, {"slots", 4}, {"server_n_ctx_per_slot", 256}, {"server_started", true}};
+  const Roofline roof = RooflineOf(started, kDevice, context);
+  EXPECT_TRUE(roof.served && roof.server_started);
+  EXPECT_DOUBLE_EQ(*KvBytesAllocated(roof, context), 2 * 4 * 256 * 40.0);
+  EXPECT_EQ(KvBytesAllocatedNa(roof, context), "");
+  // Without the server's own figures: n/a, never the plan's n_ctx.
+  EXPECT_FALSE(KvBytesAllocated(roof, {{"n_ctx", 256}, {"slots", 4}}));
+  EXPECT_NE(KvBytesAllocatedNa(roof, {{"n_ctx", 256}, {"slots", 4}}).find("context per slot"),
+            std::string::npos);
+  // A running server (-c 512) for a cell planned at 256: n/a.
+  store::CellRecord running = Cell(global_only);
+  running.runtime_build = {{"endpoint", {{"base_url", "http://127.0.0.1:8080/v1"}}}};
+  const json running_context = {{"n_ctx", 256}, {"slots", 1}, {"server_n_ctx_per_slot", 512}};
+  const Roofline r = RooflineOf(running, kDevice, running_context);
+  EXPECT_FALSE(KvBytesAllocated(r, running_context));
+  EXPECT_NE(KvBytesAllocatedNa(r, running_context).find("did not start"), std::string::npos);
+  // Through DeriveRows: the n/a row with its reason.
+  CellSamples c;
+  c.cell = running;
+  c.cell.status = "ok";
+  store::SampleRecord s;
+  s.test = "context";
+  s.raw = running_context;
+  c.samples.push_back(s);
+  store::RunRecord run;
+  store::EnvironmentRecord env{1, "id", kDevice};
+  bool na = false;
+  for (const ResultRow& row : DeriveRows(run, env, {c})) {
+    if (row.metric != "kv_bytes_allocated_model") continue;
+    EXPECT_NE(row.na_reason.find("did not start"), std::string::npos) << row.na_reason;
+    na = true;
+  }
+  EXPECT_TRUE(na);
+  // An in-process cell is as before: n_ctx cells.
+  EXPECT_DOUBLE_EQ(*KvBytesAllocated(RooflineOf(Cell(global_only), kDevice), {{"n_ctx", 256}}),
+                   2 * 256 * 40.0);
+}
+
 }  // namespace
 }  // namespace pipette::metrics
