@@ -43,7 +43,9 @@
 #include "pipette/runtime/registry.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
+#include "pipette/util/output_files.h"
 #include "pipette/util/sha256.h"
+#include "pipette/util/shell_quote.h"
 #include "pipette/util/strings.h"
 #include "pipette/workload/registry.h"
 
@@ -89,15 +91,19 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
   fmt::print("tests:{}\nmodel loads: {}\n", tests, loads);
 }
 
-using Exports = std::vector<std::pair<std::string, std::string>>;  // (format, path)
+// A report file a run writes: its format, its path, and the option that named it.
+struct ExportFile {
+  std::string format, path, option;
+};
+using Exports = std::vector<ExportFile>;
 
 // The report files a run writes: --export-md/--export-csv/--export-json and each --export
 // FORMAT=PATH, of a registered format (report/formats.h). An unknown format is bad input.
 Result<Exports> ExportsOf(const RunArgs& args) {
   Exports out;
-  if (!args.export_md.empty()) out.push_back({"md", args.export_md});
-  if (!args.export_csv.empty()) out.push_back({"csv", args.export_csv});
-  if (!args.export_json.empty()) out.push_back({"json", args.export_json});
+  if (!args.export_md.empty()) out.push_back({"md", args.export_md, "--export-md"});
+  if (!args.export_csv.empty()) out.push_back({"csv", args.export_csv, "--export-csv"});
+  if (!args.export_json.empty()) out.push_back({"json", args.export_json, "--export-json"});
   for (const std::string& e : args.exports) {
     const size_t eq = e.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == e.size()) {
@@ -107,9 +113,38 @@ Result<Exports> ExportsOf(const RunArgs& args) {
     }
     auto f = report::FindFormat(e.substr(0, eq));
     if (!f) return InputError(fmt::format("--export {}: {}", e, f.error().message));
-    out.push_back({e.substr(0, eq), e.substr(eq + 1)});
+    out.push_back({e.substr(0, eq), e.substr(eq + 1), "--export " + e.substr(0, eq) + "="});
   }
   return out;
+}
+
+// Every string of `j` (the resolved experiment) that names a file here, with where it stands
+// ("quality.ppl.corpus"): the datasets, corpora and other files the experiment reads.
+void FilesNamedIn(const nlohmann::json& j, const std::string& at, std::vector<NamedPath>* out) {
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    std::error_code ec;
+    if (!s.empty() && s.size() < 4096 && fs::is_regular_file(s, ec)) {
+      out->push_back({"a file the experiment reads (" + at + ")", s});
+    }
+  } else if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) FilesNamedIn(v, at.empty() ? k : at + "." + k, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) FilesNamedIn(j[i], fmt::format("{}[{}]", at, i), out);
+  }
+}
+
+// What a run reads: the store, the experiment, every model (made or not yet), every worker, and
+// every other file the resolved experiment names (datasets, corpora).
+std::vector<NamedPath> RunInputs(const config::Experiment& ex, const std::string& store_path) {
+  std::vector<NamedPath> in = StoreFiles("the store", store_path);
+  in.push_back({"the experiment", ex.path});
+  for (const config::ModelSpec& m : ex.models) in.push_back({"the model " + m.name, m.path});
+  for (const config::RuntimeSpec& r : ex.runtimes) {
+    in.push_back({"the worker of " + r.name, r.worker});
+  }
+  FilesNamedIn(ex.Resolved(), "", &in);
+  return in;
 }
 
 // Progress on the console, plus the export files rewritten after every cell.
@@ -124,37 +159,59 @@ class ExportingProgress : public ConsoleProgress {
         exports_(std::move(exports)) {}
   void CellFinished(const plan::Cell& cell, int n_cells, const store::CellRecord& rec) override {
     ConsoleProgress::CellFinished(cell, n_cells, rec);
-    if (auto st = Export(rec.run_id); !st) fmt::print(stderr, "warning: {}\n", st.error().message);
+    Export(rec.run_id);
   }
-  Status Export(int64_t run_id) {
-    if (exports_.empty()) return {};
+  // Writes every export, each tried whatever became of the others. The failures of this time
+  // are kept (failed()); a file that newly fails, or fails otherwise than before, is warned of.
+  void Export(int64_t run_id) {
+    if (exports_.empty()) return;
+    std::map<std::string, std::string> failed;
+    auto fail_all = [&](const std::string& why) {
+      for (const ExportFile& e : exports_) failed[e.path] = why;
+    };
     auto data = report::LoadReportData(*store_, {run_id}, processes_);
-    if (!data) return data.error();
-    // Built once, with what the formats render, and rendered per format.
-    std::vector<const report::Format*> formats;
-    report::ReportParts parts = report::ReportParts::kSummary;
-    for (const auto& [format, path] : exports_) {
-      auto f = report::FindFormat(format);
-      if (!f) return f.error();
-      formats.push_back(*f);
-      parts = std::max(parts, (*f)->parts);  // kSummary < kAll < kPage: each holds the one before
+    if (!data) {
+      fail_all(data.error().message);
+    } else {
+      // Built once, with what the formats render, and rendered per format (each was checked
+      // before the run began).
+      report::ReportParts parts = report::ReportParts::kSummary;
+      for (const ExportFile& e : exports_) {
+        // kSummary < kAll < kPage: each holds the one before
+        if (auto f = report::FindFormat(e.format)) parts = std::max(parts, (*f)->parts);
+      }
+      const report::Report doc = report::BuildReport(*data, params_, workload::Headlines(), parts);
+      for (const ExportFile& e : exports_) {
+        auto f = report::FindFormat(e.format);
+        if (!f) {
+          failed[e.path] = f.error().message;
+          continue;
+        }
+        std::ostringstream out;
+        (*f)->render(doc, out);
+        if (auto st = WriteOutput(e.path, out.str(), *processes_); !st) {
+          failed[e.path] = st.error().message;
+        }
+      }
     }
-    const report::Report doc = report::BuildReport(*data, params_, workload::Headlines(), parts);
-    for (size_t i = 0; i < exports_.size(); ++i) {
-      const std::string& path = exports_[i].second;
-      std::ostringstream out;
-      formats[i]->render(doc, out);
-      if (auto st = WriteFileAtomically(path, out.str()); !st) return st;
+    for (const auto& [path, why] : failed) {
+      const auto before = failed_.find(path);
+      if (before == failed_.end() || before->second != why) {
+        fmt::print(stderr, "warning: export not written: {}\n", why);
+      }
     }
-    return {};
+    failed_ = std::move(failed);
   }
   const Exports& exports() const { return exports_; }
+  // Why an export's last writing failed, by path (none: every export was written).
+  const std::map<std::string, std::string>& failed() const { return failed_; }
 
  private:
   store::Store* store_;
   const env::ProcessTable* processes_;
   const config::ParamRegistry& params_;  // how the reports show parameters
   Exports exports_;
+  std::map<std::string, std::string> failed_;
 };
 
 // hyperfine-style advice: say what is wrong and what to do next.
@@ -184,6 +241,11 @@ void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) 
 }
 
 }  // namespace
+
+Status WriteOutput(const std::string& path, const std::string& content,
+                   const env::ProcessTable& processes) {
+  return WriteFileAtomically(path, content, [&](int pid) { return processes.Exists(pid); });
+}
 
 Status CheckCommand(std::string_view first, const std::vector<std::string>& commands) {
   if (first.starts_with('-') ||
@@ -301,6 +363,13 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
       if (!loaded) return Fail(loaded.error());
       ex = std::move(*loaded);
     }
+  }
+  // No output overwrites what the run reads, nor another output; each can be written where it is.
+  {
+    std::vector<NamedPath> outputs;
+    for (const ExportFile& e : *exports) outputs.push_back({e.option, e.path});
+    outputs.insert(outputs.end(), args.other_outputs.begin(), args.other_outputs.end());
+    if (auto st = CheckOutputs(RunInputs(*ex, store_path), outputs); !st) return Fail(st.error());
   }
   // A resumed run goes on as it began: interleaved or not.
   ex->interleave = resuming ? prior->run.interleave : args.interleave;
@@ -431,7 +500,7 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
     MakeConversionsFor(*ex, converter, &*cells, stop);
   }
   auto env_id = store->AddEnvironment({0, env::FingerprintId(facts), facts});
-  if (!env_id) return Fail(env_id.error());
+  if (!env_id) return FailInput(env_id.error());  // nothing measured, no run written
 
   ExportingProgress progress(store.get(), std::move(*exports), &processes, registry);
   run::RunnerDeps deps = LocalRunnerDeps(&device, store.get(), &progress, stop, &processes);
@@ -457,13 +526,11 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
   if (resume) deps.resume = &*resume;
   auto summary = run::RunExperiment(*ex, *cells, registry, *env_id, deps);
   // The exports say how the run ended, whatever way it ended.
-  if (run_id > 0) {
-    if (auto st = progress.Export(run_id); !st) {
-      fmt::print(stderr, "warning: {}\n", st.error().message);
-    }
-  }
+  if (run_id > 0) progress.Export(run_id);
   for (const std::string& line : devices.StagingSummary()) fmt::print(stderr, "{}\n", line);
-  if (!summary) return Fail(summary.error());
+  // A run that could not begin (the store refused it) measured nothing: bad input, like any
+  // refusal before the first cell.
+  if (!summary) return run_id > 0 ? Fail(summary.error()) : FailInput(summary.error());
 
   auto data = report::LoadReportData(*store, {summary->run_id}, &processes);
   if (!data) return Fail(data.error());
@@ -489,22 +556,31 @@ int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
                                summary->cells_kept + failed_kept, failed_kept)
                  : "",
              summary->interrupted ? ", interrupted" : "", controller_peak);
-  for (const auto& [format, path] : progress.exports()) {
-    fmt::print(stderr, "report ({}): {}\n", format, path);
+  // Only the exports written are called reports; each one that was not is named, with why.
+  for (const ExportFile& e : progress.exports()) {
+    if (const auto f = progress.failed().find(e.path); f != progress.failed().end()) {
+      fmt::print(stderr, "error: report ({}) not written: {}\n", e.format, f->second);
+    } else {
+      fmt::print(stderr, "report ({}): {}\n", e.format, e.path);
+    }
   }
   if (summary->interrupted) {
-    fmt::print(stderr, "resume: build/pipette run {} --store {} --resume {}\n", ex->path,
-               store_path, summary->run_id);
+    fmt::print(stderr, "resume: build/pipette run {} --store {} --resume {}\n",
+               ShellQuote(ex->path), ShellQuote(store_path), summary->run_id);
   }
-  fmt::print(stderr, "more: build/pipette report --store {} --run {} --format {}\n", store_path,
-             summary->run_id, report::FormatList("|"));
+  fmt::print(stderr, "more: build/pipette report --store {} --run {} --format {}\n",
+             ShellQuote(store_path), summary->run_id, report::FormatList("|"));
   if (summary->interrupted) return 130;
-  return summary->cells_failed + failed_kept > 0 ? 1 : 0;
+  // 1: a cell failed, or an export could not be written (the measurements are in the store).
+  return summary->cells_failed + failed_kept > 0 || !progress.failed().empty() ? 1 : 0;
 }
 
 int Report(const ReportArgs& args) {
   auto format = report::FindFormat(args.format);
   if (!format) return Fail(format.error());
+  if (auto st = CheckOutputs(StoreFiles("the store", args.store), {{"-o", args.output}}); !st) {
+    return Fail(st.error());
+  }
   // A report only reads: a store on a read-only file system, or an older one, is reported as it
   // is, and abandoned runs are shown so without being marked.
   auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);
@@ -538,7 +614,9 @@ int Report(const ReportArgs& args) {
       std::cout << vary_out.str();
       return 0;
     }
-    if (auto st = WriteFileAtomically(args.output, vary_out.str()); !st) return Fail(st.error());
+    if (auto st = WriteOutput(args.output, vary_out.str(), processes); !st) {
+      return Fail(st.error());
+    }
     return 0;
   }
   const report::Report doc =
@@ -549,7 +627,7 @@ int Report(const ReportArgs& args) {
   }
   std::ostringstream out;
   (*format)->render(doc, out);
-  if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+  if (auto st = WriteOutput(args.output, out.str(), processes); !st) return Fail(st.error());
   fmt::print(stderr, "wrote {}\n", args.output);
   return 0;
 }

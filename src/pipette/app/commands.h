@@ -9,6 +9,8 @@
 
 #include "pipette/config/resolve_options.h"
 #include "pipette/device/device.h"
+#include "pipette/env/process.h"
+#include "pipette/util/output_files.h"
 #include "pipette/util/result.h"
 
 namespace pipette::app {
@@ -42,6 +44,11 @@ env::FingerprintOptions LocalFingerprintOptions(const Paths& paths, bool no_band
 // What resolving an experiment needs: these paths and the facts of this machine (its CPUs).
 config::ResolveOptions ResolveOptionsHere(const Paths& paths);
 
+// Writes a command's output file (util/files.h WriteFileAtomically), first removing the temporary
+// files of that name that a Pipette killed while writing it left (their pid gone, per `processes`).
+Status WriteOutput(const std::string& path, const std::string& content,
+                   const env::ProcessTable& processes);
+
 // Ctrl-C and SIGTERM set the returned flag instead of ending the process: long work stops after
 // the current request and keeps what it measured.
 const std::atomic<bool>* StopOnSignals();
@@ -68,6 +75,9 @@ struct RunArgs {
   // The results table at the end on standard error (a command that runs one, like reproduce,
   // keeps standard output for its own).
   bool table_to_stderr = false;
+  // Files the command that runs this one writes afterwards (reproduce's -o): checked with the
+  // exports before anything is measured (util/output_files.h CheckOutputs), written by it.
+  std::vector<NamedPath> other_outputs = {};
 };
 // Every worker (the quantizer's, the cells') starts on `device`, which also gives the
 // fingerprint the run records.

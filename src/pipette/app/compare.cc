@@ -146,6 +146,11 @@ int Compare(const CompareArgs& args) {
   if (!base) return FailInput(base.error());
   auto cand = SideOf(args.candidate, args.candidate_only, "--candidate-only");
   if (!cand) return FailInput(cand.error());
+  // -o never overwrites a side or the gate file.
+  std::vector<NamedPath> inputs = StoreFiles("the baseline", base->source.path);
+  for (NamedPath& n : StoreFiles("the candidate", cand->source.path)) inputs.push_back(n);
+  inputs.push_back({"the gate file", args.gate});
+  if (auto st = CheckOutputs(inputs, {{"-o", args.output}}); !st) return FailInput(st.error());
   auto c = compare::Compare(base->rows, cand->rows, options);
   if (!c) return FailInput(c.error());
   c->interleaving = compare::DescribeInterleaving(base->source, cand->source);
@@ -158,7 +163,10 @@ int Compare(const CompareArgs& args) {
   if (args.output.empty()) {
     std::cout << out.str();
   } else {
-    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return FailInput(st.error());
+    env::LinuxProcessTable processes;
+    if (auto st = WriteOutput(args.output, out.str(), processes); !st) {
+      return FailInput(st.error());
+    }
     fmt::print(stderr, "wrote {}\n", args.output);
   }
   // 1: a gate line failed; 3: none failed but some could not be decided; 0: every line held

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "pipette/util/shell_quote.h"
+
 namespace pipette::app {
 
 Result<std::unique_ptr<store::Store>> OpenStoreForWriting(const std::string& path,
                                                           const env::ProcessTable& processes) {
-  auto store = store::Store::Open(path, store::OpenMode::kReadWrite);
+  auto store = store::Store::Open(path, store::OpenMode::kReadWrite, nullptr, &processes);
   if (!store) return store.error();
   if ((*store)->schema_version_found() > 0 &&
       (*store)->schema_version_found() < store::kSchemaVersion) {
@@ -14,12 +16,12 @@ Result<std::unique_ptr<store::Store>> OpenStoreForWriting(const std::string& pat
                (*store)->schema_version_found(), store::kSchemaVersion);
   }
   auto marked = (*store)->MarkAbandonedRuns(processes);
-  if (!marked) return marked.error();
+  if (!marked) return InputError(marked.error().message);  // nothing measured yet
   for (int64_t id : *marked) {
     fmt::print(stderr,
                "note: run {} in {} was left running by a Pipette that is gone: marked abandoned "
-               "(pipette run --resume {} measures what it left)\n",
-               id, path, id);
+               "(pipette run --resume {} --store {} measures what it left)\n",
+               id, path, id, ShellQuote(path));
   }
   return store;
 }

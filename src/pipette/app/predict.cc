@@ -19,6 +19,9 @@ int Predict(const PredictArgs& args) {
   if (args.format != "md" && args.format != "json") {
     return Fail(InputError(fmt::format("--format {}: predict writes md or json", args.format)));
   }
+  if (auto st = CheckOutputs(StoreFiles("the store", args.store), {{"-o", args.output}}); !st) {
+    return Fail(st.error());
+  }
   auto store = store::Store::Open(args.store, store::OpenMode::kReadOnly);
   if (!store) return Fail(store.error());
   std::vector<int64_t> ids = args.runs;
@@ -43,7 +46,7 @@ int Predict(const PredictArgs& args) {
     std::cout << out.str();
     return 0;
   }
-  if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+  if (auto st = WriteOutput(args.output, out.str(), processes); !st) return Fail(st.error());
   fmt::print(stderr, "wrote {}\n", args.output);
   return 0;
 }

@@ -233,6 +233,11 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device&
   // Everything is checked before the store is touched.
   auto phase1 = Session::Parse(experiment(entries), "pipette sensitivity (groups)", paths);
   if (!phase1) return Fail(phase1.error());
+  // -o never overwrites the store, the model or the corpus.
+  std::vector<NamedPath> inputs = StoreFiles("the store", args.store);
+  inputs.push_back({"the model", base.path});
+  inputs.push_back({"the corpus", args.corpus});
+  if (auto st = CheckOutputs(inputs, {{"-o", args.output}}); !st) return Fail(st.error());
   // The lock first: a command that waits, or is refused, has written nothing.
   env::LinuxProcessTable processes;
   const std::atomic<bool>* stop = StopOnSignals();
@@ -413,7 +418,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device&
   }
   std::cout << out.str();
   if (!args.output.empty()) {
-    if (auto st = WriteFileAtomically(args.output, out.str()); !st) return Fail(st.error());
+    if (auto st = WriteOutput(args.output, out.str(), processes); !st) return Fail(st.error());
     fmt::print(stderr, "wrote {}\n", args.output);
   }
   return failed.empty() && met ? 0 : 1;

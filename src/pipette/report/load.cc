@@ -10,11 +10,13 @@
 
 #include "pipette/build_info.h"
 #include "pipette/metrics/row_cache.h"
+#include "pipette/util/shell_quote.h"
 
 namespace pipette::report {
 namespace {
 
-std::string RunWarning(const store::RunRecord& run) {
+// A run's warning; a command it suggests names the store, quoted for the shell.
+std::string RunWarning(const store::RunRecord& run, const std::string& store_path) {
   const std::string who = env::ProcessIdentity::FromJson(run.controller).Describe();
   if (run.status == "running") return fmt::format("run {} is still running ({})", run.id, who);
   if (run.status == store::kRunningElsewhere) {
@@ -26,14 +28,14 @@ std::string RunWarning(const store::RunRecord& run) {
   if (run.status == "abandoned") {
     return fmt::format(
         "run {} was abandoned: its controller ({}) ended without finishing it; "
-        "pipette run --resume {} measures what it left",
-        run.id, who, run.id);
+        "pipette run --resume {} --store {} measures what it left",
+        run.id, who, run.id, ShellQuote(store_path));
   }
   if (run.status == "interrupted") {
     return fmt::format(
-        "run {} was interrupted (Ctrl-C or SIGTERM); pipette run --resume {} "
+        "run {} was interrupted (Ctrl-C or SIGTERM); pipette run --resume {} --store {} "
         "measures the rest",
-        run.id, run.id);
+        run.id, run.id, ShellQuote(store_path));
   }
   if (run.status == "failed") {
     return fmt::format("run {} ended early on an error of the store", run.id);
@@ -163,7 +165,8 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
     }
     auto rows = DeriveRunRows(store, *run, *env, envs, *cells, options, &data.mc_items);
     if (!rows) return rows.error();
-    if (const std::string w = RunWarning(*run); !w.empty()) data.warnings.push_back(w);
+    if (const std::string w = RunWarning(*run, store.path()); !w.empty())
+      data.warnings.push_back(w);
     for (const auto& c : *cells) {
       const auto others = c.conditions.value("other_pipette", nlohmann::json::array());
       if (c.status == "superseded" || !others.is_array() || others.empty()) continue;

@@ -1,15 +1,20 @@
 #include "pipette/store/store.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
+
+#include "pipette/util/shell_quote.h"
 
 namespace pipette::store {
 namespace fs = std::filesystem;
@@ -91,8 +96,39 @@ class Stmt {
   int n_ = 0;
 };
 
+// How long a write waits for another process's write to end before it is refused.
+constexpr int kBusyTimeoutMs = 5000;
+
+// What went wrong, in words: SQLite's own, except for the two a person must act on.
+std::string Why(sqlite3* db) {
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return fmt::format("the store is locked by another process (SQLITE_BUSY after {} s)",
+                         kBusyTimeoutMs / 1000);
+    case SQLITE_FULL:
+      return "the disk is full (SQLITE_FULL)";
+    default:
+      break;
+  }
+  // An I/O error says what the system call that failed said (a full disk while SQLite grows its
+  // shared-memory file is an I/O error to SQLite).
+  const int sys = sqlite3_system_errno(db);
+  if (sys == ENOSPC || sys == EDQUOT)
+    return fmt::format("the disk is full ({})", std::strerror(sys));
+  if ((sqlite3_errcode(db) == SQLITE_IOERR || sqlite3_errcode(db) == SQLITE_CANTOPEN) && sys != 0) {
+    return fmt::format("{} ({})", sqlite3_errmsg(db), std::strerror(sys));
+  }
+  return sqlite3_errmsg(db);
+}
+
+bool Busy(sqlite3* db) {
+  const int code = sqlite3_errcode(db);
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
 Error DbError(sqlite3* db, const std::string& what) {
-  return Error{fmt::format("store: {}: {}", what, sqlite3_errmsg(db))};
+  return Error{fmt::format("store: {}: {}", what, Why(db))};
 }
 
 const char* kCellColumns =
@@ -271,8 +307,63 @@ bool Readable(sqlite3* db) {
 
 }  // namespace
 
+namespace {
+
+// Who else has the store at `path`, as far as this machine can tell: the processes holding it
+// open, and the runs it records as running. " (...)", to follow a message.
+std::string Holders(const std::string& path, sqlite3* db, const env::ProcessTable& processes) {
+  std::vector<std::string> who;
+  std::map<int, std::string> programs;
+  const std::vector<int> holding = processes.OthersHolding(path);
+  if (!holding.empty()) {
+    for (const auto& e : processes.Programs("")) programs[e.pid] = e.program;
+  }
+  for (int pid : holding) {
+    const auto it = programs.find(pid);
+    who.push_back(it == programs.end() ? fmt::format("pid {}", pid)
+                                       : fmt::format("pid {} ({})", pid, it->second));
+  }
+  std::string out = who.empty() ? " (no process on this machine was seen holding it open)"
+                                : fmt::format(" (held open by {})", fmt::join(who, ", "));
+  Stmt q(db, "SELECT id, controller FROM runs WHERE status = 'running' ORDER BY id");
+  while (q.prepared() && q.Step() == SQLITE_ROW) {
+    const env::ProcessIdentity controller = env::ProcessIdentity::FromJson(q.Json(1));
+    if (controller.empty()) continue;
+    out += fmt::format("; run {} is recorded as running by {}", q.Int(0), controller.Describe());
+  }
+  return out;
+}
+
+}  // namespace
+
+Error Store::Refused(const std::string& doing) {
+  busy_ = Busy(db_);
+  std::string message = fmt::format("{}: {}", doing, Why(db_));
+  const int code = sqlite3_errcode(db_);
+  if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM) {
+    message += " (a read-only file or file system? `pipette report` only reads it)";
+  }
+  return InputError(message);
+}
+
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mode,
-                                           const std::vector<Migration>* migrations) {
+                                           const std::vector<Migration>* migrations,
+                                           const env::ProcessTable* processes) {
+  std::error_code ec;
+  const bool existed = fs::exists(path, ec) || fs::is_symlink(path, ec);
+  bool busy = false;
+  auto store = OpenFile(path, mode, migrations, processes, &busy);
+  if (!store && mode == OpenMode::kReadWrite && !existed && !busy) {
+    // A store this call began and could not make (a full disk) is not left half-made. One that
+    // another process holds may be that process's, being made: it is left alone.
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix, ec);
+  }
+  return store;
+}
+
+Result<std::unique_ptr<Store>> Store::OpenFile(const std::string& path, OpenMode mode,
+                                               const std::vector<Migration>* migrations,
+                                               const env::ProcessTable* processes, bool* busy) {
   if (auto st = CheckFile(path, mode); !st) return st.error();
   sqlite3* db = nullptr;
   std::vector<std::string> warnings;
@@ -287,7 +378,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
     db = *opened;
   } else {
     auto opened = OpenDb(path, SQLITE_OPEN_READONLY);
-    if (opened) sqlite3_busy_timeout(*opened, 5000);
+    if (opened) sqlite3_busy_timeout(*opened, kBusyTimeoutMs);
     bool immutable = false;
     if (opened && !Readable(*opened) && !DirectoryWritable(path)) {
       // A WAL store on a read-only file system: SQLite cannot make its shared-memory file, and
@@ -297,7 +388,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
       immutable = true;
     }
     if (!opened || !Readable(*opened)) {
-      const std::string why = opened ? sqlite3_errmsg(*opened) : opened.error().message;
+      const std::string why = opened ? Why(*opened) : opened.error().message;
       if (opened) sqlite3_close(*opened);
       return InputError(fmt::format("cannot read the store {}: {}", path, why));
     }
@@ -313,18 +404,29 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, OpenMode mod
   std::unique_ptr<Store> store(new Store(db, path));
   store->read_only_ = mode == OpenMode::kReadOnly;
   store->warnings_ = std::move(warnings);
-  sqlite3_busy_timeout(db, 5000);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  // A refusal to write says who else has the store, where this machine can tell.
+  auto refused = [&](Error e) -> Error {
+    *busy = store->busy_;
+    if (store->busy_ && processes) e.message += Holders(path, store->db_, *processes);
+    return e;
+  };
   if (mode == OpenMode::kReadWrite) {
     if (auto s = store->Exec("PRAGMA journal_mode=WAL"); !s) {
-      return InputError(
-          fmt::format("cannot write to the store {}: {} (a read-only file or file "
-                      "system? `pipette report` only reads it)",
-                      path, sqlite3_errmsg(db)));
+      return refused(store->Refused(fmt::format("cannot write to the store {}", path)));
     }
   }
   if (auto s = store->Exec("PRAGMA foreign_keys=ON"); !s) return s.error();
   if (auto s = store->PrepareSchema(mode, migrations ? *migrations : Migrations()); !s) {
-    return s.error();
+    return refused(s.error());
+  }
+  if (mode == OpenMode::kReadWrite) {
+    // Whether it can be written now: a store another process holds (a transaction left open) is
+    // refused before anything is measured, not when the first result would be lost.
+    if (!store->Exec("BEGIN IMMEDIATE")) {
+      return refused(store->Refused(fmt::format("cannot write to the store {}", path)));
+    }
+    if (auto s = store->Exec("ROLLBACK"); !s) return s.error();
   }
   // A read-only store refuses writes, its private migrated copy included.
   if (mode == OpenMode::kReadOnly) {
@@ -390,15 +492,27 @@ Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrati
     sqlite3_close(db_);
     db_ = *mem;
   }
+  // What is done, in words: a new store is made, not migrated.
+  const int from = version;
+  const std::string doing =
+      from == 0 ? fmt::format("cannot create the store {}", path_)
+                : fmt::format("cannot migrate the store {} from schema version {} to {}", path_,
+                              from, latest);
   // Every step in one transaction: the store is either as it was or at the latest version.
-  if (auto s = Exec("BEGIN IMMEDIATE"); !s) return s;
+  if (auto s = Exec("BEGIN IMMEDIATE"); !s) {
+    return Refused(fmt::format("{}: {}", doing, from == 0 ? "starting" : "taking the write lock"));
+  }
   auto fail = [&](const std::string& what) -> Status {
-    const std::string message = sqlite3_errmsg(db_);
+    Error e = Refused(fmt::format("{}: {}", doing, what));
     (void)Exec("ROLLBACK");
-    return InputError(fmt::format(
-        "cannot migrate the store {} from schema version {} to {}: {}: {}; nothing was changed. "
-        "Make it writable, or copy it (cp {} copy.db) and use the copy",
-        path_, version, latest, what, message, path_));
+    if (from == 0) {
+      e.message += "; nothing was written";
+    } else {
+      e.message += fmt::format(
+          "; nothing was changed. Make it writable, or copy it (cp {} copy.db) and use the copy",
+          ShellQuote(path_));
+    }
+    return e;
   };
   // Another Pipette may have made or migrated it while this one waited for the write lock.
   auto now = ReadVersion();
@@ -428,7 +542,9 @@ Store::~Store() { sqlite3_close(db_); }
 Status Store::Exec(const std::string& sql) {
   char* msg = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-    Error e{fmt::format("store {}: {}", path_, msg ? msg : "error")};
+    const int code = sqlite3_errcode(db_);
+    const bool worded = Busy(db_) || code == SQLITE_FULL || code == SQLITE_IOERR;
+    Error e{fmt::format("store {}: {}", path_, worded ? Why(db_) : msg ? msg : "error")};
     sqlite3_free(msg);
     return e;
   }
@@ -482,8 +598,8 @@ Status Store::ResumeRun(int64_t run_id, int64_t resumes_seen, const nlohmann::js
   if (sqlite3_changes(db_) != 1) {
     return InputError(
         fmt::format("run {} in {} was taken up by another Pipette since it was read: "
-                    "see what it left with pipette report --run {}",
-                    run_id, path_, run_id));
+                    "see what it left with pipette report --store {} --run {}",
+                    run_id, path_, ShellQuote(path_), run_id));
   }
   return {};
 }

@@ -138,9 +138,14 @@ class Store {
   // is not a Pipette store, and a store with a newer schema; migrates an older one in one
   // transaction (read-write), or in a private in-memory copy (read-only), never half-way.
   // `migrations` replaces Migrations() (tests).
+  // A store that cannot be written (kReadWrite: another process holds its write lock past a
+  // 5 s wait, a read-only file, a full disk) is refused with exit code 2 before anything is
+  // written, saying why; with `processes`, a locked store's refusal names the processes holding
+  // it open and the runs it records as running. A new store that could not be made is removed.
   static Result<std::unique_ptr<Store>> Open(const std::string& path,
                                              OpenMode mode = OpenMode::kReadWrite,
-                                             const std::vector<Migration>* migrations = nullptr);
+                                             const std::vector<Migration>* migrations = nullptr,
+                                             const env::ProcessTable* processes = nullptr);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -197,6 +202,12 @@ class Store {
 
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  static Result<std::unique_ptr<Store>> OpenFile(const std::string& path, OpenMode mode,
+                                                 const std::vector<Migration>* migrations,
+                                                 const env::ProcessTable* processes, bool* busy);
+  // The last call's failure as an input error: "DOING: why" (a locked store, a full disk, a
+  // read-only file); notes whether the store was locked.
+  Error Refused(const std::string& doing);
   Status Exec(const std::string& sql);
   Status PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations);
   Result<int> ReadVersion();
@@ -204,6 +215,7 @@ class Store {
   std::string path_;
   bool read_only_ = false;
   int version_found_ = 0;
+  bool busy_ = false;  // the last refusal was of a store another process held locked
   std::vector<std::string> warnings_;
 };
 

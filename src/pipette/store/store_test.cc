@@ -1,5 +1,6 @@
 #include "pipette/store/store.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -393,6 +394,46 @@ TEST_F(StoreTest, ACellMeasuredAgainSupersedesTheEarlierOneInOneStep) {
   EXPECT_FALSE((*s)->BeginCell(c, first).ok());
   EXPECT_FALSE((*s)->BeginCell(c).ok());
   EXPECT_EQ((*s)->Cells(run)->size(), 2u) << "nothing half-written";
+}
+
+// SQLITE_FULL from SQLite itself: a page limit the test's own step sets (PRAGMA max_page_count),
+// where a full disk cannot be had without root. A new store is created, not migrated, and none is
+// left behind.
+TEST_F(StoreTest, ANewStoreThatCannotBeMadeSaysSoAndLeavesNoFile) {
+  std::vector<Migration> steps = Migrations();
+  steps.push_back({kSchemaVersion + 1,
+                   "PRAGMA max_page_count = 1; CREATE TABLE filler (x TEXT); "
+                   "INSERT INTO filler VALUES (zeroblob(100000));"});
+  auto s = Store::Open(path_, OpenMode::kReadWrite, &steps);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().exit_code, 2);
+  EXPECT_EQ(s.error().message,
+            fmt::format("cannot create the store {}: step to version {}: the disk is full "
+                        "(SQLITE_FULL); nothing was written",
+                        path_, kSchemaVersion + 1));
+  EXPECT_FALSE(fs::exists(path_));
+  EXPECT_FALSE(fs::exists(path_ + "-wal"));
+}
+
+TEST_F(StoreTest, AStoreAnotherConnectionHoldsIsRefusedNamingWhoHoldsIt) {
+  { ASSERT_TRUE(Store::Open(path_).ok()); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  env::FakeProcessTable processes(env::ProcessIdentity::Of("host-a", "", "", 100, 1));
+  processes.Hold(path_, 4242);
+  processes.AddProgram({4242, 1, "sqlite3"});
+  auto s = Store::Open(path_, OpenMode::kReadWrite, nullptr, &processes);
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().exit_code, 2);
+  EXPECT_EQ(s.error().message,
+            "cannot write to the store " + path_ +
+                ": the store is locked by another process (SQLITE_BUSY after 5 s) (held open by "
+                "pid 4242 (sqlite3))");
+  EXPECT_TRUE(fs::exists(path_)) << "another's store is never removed";
+  EXPECT_TRUE(Store::Open(path_).ok()) << "free again";
 }
 
 }  // namespace
