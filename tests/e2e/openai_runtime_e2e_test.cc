@@ -410,10 +410,19 @@ quality:
 // reports `usage`.
 class FixtureServer {
  public:
-  enum class Mode { kStallFirst, kHttp500, kMalformedFirst, kDropFirst, kNoUsage };
+  enum class Mode {
+    kStallFirst,
+    kHttp500,
+    kMalformedFirst,
+    kDropFirst,
+    kNoUsage,
+    kMalformedAll,
+    kModelsArray
+  };
   explicit FixtureServer(Mode mode) : mode_(mode) {
-    server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(R"({"data":[{"id":"fixture"}]})", "application/json");
+    server_.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(mode_ == Mode::kModelsArray ? "[1,2,3]" : R"({"data":[{"id":"fixture"}]})",
+                      "application/json");
     });
     server_.Post("/v1/completions", [this](const httplib::Request&, httplib::Response& res) {
       Stream(completions_++, false, res);
@@ -440,7 +449,8 @@ class FixtureServer {
       return;
     }
     const bool stall = mode_ == Mode::kStallFirst && n == 0;
-    const bool malformed = mode_ == Mode::kMalformedFirst && n == 0;
+    const bool malformed =
+        (mode_ == Mode::kMalformedFirst && n == 0) || mode_ == Mode::kMalformedAll;
     const bool drop = mode_ == Mode::kDropFirst && n == 0;
     const bool usage = mode_ != Mode::kNoUsage;
     res.set_chunked_content_provider("text/event-stream", [this, stall, malformed, drop, usage,
@@ -592,6 +602,55 @@ TEST_F(OpenAiRuntime, FixtureAGenItemWhoseRequestStallsFailsAndTheNextGoesOn) {
   const json* failed = Row(rows, "gen", "failed_requests");
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ((*failed)["median"], 1);
+}
+
+// The status of the one cell of the store's first run ("" when there is not exactly one).
+std::string OnlyCellStatus(const std::string& path) {
+  auto store = store::Store::Open(path);
+  if (!store.ok()) return "";
+  auto cells = (*store)->Cells(1);
+  return cells.ok() && cells->size() == 1 ? (*cells)[0].status : "";
+}
+
+// Every request of a test failed (here: a line that is not JSON in every stream): the test
+// measured nothing, so the cell fails with the reason and the run exits 1, its failed streams
+// still counted in the report.
+TEST_F(OpenAiRuntime, FixtureATestWhoseEveryRequestFailedFailsTheCell) {
+  FixtureServer fixture(FixtureServer::Mode::kMalformedAll);
+  const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_NE((o.out + o.err).find("every measured request failed (3 of 3)"), std::string::npos)
+      << o.out << o.err;
+  EXPECT_EQ(OnlyCellStatus(Store()), "failed");
+  const std::vector<json> rows = RowsOf(ReportJson()["results"], "openai");
+  EXPECT_EQ(At(rows, "tg2", "failed_streams")["median"], 3);
+}
+
+// A server whose /v1/models answers an array: the cell fails naming the reply, the run ends
+// with its code (never an uncaught exception and an abandoned run).
+TEST_F(OpenAiRuntime, FixtureAModelsReplyOfAnotherShapeFailsTheCell) {
+  FixtureServer fixture(FixtureServer::Mode::kModelsArray);
+  const fs::path ex = Write("fixture.yaml", FixtureExperiment(fixture.Url()));
+  Output o = Pipette({"run", ex.string(), "--store", Store()});
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_NE((o.out + o.err).find("did not list its models"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(OnlyCellStatus(Store()), "failed");
+}
+
+// An API key variable holding a line break: bad input naming the variable, before anything is
+// measured or stored.
+TEST_F(OpenAiRuntime, FixtureAKeyWithALineBreakIsRefusedBeforeMeasuring) {
+  FixtureServer fixture(FixtureServer::Mode::kNoUsage);
+  std::string text = FixtureExperiment(fixture.Url());
+  text.replace(text.find("base_url:"), 0, "api_key_env: PIPETTE_E2E_KEY, ");
+  setenv("PIPETTE_E2E_KEY", "sk-e2e\r\nX-Injected: 1", 1);
+  Output o = Pipette({"run", Write("fixture.yaml", text).string(), "--store", Store()});
+  unsetenv("PIPETTE_E2E_KEY");
+  EXPECT_EQ(o.code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("PIPETTE_E2E_KEY holds a control character"), std::string::npos) << o.err;
+  EXPECT_EQ((o.out + o.err).find("sk-e2e"), std::string::npos);
+  EXPECT_FALSE(fs::exists(Store()));
 }
 
 }  // namespace
