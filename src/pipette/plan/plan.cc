@@ -52,6 +52,8 @@ class ContextNeeds {
     if (fresh) it->second = workload::ContextNeed(ex_, depth);  // the most any workload needs
     return it->second;
   }
+  // What needs it, for a message (workload::ContextNeedWhat).
+  std::string What(int64_t depth) const { return workload::ContextNeedWhat(ex_, depth); }
 
  private:
   const config::Experiment& ex_;
@@ -67,19 +69,21 @@ Status ResolveContext(const config::Experiment& ex, const runtime::Runtime* rt, 
   const int64_t depth = c.IntParam("depth");
   const int64_t need = needs.At(depth);
   int64_t n_ctx = c.IntParam("n_ctx");
-  if (n_ctx == 0) {
+  const bool sized = n_ctx == 0;  // sized for the tests, not set
+  if (sized) {
     n_ctx = need;
   } else if (n_ctx < need) {
     return InputError(fmt::format(
-        "{}: n_ctx {} is too small for the tests (they need {} tokens at depth {}): raise n_ctx "
-        "or leave it out (0 = just enough)",
-        WhereParam(ex, "n_ctx"), n_ctx, need, depth));
+        "{}: n_ctx {} is too small for the tests (they need {} tokens at depth {}, for {}): "
+        "raise n_ctx or leave it out (0 = just enough)",
+        WhereParam(ex, "n_ctx"), n_ctx, need, depth, needs.What(depth)));
   }
   if (c.model.n_ctx_train > 0 && n_ctx > c.model.n_ctx_train) {
     return InputError(fmt::format(
-        "{}: model '{}' was trained for a context of {} tokens; the tests need n_ctx {}: use "
+        "{}: model '{}' was trained for a context of {} tokens; the tests need n_ctx {}{}: use "
         "smaller tests or a model with a longer context",
-        WhereParam(ex, "n_ctx"), c.model.name, c.model.n_ctx_train, n_ctx));
+        WhereParam(ex, "n_ctx"), c.model.name, c.model.n_ctx_train, n_ctx,
+        sized ? " (for " + needs.What(depth) + ")" : std::string()));
   }
   if (std::string* v = runtime::FindParam(c.params, "n_ctx")) *v = std::to_string(n_ctx);
   // The runtime's own rule makes the values the ones that run (llama.cpp pads n_ctx).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/runtime/llama.h"
+#include "pipette/workload/mc/spec.h"
 
 namespace pipette::plan {
 namespace {
@@ -206,6 +207,29 @@ TEST(Plan, ContextBeyondTheModelsTrainingIsAnInputError) {
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_NE(cells.error().message.find("trained for a context of 8192 tokens"), std::string::npos)
+      << cells.error().message;
+  EXPECT_NE(cells.error().message.find("the tests need n_ctx 16000 (for the test pp16000)"),
+            std::string::npos)
+      << cells.error().message;
+}
+
+// An item too long for the model's context is named by its dataset and line, not only by the
+// tokens it needs.
+TEST(Plan, AContextTooLongForTheModelNamesTheItemThatNeedsIt) {
+  Experiment ex = WithBatches({"128"}, "0");
+  ex.models[0].n_ctx_train = 8192;
+  workload::McSpec mc;
+  mc.dataset = "/data/long.jsonl";
+  mc.max_bytes = 100000;
+  mc.max_line = 7;
+  mc.n_items = 9;
+  workload::SetMcSpec(&ex, mc);
+  auto cells = Expand(ex, runtime::Registry());
+  ASSERT_FALSE(cells.ok());
+  EXPECT_EQ(cells.error().exit_code, 2);
+  EXPECT_NE(cells.error().message.find("the tests need n_ctx 100008 (for the mc item at "
+                                       "/data/long.jsonl:7: 100000 bytes of question and choice)"),
+            std::string::npos)
       << cells.error().message;
 }
 

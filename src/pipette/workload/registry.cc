@@ -78,4 +78,17 @@ int64_t ContextNeed(const config::Experiment& ex, int64_t depth) {
   return need;
 }
 
+std::string ContextNeedWhat(const config::Experiment& ex, int64_t depth) {
+  int64_t need = 0;
+  std::string what;
+  for (const auto& w : Registered()) {
+    const int64_t n = w->ContextNeed(ex, depth);
+    if (n <= need) continue;
+    need = n;
+    what = w->ContextNeedWhat(ex, depth);
+    if (what.empty()) what = "the " + w->Name() + " workload";
+  }
+  return what;
+}
+
 }  // namespace pipette::workload

@@ -28,5 +28,8 @@ const metrics::Headlines& Headlines();
 
 // Tokens a cell's context must hold at `depth`: the most any workload of the experiment needs.
 int64_t ContextNeed(const config::Experiment& ex, int64_t depth);
+// What needs that most (Workload::ContextNeedWhat, else "the NAME workload"); "" when none needs
+// any.
+std::string ContextNeedWhat(const config::Experiment& ex, int64_t depth);
 
 }  // namespace pipette::workload

@@ -40,6 +40,12 @@ class Workload {
   virtual std::vector<Phase> Phases(const config::Experiment& ex) const = 0;
   // Tokens a cell's context must hold for this workload with the cell's `depth` (0: none).
   virtual int64_t ContextNeed(const config::Experiment& ex, int64_t depth) const = 0;
+  // What needs that many tokens, for a message that the context is too small ("the mc item at
+  // data.jsonl:3 (5120 bytes)"); "" says only the workload's name.
+  virtual std::string ContextNeedWhat(const config::Experiment& ex, int64_t depth) const {
+    (void)ex, (void)depth;
+    return "";
+  }
   // Appends the work it plans for `cell` (estimate/estimator.h), for the one time estimator:
   // the plan's estimate and the progress line's time left (estimate::PlannedWork).
   virtual void PlanWork(const config::Experiment& ex, const plan::Cell& cell,

@@ -38,6 +38,13 @@ class Gen : public Workload {
     return spec ? spec->max_need : 0;
   }
 
+  std::string ContextNeedWhat(const config::Experiment& ex, int64_t) const override {
+    const GenSpec* spec = GenSpecOf(ex);
+    if (!spec) return "";
+    return fmt::format("the gen item at {}:{}: its prompt and system bytes, and max_tokens",
+                       spec->dataset, spec->max_line);
+  }
+
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
     const GenSpec* spec = GenSpecOf(ex);

@@ -28,10 +28,18 @@ class GenDef : public DatasetSpecDef {
     auto ds = quality::LoadGenDataset(spec.dataset);
     if (!ds) return ds.error();
     spec.n_items = static_cast<int64_t>(ds->items.size());
-    for (const auto& item : ds->items) {
+    // The items that run (the first `limit`) size the context; the largest is named when a
+    // context cannot hold it.
+    const size_t run =
+        spec.limit > 0 ? std::min<size_t>(size_t(spec.limit), ds->items.size()) : ds->items.size();
+    for (size_t i = 0; i < run; ++i) {
+      const quality::GenItem& item = ds->items[i];
       // Bytes bound tokens; 64 tokens for the template's own markers.
-      spec.max_need = std::max<int64_t>(
-          spec.max_need, int64_t(item.prompt.size() + item.system.size()) + 64 + item.max_tokens);
+      const int64_t need = int64_t(item.prompt.size() + item.system.size()) + 64 + item.max_tokens;
+      if (need > spec.max_need) {
+        spec.max_need = need;
+        spec.max_line = item.line;
+      }
     }
     return std::any(spec);
   }

@@ -19,6 +19,7 @@ struct GenSpec {
   nlohmann::json template_options = nlohmann::json::object();
   int64_t n_items = 0;
   int64_t max_need = 0;  // bound on prompt + template + generated tokens of the largest item
+  int max_line = 0;      // the dataset's line of that item (of the first `limit`)
   int line = 0;
 };
 inline constexpr const char* kDefaultGenDataset = "gen/pipette-gen-v1.jsonl";

@@ -34,6 +34,13 @@ class Mc : public Workload {
     return spec ? spec->max_bytes + 8 : 0;
   }
 
+  std::string ContextNeedWhat(const config::Experiment& ex, int64_t) const override {
+    const McSpec* spec = McSpecOf(ex);
+    if (!spec) return "";
+    return fmt::format("the mc item at {}:{}: {} bytes of question and choice", spec->dataset,
+                       spec->max_line, spec->max_bytes);
+  }
+
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
     const McSpec* spec = McSpecOf(ex);

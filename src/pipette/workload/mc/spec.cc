@@ -28,10 +28,18 @@ class McDef : public DatasetSpecDef {
     auto ds = quality::LoadMcDataset(spec.dataset);
     if (!ds) return ds.error();
     spec.n_items = static_cast<int64_t>(ds->items.size());
-    for (const auto& item : ds->items) {
+    // The items that run (the first `limit`) size the context; the longest is named when a
+    // context cannot hold it.
+    const size_t run =
+        spec.limit > 0 ? std::min<size_t>(size_t(spec.limit), ds->items.size()) : ds->items.size();
+    for (size_t i = 0; i < run; ++i) {
+      const quality::McItem& item = ds->items[i];
       for (const auto& choice : item.choices) {
-        spec.max_bytes = std::max<int64_t>(spec.max_bytes, int64_t(McPrompt(item.question).size() +
-                                                                   McContinuation(choice).size()));
+        const auto bytes = int64_t(McPrompt(item.question).size() + McContinuation(choice).size());
+        if (bytes > spec.max_bytes) {
+          spec.max_bytes = bytes;
+          spec.max_line = item.line;
+        }
       }
     }
     return std::any(spec);

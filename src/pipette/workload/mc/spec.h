@@ -15,6 +15,7 @@ struct McSpec {
   std::string dataset;    // absolute path to the JSONL file
   int limit = 0;          // the first `limit` items; 0 = all
   int64_t max_bytes = 0;  // longest prompt + choice in bytes: an upper bound on its tokens
+  int max_line = 0;       // the dataset's line of that item (of the first `limit`)
   int64_t n_items = 0;
   int line = 0;
 };

@@ -49,6 +49,29 @@ TEST_F(McSpecResolve, ItemsAreCountedAndBounded) {
       (nlohmann::json{{"dataset", opts_.datasets_dir + "/mc/pipette-mc-v1.jsonl"}, {"limit", 3}}));
 }
 
+// The context is sized for the items that run (the first `limit`), and the longest is known by
+// its line, for a message when a model's context cannot hold it.
+TEST_F(McSpecResolve, TheLongestItemThatRunsIsKnownByItsLine) {
+  const std::string item = R"({"id": "ID", "question": "Q", "choices": ["a", "b"], "answer": 0})";
+  auto line = [&](const std::string& id, const std::string& question) {
+    std::string l = item;
+    l.replace(l.find("ID"), 2, id);
+    l.replace(l.find("\"Q\""), 3, "\"" + question + "\"");
+    return l + "\n";
+  };
+  std::ofstream(dir_ / "long.jsonl")
+      << line("a", "short?") << "\n"
+      << line("b", "a bit longer?") << line("c", std::string(5000, 'x'));
+  auto all = Parse(kSmol + "quality:\n  mc: {dataset: long.jsonl}\n");
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(McSpecOf(*all)->max_line, 4);  // after a blank line
+  EXPECT_EQ(McSpecOf(*all)->max_bytes, int64_t(McPrompt(std::string(5000, 'x')).size() + 2));
+  auto two = Parse(kSmol + "quality:\n  mc: {dataset: long.jsonl, limit: 2}\n");
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(McSpecOf(*two)->max_line, 3);
+  EXPECT_EQ(McSpecOf(*two)->max_bytes, int64_t(McPrompt("a bit longer?").size() + 2));
+}
+
 TEST_F(McSpecResolve, ADatasetWithoutItemsIsRefused) {
   std::ofstream(dir_ / "none.jsonl") << "\n\n";
   EXPECT_EQ(ErrorOf(kSmol + "quality:\n  mc: {dataset: none.jsonl}\n"),

@@ -35,6 +35,12 @@ class Ppl : public Workload {
     return spec ? spec->n_ctx : 0;
   }
 
+  std::string ContextNeedWhat(const config::Experiment& ex, int64_t) const override {
+    const PplSpec* spec = PplSpecOf(ex);
+    return spec ? fmt::format("ppl's chunks of n_ctx {} ({}:{})", spec->n_ctx, ex.path, spec->line)
+                : "";
+  }
+
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
     const PplSpec* spec = PplSpecOf(ex);

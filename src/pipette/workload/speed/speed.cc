@@ -102,6 +102,19 @@ class Speed : public Workload {
     return TokensNeeded(ex.tests, depth);
   }
 
+  std::string ContextNeedWhat(const config::Experiment& ex, int64_t depth) const override {
+    int64_t most = 0;
+    std::string name;
+    for (const config::TestSpec& t : ex.tests) {
+      const int64_t n = TokensNeeded({t}, depth);
+      if (n > most) {
+        most = n;
+        name = t.name;
+      }
+    }
+    return name.empty() ? "" : "the test " + name;
+  }
+
   void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                 std::vector<estimate::Work>* out) const override {
     // Interleaved, every visit (one per repetition) warms up again.
