@@ -93,7 +93,8 @@ TEST_F(ReproduceE2E, CellsMeasuredUnderAWarningAreMarkedAndAnEnvironmentDifferen
       << md.out;
   Output js = Pipette({"report", "--store", Store(), "--format", "json"});
   ASSERT_EQ(js.code, 0) << js.err;
-  for (const json& r : json::parse(js.out)["results"]) {
+  const json report = json::parse(js.out);
+  for (const json& r : report["results"]) {
     EXPECT_EQ(r["untrusted"],
               "measured while 1 other Pipette measured on the machine (pid 4242 "
               "pipette)")
@@ -102,7 +103,8 @@ TEST_F(ReproduceE2E, CellsMeasuredUnderAWarningAreMarkedAndAnEnvironmentDifferen
   Output r = Pipette({"reproduce", "1", "--store", Store(), "--format", "json", "--no-bandwidth"});
   ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
   bool listed = false;
-  for (const json& d : json::parse(r.out)["environment"]) {
+  const json verdict = json::parse(r.out);
+  for (const json& d : verdict["environment"]) {
     if (d["what"] != "cells measured while another Pipette measured") continue;
     listed = true;
     EXPECT_EQ(d["original"], "1");

@@ -35,6 +35,7 @@ std::shared_ptr<const CellFacts> Facts() {
   f->emulated = true;
   f->params = {{"threads", 2}, {"n_batch", 512}, {"flash_attn", "off"}};
   f->params_set = {{"threads", 2}};
+  f->untrusted = "measured while 1 other Pipette measured on the machine (pid 7)";
   return f;
 }
 
@@ -94,6 +95,7 @@ void ExpectSameFacts(const CellFacts& a, const CellFacts& b) {
   EXPECT_EQ(a.emulated, b.emulated);
   EXPECT_EQ(a.params, b.params);
   EXPECT_EQ(a.params_set, b.params_set);
+  EXPECT_EQ(a.untrusted, b.untrusted);
 }
 
 void ExpectSameRow(const ResultRow& a, const ResultRow& b) {
@@ -130,7 +132,7 @@ void ExpectSameRow(const ResultRow& a, const ResultRow& b) {
 // CellFacts: set it in CellFactsOf and Facts, compare it in ExpectSameFacts, write its size.
 TEST(RowCache, EveryFieldOfAResultRowRoundTrips) {
   EXPECT_EQ(sizeof(ResultRow), 400u) << "ResultRow changed: see the comment above";
-  EXPECT_EQ(sizeof(CellFacts), 464u) << "CellFacts changed: see the comment above";
+  EXPECT_EQ(sizeof(CellFacts), 496u) << "CellFacts changed: see the comment above";
   const ResultRow row = EveryFieldSet();
   ResultRow other;
   other.cell = Facts();

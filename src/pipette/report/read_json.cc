@@ -189,11 +189,12 @@ Result<JsonRows> Read(std::string_view text, const std::string& file, std::optio
     if (r["run_id"].get<int64_t>() != out.run_id) continue;
     Fields f(r, file, index);
     const int64_t cell = r["cell"].get<int64_t>();
-    auto& facts = cells[cell];
-    if (!facts) facts = CellOf(f, out.run_id, cell);
+    // Every row's cell fields are read (and type-checked); the cell's first row's are kept.
+    auto facts = CellOf(f, out.run_id, cell);
+    if (!cells[cell]) cells[cell] = std::move(facts);
     metrics::ResultRow row = RowOf(f);
     if (f.error()) return *f.error();
-    row.cell = facts;
+    row.cell = cells[cell];
     out.rows.push_back(std::move(row));
   }
   const auto runs = doc.find("runs");
