@@ -25,6 +25,7 @@
 #include "pipette/protocol/speed_ops.h"
 #include "pipette/protocol/test_ops.h"
 #include "pipette/protocol/version.h"
+#include "pipette/testing/paths.h"
 #include "pipette/worker/line_channel.h"
 #include "pipette/worker/pipe_transport.h"
 
@@ -35,7 +36,7 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using worker::CallError;
 
-const std::string kSource = PIPETTE_SOURCE_DIR;
+const std::string kSource = pipette::testing::SourceDir();
 constexpr milliseconds kTimeout(120000);  // a bound for a broken worker, not a speed limit
 
 struct WorkerUnderTest {
@@ -54,28 +55,28 @@ void PrintTo(const WorkerUnderTest& w, std::ostream* os) { *os << w.name; }
 
 const WorkerUnderTest kWorkers[] = {
     {"llama",
-     {PIPETTE_WORKER_LLAMA},
+     {pipette::testing::WorkerLlama()},
      kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf",
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw: thrown on purpose by the test op test_throw"},
     {"python_fixture",
-     {PIPETTE_PYTHON3, "-B", kSource + "/tests/conformance/fixture_worker.py"},
+     {pipette::testing::Python3(), "-B", kSource + "/tests/conformance/fixture_worker.py"},
      kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf",  // a file to load; never read
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
     {"onnxruntime",
-     {PIPETTE_WORKER_ONNXRUNTIME},
-     PIPETTE_ONNX_TEST_MODEL,
+     {pipette::testing::WorkerOnnxruntime()},
+     pipette::testing::OnnxTestModel(),
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
     {"openvino",
-     {PIPETTE_WORKER_OPENVINO},
-     PIPETTE_ONNX_TEST_MODEL,
+     {pipette::testing::WorkerOpenvino()},
+     pipette::testing::OnnxTestModel(),
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
     {"mnn",
-     {PIPETTE_WORKER_MNN},
-     PIPETTE_MNN_TEST_MODEL,
+     {pipette::testing::WorkerMnn()},
+     pipette::testing::MnnTestModel(),
      {{"n_ctx", 256}, {"n_batch", 4}},
      "the handler threw RuntimeError: thrown on purpose by the test op test_throw"},
 };

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fixture.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette_e2e {
 namespace {
@@ -143,7 +144,7 @@ TEST_F(CompareE2E, TheShippedReleaseGate) {
   const std::string store = (dir_ / "release.db").string();
   Output run = Pipette({"run", ex.string(), "--store", store, "--no-bandwidth"});
   ASSERT_EQ(run.code, 0) << run.err;
-  const std::string gate = std::string(PIPETTE_SOURCE_DIR) + "/examples/gates/release.gate";
+  const std::string gate = pipette::testing::SourceDir() + "/examples/gates/release.gate";
   // The run against itself: the same cells on both sides decide nothing (exit 3), and say so.
   Output same = Pipette({"compare", store, store, "--gate", gate});
   EXPECT_EQ(same.code, 3) << same.out << same.err;

@@ -20,18 +20,19 @@
 #include <thread>
 
 #include "pipette/store/store.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette_e2e {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-inline const std::string kSource = PIPETTE_SOURCE_DIR;
-inline const std::string kPipette = PIPETTE_BINARY;
+inline const std::string kSource = pipette::testing::SourceDir();
+inline const std::string kPipette = pipette::testing::PipetteBinary();
 inline const std::string kModel = kSource + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
 inline const std::string kGemmaModel = kSource + "/models/gemma-3-270m-q4_k_m.gguf";
 // llama.cpp's own tools, built by this project from the same pinned source as the worker.
-inline const std::string kLlamaTools = PIPETTE_LLAMA_TOOLS_DIR;
+inline const std::string kLlamaTools = pipette::testing::LlamaToolsDir();
 
 struct Output {
   int code = -1;

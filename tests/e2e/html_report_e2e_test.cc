@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "fixture.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette_e2e {
 namespace {
@@ -36,7 +37,7 @@ TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) 
   EXPECT_EQ(page.find("<script src"), std::string::npos);
   EXPECT_EQ(page.find("<link"), std::string::npos);
 
-  const fs::path artifacts = fs::path(PIPETTE_BUILD_DIR) / "artifacts";
+  const fs::path artifacts = fs::path(pipette::testing::BinaryDir()) / "artifacts";
   fs::create_directories(artifacts);
   const fs::path shot = artifacts / "html-report.png";
   fs::remove(shot);

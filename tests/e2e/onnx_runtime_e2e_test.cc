@@ -14,6 +14,7 @@
 
 #include "fixture.h"
 #include "pipette/store/store.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette_e2e {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 // Conversions are cached by what defines them: the tests share one cache in the build folder
 // (like the build's other products), so the bundled model is converted once per build, not per
 // test. The cache test uses a folder of its own.
-const std::string kSharedCache = std::string(PIPETTE_BUILD_DIR) + "/tests/converted-cache";
+const std::string kSharedCache = pipette::testing::BinaryDir() + "/tests/converted-cache";
 
 class OnnxRuntime : public E2E {
  protected:

@@ -14,11 +14,12 @@
 
 #include "fixture.h"
 #include "pipette/store/store.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette_e2e {
 namespace {
 
-const std::string kConvertedCache = std::string(PIPETTE_BUILD_DIR) + "/tests/converted-cache";
+const std::string kConvertedCache = pipette::testing::BinaryDir() + "/tests/converted-cache";
 
 class SeedRuntimes : public E2E {
  protected:

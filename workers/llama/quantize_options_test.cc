@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::llama_worker {
 namespace {
 
 const std::string kModel =
-    std::string(PIPETTE_SOURCE_DIR) + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    pipette::testing::SourceDir() + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
 
 TEST(QuantizeOptions, FileTypesAreFoundByTheirLlamaQuantizeNames) {
   const FileType* t = FindFileType("q4_k_m");

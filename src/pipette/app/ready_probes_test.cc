@@ -7,11 +7,12 @@
 
 #include "pipette/device/local_device.h"
 #include "pipette/device/ssh_device.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette::app {
 namespace {
 
-const std::string kFakeRoot = std::string(PIPETTE_SOURCE_DIR) + "/tests/data/fake-sysfs";
+const std::string kFakeRoot = pipette::testing::SourceDir() + "/tests/data/fake-sysfs";
 
 TEST(ReadyProbes, ThisMachineWithItsSensorsReadFromAFakeTree) {
   auto probe = LocalReadyProbe(kFakeRoot);

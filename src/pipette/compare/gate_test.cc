@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::compare {
 namespace {
 
@@ -111,7 +113,7 @@ TEST(Gate, ALimitIsPastOnlyInItsDirection) {
 // The gate files shipped in examples/gates parse.
 TEST(Gate, TheShippedGateFilesParse) {
   for (const char* name : {"release.gate", "ci.gate"}) {
-    const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/examples/gates/" + name;
+    const std::string path = pipette::testing::SourceDir() + "/examples/gates/" + name;
     std::ifstream in(path, std::ios::binary);
     ASSERT_TRUE(in) << path;
     std::stringstream text;

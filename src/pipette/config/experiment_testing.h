@@ -10,6 +10,7 @@
 #include <string>
 
 #include "pipette/config/experiment.h"
+#include "pipette/testing/paths.h"
 #include "pipette/util/temp_dir.h"
 
 namespace pipette::config {
@@ -17,8 +18,8 @@ namespace pipette::config {
 class ExperimentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    opts_.models_dir = std::string(PIPETTE_SOURCE_DIR) + "/models";
-    opts_.datasets_dir = std::string(PIPETTE_SOURCE_DIR) + "/datasets";
+    opts_.models_dir = pipette::testing::SourceDir() + "/models";
+    opts_.datasets_dir = pipette::testing::SourceDir() + "/datasets";
     ASSERT_TRUE(std::filesystem::exists(opts_.models_dir + "/SmolLM2-135M-Instruct.Q4_1.gguf"))
         << "run scripts/setup.sh (fetches the bundled model)";
     std::ofstream(dir_ / "pipette-worker-llama") << "";

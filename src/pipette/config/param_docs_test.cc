@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::config {
 namespace {
 
@@ -14,7 +16,7 @@ constexpr std::string_view kEnd = "<!-- parameters: end -->";
 
 // The table between the markers in docs/config.md, or "" without them.
 std::string DocumentedTable() {
-  std::ifstream in(std::string(PIPETTE_SOURCE_DIR) + "/docs/config.md");
+  std::ifstream in(pipette::testing::SourceDir() + "/docs/config.md");
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string doc = ss.str();

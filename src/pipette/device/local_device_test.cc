@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "pipette/protocol/ops.h"
+#include "pipette/testing/paths.h"
 #include "pipette/util/temp_dir.h"
 
 namespace pipette::device {
@@ -29,7 +30,7 @@ TEST(LocalDevice, StartsAWorkerAndSpeaksTheProtocol) {
   ASSERT_FALSE(python.empty()) << "python3 is needed (the conformance tests use it too)";
   LocalDevice device;
   auto ch = device.StartWorker(
-      {python, "-B", std::string(PIPETTE_SOURCE_DIR) + "/tests/conformance/fixture_worker.py"});
+      {python, "-B", pipette::testing::SourceDir() + "/tests/conformance/fixture_worker.py"});
   ASSERT_TRUE(ch.ok()) << ch.error().message;
   auto hello = (*ch)->Call({{"op", protocol::op::kHello}}, milliseconds(10000));
   ASSERT_TRUE(hello.ok()) << hello.error().message;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::env {
 namespace {
 
@@ -243,7 +245,7 @@ TEST(ConditionsTest, ToJsonNullsMissingReadings) {
 // On the machine running the tests: sanity only, never speed thresholds.
 TEST(RealMachineTest, CollectFingerprint) {
   FingerprintOptions opts;
-  opts.bandwidth_probe = PIPETTE_BINARY_DIR "/pipette-probe";  // run as a child process
+  opts.bandwidth_probe = pipette::testing::BinaryDir() + "/pipette-probe";  // a child process
   nlohmann::json fp = CollectFingerprint(opts);
   ASSERT_TRUE(fp["cpu_model"].is_string());
   EXPECT_FALSE(fp["cpu_model"].get<std::string>().empty());

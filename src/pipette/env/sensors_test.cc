@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::env {
 namespace {
 
-const std::string kFakeRoot = std::string(PIPETTE_SOURCE_DIR) + "/tests/data/fake-sysfs";
+const std::string kFakeRoot = pipette::testing::SourceDir() + "/tests/data/fake-sysfs";
 
 TEST(Sensors, ReadsTheFakeTree) {
   const LocalFiles disk;

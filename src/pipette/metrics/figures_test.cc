@@ -6,12 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::metrics {
 namespace {
 
 // Every figure of a real report is in the catalogue, in the unit the report gives it.
 TEST(Figures, EveryFigureOfAReportIsKnownInItsUnit) {
-  std::ifstream in(std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/report.json");
+  std::ifstream in(pipette::testing::SourceDir() + "/tests/golden/report.json");
   ASSERT_TRUE(in) << "tests/golden/report.json";
   std::stringstream text;
   text << in.rdbuf();

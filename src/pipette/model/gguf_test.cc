@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::model {
 namespace {
 
@@ -443,11 +445,8 @@ TEST(GgufNamesTest, GgmlTypeNames) {
 }
 
 TEST(GgufRealModelTest, SmolLM2Header) {
-#ifndef PIPETTE_SOURCE_DIR
-  GTEST_SKIP() << "PIPETTE_SOURCE_DIR not defined";
-#else
   const std::string path =
-      std::string(PIPETTE_SOURCE_DIR) + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+      pipette::testing::SourceDir() + "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
   Result<GgufFile> file = ReadGguf(path);
   ASSERT_TRUE(file.ok()) << file.error().message;
@@ -461,7 +460,6 @@ TEST(GgufRealModelTest, SmolLM2Header) {
   ASSERT_FALSE(file->tensors.empty());
   const GgufTensor& last = file->tensors.back();
   EXPECT_LE(file->data_offset + last.offset + last.n_bytes, file->file_size);
-#endif
 }
 
 }  // namespace

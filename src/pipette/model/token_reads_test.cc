@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::model {
 namespace {
 
@@ -119,7 +121,7 @@ TEST(TokenReadsTest, JsonRoundTripAndKvTypes) {
 // The shipped models, against what the gguf package (gguf-py 0.19.0's GGUFReader) reads from the
 // same files: the sum of every tensor's n_bytes, token_embd's size and rows, no output.weight.
 TEST(TokenReadsTest, ShippedModels) {
-  const std::string dir = std::string(PIPETTE_SOURCE_DIR) + "/models/";
+  const std::string dir = pipette::testing::SourceDir() + "/models/";
   auto smol = ReadGguf(dir + "SmolLM2-135M-Instruct.Q4_1.gguf");
   ASSERT_TRUE(smol) << smol.error().message;
   auto r = TokenReadsOf(*smol);

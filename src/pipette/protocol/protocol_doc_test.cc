@@ -12,12 +12,13 @@
 #include "pipette/protocol/ops.h"
 #include "pipette/protocol/samples_for_tests.h"
 #include "pipette/protocol/version.h"
+#include "pipette/testing/paths.h"
 
 namespace pipette::protocol {
 namespace {
 
 std::string Doc() {
-  std::ifstream in(std::string(PIPETTE_SOURCE_DIR) + "/docs/protocol.md");
+  std::ifstream in(pipette::testing::SourceDir() + "/docs/protocol.md");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

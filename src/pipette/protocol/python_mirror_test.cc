@@ -9,6 +9,7 @@
 
 #include "pipette/protocol/ops.h"
 #include "pipette/protocol/version.h"
+#include "pipette/testing/paths.h"
 #include "pipette/util/files.h"
 #include "pipette/util/result.h"
 
@@ -16,7 +17,7 @@ namespace pipette::protocol {
 namespace {
 
 std::string PythonMirror() {
-  auto text = ReadFileToString(std::string(PIPETTE_SOURCE_DIR) +
+  auto text = ReadFileToString(pipette::testing::SourceDir() +
                                "/workers/python/pipette_worker/protocol.py");
   return text ? *text : "";
 }

@@ -6,12 +6,14 @@
 #include <map>
 #include <string>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::quality {
 namespace {
 
 using nlohmann::json;
 
-const std::string kSourceDir = PIPETTE_SOURCE_DIR;
+const std::string kSourceDir = pipette::testing::SourceDir();
 
 GenChecker Make(const char* spec_json) {
   GenChecker c;

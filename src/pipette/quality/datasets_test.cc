@@ -8,12 +8,13 @@
 #include <map>
 #include <string>
 
+#include "pipette/testing/paths.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::quality {
 namespace {
 
-const std::string kSourceDir = PIPETTE_SOURCE_DIR;
+const std::string kSourceDir = pipette::testing::SourceDir();
 
 // Writes small JSONL files to the temp folder and removes them afterwards.
 class DatasetFile : public ::testing::Test {

@@ -13,13 +13,14 @@
 #include "pipette/report/document.h"
 #include "pipette/report/formats.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/testing/paths.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::report {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kV1Store = std::string(PIPETTE_SOURCE_DIR) + "/tests/data/store-v1.db";
+const std::string kV1Store = pipette::testing::SourceDir() + "/tests/data/store-v1.db";
 
 class DerivedCacheTest : public ::testing::Test {
  protected:

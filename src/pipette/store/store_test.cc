@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "pipette/testing/paths.h"
 #include "pipette/util/files.h"
 
 namespace pipette::store {
@@ -158,7 +159,7 @@ std::string SchemaOf(const std::string& path) {
 
 std::string FileBytes(const std::string& path) { return *ReadFileToString(path); }
 
-const std::string kV1Store = std::string(PIPETTE_SOURCE_DIR) + "/tests/data/store-v1.db";
+const std::string kV1Store = pipette::testing::SourceDir() + "/tests/data/store-v1.db";
 
 TEST_F(StoreTest, AStoreOfTheLastReleaseIsMigratedToTheSameSchemaAsANewOne) {
   fs::create_directories(dir_);

@@ -10,10 +10,12 @@
 #include <sstream>
 #include <string>
 
+#include "pipette/testing/paths.h"
+
 namespace pipette::testing {
 
 inline void ExpectGolden(const std::string& text, const std::string& name) {
-  const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/tests/golden/" + name;
+  const std::string path = pipette::testing::SourceDir() + "/tests/golden/" + name;
   if (std::getenv("PIPETTE_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in) << "missing golden file " << path;
