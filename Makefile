@@ -1,15 +1,19 @@
 # The README's two commands: `make demo` and `make test`. Everything else is a step of those.
-.PHONY: demo test setup build models format clean
+.PHONY: demo test setup setup-demo build models format clean
 
+# Everything the tests need; `setup-demo`: only what the quickstart needs (scripts/setup.sh).
 setup:
 	scripts/setup.sh
+
+setup-demo:
+	scripts/setup.sh demo
 
 build: setup
 
 models:
 	scripts/fetch-models.sh
 
-demo: setup
+demo: setup-demo
 	build/pipette run examples/quickstart.yaml --export-md results/quickstart.md --export-json results/quickstart.json --export html=results/quickstart.html
 
 # The tests measure an emulated aarch64 board too: the worker cross-built for it first; boot a

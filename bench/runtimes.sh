@@ -3,7 +3,7 @@
 # bundled SmolLM2 under ONNX Runtime fp32, W8A8, W4A16 RTN and GPTQ, and llama.cpp Q4_1 and F32)
 # and bench/runtime-agreement.yaml (the fp32 weights under llama.cpp, ONNX Runtime, OpenVINO and
 # MNN), each into a store of its own, then their tables: `report --vary scheme` and
-# `report --vary runtime`. Run on a quiet machine after `make demo` or `make test`; the first run
+# `report --vary runtime`. Run on a quiet machine after `make test` (or `make setup`); the first run
 # converts (GPTQ takes several minutes and 3 GiB) and later ones take models/converted.
 # Usage: bench/runtimes.sh [OUT_DIR]   (the stores are kept there; default a temporary folder)
 set -euo pipefail

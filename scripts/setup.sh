@@ -2,24 +2,41 @@
 # Sets everything up on a fresh machine: system packages, the pinned llama.cpp source (carried by
 # the llama-cpp-python sdist), the bundled models, and the build (Pipette and llama.cpp together).
 # Safe to run again: each step is skipped when its result is already there.
+#
+#   scripts/setup.sh        everything the tests need (`make test`, `make setup`)
+#   scripts/setup.sh demo   only what the quickstart (examples/quickstart.yaml) needs (`make demo`):
+#                           no test packages, no Python wheels, one model, no llama.cpp tools,
+#                           no tests. `scripts/setup.sh` later adds the rest to the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/versions.env
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
-# 1. System packages (Debian): compilers, ccache, CMake, and the libraries Pipette links.
+MODE=${1:-all}
+case "$MODE" in
+  all | demo) ;;
+  *) echo "usage: scripts/setup.sh [demo]" >&2; exit 2 ;;
+esac
+
+# What the quickstart runs, built by `make demo`: one target a line.
+DEMO_TARGETS=(
+  pipette              # the CLI
+  pipette-worker-llama # the llama.cpp worker (with llama.cpp's libraries: llama, ggml, common)
+  pipette-probe        # the memory bandwidth probe (the fingerprint's memory_bandwidth)
+)
+
+# 1. System packages (Debian): compilers, ccache, CMake, and the libraries Pipette links; for the
+#    tests also GoogleTest, clang-format (the lint test) and the tools the end-to-end tests drive
+#    (sqlite3, jq, bc, an SSH server and client, iproute2).
 DEB_PACKAGES=(g++ cmake ninja-build make git ccache curl ca-certificates python3-venv unzip
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3 libssl-dev
-  libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config clang-format jq bc util-linux
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libssl-dev
+  libcpp-httplib-dev pkg-config)
+DEB_TEST_PACKAGES=(libgtest-dev libgmock-dev clang-format sqlite3 jq bc util-linux
   openssh-server openssh-client iproute2)
+[ "$MODE" = demo ] || DEB_PACKAGES+=("${DEB_TEST_PACKAGES[@]}")
 . scripts/deb-install.sh
 deb_install "${DEB_PACKAGES[@]}"
-
-# Every C and C++ compile goes through ccache. Paths inside this checkout are hashed relative to
-# it, so a fresh clone in another folder (as CI makes) finds the objects of the last one.
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=file_macro
-LAUNCHER="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 
 # 2. The llama.cpp source, pinned: the llama-cpp-python sdist from PyPI (SHA-256 checked), unpacked
 #    into .deps/. Pipette's own CMake builds llama.cpp from it (cmake/llama_cpp.cmake) in step 4.
@@ -49,37 +66,52 @@ fi
 [ -x .venv/bin/pip ] || "$PY" -m venv .venv
 
 # 2b. The Python packages of the converters (converters/onnx) and the Python runtime workers
-#     (workers/onnxruntime, openvino, mnn), exactly the versions of scripts/versions.env, into .venv. Skipped
-#     when `pip freeze` already lists every one of them at its version.
+#     (workers/onnxruntime, openvino, mnn), exactly the versions of scripts/versions.env, into .venv.
+#     Skipped when `pip freeze` already lists every one of them at its version, and by the demo
+#     (the quickstart runs llama.cpp alone).
 PY_PACKAGES=("gguf==$PY_GGUF_VERSION" "onnx==$PY_ONNX_VERSION"
   "onnxruntime==$PY_ONNXRUNTIME_VERSION" "onnx-ir==$PY_ONNX_IR_VERSION"
   "tokenizers==$PY_TOKENIZERS_VERSION" "numpy==$PY_NUMPY_VERSION"
   "protobuf==$PY_PROTOBUF_VERSION" "openvino==$PY_OPENVINO_VERSION"
   "openvino-telemetry==$PY_OPENVINO_TELEMETRY_VERSION" "mnn==$PY_MNN_VERSION")
-frozen=$(.venv/bin/pip freeze 2>/dev/null | tr '[:upper:]_' '[:lower:]-')
-py_missing=()
-for p in "${PY_PACKAGES[@]}"; do
-  grep -qx "$(printf '%s' "$p" | tr '[:upper:]_' '[:lower:]-')" <<<"$frozen" || py_missing+=("$p")
-done
-if [ ${#py_missing[@]} -gt 0 ]; then
-  say "installing Python packages into .venv: ${py_missing[*]}"
-  .venv/bin/pip install -q "${PY_PACKAGES[@]}"
+if [ "$MODE" = all ]; then
+  frozen=$(.venv/bin/pip freeze 2>/dev/null | tr '[:upper:]_' '[:lower:]-')
+  py_missing=()
+  for p in "${PY_PACKAGES[@]}"; do
+    grep -qx "$(printf '%s' "$p" | tr '[:upper:]_' '[:lower:]-')" <<<"$frozen" || py_missing+=("$p")
+  done
+  if [ ${#py_missing[@]} -gt 0 ]; then
+    say "installing Python packages into .venv: ${py_missing[*]}"
+    .venv/bin/pip install -q "${PY_PACKAGES[@]}"
+  fi
 fi
 
-# 3. The bundled model, and the HTML report's chart libraries (npm, pinned in web/package-lock.json;
-#    the build inlines them).
-scripts/fetch-models.sh
+# 3. The bundled models (the demo: SmolLM2 alone), and the HTML report's chart libraries (npm,
+#    pinned in web/package-lock.json; the build inlines them).
+if [ "$MODE" = demo ]; then scripts/fetch-models.sh smollm2; else scripts/fetch-models.sh; fi
 scripts/fetch-web.sh
 
-# 4. Build Pipette and llama.cpp (the first time: llama.cpp alone is ~1,600 CPU-seconds, ~14 min
-#    on 2 idle cores; a fresh clone on the same machine takes its objects from ccache).
+# 4. Build Pipette and llama.cpp. Every compile goes through ccache (CMakeLists.txt sets the
+#    launcher), so a fresh clone on the same machine takes its objects from ccache. The demo's
+#    build (PIPETTE_TESTS=OFF: GoogleTest and clang-format not needed) compiles DEMO_TARGETS
+#    alone; the full set-up turns the tests on in the same build folder and builds everything:
+#    the tests and llama.cpp's reference tools (llama-perplexity, llama-bench, llama-server).
 SRC_ABS="$PWD/$LLAMA_SRC/vendor/llama.cpp"
+TESTS=ON; [ "$MODE" = demo ] && TESTS=OFF
 if [ ! -f build/CMakeCache.txt ] || ! grep -q "PIPETTE_LLAMA_SOURCE:PATH=$SRC_ABS\$" build/CMakeCache.txt; then
   say "configuring the build (llama.cpp from $LLAMA_SRC)"
   rm -rf build
   cmake -S . -B build -G Ninja -DPIPETTE_LLAMA_SOURCE:PATH="$SRC_ABS" \
-    -DPIPETTE_LLAMA_CPP_PYTHON_VERSION="$LLAMA_CPP_PYTHON_VERSION" $LAUNCHER >/dev/null
+    -DPIPETTE_LLAMA_CPP_PYTHON_VERSION="$LLAMA_CPP_PYTHON_VERSION" -DPIPETTE_TESTS=$TESTS >/dev/null
+elif [ "$MODE" = all ] && ! grep -q '^PIPETTE_TESTS:BOOL=ON$' build/CMakeCache.txt; then
+  say "configuring the build with the tests"
+  cmake -S . -B build -DPIPETTE_TESTS=ON >/dev/null
 fi
-say "building"
-cmake --build build -j "$(nproc)"
+if [ "$MODE" = demo ]; then
+  say "building ${DEMO_TARGETS[*]}"
+  cmake --build build -j "$(nproc)" --target "${DEMO_TARGETS[@]}"
+else
+  say "building"
+  cmake --build build -j "$(nproc)"
+fi
 ccache --show-stats 2>/dev/null | grep -i -E "hits|misses" | head -3 | sed 's/^/[setup] ccache: /' >&2 || true
