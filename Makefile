@@ -23,6 +23,7 @@ test: setup
 	scripts/build-worker.sh aarch64
 	scripts/fetch-test-vm.sh
 	scripts/fetch-browser.sh
+	scripts/fuzz-smoke.sh
 	scripts/run-tests.sh
 
 format:

@@ -611,7 +611,8 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     // repetitions gave it, the figure is theirs).
     auto add_na = [&](const std::map<std::string, std::string>& why_by_test, const char* metric,
                       const char* unit) {
-      for (const auto& [test, why] : why_by_test) {
+      for (const auto& [test_name, why] : why_by_test) {
+        const std::string& test = test_name;  // a lambda may not capture a structured binding
         const bool some = std::any_of(b.entries().begin(), b.entries().end(), [&](const auto& e) {
           return e.test == test && e.metric == metric;
         });

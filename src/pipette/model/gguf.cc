@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
@@ -164,7 +165,7 @@ std::string FormatFloat(T value) {
 // known to fit.
 class HeaderReader {
  public:
-  HeaderReader(std::ifstream& in, const std::string& path, uint64_t file_size)
+  HeaderReader(std::istream& in, const std::string& path, uint64_t file_size)
       : in_(in), path_(path), file_size_(file_size) {}
 
   uint64_t pos() const { return pos_; }
@@ -255,7 +256,7 @@ class HeaderReader {
                  ": " + ErrnoText(err)};
   }
 
-  std::ifstream& in_;
+  std::istream& in_;
   const std::string& path_;
   const uint64_t file_size_;
   uint64_t pos_ = 0;
@@ -436,14 +437,24 @@ Result<GgufFile> ReadGguf(const std::string& path) {
   if (fs::is_directory(status)) return InputError(path + ": is a directory, not a GGUF file");
   if (!fs::is_regular_file(status)) return InputError(path + ": not a regular file");
 
-  GgufFile file;
-  file.alignment = kDefaultAlignment;
-  file.file_size = fs::file_size(path, ec);
+  const uint64_t file_size = fs::file_size(path, ec);
   if (ec) return InputError(path + ": cannot read the file size: " + ec.message());
 
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) return InputError(path + ": cannot open: " + ErrnoText(errno != 0 ? errno : EIO));
+  return ReadGguf(in, file_size, path);
+}
+
+Result<GgufFile> ParseGguf(std::string_view bytes, const std::string& path) {
+  std::istringstream in(std::string(bytes), std::ios::binary);
+  return ReadGguf(in, bytes.size(), path);
+}
+
+Result<GgufFile> ReadGguf(std::istream& in, uint64_t file_size, const std::string& path) {
+  GgufFile file;
+  file.alignment = kDefaultAlignment;
+  file.file_size = file_size;
   HeaderReader r(in, path, file.file_size);
 
   // Magic and version.

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipette/util/result.h"
@@ -51,6 +53,10 @@ struct GgufFile {
 // (a truncated download fails here). Errors are InputError (exit code 2) naming the path and
 // the problem, e.g. "models/x.gguf: not a GGUF file (magic 'PK\x03\x04'; expected 'GGUF')".
 Result<GgufFile> ReadGguf(const std::string& path);
+// The same checks on a file's bytes (`path` names it in messages), and on a stream of
+// `file_size` bytes (a file's, opened in binary mode).
+Result<GgufFile> ParseGguf(std::string_view bytes, const std::string& path);
+Result<GgufFile> ReadGguf(std::istream& in, uint64_t file_size, const std::string& path);
 
 // Name of a llama.cpp file type (enum llama_ftype, general.file_type) without the
 // LLAMA_FTYPE_MOSTLY_ prefix: 0 "F32", 1 "F16", 2 "Q4_0", 3 "Q4_1", 15 "Q4_K_M", ...

@@ -196,6 +196,20 @@ TEST_F(GgufTest, RoundTripsMetadataAndTensors) {
   EXPECT_EQ(file->n_params(), 8u + 128u);
 }
 
+// The bytes themselves read as the file of those bytes does (the fuzz harness reads no file).
+TEST_F(GgufTest, BytesParseAsTheFileDoes) {
+  const GgufWriter w = SmallModel();
+  Result<GgufFile> file = ParseGguf(w.bytes(), "mem.gguf");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_EQ(file->file_size, w.size());
+  EXPECT_EQ(file->tensors.size(), 2u);
+  EXPECT_EQ(file->architecture(), "llama");
+  Result<GgufFile> cut = ParseGguf(w.bytes().substr(0, w.size() - 1), "mem.gguf");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("mem.gguf: truncated"), std::string::npos)
+      << cut.error().message;
+}
+
 TEST_F(GgufTest, AcceptsVersion2AndCustomAlignment) {
   const GgufWriter w = SmallModel(2, 64);
   Result<GgufFile> file = ReadGguf(Write("v2.gguf", w.bytes()));

@@ -416,16 +416,14 @@ Result<GenItem> ParseGenItem(const Where& where, const json& obj) {
   return item;
 }
 
-// Shared driver: read, hash, parse every line with `parse`, refuse duplicate ids and no items.
+// Shared driver: hash, parse every line with `parse`, refuse duplicate ids and no items.
 template <class Dataset, class Parse>
-Result<Dataset> LoadJsonl(const std::string& path, Parse parse) {
-  Result<std::string> content = ReadFile(path);
-  if (!content) return content.error();
+Result<Dataset> ParseJsonl(std::string_view content, const std::string& path, Parse parse) {
   Dataset dataset;
   dataset.path = path;
-  dataset.sha256 = Sha256Hex(*content);
+  dataset.sha256 = Sha256Hex(content);
   std::map<std::string, int, std::less<>> first_line;
-  Status s = ForEachObject(path, *content, [&](const Where& where, const json& obj) -> Status {
+  Status s = ForEachObject(path, content, [&](const Where& where, const json& obj) -> Status {
     auto item = parse(where, obj);
     if (!item) return item.error();
     auto [it, inserted] = first_line.emplace(item->id, where.line);
@@ -458,12 +456,24 @@ std::string DefaultCheckerRole(std::string_view type) {
   return schema == nullptr ? std::string() : std::string(schema->role);
 }
 
+Result<McDataset> ParseMcDataset(std::string_view content, const std::string& path) {
+  return ParseJsonl<McDataset>(content, path, ParseMcItem);
+}
+
+Result<GenDataset> ParseGenDataset(std::string_view content, const std::string& path) {
+  return ParseJsonl<GenDataset>(content, path, ParseGenItem);
+}
+
 Result<McDataset> LoadMcDataset(const std::string& path) {
-  return LoadJsonl<McDataset>(path, ParseMcItem);
+  Result<std::string> content = ReadFile(path);
+  if (!content) return content.error();
+  return ParseMcDataset(*content, path);
 }
 
 Result<GenDataset> LoadGenDataset(const std::string& path) {
-  return LoadJsonl<GenDataset>(path, ParseGenItem);
+  Result<std::string> content = ReadFile(path);
+  if (!content) return content.error();
+  return ParseGenDataset(*content, path);
 }
 
 std::string JsonKind(const json& v) {

@@ -56,6 +56,10 @@ Result<McDataset> LoadMcDataset(const std::string& path);
 // compiled, json_keys types are checked). Same rules as LoadMcDataset otherwise.
 Result<GenDataset> LoadGenDataset(const std::string& path);
 
+// The same checks on a file's content; `path` names it in messages (and in the dataset).
+Result<McDataset> ParseMcDataset(std::string_view content, const std::string& path);
+Result<GenDataset> ParseGenDataset(std::string_view content, const std::string& path);
+
 // The checker types, in the order of the README table.
 const std::vector<std::string>& GenCheckerTypes();
 

@@ -123,6 +123,18 @@ TEST_F(DatasetFile, McMinimalItemGetsDefaultsAndBlankLinesAreSkipped) {
   EXPECT_EQ(r->items[1].task_type, "t");
 }
 
+// The text itself goes through the same checks as a file (the fuzz harnesses read no file).
+TEST(DatasetText, ParsesAsTheFileWouldAndNamesThePathGiven) {
+  Result<McDataset> mc = ParseMcDataset(std::string(kMcLine) + "\n", "mine.jsonl");
+  ASSERT_TRUE(mc.ok()) << mc.error().message;
+  EXPECT_EQ(mc->path, "mine.jsonl");
+  ASSERT_EQ(mc->items.size(), 1u);
+  EXPECT_EQ(mc->sha256.size(), 64u);
+  Result<GenDataset> gen = ParseGenDataset(std::string(kGenLine) + "\n{", "gen.jsonl");
+  ASSERT_FALSE(gen.ok());
+  EXPECT_NE(gen.error().message.find("gen.jsonl:2"), std::string::npos) << gen.error().message;
+}
+
 TEST_F(DatasetFile, GenMinimalItemGetsDefaults) {
   const std::string path = Write(std::string(kGenLine) + "\n");
   Result<GenDataset> r = LoadGenDataset(path);

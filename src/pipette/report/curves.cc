@@ -111,10 +111,12 @@ Table SustainedTable(const std::vector<ResultRow>& rows) {
     if (metrics::IsSpeedTest("sustained", r.test))
       runs[{r.cell->cell_id, r.test}][{r.test, r.metric}] = &r;
   }
-  for (const auto& [key, own] : runs) {
-    auto find = [&](const char* metric) -> const ResultRow* {
-      auto it = own.find({key.second, metric});
-      return it == own.end() ? nullptr : it->second;
+  for (const auto& run : runs) {
+    const auto& key = run.first;
+    // A lambda may not capture a structured binding (clang before 16).
+    auto find = [&run](const char* metric) -> const ResultRow* {
+      auto it = run.second.find({run.first.second, metric});
+      return it == run.second.end() ? nullptr : it->second;
     };
     const ResultRow* tps = find("throughput");
     if (!tps) continue;

@@ -51,9 +51,7 @@ constexpr std::string_view kSqliteHeader("SQLite format 3\0", 16);
 // A prepared statement with positional binding, finalized on scope exit.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    rc_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr);
-  }
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr); }
   ~Stmt() { sqlite3_finalize(st_); }
   bool prepared() const { return rc_ == SQLITE_OK; }
   Stmt& Bind(int64_t v) {
@@ -90,7 +88,6 @@ class Stmt {
   }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* st_ = nullptr;
   int rc_;
   int n_ = 0;

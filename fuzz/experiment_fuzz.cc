@@ -1,0 +1,18 @@
+// Experiment files (docs/config.md): config::ParseExperiment on any text, with the parameters,
+// quality workloads and runtimes Pipette ships; a file that parses is put in canonical form too.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "pipette/config/canonical.h"
+#include "pipette/config/parse.h"
+#include "pipette/runtime/registry.h"
+#include "pipette/workload/registry.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  auto written = pipette::config::ParseExperiment(
+      text, "fuzz.yaml", pipette::runtime::Registry().Params(), pipette::workload::QualitySpecs());
+  if (written) (void)pipette::config::CanonicalForm(*written).dump();
+  return 0;
+}
