@@ -79,6 +79,16 @@ Result<nlohmann::json, CallError> LineChannel::Call(nlohmann::json request, mill
     return Broken(op, fmt::format("the worker answered '{}' with id {} (expected {})", op,
                                   resp.contains("id") ? resp["id"].dump() : "none", id));
   }
+  // `ok` is a boolean and a failure's `error` a string: anything else is garbage from the worker,
+  // never an uncaught JSON type_error.
+  const auto ok = resp.find("ok");
+  const auto err = resp.find("error");
+  if ((ok != resp.end() && !ok->is_boolean()) ||
+      (err != resp.end() && !err->is_string() && !(ok != resp.end() && *ok == true))) {
+    return Broken(op, fmt::format("the worker printed something that is not a protocol message "
+                                  "during '{}' (ok or error of another type): '{}'",
+                                  op, response_line.substr(0, 200)));
+  }
   if (!resp.value("ok", false)) {
     return FailedCall(op,
                       fmt::format("'{}' failed in the worker: {}", op,

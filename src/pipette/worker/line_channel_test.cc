@@ -132,6 +132,26 @@ TEST(LineChannel, AWrongIdOrSilenceBreaksAndKillsTheWorker) {
   EXPECT_TRUE(quiet_log.killed);
 }
 
+// A worker's `ok` or `error` of another type is a worker speaking garbage: the call breaks with
+// the reason, never an uncaught JSON type_error (found by fuzz/protocol_lines_fuzz.cc).
+TEST(LineChannel, AnOkOrErrorOfAnotherTypeBreaksTheCall) {
+  for (const json& bad : {json{{"ok", "yes"}}, json{{"ok", 1}}, json{{"ok", false}, {"error", 5}},
+                          json{{"ok", false}, {"error", {{"message", "x"}}}}}) {
+    SCOPED_TRACE(bad.dump());
+    FakeLog log;
+    auto ch = Channel(&log, [&bad](const json& r) {
+      json line = bad;
+      line["id"] = r["id"];
+      return Line(line);
+    });
+    auto r = ch->Call({{"op", "pp"}}, milliseconds(1000));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().broken);
+    EXPECT_NE(r.error().message.find("is not a protocol message"), std::string::npos)
+        << r.error().message;
+  }
+}
+
 TEST(LineChannel, FramesFollowTheirLineThroughAnyTransport) {
   FakeLog log;
   auto ch = Channel(
