@@ -58,8 +58,11 @@ TEST_F(HtmlReportE2E, OpensOfflineWithEveryDeclaredChartDrawnAndNoConsoleError) 
   EXPECT_EQ(seen["requests"], json::array({"file://" + fs::canonical(html).string()}))
       << seen.dump();
   EXPECT_TRUE(fs::exists(shot) && fs::file_size(shot) > 10000) << shot;
-  // A section with nothing to show says so (no sustained test in this run).
+  // A section with nothing to show says so, folded into the one "Not in this run" line (no
+  // sustained test in this run).
   EXPECT_NE(page.find("No cell ran a sustained test"), std::string::npos);
+  EXPECT_EQ(page.find("Not in this run: "), page.rfind("Not in this run: "));
+  EXPECT_EQ(page.find("<section id=\"sustained\">"), std::string::npos);
   // The summary sorts on a click (its test column in order) and filters as one types (the lines
   // left are the tg lines, all of them).
   ASSERT_TRUE(seen["sorted"].is_array()) << seen.dump();

@@ -17,6 +17,8 @@ nav a { margin-right: 1em; }
 .meta { color: #666; }
 .about { color: #444; max-width: 60em; }
 .empty { color: #8a6d3b; background: #fcf8e3; padding: 0.6em 1em; max-width: 60em; }
+.not-in-run { color: #666; max-width: 60em; }
+.not-in-run span[title] { border-bottom: 1px dotted #999; cursor: help; }
 .warning { color: #8a3b3b; background: #fbeaea; padding: 0.4em 1em; margin: 0.3em 0; }
 table { border-collapse: collapse; margin: 0.8em 0; }
 caption { text-align: left; font-weight: 600; padding: 0.3em 0; }
@@ -159,6 +161,22 @@ void RenderTable(const Table& t, std::ostream& out, const std::string& id = "") 
   }
 }
 
+// The sections with nothing to show, folded into one line under the summary: each by its title
+// (the reason and what fills it as its tooltip), with the experiment setting that fills it.
+void RenderNotInRun(const std::vector<PageSection>& page, std::ostream& out) {
+  std::string items;
+  for (const PageSection& s : page) {
+    if (s.empty.empty()) continue;
+    items += fmt::format("{}<span title=\"{}\">{}</span>", items.empty() ? "" : ", ",
+                         HtmlEscape(s.empty), HtmlEscape(s.title));
+    if (!s.fill.empty()) items += " (" + HtmlEscape(s.fill) + ")";
+  }
+  if (items.empty()) return;
+  out << "<p class=\"not-in-run\" id=\"not-in-run\">Not in this run: " << items
+      << ". The experiment setting in brackets fills each; hover a name for why it is "
+         "empty.</p>\n";
+}
+
 int ChartCount(const Report& report) {
   int n = 0;
   for (const PageSection& s : report.page) n += int(s.charts.size());
@@ -226,6 +244,7 @@ void RenderHtmlPage(const Report& report, const std::vector<WebLibrary>& librari
       << " by pipette " << HtmlEscape(report.pipette_version) << " · store "
       << HtmlEscape(report.store) << "</p>\n<nav><a href=\"#summary\">Summary</a>";
   for (const PageSection& s : report.page) {
+    if (!s.empty.empty()) continue;  // folded into the "Not in this run" line
     out << "<a href=\"#" << HtmlEscape(s.id) << "\">" << HtmlEscape(s.title) << "</a>";
   }
   out << "</nav>\n";
@@ -248,10 +267,11 @@ void RenderHtmlPage(const Report& report, const std::vector<WebLibrary>& librari
   }
   out << "</section>\n";
 
+  RenderNotInRun(report.page, out);
   for (const PageSection& s : report.page) {
+    if (!s.empty.empty()) continue;
     out << "<section id=\"" << HtmlEscape(s.id) << "\">\n<h2>" << HtmlEscape(s.title) << "</h2>\n"
         << "<p class=\"about\">" << HtmlEscape(s.about) << "</p>\n";
-    if (!s.empty.empty()) out << "<p class=\"empty\">" << HtmlEscape(s.empty) << "</p>\n";
     for (const Chart& c : s.charts) {
       out << "<figure>\n<figcaption>" << HtmlEscape(c.title) << "</figcaption>\n"
           << "<div class=\"pipette-chart\" data-chart=\"" << HtmlEscape(c.id) << "\"></div>\n"

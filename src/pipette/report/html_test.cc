@@ -115,6 +115,35 @@ TEST(Html, AnEmulatedLineIsMarkedInPlace) {
             std::string::npos);
 }
 
+// The sections with nothing to show fold into one line under the summary, each by its title with
+// what fills it (the reason as its tooltip); they get no heading, no note and no link of their
+// own. Two thread counts of tg16: speed by threads and the samples are drawn, the rest folds.
+TEST(Html, SectionsWithoutDataFoldIntoOneLine) {
+  ReportData one_device = Hostile();
+  for (auto& r : one_device.rows) r.EditCell().device = "plain";
+  const std::string page = Page(one_device, {});
+  EXPECT_EQ(Count(page, "Not in this run: "), 1);
+  EXPECT_EQ(Count(page, "class=\"empty\""), 0);
+  EXPECT_NE(page.find("<section id=\"speed-threads\">"), std::string::npos);
+  EXPECT_NE(page.find("<section id=\"samples\">"), std::string::npos);
+  for (const char* id : {"sustained", "depth", "speed-n_batch", "quality-by-quant"}) {
+    EXPECT_EQ(page.find(fmt::format("<section id=\"{}\">", id)), std::string::npos) << id;
+    EXPECT_EQ(page.find(fmt::format("href=\"#{}\"", id)), std::string::npos) << id;
+  }
+  const size_t line = page.find("<p class=\"not-in-run\"");
+  ASSERT_NE(line, std::string::npos);
+  const std::string text = page.substr(line, page.find("</p>", line) - line);
+  EXPECT_NE(text.find("\">Sustained decoding</span> (a sustained60 test)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("<span title=\"No cell ran a sustained test."), std::string::npos) << text;
+  EXPECT_NE(text.find("Speed by batch size</span> (n_batch: [128, 512])"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("Speed by threads"), std::string::npos) << text;
+  // Under the summary, before the first section drawn.
+  EXPECT_LT(page.find("<section id=\"summary\">"), line);
+  EXPECT_LT(line, page.find("<section id=\"speed-threads\">"));
+}
+
 TEST(Html, ScriptJsonKeepsTheValueAndNeverClosesTheElement) {
   const nlohmann::ordered_json j = {{"name", "</script><script>alert(1)</script>"}};
   const std::string text = ScriptJson(j);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -87,6 +88,26 @@ Chart MakeChart(std::string id, std::string title, json values, json rest) {
   json spec = {{"$schema", kSchema}, {"data", {{"values", std::move(values)}}}};
   for (auto& [k, v] : rest.items()) spec[k] = v;
   return {std::move(id), std::move(title), std::move(spec)};
+}
+
+// The quantitative axis of parameter `name`, its values in `field` of `values`. An integer
+// parameter (threads, n_batch, depth) is drawn on an integer axis: ticks at whole numbers only,
+// written without decimals. Its type is the one the registry declares; a parameter the registry
+// does not know is integer when every value drawn is a whole number.
+json ParamAxis(const std::string& field, const std::string& title,
+               const config::ParamRegistry& params, const std::string& name, const json& values) {
+  json axis = Field(field, "quantitative", title);
+  bool integer = true;
+  if (const config::ParamDef* def = params.Find(name)) {
+    integer = def->kind == config::ParamKind::kInt;
+  } else {
+    for (const json& v : values) {
+      const double x = v.value(field, 0.0);
+      integer = integer && x == std::floor(x);
+    }
+  }
+  if (integer) axis["axis"] = {{"tickMinStep", 1}, {"format", "d"}};
+  return axis;
 }
 
 std::optional<double> Param(const ResultRow& r, const std::string& name) {
@@ -173,6 +194,7 @@ PageSection ControlledVariables(const std::vector<ResultRow>& rows,
         "No two cells differ in one of model, quantization, runtime and device alone. An "
         "experiment that lists two of one of them (two quantizations of a model, say) fills this "
         "section.";
+    s.fill = "two quantizations or models";
   }
   return s;
 }
@@ -292,14 +314,17 @@ PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& l
     s.empty =
         "No cell has both a quality figure (ppl, kld, mc, gen) and a tg speed or its peak memory. "
         "An experiment with a quality workload and a tg test fills this section.";
+    s.fill = "quality: {kld: ...} or ppl, with a tg test";
   }
   return s;
 }
 
 // --- speed by a parameter ---------------------------------------------------------------------
 
+// `example`: a list of values that would fill the section ("[1, 2, 4]").
 PageSection SpeedBy(const std::vector<ResultRow>& rows, const Labels& labels,
-                    const std::string& param, const std::string& what) {
+                    const config::ParamRegistry& params, const std::string& param,
+                    const std::string& what, const std::string& example) {
   PageSection s;
   s.id = "speed-" + param;
   s.title = "Speed by " + what;
@@ -327,11 +352,12 @@ PageSection SpeedBy(const std::vector<ResultRow>& rows, const Labels& labels,
   if (!varies) {
     s.empty = fmt::format(
         "No configuration was measured at two values of {}. Give it a list in the experiment "
-        "({}: [1, 2, 4]) to fill this section.",
-        param, param);
+        "({}: {}) to fill this section.",
+        param, param, example);
+    s.fill = fmt::format("{}: {}", param, example);
     return s;
   }
-  const json x = Field("x", "quantitative", what);
+  const json x = ParamAxis("x", what, params, param, values);
   s.charts.push_back(
       MakeChart("speed-by-" + param, "Throughput by " + what, std::move(values),
                 {{"facet", {{"field", "test"}, {"type", "nominal"}, {"title", nullptr}}},
@@ -410,6 +436,7 @@ PageSection QualityByQuant(const std::vector<ResultRow>& rows, const Labels& lab
     s.empty =
         "No cell measured ppl or kld. An experiment with the ppl or kld workload (kld needs a "
         "reference cell) fills this section.";
+    s.fill = "quality: ppl or kld";
   }
   return s;
 }
@@ -417,7 +444,7 @@ PageSection QualityByQuant(const std::vector<ResultRow>& rows, const Labels& lab
 // --- context depth ----------------------------------------------------------------------------
 
 PageSection ContextDepth(const std::vector<ResultRow>& rows, const std::vector<Table>& curves,
-                         const Labels& labels) {
+                         const Labels& labels, const config::ParamRegistry& params) {
   PageSection s;
   s.id = "depth";
   s.title = "Context depth";
@@ -475,12 +502,13 @@ PageSection ContextDepth(const std::vector<ResultRow>& rows, const std::vector<T
     s.empty =
         "No cells differ only in their context depth. Give the experiment a list of depths "
         "(depth: [0, 512, 2048]) with a tg test to fill this section.";
+    s.fill = "depth: [0, 512, 2048] and a tg test";
     return s;
   }
   for (const Table& t : curves) {
     if (t.name == "context_growth") s.tables.push_back(t);
   }
-  const json x = Field("depth", "quantitative", "context depth (tokens)");
+  const json x = ParamAxis("depth", "context depth (tokens)", params, "depth", speed);
   s.charts.push_back(MakeChart("depth-speed", "tg against context depth", std::move(speed),
                                {{"width", 480},
                                 {"height", 280},
@@ -535,6 +563,7 @@ PageSection Sustained(const std::vector<ResultRow>& rows, const std::vector<Tabl
     s.empty =
         "No cell ran a sustained test. Add one (sustained60: 60 s of decoding) to fill this "
         "section.";
+    s.fill = "a sustained60 test";
     return s;
   }
   for (const Table& t : curves) {
@@ -617,6 +646,7 @@ PageSection Samples(const std::vector<ResultRow>& rows, const Labels& labels) {
     s.empty =
         "No speed or latency figure has two repetitions or more. Run with repetitions: 3 (the "
         "default is 5) to see the noise.";
+    s.fill = "repetitions: 3";
   }
   return s;
 }
@@ -683,10 +713,10 @@ std::vector<PageSection> BuildPage(const ReportData& data, const std::vector<Tab
   std::vector<PageSection> page;
   page.push_back(ControlledVariables(data.rows, params, headlines));
   page.push_back(QualityTradeOffs(data.rows, labels));
-  page.push_back(SpeedBy(data.rows, labels, "threads", "threads"));
-  page.push_back(SpeedBy(data.rows, labels, "n_batch", "batch size"));
+  page.push_back(SpeedBy(data.rows, labels, params, "threads", "threads", "[1, 2, 4]"));
+  page.push_back(SpeedBy(data.rows, labels, params, "n_batch", "batch size", "[128, 512]"));
   page.push_back(QualityByQuant(data.rows, labels));
-  page.push_back(ContextDepth(data.rows, curves, labels));
+  page.push_back(ContextDepth(data.rows, curves, labels, params));
   page.push_back(Sustained(data.rows, curves, labels));
   page.push_back(Samples(data.rows, labels));
   page.push_back(Devices(data.environments));

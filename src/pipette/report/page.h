@@ -25,8 +25,11 @@ struct PageSection {
   std::string title;  // its heading
   std::string about;  // one sentence: what it shows and how to read it
   // Set when the section has nothing to show: why, and what run would fill it. Then it has no
-  // table and no chart.
+  // table and no chart, and the page folds it into one line with the others (html.cc).
   std::string empty;
+  // With `empty`: what to add to the experiment to fill it, in a few words ("threads: [1, 2,
+  // 4]"); "" where no experiment setting does.
+  std::string fill;
   std::vector<Table> tables;
   std::vector<Chart> charts;
 };

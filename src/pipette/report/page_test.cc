@@ -180,6 +180,44 @@ TEST(Page, EverySectionHasChartsOrSaysWhyNot) {
     EXPECT_TRUE(s.charts.empty()) << s.id;
     EXPECT_FALSE(s.empty.empty()) << s.id;
   }
+  // What fills each, in a few words, where an experiment setting does.
+  const auto empty = Page(one);
+  EXPECT_EQ(Section(empty, "speed-threads").fill, "threads: [1, 2, 4]");
+  EXPECT_EQ(Section(empty, "speed-n_batch").fill, "n_batch: [128, 512]");
+  EXPECT_EQ(Section(empty, "sustained").fill, "a sustained60 test");
+  EXPECT_NE(Section(empty, "quality-by-quant").fill, "");
+  EXPECT_EQ(Section(empty, "devices").fill, "");
+}
+
+// Threads, batch sizes and depths are whole numbers: their axes tick at whole numbers only (no
+// 1.2 threads), as the registry declares them. A registry that declares the parameter otherwise
+// is followed even where every value is whole; a parameter the registry does not know is integer
+// when its values are.
+TEST(Page, IntegerParametersAreDrawnOnAnIntegerAxis) {
+  const json integer = {{"tickMinStep", 1}, {"format", "d"}};
+  const auto page = Page(Fixed());
+  for (const char* id : {"speed-by-threads", "speed-by-n-batch", "depth-speed", "depth-memory"}) {
+    const Chart* c = FindChart(page, id);
+    ASSERT_NE(c, nullptr) << id;
+    const json& x =
+        c->spec.contains("spec") ? c->spec["spec"]["encoding"]["x"] : c->spec["encoding"]["x"];
+    EXPECT_EQ(x.value("axis", json()), integer) << id << ": " << x;
+  }
+
+  const auto threads_of = [](const config::ParamRegistry& params) {
+    const auto p = BuildPage(Fixed(), {}, params, workload::Headlines());
+    const Chart* c = FindChart(p, "speed-by-threads");
+    return c ? c->spec["spec"]["encoding"]["x"] : json();
+  };
+  config::ParamDef choice;
+  choice.name = "threads";
+  choice.kind = config::ParamKind::kChoice;
+  choice.choices = {"1", "2"};
+  EXPECT_FALSE(
+      threads_of(config::ParamRegistry(std::vector<config::ParamDef>{choice})).contains("axis"));
+  EXPECT_EQ(
+      threads_of(config::ParamRegistry(std::vector<config::ParamDef>{})).value("axis", json()),
+      integer);
 }
 
 TEST(Page, SamplesDrawEveryRepetitionWithTheMedian) {
