@@ -62,6 +62,7 @@ Result<std::vector<GateLine>> ParseGate(std::string_view text, const std::string
     const size_t change_at = line.find_first_not_of(" \t", colon + 1);
     if (change_at == std::string_view::npos) return fail(colon + 1, "no change after ':'");
     std::string_view change = Trim(line.substr(change_at));
+    if (change.empty()) return fail(colon + 1, "no change after ':'");  // only white space (\v)
     g.text = std::string(change);
     g.change_column = static_cast<int>(change_at) + 1;
     if (change.front() != '+' && change.front() != '-') {

@@ -79,6 +79,14 @@ TEST(Gate, AByteOrderMarkIsSkipped) {
   EXPECT_EQ((*g)[0].change_column, 8);
 }
 
+// A change of white space alone that " \t" does not skip (a vertical tab) is no change, never a
+// read past the text (fuzz/regressions/gate: found by fuzz/gate_fuzz.cc under ASan).
+TEST(Gate, AChangeOfOnlyWhiteSpaceIsNoChange) {
+  auto g = ParseGate("tg128:\v", "g");
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("no change after ':'"), std::string::npos) << g.error().message;
+}
+
 // The advice for a limit in the figure's own unit is a form the parser takes: a plain number.
 TEST(Gate, ALimitInTheFiguresOwnUnitIsAPlainNumber) {
   auto g = ParseGate("tg128: -2\n", "g");
