@@ -99,6 +99,7 @@ Result<nlohmann::json, CallError> LineChannel::Call(nlohmann::json request, mill
 }
 
 Result<void, CallError> LineChannel::Take(char* dst, size_t n, Deadline deadline) {
+  if (n == 0) return {};  // a frame of no values: `dst` may be null
   const size_t buffered = std::min(n, buffer_.size());
   std::memcpy(dst, buffer_.data(), buffered);
   buffer_.erase(0, buffered);

@@ -152,6 +152,24 @@ TEST(LineChannel, AnOkOrErrorOfAnotherTypeBreaksTheCall) {
   }
 }
 
+// A logits frame of no values reads (no copy into an empty buffer: memcpy of a null pointer is
+// undefined, found by fuzz/protocol_frames_fuzz.cc under UBSan).
+TEST(LineChannel, AFrameOfNoValuesReads) {
+  FakeLog log;
+  auto ch = Channel(&log, [](const json& r) {
+    std::string out = Line({{"id", r["id"]}, {"ok", true}, {"frames", 1}, {"n_vocab", 0}});
+    unsigned char h[protocol::kFrameHeaderBytes];
+    protocol::WriteLogitsFrameHeader(0, 0, 5, h);
+    return out + std::string(reinterpret_cast<const char*>(h), sizeof h);
+  });
+  ASSERT_TRUE(ch->Call({{"op", "score"}, {"logits", true}}, milliseconds(1000)).ok());
+  LogitsFrame f;
+  auto r = ch->ReadFrame(&f, 0, milliseconds(1000));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(f.logits.empty());
+  EXPECT_EQ(f.t_ns, 5);
+}
+
 TEST(LineChannel, FramesFollowTheirLineThroughAnyTransport) {
   FakeLog log;
   auto ch = Channel(
