@@ -23,7 +23,10 @@ Status Parses(const json& message) {
 }  // namespace
 
 Status CheckRequest(const json& request) {
-  const std::string name = request.is_object() ? request.value("op", std::string()) : "";
+  const auto op_field = request.is_object() ? request.find("op") : request.end();
+  const std::string name = op_field != request.end() && op_field->is_string()
+                               ? op_field->get<std::string>()
+                               : std::string();
   if (name == op::kHello) return Parses<HelloRequest>(request);
   if (name == op::kLoadModel) return Parses<LoadModelRequest>(request);
   if (name == op::kInitContext) return Parses<InitContextRequest>(request);

@@ -222,5 +222,13 @@ TEST(Messages, UnknownFieldsOfAResponseAreIgnoredAndUnknownOpsRefused) {
   EXPECT_EQ(unknown.error().message, "unknown op 'frobnicate'");
 }
 
+// An `op` of another type is no op, never an uncaught type_error (fuzz/protocol_lines_fuzz.cc).
+TEST(Messages, AnOpOfAnotherTypeIsRefused) {
+  for (const nlohmann::json& op : {nlohmann::json(5), nlohmann::json::array(), nlohmann::json()}) {
+    const Status s = CheckRequest({{"op", op}});
+    EXPECT_FALSE(s.ok()) << op.dump();
+  }
+}
+
 }  // namespace
 }  // namespace pipette::protocol
