@@ -22,7 +22,7 @@ Result<nlohmann::json> ParseJsonBounded(std::string_view text, std::string_view 
   json doc;
   try {
     doc = json::parse(text.begin(), text.end(), bound, /*allow_exceptions=*/true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error; out_of_range for a number past a double
     // e.what() holds the byte offset and what was expected; the text itself is not echoed.
     return InputError(fmt::format("{}: not JSON: {}", what, e.what()));
   }

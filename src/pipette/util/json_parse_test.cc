@@ -14,6 +14,13 @@ TEST(JsonParseBounded, ParsesOrdinaryJson) {
   EXPECT_TRUE((*j)["c"].is_null());
 }
 
+// A number past a double is an error, never an uncaught out_of_range (fuzz/sse_fuzz.cc).
+TEST(JsonParseBounded, RefusesANumberPastADouble) {
+  auto j = ParseJsonBounded("{\"n\": 1e999}", "the event");
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.error().message.rfind("the event: not JSON", 0), 0u) << j.error().message;
+}
+
 TEST(JsonParseBounded, RefusesNotJsonNamingTheSource) {
   auto j = ParseJsonBounded("{\"a\": ", "report.json");
   ASSERT_FALSE(j.ok());
