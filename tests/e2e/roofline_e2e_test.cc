@@ -22,9 +22,9 @@ class Roofline : public E2E {};
 // probe arrays, whatever the cells are.
 TEST_F(Roofline, TheControllerStaysSmallOnEveryShippedExample) {
   const std::map<std::string, std::vector<std::string>> only = {
-      {"quickstart.yaml", {"--only", "threads=2"}},
-      {"quality.yaml", {}},                                          // one cell: ppl, kld, mc, gen
-      {"quantize.yaml", {"--only", "quant=F16"}},                    // its own kld reference
+      {"quickstart.yaml", {}},                     // whole: its page is checked below
+      {"quality.yaml", {}},                        // one cell: ppl, kld, mc, gen
+      {"quantize.yaml", {"--only", "quant=F16"}},  // its own kld reference
       {"runtimes.yaml", {"--only", "runtime=llama.cpp,quant=F32"}},  // ditto
       {"serving.yaml", {"--only", "runtime=openai,concurrency=4"}},  // 4 streams, gen
   };
@@ -49,6 +49,20 @@ TEST_F(Roofline, TheControllerStaysSmallOnEveryShippedExample) {
     // The probe ran, as its own process.
     const json& bw = report["environments"][0]["facts"]["memory_bandwidth"];
     EXPECT_GT(bw.value("triad_bytes_per_s", 0.0), 0) << name << ": " << bw;
+    if (name == "quickstart.yaml") {
+      // The quickstart's page, from this run: both quantizations with the quality figure (kld)
+      // against speed and memory, and at most one line for what the run did not measure.
+      const Output h = Pipette({"report", "--store", store, "--format", "html"});
+      ASSERT_EQ(h.code, 0) << h.err;
+      for (const char* filled :
+           {"data-chart=\"vary-quant\"", "data-chart=\"speed-kld-kld-mean\"",
+            "data-chart=\"memory-kld-kld-mean\"", "data-chart=\"kld-by-quant\"",
+            "smollm2-135m-instruct-q4_1:Q4_0", "Q4_0*"}) {
+        EXPECT_NE(h.out.find(filled), std::string::npos) << filled;
+      }
+      EXPECT_EQ(h.out.find("Not in this run: "), h.out.rfind("Not in this run: "));
+      EXPECT_EQ(h.out.find("class=\"empty\""), std::string::npos);
+    }
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(only.size()));
