@@ -17,6 +17,7 @@
 #include "pipette/runtime/registry.h"
 #include "pipette/select/profile.h"
 #include "pipette/util/strings.h"
+#include "pipette/util/utf8.h"
 
 namespace pipette::config {
 namespace {
@@ -432,6 +433,8 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return w.File("the experiment file is empty (it needs at least models: and tests:)");
   }
+  // YAML is Unicode text: a byte that is not UTF-8 would reach the store's JSON, which refuses it.
+  if (auto bad = FirstInvalidUtf8(text)) return NotUtf8Error(path, text, *bad);
   YAML::Node root;
   try {
     root = YAML::Load(text);

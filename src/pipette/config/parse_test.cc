@@ -117,6 +117,16 @@ TEST(Parse, ParametersByTheirLlamaCppNamesAreSuggested) {
 }
 
 // The place is data as well as words: the message is the one rendering of it.
+// Bytes that are not UTF-8 are refused at their place, before they reach the canonical form or the
+// store (found by fuzz/experiment_fuzz.cc: an uncaught JSON type_error).
+TEST(Parse, BytesThatAreNotUtf8AreRefusedWhereTheyAre) {
+  auto r = Parse(kModel + "tests: [pp16]\nname: caf\xff\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, 2);
+  EXPECT_NE(r.error().message.find("ex.yaml:3:"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("not UTF-8"), std::string::npos) << r.error().message;
+}
+
 TEST(Parse, AnErrorKeepsItsFileLineAndColumnAsContext) {
   auto r = Parse(kModel + "tests: [pp16]\nwarmpu: 2\n");
   ASSERT_FALSE(r.ok());

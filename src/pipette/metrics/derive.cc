@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string_view>
 
@@ -19,10 +21,63 @@ using nlohmann::json;
 
 namespace {
 
+// A sample's `raw` is outside data (a worker's or a server's reply, read back from a store):
+// every read below checks its type, and a value of another type reads as absent, never throws.
+
+// A whole number that fits int64 (a float too, where it fits), else nullopt.
+std::optional<int64_t> AsInt(const json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > uint64_t(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return int64_t(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < -9.2e18 || d > 9.2e18) return std::nullopt;
+    return int64_t(d);
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t> Int(const json& j, const char* key) {
+  auto it = j.find(key);  // a json that is not an object finds nothing
+  if (it == j.end()) return std::nullopt;
+  return AsInt(*it);
+}
+
+std::optional<double> Double(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<int64_t>();
+  return it->get<double>();
+}
+
+// j[key] where j is an object that has it; otherwise null (empty, contains nothing).
+json Member(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? json() : *it;
+}
+
+std::string String(const json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool Flag(const json& j, const char* key, bool fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+// The whole numbers of an array (a value of another type ends the list there).
+std::vector<int64_t> Ints(const json& j) {
+  std::vector<int64_t> out;
+  if (!j.is_array()) return out;
+  for (const json& v : j) {
+    auto x = AsInt(v);
+    if (!x) break;
+    out.push_back(*x);
+  }
+  return out;
 }
 
 }  // namespace
@@ -35,21 +90,19 @@ std::optional<double> PpTokensPerSecond(const json& raw) {
 
 std::optional<double> TgTokensPerSecond(const json& raw) {
   auto t0 = Int(raw, "t_start_ns");
-  auto it = raw.find("token_end_ns");
-  if (!t0 || it == raw.end() || !it->is_array() || it->empty()) return std::nullopt;
-  const int64_t t1 = it->back().get<int64_t>();
+  const std::vector<int64_t> ends = Ints(Member(raw, "token_end_ns"));
+  if (!t0 || ends.empty()) return std::nullopt;
+  const int64_t t1 = ends.back();
   if (t1 <= *t0) return std::nullopt;
-  return double(it->size()) / SecondsBetween(*t0, t1);
+  return double(ends.size()) / SecondsBetween(*t0, t1);
 }
 
 std::vector<double> InterTokenLatenciesMs(const json& raw) {
   std::vector<double> out;
   auto t0 = Int(raw, "t_start_ns");
-  auto it = raw.find("token_end_ns");
-  if (!t0 || it == raw.end() || !it->is_array()) return out;
+  if (!t0) return out;
   int64_t prev = *t0;
-  for (const json& t : *it) {
-    const int64_t now = t.get<int64_t>();
+  for (const int64_t now : Ints(Member(raw, "token_end_ns"))) {
     out.push_back(double(now - prev) / 1e6);
     prev = now;
   }
@@ -147,30 +200,30 @@ void AddStreams(RowBuilder& b, const std::string& test, const json& streams, boo
       ++counts.failed;
       continue;
     }
-    const json& tokens = f.value("tokens", json::object());
-    if (tokens.contains("mismatch")) ++counts.mismatched;
+    if (Member(f, "tokens").contains("mismatch")) ++counts.mismatched;
     auto sent = Int(f, "t_sent_ns"), end = Int(f, "t_end_ns"), t_first = Int(f, "t_first_ns");
-    const json& arrivals = f.value("token_ns", json::array());
+    const std::vector<int64_t> arrivals = Ints(Member(f, "token_ns"));
     if (!sent || !end || !t_first) continue;
     const double e2e_ms = double(*end - *sent) / 1e6;
     b.Add(test, "e2e", "ms", e2e_ms);
     if (!tg) b.Add(test, "ttft", "ms", double(*t_first - *sent) / 1e6);
-    const json& server = f.value("server", json::object());
-    if (server.contains("prompt_ms") && server.contains("predicted_ms")) {
-      const double server_ms =
-          server["prompt_ms"].get<double>() + server["predicted_ms"].get<double>();
-      b.Add(test, "server_prompt_ms", "ms", server["prompt_ms"].get<double>());
+    const json server = Member(f, "server");
+    const auto prompt_ms = Double(server, "prompt_ms"),
+               predicted_ms = Double(server, "predicted_ms");
+    if (prompt_ms && predicted_ms) {
+      const double server_ms = *prompt_ms + *predicted_ms;
+      b.Add(test, "server_prompt_ms", "ms", *prompt_ms);
       b.Add(test, "serving_overhead", "ms", e2e_ms - server_ms);
     }
     if (!tg || arrivals.size() < 2) continue;
-    const int64_t a0 = arrivals.front().get<int64_t>(), a1 = arrivals.back().get<int64_t>();
+    const int64_t a0 = arrivals.front(), a1 = arrivals.back();
     if (a1 > a0) {
       const double tps = double(arrivals.size() - 1) / SecondsBetween(a0, a1);
       b.Add(test, "throughput", "t/s", tps);
       b.Add(test, "ms_per_token", "ms", 1000.0 / tps);
     }
     for (size_t i = 1; i < arrivals.size(); ++i) {
-      gaps.push_back(double(arrivals[i].get<int64_t>() - arrivals[i - 1].get<int64_t>()) / 1e6);
+      gaps.push_back(double(arrivals[i] - arrivals[i - 1]) / 1e6);
     }
     first = std::min(first, a0);
     last = std::max(last, a1);
@@ -218,10 +271,9 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
   } else if (IsE2eTest(s.test)) {
     // One request: the prompt, then every generated token (docs/metrics.md "e2e@P+N").
     auto t0 = Int(raw, "t_start_ns");
-    const json& ends = raw.value("token_end_ns", json::array());
-    if (t0 && !ends.empty() && ends.front().is_number_integer() &&
-        ends.back().is_number_integer() && ends.front().get<int64_t>() >= *t0) {
-      const int64_t first = ends.front().get<int64_t>(), last = ends.back().get<int64_t>();
+    const std::vector<int64_t> ends = Ints(Member(raw, "token_end_ns"));
+    if (t0 && !ends.empty() && ends.front() >= *t0) {
+      const int64_t first = ends.front(), last = ends.back();
       b.Add(s.test, "e2e", "ms", double(last - *t0) / 1e6);
       b.Add(s.test, "first_token", "ms", double(first - *t0) / 1e6);
       if (ends.size() >= 2 && last > first) {
@@ -233,7 +285,7 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
     // Without a reset at the cell's start, VmHWM would include earlier cells: not this cell's.
     // Pages swapped out (a phone's zram) are not in VmHWM: the worker's largest VmRSS + VmSwap
     // sampled since the reset counts them (docs/metrics.md "peak RSS").
-    const bool reset = raw.value("reset", json::object()).value("supported", false);
+    const bool reset = Flag(Member(raw, "reset"), "supported", false);
     if (auto v = Int(raw, "hwm"); v && reset) {
       const int64_t footprint = Int(raw, "footprint_peak").value_or(0);
       b.Add("memory", "peak_rss", "bytes", double(std::max(*v, footprint)));
@@ -332,7 +384,8 @@ void AddSustained(RowBuilder& b, const store::SampleRecord& s,
   if (run.energy_per_token) {
     b.Add(s.test, "energy_per_token", "J/token", *run.energy_per_token);
   } else {
-    (*no_energy)[s.test] = s.raw.value("sensors_na", run.energy_na);
+    const json why = Member(s.raw, "sensors_na");
+    (*no_energy)[s.test] = why.is_string() ? why.get<std::string>() : run.energy_na;
   }
 }
 
@@ -340,7 +393,7 @@ void AddSustained(RowBuilder& b, const store::SampleRecord& s,
 // model load that served the cell plus the creation of the cell's own context.
 void AddLoad(RowBuilder& b, const store::SampleRecord& load, const store::SampleRecord* context) {
   // A server already running loaded its model before Pipette came: no load to time.
-  if (!load.raw.value("load_measured", true)) return;
+  if (!Flag(load.raw, "load_measured", true)) return;
   const auto model_ms = LoadMs(load.raw);
   double context_ms = -1;
   if (context) context_ms = LoadMs(context->raw).value_or(-1);
@@ -423,20 +476,20 @@ CellFacts CellFactsOf(const store::RunRecord& run, const store::EnvironmentRecor
   f.model = cell.model_name;
   f.model_sha256 = cell.model_sha256;
   f.model_file_size = cell.model_file_size;
-  const json& file = cell.model_info.value("file", json::object());
-  const json& rt = cell.model_info.value("runtime", json::object());
-  f.n_params = file.value("n_params", rt.value("n_params", int64_t{0}));
-  f.quant = file.value("quant", std::string("?"));
+  const json file = Member(cell.model_info, "file");
+  const json rt = Member(cell.model_info, "runtime");
+  f.n_params = Int(file, "n_params").value_or(Int(rt, "n_params").value_or(0));
+  f.quant = String(file, "quant", "?");
   f.base_model = cell.model_name;
   if (auto p = cell.model_info.find("provenance"); p != cell.model_info.end() && p->is_object()) {
     f.provenance = *p;
-    f.quant = p->value("label", f.quant);
+    f.quant = String(*p, "label", f.quant);
     f.quant_origin = quant::OriginNote(*p);
-    f.base_model = p->value("base", json::object()).value("name", f.base_model);
+    f.base_model = String(Member(*p, "base"), "name", f.base_model);
   }
   // Files of one model in different quantizations share the name in their metadata: that
   // groups them (report --vary quant), while base_model stays Pipette's name for the model.
-  f.family = file.value("general_name", f.base_model);
+  f.family = String(file, "general_name", f.base_model);
   f.runtime = cell.runtime;
   f.runtime_version = cell.runtime_version;
   f.runtime_build = cell.runtime_build;
@@ -650,7 +703,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
       rows.push_back(std::move(r));
     }
     for (const auto& s : c.samples) {
-      if (s.test == "memory" && !s.raw.value("reset", json::object()).value("supported", false)) {
+      if (s.test == "memory" && !Flag(Member(s.raw, "reset"), "supported", false)) {
         ResultRow r = base;
         r.test = "memory";
         r.metric = "peak_rss";

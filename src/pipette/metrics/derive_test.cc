@@ -75,6 +75,43 @@ TEST(Derive, TestKindsByName) {
 }
 
 // e2e@P+N: the whole request, its first token, and the decoding after it.
+// A store's raw column is outside data: values of another type read as absent, never throw (found
+// by fuzz/store_json_fuzz.cc: `reset` of another shape threw a JSON type_error).
+TEST(Derive, RawValuesOfAnotherTypeReadAsAbsent) {
+  CellSamples c;
+  c.cell.id = 1;
+  c.cell.status = "ok";
+  c.cell.model_info = {{"file", {{"n_params", "many"}, {"quant", 4}}},
+                       {"provenance", {{"label", 1}, {"base", "x"}, {"requantized", "yes"}}}};
+  const json ends = {1, "two", 3};
+  c.samples = {
+      {1, 1, "memory", 0, false, {{"reset", "yes"}, {"hwm", 1e300}}},
+      {2, 1, "load", 0, false, {{"load_measured", "no"}, {"fallback", 3}}},
+      {3, 1, "tg4", 0, false, {{"t_start_ns", 0}, {"token_end_ns", ends}}},
+      {4, 1, "e2e@8+4", 0, false, {{"t_start_ns", 0}, {"token_end_ns", {"a", 2}}}},
+      {5,
+       1,
+       "tg8",
+       0,
+       false,
+       {{"streams",
+         {{{"tokens", 3},
+           {"server", {{"prompt_ms", "1"}, {"predicted_ms", 2}}},
+           {"token_ns", {1, {{"x", 1}}}},
+           {"t_sent_ns", 0},
+           {"t_end_ns", 5},
+           {"t_first_ns", 1}}}}}},
+      {6, 1, "sustained20", 0, false, {{"sensors_na", 5}}},
+      {7, 1, "pp16", 0, false, json::array({1, 2})},
+  };
+  std::vector<ResultRow> rows;
+  ASSERT_NO_THROW(rows = DeriveRows({}, {1, "fp", json::object()}, {c}));
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.front().cell->n_params, 0);
+  EXPECT_EQ(rows.front().cell->quant, "?");
+  for (const auto& r : rows) EXPECT_FALSE(r.test == "memory" && r.metric == "peak_rss" && r.value);
+}
+
 TEST(Derive, E2eIsTheWholeRequestFromThePromptsStart) {
   store::RunRecord run;
   run.id = 1;

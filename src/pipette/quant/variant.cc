@@ -85,13 +85,21 @@ std::string ImatrixFileName(const VariantSpec& v) {
 
 std::string OriginNote(const json& provenance) {
   if (!provenance.is_object()) return "";
-  const json& b = provenance.value("base", json::object());
-  const std::string base = b.value("weights_from", b.value("quant", ""));
-  if (provenance.value("requantized", false)) {
+  // Read back from a store: a field of another type reads as absent.
+  auto text = [](const json& o, const char* key) {
+    auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto b = provenance.find("base");
+  const json base_json = b != provenance.end() ? *b : json();
+  std::string base = text(base_json, "weights_from");
+  if (base.empty()) base = text(base_json, "quant");
+  const auto requantized = provenance.find("requantized");
+  if (requantized != provenance.end() && *requantized == true) {
     return fmt::format("re-quantized from {}", base.empty() ? "a quantized file" : base);
   }
   // A converted model (convert/provenance.h) that keeps its source's weights.
-  const bool converted = provenance.value("format", "") == "pipette-conversion/1";
+  const bool converted = text(provenance, "format") == "pipette-conversion/1";
   return base.empty() ? "" : fmt::format("{} from {}", converted ? "converted" : "quantized", base);
 }
 
