@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "pipette/config/parse_convert.h"
@@ -161,6 +163,44 @@ Result<int> SmallInteger(const Where& w, const YAML::Node& v, const std::string&
   auto i = Integer(w, v, what, lo, hi);
   if (!i) return i.error();
   return static_cast<int>(*i);
+}
+
+// The first byte YAML does not allow in a file (a C0 control other than tab, line feed and
+// carriage return, or DEL), as 0-based (line, column, byte); nullopt if there is none. yaml-cpp
+// turns a NUL into text that is not UTF-8.
+std::optional<std::tuple<int, int, unsigned>> ControlCharacter(std::string_view text) {
+  int line = 0;
+  size_t line_start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+      return std::make_tuple(line, static_cast<int>(i - line_start), unsigned(c));
+    }
+  }
+  return std::nullopt;
+}
+
+// The first scalar (key or value) whose text is not UTF-8: an escape such as "\ud800" (a lone
+// surrogate) decodes to bytes the store's JSON refuses. nullopt if there is none.
+std::optional<YAML::Node> NotUtf8Scalar(const YAML::Node& node) {
+  if (node.IsScalar()) {
+    if (FirstInvalidUtf8(node.Scalar())) return node;
+    return std::nullopt;
+  }
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (auto bad = NotUtf8Scalar(item)) return bad;
+    }
+  } else if (node.IsMap()) {
+    for (const auto& kv : node) {
+      if (auto bad = NotUtf8Scalar(kv.first)) return bad;
+      if (auto bad = NotUtf8Scalar(kv.second)) return bad;
+    }
+  }
+  return std::nullopt;
 }
 
 // The tab nearest before or on line `last` (0-based) that sits in a line's indentation, as
@@ -435,6 +475,11 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   }
   // YAML is Unicode text: a byte that is not UTF-8 would reach the store's JSON, which refuses it.
   if (auto bad = FirstInvalidUtf8(text)) return NotUtf8Error(path, text, *bad);
+  if (auto control = ControlCharacter(text)) {
+    const auto [line, column, byte] = *control;
+    return w.At(Pos{line, column},
+                fmt::format("a control character (byte 0x{:02X}) is not allowed in YAML", byte));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -447,6 +492,9 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
     return w.At(Pos{e.mark.line, e.mark.column}, "malformed YAML: " + e.msg);
   }
   if (!root.IsMap()) return w.File("an experiment file must be a YAML mapping (key: value)");
+  if (auto bad = NotUtf8Scalar(root)) {
+    return w.At(*bad, "this text is not UTF-8 once its escapes are decoded");
+  }
 
   WrittenExperiment ex;
   ex.path = path;

@@ -125,6 +125,17 @@ TEST(Parse, BytesThatAreNotUtf8AreRefusedWhereTheyAre) {
   EXPECT_EQ(r.error().exit_code, 2);
   EXPECT_NE(r.error().message.find("ex.yaml:3:"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("not UTF-8"), std::string::npos) << r.error().message;
+  // yaml-cpp decodes a NUL and an escaped lone surrogate into bytes that are not UTF-8.
+  auto nul = Parse(kModel + "tests: [pp16]\nname: a" + std::string(1, '\0') + "b\n");
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.error().exit_code, 2);
+  EXPECT_EQ(nul.error().message,
+            "ex.yaml:3:8: a control character (byte 0x00) is not allowed in YAML");
+  auto surrogate = Parse(kModel + "tests: [pp16]\nname: \"a\\ud800\"\n");
+  ASSERT_FALSE(surrogate.ok());
+  EXPECT_EQ(surrogate.error().exit_code, 2);
+  EXPECT_NE(surrogate.error().message.find("ex.yaml:3:"), std::string::npos)
+      << surrogate.error().message;
 }
 
 TEST(Parse, AnErrorKeepsItsFileLineAndColumnAsContext) {

@@ -16,13 +16,23 @@ std::optional<double> Number(const json& j, const char* key) {
   return it->get<double>();
 }
 
+// j[key] where j is an object that has it, else null: the raw sample is read back from a store,
+// and a value of another type reads as absent, never throws.
+json Member(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? json() : *it;
+}
+
+// The longest run whose windows are counted: timestamps further apart are not a measurement.
+constexpr double kMaxSeconds = 7 * 24 * 3600.0;
+
 }  // namespace
 
 bool DecayFlagged(double decay) { return decay > kDecayFlag; }
 
 Sustained SustainedOf(const json& raw, double window_s) {
   Sustained out;
-  const json& chunks = raw.value("chunks", json::array());
+  const json chunks = Member(raw, "chunks");
   if (!chunks.is_array() || chunks.empty()) {
     out.error = "no chunk of generation was stored";
     return out;
@@ -41,16 +51,21 @@ Sustained SustainedOf(const json& raw, double window_s) {
   std::vector<Reading> readings;
   int64_t t0 = INT64_MAX;
   for (const json& c : chunks) {
-    const json& ends = c.value("token_end_ns", json::array());
-    auto start = c.find("t_start_ns");
-    if (start == c.end() || !start->is_number_integer() || !ends.is_array() || ends.empty()) {
+    const json ends = Member(c, "token_end_ns");
+    const json start = Member(c, "t_start_ns");
+    if (!start.is_number_integer() || start.get<int64_t>() < 0 || !ends.is_array() ||
+        ends.empty()) {
       out.error = "a chunk without its timestamps";
       return out;
     }
-    int64_t prev = start->get<int64_t>();
+    int64_t prev = start.get<int64_t>();
     t0 = std::min(t0, prev);
     for (const json& e : ends) {
-      const int64_t end = e.get<int64_t>();
+      if (!e.is_number_integer()) {
+        out.error = "a token timestamp that is not a whole number";
+        return out;
+      }
+      const int64_t end = e.get<int64_t>();  // > prev >= 0 below: end - prev cannot overflow
       if (end <= prev) {
         out.error = "token timestamps out of order";
         return out;
@@ -58,20 +73,40 @@ Sustained SustainedOf(const json& raw, double window_s) {
       tokens.push_back({end, double(end - prev) / 1e9});
       prev = end;
     }
-    readings.push_back({prev, c.value("sensors", json::object())});
+    readings.push_back({prev, Member(c, "sensors")});
   }
   out.tokens = static_cast<int64_t>(tokens.size());
   out.seconds = double(tokens.back().end_ns - t0) / 1e9;
+  if (out.seconds > kMaxSeconds) {
+    out.error = "token timestamps more than a week apart";
+    return out;
+  }
   const auto n_windows = static_cast<int64_t>(std::floor(out.seconds / window_s));
+  // Window k holds the token ends and readings in [lo(k), hi(k)): each is put in its window once
+  // (a run of a week has tens of thousands of windows).
+  auto lo = [&](int64_t k) { return t0 + static_cast<int64_t>(double(k) * window_s * 1e9); };
+  auto window_of = [&](int64_t at_ns) -> int64_t {
+    if (at_ns < t0) return -1;
+    const double whole = std::floor(double(at_ns - t0) / (window_s * 1e9));
+    if (whole >= double(n_windows)) return -1;  // past the last whole window (or far past it)
+    auto k = static_cast<int64_t>(whole);
+    while (k > 0 && at_ns < lo(k)) --k;
+    while (at_ns >= lo(k + 1)) ++k;
+    return k < n_windows ? k : -1;
+  };
+  std::vector<std::vector<double>> rates_in(static_cast<size_t>(std::max<int64_t>(n_windows, 0)));
+  std::vector<std::vector<const Reading*>> readings_in(rates_in.size());
+  for (const Token& t : tokens) {
+    if (const int64_t k = window_of(t.end_ns); k >= 0)
+      rates_in[size_t(k)].push_back(1.0 / t.seconds);
+  }
+  for (const Reading& r : readings) {
+    if (const int64_t k = window_of(r.at_ns); k >= 0) readings_in[size_t(k)].push_back(&r);
+  }
   for (int64_t k = 0; k < n_windows; ++k) {
-    const int64_t lo = t0 + static_cast<int64_t>(double(k) * window_s * 1e9);
-    const int64_t hi = t0 + static_cast<int64_t>(double(k + 1) * window_s * 1e9);
     SustainedWindow w;
     w.start_s = double(k) * window_s;
-    std::vector<double> rates;
-    for (const Token& t : tokens) {
-      if (t.end_ns >= lo && t.end_ns < hi) rates.push_back(1.0 / t.seconds);
-    }
+    const std::vector<double>& rates = rates_in[size_t(k)];
     w.tokens = static_cast<int64_t>(rates.size());
     // A window in which no token ended (a stall): 0 t/s.
     w.tps = rates.empty() ? 0 : stats::Percentile(rates, 50);
@@ -79,11 +114,10 @@ Sustained SustainedOf(const json& raw, double window_s) {
     std::vector<double> temps, freqs;
     double joules = 0, span = 0;
     bool metered = true;
-    for (const Reading& r : readings) {
-      if (r.at_ns < lo || r.at_ns >= hi) continue;
-      if (auto t = Number(r.sensors, "temp_c")) temps.push_back(*t);
-      if (auto f = Number(r.sensors, "freq_mhz")) freqs.push_back(*f);
-      const json& e = r.sensors.value("energy", json::object());
+    for (const Reading* r : readings_in[size_t(k)]) {
+      if (auto t = Number(r->sensors, "temp_c")) temps.push_back(*t);
+      if (auto f = Number(r->sensors, "freq_mhz")) freqs.push_back(*f);
+      const json e = Member(r->sensors, "energy");
       auto j = Number(e, "joules");
       auto s = Number(e, "seconds");
       if (j && s) {
@@ -108,11 +142,12 @@ Sustained SustainedOf(const json& raw, double window_s) {
   // Energy per token: every chunk's joules over every token, or why not.
   double joules = 0;
   for (const Reading& r : readings) {
-    const json& e = r.sensors.value("energy", json::object());
+    const json e = Member(r.sensors, "energy");
     if (auto j = Number(e, "joules")) {
       joules += *j;
     } else {
-      out.energy_na = e.value("na", std::string("no energy reading"));
+      const json na = Member(e, "na");
+      out.energy_na = na.is_string() ? na.get<std::string>() : "no energy reading";
       break;
     }
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace pipette::metrics {
 namespace {
 
@@ -63,6 +65,31 @@ TEST(Sustained, WithoutSensorsOnlyTheSpeedAndWhyNotTheEnergy) {
   EXPECT_EQ(s.energy_na, "no energy reading");
   raw["chunks"][3]["sensors"] = {{"energy", {{"na", "no powercap counter"}}}};
   EXPECT_EQ(SustainedOf(raw).energy_na, "no energy reading");  // the first chunk says first
+}
+
+// Values of another type, timestamps far apart or near the ends of int64 say why, never throw or
+// overflow (found by fuzz/store_json_fuzz.cc: `chunks` of another type threw a JSON type_error).
+TEST(Sustained, OutsideValuesOfAnyShapeSayWhy) {
+  EXPECT_EQ(SustainedOf(json::array({1, 2})).error, "no chunk of generation was stored");
+  EXPECT_EQ(SustainedOf(json{{"chunks", 5}}).error, "no chunk of generation was stored");
+  EXPECT_EQ(SustainedOf(json{{"chunks", {7}}}).error, "a chunk without its timestamps");
+  EXPECT_EQ(SustainedOf(json{{"chunks", {{{"t_start_ns", -5}, {"token_end_ns", {1}}}}}}).error,
+            "a chunk without its timestamps");
+  EXPECT_EQ(SustainedOf(json{{"chunks", {{{"t_start_ns", 0}, {"token_end_ns", {1, "2"}}}}}}).error,
+            "a token timestamp that is not a whole number");
+  const json far = {{"chunks",
+                     {{{"t_start_ns", 0},
+                       {"token_end_ns", {1, std::numeric_limits<int64_t>::max()}},
+                       {"sensors", "hot"}}}}};
+  EXPECT_EQ(SustainedOf(far).error, "token timestamps more than a week apart");
+  const json odd = {{"chunks",
+                     {{{"t_start_ns", 0},
+                       {"token_end_ns", {1'000'000'000, 25'000'000'000}},
+                       {"sensors", {{"energy", 3}, {"temp_c", "x"}}}}}}};
+  const Sustained s = SustainedOf(odd);
+  EXPECT_EQ(s.error, "");
+  EXPECT_EQ(s.windows.size(), 2u);
+  EXPECT_EQ(s.energy_na, "no energy reading");
 }
 
 TEST(Sustained, BrokenSamplesSayWhy) {
