@@ -12,6 +12,7 @@
 #include "pipette/metrics/roofline.h"
 #include "pipette/metrics/sustained.h"
 #include "pipette/quant/variant.h"
+#include "pipette/util/json_read.h"
 #include "pipette/util/seconds.h"
 #include "pipette/workload/registry.h"
 
@@ -22,63 +23,14 @@ using nlohmann::json;
 namespace {
 
 // A sample's `raw` is outside data (a worker's or a server's reply, read back from a store):
-// every read below checks its type, and a value of another type reads as absent, never throws.
-
-// A whole number that fits int64 (a float too, where it fits), else nullopt.
-std::optional<int64_t> AsInt(const json& v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<uint64_t>();
-    if (u > uint64_t(std::numeric_limits<int64_t>::max())) return std::nullopt;
-    return int64_t(u);
-  }
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d < -9.2e18 || d > 9.2e18) return std::nullopt;
-    return int64_t(d);
-  }
-  return std::nullopt;
-}
-
-std::optional<int64_t> Int(const json& j, const char* key) {
-  auto it = j.find(key);  // a json that is not an object finds nothing
-  if (it == j.end()) return std::nullopt;
-  return AsInt(*it);
-}
-
-std::optional<double> Double(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-// j[key] where j is an object that has it; otherwise null (empty, contains nothing).
-json Member(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it == j.end() ? json() : *it;
-}
-
-std::string String(const json& j, const char* key, const std::string& fallback) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-bool Flag(const json& j, const char* key, bool fallback) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
-}
-
-// The whole numbers of an array (a value of another type ends the list there).
-std::vector<int64_t> Ints(const json& j) {
-  std::vector<int64_t> out;
-  if (!j.is_array()) return out;
-  for (const json& v : j) {
-    auto x = AsInt(v);
-    if (!x) break;
-    out.push_back(*x);
-  }
-  return out;
-}
+// every read below checks its type (util/json_read.h), and a value of another type reads as
+// absent, never throws.
+using json_read::Flag;
+using json_read::Int;
+using json_read::Ints;
+using json_read::Member;
+using json_read::Number;
+using json_read::String;
 
 }  // namespace
 
@@ -208,8 +160,8 @@ void AddStreams(RowBuilder& b, const std::string& test, const json& streams, boo
     b.Add(test, "e2e", "ms", e2e_ms);
     if (!tg) b.Add(test, "ttft", "ms", double(*t_first - *sent) / 1e6);
     const json server = Member(f, "server");
-    const auto prompt_ms = Double(server, "prompt_ms"),
-               predicted_ms = Double(server, "predicted_ms");
+    const auto prompt_ms = Number(server, "prompt_ms"),
+               predicted_ms = Number(server, "predicted_ms");
     if (prompt_ms && predicted_ms) {
       const double server_ms = *prompt_ms + *predicted_ms;
       b.Add(test, "server_prompt_ms", "ms", *prompt_ms);
@@ -441,27 +393,23 @@ const store::EnvironmentRecord& EnvironmentOf(const store::CellRecord& cell,
 }
 
 std::string DeviceLabel(const json& facts) {
-  auto text = [&](const json& o, const char* key, const std::string& fallback) {
-    auto it = o.find(key);
-    return it != o.end() && it->is_string() ? it->get<std::string>() : fallback;
-  };
   if (!facts.is_object()) return "local";
-  const std::string cpu = text(facts, "cpu_model", "local");
+  const std::string cpu = String(facts, "cpu_model", "local");
   auto device = facts.find("device");
   if (device == facts.end() || !device->is_object()) return cpu;  // this machine
-  const std::string name = text(*device, "name", "?");
+  const std::string name = String(*device, "name", "?");
   std::string label;
   auto emulated = facts.find("emulated");
   if (emulated != facts.end() && emulated->is_object()) {
-    label = fmt::format("{}: {} emulated by {} on {}", name, text(*emulated, "arch", "?"),
-                        text(*emulated, "emulator", "?"), text(facts, "cpu_model", "?"));
+    label = fmt::format("{}: {} emulated by {} on {}", name, String(*emulated, "arch", "?"),
+                        String(*emulated, "emulator", "?"), String(facts, "cpu_model", "?"));
   } else {
-    label = fmt::format("{}: {}", name, text(facts, "cpu_model", "?"));
+    label = fmt::format("{}: {}", name, String(facts, "cpu_model", "?"));
   }
   // A tier of a machine (a cpuset, a quota, a memory cap) says so wherever the device is named.
   auto tier = facts.find("tier");
   if (tier != facts.end() && tier->is_object()) {
-    label += fmt::format(" ({})", text(*tier, "label", "emulated tier"));
+    label += fmt::format(" ({})", String(*tier, "label", "emulated tier"));
   }
   return label;
 }

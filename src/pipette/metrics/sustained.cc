@@ -4,24 +4,17 @@
 #include <cmath>
 
 #include "pipette/stats/stats.h"
+#include "pipette/util/json_read.h"
 
 namespace pipette::metrics {
 namespace {
 
 using nlohmann::json;
 
-std::optional<double> Number(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-// j[key] where j is an object that has it, else null: the raw sample is read back from a store,
-// and a value of another type reads as absent, never throws.
-json Member(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it == j.end() ? json() : *it;
-}
+// The raw sample is read back from a store: a value of another type reads as absent, never
+// throws (util/json_read.h).
+using json_read::Member;
+using json_read::Number;
 
 // The longest run whose windows are counted: timestamps further apart are not a measurement.
 constexpr double kMaxSeconds = 7 * 24 * 3600.0;

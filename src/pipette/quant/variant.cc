@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "pipette/quant/types.h"
+#include "pipette/util/json_read.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::quant {
@@ -86,20 +87,16 @@ std::string ImatrixFileName(const VariantSpec& v) {
 std::string OriginNote(const json& provenance) {
   if (!provenance.is_object()) return "";
   // Read back from a store: a field of another type reads as absent.
-  auto text = [](const json& o, const char* key) {
-    auto it = o.find(key);
-    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  const auto b = provenance.find("base");
-  const json base_json = b != provenance.end() ? *b : json();
-  std::string base = text(base_json, "weights_from");
-  if (base.empty()) base = text(base_json, "quant");
+  using json_read::String;
+  const json base_json = json_read::Member(provenance, "base");
+  std::string base = String(base_json, "weights_from");
+  if (base.empty()) base = String(base_json, "quant");
   const auto requantized = provenance.find("requantized");
   if (requantized != provenance.end() && *requantized == true) {
     return fmt::format("re-quantized from {}", base.empty() ? "a quantized file" : base);
   }
   // A converted model (convert/provenance.h) that keeps its source's weights.
-  const bool converted = text(provenance, "format") == "pipette-conversion/1";
+  const bool converted = String(provenance, "format") == "pipette-conversion/1";
   return base.empty() ? "" : fmt::format("{} from {}", converted ? "converted" : "quantized", base);
 }
 

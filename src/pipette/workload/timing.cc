@@ -1,5 +1,6 @@
 #include "pipette/workload/timing.h"
 
+#include "pipette/util/json_read.h"
 #include "pipette/util/seconds.h"
 
 namespace pipette::workload {
@@ -18,8 +19,7 @@ std::optional<estimate::Measured> ChunkTimed(const nlohmann::json& raw, const st
   const auto secs = SpanSeconds(raw);
   if (!secs) return std::nullopt;
   auto number = [](const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+    return json_read::Number(j, key).value_or(0.0);
   };
   auto request = raw.find("request");
   const double n = request != raw.end() && request->is_object() ? number(*request, "n_ctx") : 0;

@@ -4,6 +4,7 @@
 
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/session_ops.h"
+#include "pipette/util/json_read.h"
 
 namespace pipette::workload {
 
@@ -21,8 +22,7 @@ namespace {
 
 // A metadata entry of the loaded model, as its runtime reported it; "" when absent.
 std::string Meta(const protocol::ModelInfo& model, const char* key) {
-  const auto it = model.meta.find(key);
-  return it != model.meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return json_read::String(model.meta, key);
 }
 
 // The text of one special token (BOS, EOS) as the cell's tokenizer writes it; "" for none.
