@@ -130,7 +130,8 @@ Result<json> Make(CommandRunner& runner, const ConvertJob& job, const std::strin
                {"converter_version", identity.version},
                {"converter_packages", identity.packages}};
   if (!source.empty()) p["made"]["from"] = source;
-  if (auto st = WriteFileAtomically(SidecarOf(job.output), p.dump(2) + "\n"); !st) {
+  if (auto st = quant::WriteCacheFile(SidecarOf(job.output), p.dump(2) + "\n", options.processes);
+      !st) {
     return st.error();
   }
   return p;

@@ -1,6 +1,7 @@
 #include "pipette/convert/maker.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "pipette/testing/onnx_folder.h"
+#include "pipette/util/output_files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/temp_dir.h"
 
@@ -243,6 +245,28 @@ TEST_F(ConvertMakerTest, AFailedConversionMakesOnlyItsModelsUnavailable) {
   EXPECT_EQ(fake.Verbs(), (std::vector<std::string>{"version", "gguf", "gguf"}));
   EXPECT_TRUE(NoPartsLeft());  // the failed one's temporary folder is gone
   EXPECT_FALSE(fs::exists(Job("fp32").output));
+}
+
+TEST_F(ConvertMakerTest, TemporaryFilesOfAKilledMakersProvenanceAreRemoved) {
+  // A maker killed while it wrote a provenance file (`<folder>.json`) left its temporary file; the
+  // next maker that writes that file removes it once its process is gone, never a live one's.
+  env::FakeProcessTable table(env::ProcessIdentity::Of("here", "m", "b", getpid(), 50));
+  table.Start(4243, 70);
+  const ConvertJob job = Job("fp32");
+  const std::string host = ShortHostName();
+  auto temp = [&](int pid) {
+    return job.output + ".json.tmp" + std::to_string(pid) + (host.empty() ? "" : "." + host);
+  };
+  std::ofstream(temp(4242)) << "{";
+  std::ofstream(temp(4243)) << "{";
+  FakeConverter fake;
+  ConverterOptions options = Options();
+  options.processes = &table;
+  auto results = MakeConversions({job}, fake, options);
+  ASSERT_TRUE(results[0].ok()) << results[0].error().message;
+  EXPECT_TRUE(fs::exists(job.output + ".json"));
+  EXPECT_FALSE(fs::exists(temp(4242)));  // its process is gone
+  EXPECT_TRUE(fs::exists(temp(4243)));   // its process runs: maybe still writing
 }
 
 TEST_F(ConvertMakerTest, AConverterThatCannotSayItsVersionFailsEveryJob) {

@@ -37,7 +37,14 @@ PartFile::PartFile(const std::string& path, const env::ProcessTable* processes) 
   env::LinuxProcessTable local;
   const env::ProcessIdentity self = (processes ? *processes : local).Self();
   path_ = PartName(path, self);
-  (void)WriteFileAtomically(path_ + ".owner", self.ToJson().dump() + "\n");
+  (void)WriteCacheFile(path_ + ".owner", self.ToJson().dump() + "\n", processes);
+}
+
+Status WriteCacheFile(const std::string& path, const std::string& content,
+                      const env::ProcessTable* processes) {
+  env::LinuxProcessTable local;
+  const env::ProcessTable& table = processes ? *processes : local;
+  return WriteFileAtomically(path, content, [&](int pid) { return table.Exists(pid); });
 }
 
 PartFile::~PartFile() {
@@ -220,7 +227,8 @@ Result<json> Make(Quantizer& q, const MakeJob& job, const MakerOptions& options)
       {"runtime_build", q.hello().value("runtime_build", json::object())},
       {"n_threads", options.n_threads}};
   provenance["file"] = {{"sha256", *sha}, {"size", gguf->file_size}};
-  if (auto st = WriteFileAtomically(SidecarOf(job.output), provenance.dump(2) + "\n"); !st) {
+  if (auto st = WriteCacheFile(SidecarOf(job.output), provenance.dump(2) + "\n", options.processes);
+      !st) {
     return st.error();
   }
   return provenance;

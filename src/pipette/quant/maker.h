@@ -60,6 +60,12 @@ class PartFile {
   std::string path_;
 };
 
+// Writes a small file of the cache (a variant's provenance, a part's owner note) through a
+// temporary file (util/files.h WriteFileAtomically); the temporary files a killed maker left for
+// the same name are removed once their process is gone. `processes`: nullptr for this machine's.
+Status WriteCacheFile(const std::string& path, const std::string& content,
+                      const env::ProcessTable* processes);
+
 // Removes the `.part` files (or folders) in `dir` whose maker is gone (a killed run), with the
 // `.part.owner` note that names their maker; those of a maker still running, or on another host or
 // in another container, are left alone. Returns the paths removed.
