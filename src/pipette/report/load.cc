@@ -131,6 +131,14 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
   data.generated_at = store::NowIso8601();
   data.pipette_version = kPipetteVersion;
   data.warnings = store.warnings();
+  for (size_t i = 0; i < run_ids.size(); ++i) {
+    // Twice would show every cell of the run twice and count it twice in every figure.
+    if (std::find(run_ids.begin(), run_ids.begin() + long(i), run_ids[i]) !=
+        run_ids.begin() + long(i)) {
+      return InputError(fmt::format("run {} is given twice: each run is read once ({})", run_ids[i],
+                                    store.path()));
+    }
+  }
   for (int64_t id : run_ids) {
     auto run = store.Run(id);
     if (!run) return run.error();

@@ -105,6 +105,16 @@ class DerivedCacheTest : public ::testing::Test {
   std::string path_;
 };
 
+TEST_F(DerivedCacheTest, ARunGivenTwiceIsRefusedNotReadTwice) {
+  auto s = store::Store::Open(path_, store::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto data = LoadReportData(**s, {1, 2, 1}, nullptr);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.error().exit_code, 2);
+  EXPECT_NE(data.error().message.find("run 1 is given twice"), std::string::npos)
+      << data.error().message;
+}
+
 TEST_F(DerivedCacheTest, AStoreWithoutACacheReportsFromItsSamples) {
   const std::string before = Render(false);
   EXPECT_EQ(Render(true), before);
