@@ -64,8 +64,12 @@ std::optional<double> Estimator::Slowdown(const std::string& device) const {
 }
 
 double Estimator::SecondsLeft() const {
+  // This run's overall rate, for kinds not measured yet: over the kinds counted in tokens or
+  // items. A unit of `load` is a whole model load (seconds, not milliseconds per token): its rate
+  // says nothing of the others, and a first cell would otherwise show minutes for seconds left.
   double all_units = 0, all_seconds = 0;
   for (const auto& [k, u] : done_units_) {
+    if (SplitDeviceKind(k).first == "load") continue;
     all_units += u;
     all_seconds += done_seconds_.at(k);
   }

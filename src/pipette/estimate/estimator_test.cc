@@ -27,6 +27,19 @@ TEST(Estimator, UsesPerKindRatesAndFallsBackToOverall) {
   EXPECT_NEAR(e.FractionDone(), 1.5 / 11.0, 1e-12);
 }
 
+TEST(Estimator, AModelLoadGivesNoRateForTokens) {
+  Estimator e;
+  e.Plan({"c", "load", "load", 1, 1});
+  e.Plan({"c", "pp1000", "pp", 1, 1000});
+  e.Done("load", 1, 0.1);
+  // 0.1 s for one load says nothing of a prompt token (it would say 100 s left).
+  EXPECT_LT(e.SecondsLeft(), 0);
+  e.Done("pp", 100, 0.1);
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 900 * 0.001);
+  e.Plan({"c", "tg10", "tg", 1, 10});  // unmeasured: the overall rate of pp alone
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 900 * 0.001 + 10 * 0.001);
+}
+
 TEST(Estimator, HistoryExactRequestFirstThenPerUnitRate) {
   History h;
   h.seconds_per_request[{"a", "pp100"}] = 0.5;  // measured for this very cell
