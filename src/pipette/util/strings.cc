@@ -11,34 +11,43 @@ namespace pipette {
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps cost 1.
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  // Three rows (the swap looks two back), allocated once: |a| x |b| steps, |b| words of memory.
+  std::vector<size_t> two_back(b.size() + 1), back(b.size() + 1), row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) back[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      row[j] = std::min({back[j] + 1, row[j - 1] + 1, back[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        row[j] = std::min(row[j], two_back[j - 2] + 1);
       }
     }
+    std::swap(two_back, back);
+    std::swap(back, row);
   }
-  return d[a.size()][b.size()];
+  return back[b.size()];
 }
 
 std::optional<std::string> NearestName(std::string_view word,
                                        const std::vector<std::string>& candidates) {
+  // A typo: at most a third of the word changed (and at least one edit allowed).
+  const size_t allowed = std::max<size_t>(1, word.size() / 3);
   std::optional<std::string> best;
   size_t best_d = 0;
   for (const std::string& c : candidates) {
+    // The distance is at least the difference in length: a candidate too far in length is no
+    // typo of the word, and a long word from outside (a 64 KiB key) costs no |word| x |c| steps.
+    const size_t length_gap =
+        c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    if (length_gap > allowed) continue;
     const size_t d = EditDistance(word, c);
     if (!best || d < best_d) {
       best = c;
       best_d = d;
     }
   }
-  // A typo: at most a third of the word changed (and at least one edit allowed).
-  if (best && best_d <= std::max<size_t>(1, word.size() / 3)) return best;
+  if (best && best_d <= allowed) return best;
   return std::nullopt;
 }
 

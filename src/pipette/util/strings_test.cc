@@ -10,6 +10,10 @@ TEST(Strings, EditDistanceCountsSwapsAsOne) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(EditDistance("jsno", "json"), 1u);
   EXPECT_EQ(EditDistance("same", "same"), 0u);
+  EXPECT_EQ(EditDistance("abc", ""), 3u);
+  EXPECT_EQ(EditDistance("ca", "abc"), 3u);  // optimal string alignment: no edit of a swap
+  EXPECT_EQ(EditDistance("peak_rs", "peak_rss"), 1u);
+  EXPECT_EQ(EditDistance("tg128", "tg1289"), 1u);
 }
 
 TEST(Strings, SuggestsOnlyLikelyTypos) {
@@ -19,6 +23,9 @@ TEST(Strings, SuggestsOnlyLikelyTypos) {
   EXPECT_EQ(NearestName("colour", keys), std::nullopt);
   EXPECT_EQ(DidYouMean("test", keys), " (did you mean 'tests'?)");
   EXPECT_EQ(DidYouMean("zzz", keys), "");
+  // A word far longer than every candidate is no typo of one, whatever its letters.
+  EXPECT_EQ(NearestName(std::string(1 << 20, 'x') + "tests", keys), std::nullopt);
+  EXPECT_EQ(NearestName("repetitionsss", keys), "repetitions");  // 2 edits of 13: still a typo
 }
 
 TEST(Strings, MarkdownTextCannotBreakATable) {
