@@ -30,6 +30,7 @@ using json_read::Int;
 using json_read::Ints;
 using json_read::Member;
 using json_read::Number;
+using json_read::Ref;
 using json_read::String;
 
 }  // namespace
@@ -196,11 +197,11 @@ void AddSample(RowBuilder& b, const store::SampleRecord& s, EndpointCounts& endp
   const bool tg = IsSpeedTest("tg", s.test);
   if ((tg || IsSpeedTest("ttft@", s.test)) && raw.contains("streams")) {
     StreamCounts& counts = endpoint[s.test];
-    if (raw.contains("request_failed") && !raw["streams"].is_array()) {
+    if (raw.contains("request_failed") && !Ref(raw, "streams").is_array()) {
       ++counts.streams;
       ++counts.failed;
     } else {
-      AddStreams(b, s.test, raw["streams"], tg, counts);
+      AddStreams(b, s.test, Ref(raw, "streams"), tg, counts);
     }
     return;
   }

@@ -15,7 +15,9 @@ Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts,
   const json& file = cell.model_info.value("file", json::object());
   const json& reads = file.value("token_reads", json());
   if (reads.is_object() && reads.contains("na")) {
-    roof.na_reason = "bytes per token unknown: " + reads["na"].get<std::string>();
+    const json& na = reads.at("na");
+    roof.na_reason =
+        "bytes per token unknown: " + (na.is_string() ? na.get<std::string>() : na.dump());
     return roof;
   }
   if (reads.is_null()) {

@@ -19,6 +19,7 @@
 #include "pipette/quality/ppl.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
+#include "pipette/util/json_read.h"
 #include "pipette/util/seconds.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
@@ -252,19 +253,19 @@ std::optional<json> CachedProvenance(const MakeJob& job, const QuantizerIdentity
   auto text = ReadFileToString(SidecarOf(job.output));
   if (!text) return std::nullopt;
   json p = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!p.is_object() || p.value("key", "") != job.spec.CacheKey()) return std::nullopt;
+  // A file on disk: any field of another type makes it no cached variant (made again).
+  if (!p.is_object() || json_read::String(p, "key") != job.spec.CacheKey()) return std::nullopt;
   const auto size = fs::file_size(job.output, ec);
-  if (ec || !p.contains("file") || p["file"].value("size", uint64_t{0}) != size) {
-    return std::nullopt;
-  }
-  const json made = p.value("made", json::object());
-  if (made.value("runtime_version", "") != by.runtime_version ||
-      made.value("runtime_build", json::object()).value("llama_cpp_commit", "") != by.commit) {
+  const auto recorded = json_read::Int(json_read::Ref(p, "file"), "size");
+  if (ec || !recorded || uint64_t(*recorded) != size) return std::nullopt;
+  const json& made = json_read::Ref(p, "made");
+  if (json_read::String(made, "runtime_version") != by.runtime_version ||
+      json_read::String(json_read::Ref(made, "runtime_build"), "llama_cpp_commit") != by.commit) {
     return std::nullopt;  // another quantizer build made it
   }
   // The names are the experiment's, not the cache's.
   const json fresh = job.spec.Provenance();
-  for (const char* k : {"name", "label", "base"}) p[k] = fresh[k];
+  for (const char* k : {"name", "label", "base"}) p[k] = json_read::Member(fresh, k);
   return p;
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "pipette/util/json_read.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::run {
@@ -41,17 +42,19 @@ std::string DefaultLockPath() {
 }
 
 std::string DescribeHolder(const nlohmann::json& holder) {
+  // Another process's lock file: a field of another type reads as absent.
+  using json_read::String;
   if (!holder.is_object() || !holder.contains("pid")) return "an unknown process";
   std::string what;
   auto add = [&](const std::string& s) { what += (what.empty() ? "" : ", ") + s; };
   if (holder.contains("run_id")) {
-    add(fmt::format("run {} of {}", holder["run_id"].dump(), holder.value("store", "?")));
-  } else if (!holder.value("store", "").empty()) {
-    add("store " + holder.value("store", ""));
+    add(fmt::format("run {} of {}", holder.at("run_id").dump(), String(holder, "store", "?")));
+  } else if (!String(holder, "store").empty()) {
+    add("store " + String(holder, "store"));
   }
-  if (holder.contains("command")) add(holder.value("command", ""));
-  if (holder.contains("since")) add("since " + holder.value("since", ""));
-  return fmt::format("pid {}{}", holder["pid"].dump(), what.empty() ? "" : " (" + what + ")");
+  if (const std::string c = String(holder, "command"); !c.empty()) add(c);
+  if (const std::string t = String(holder, "since"); !t.empty()) add("since " + t);
+  return fmt::format("pid {}{}", holder.at("pid").dump(), what.empty() ? "" : " (" + what + ")");
 }
 
 Result<std::unique_ptr<MeasureLock>> MeasureLock::Acquire(const LockOptions& options,

@@ -74,6 +74,9 @@ TEST(MeasureLock, HolderDescriptions) {
   EXPECT_EQ(DescribeHolder({{"pid", 5}}), "pid 5");
   EXPECT_EQ(DescribeHolder({{"pid", 5}, {"store", "s.db"}, {"since", "T"}}),
             "pid 5 (store s.db, since T)");
+  // Another process's lock file: fields of another type read as absent, never throw.
+  EXPECT_EQ(DescribeHolder({{"pid", 5}, {"run_id", 2}, {"store", 7}, {"command", {1}}}),
+            "pid 5 (run 2 of ?)");
 }
 
 }  // namespace

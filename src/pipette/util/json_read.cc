@@ -27,6 +27,12 @@ json Member(const json& j, const char* key) {
   return it == j.end() ? json() : *it;
 }
 
+const json& Ref(const json& j, const char* key) {
+  static const json kNull;  // immutable: never written
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
 std::optional<int64_t> Int(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) return std::nullopt;

@@ -16,6 +16,10 @@ std::optional<int64_t> AsInt(const nlohmann::json& v);
 
 // j[key] where j is an object that has it, else null (which is empty and contains nothing).
 nlohmann::json Member(const nlohmann::json& j, const char* key);
+// The same without a copy (a sample's arrays of tokens): a reference into j, or to a null that
+// lives as long as the program. Never `j[key]` on a const json: a missing key is undefined
+// behaviour there (an assertion in a debug build), not an exception.
+const nlohmann::json& Ref(const nlohmann::json& j, const char* key);
 
 // j[key] as a whole number (AsInt), a number, a string or a boolean; absent for another type.
 std::optional<int64_t> Int(const nlohmann::json& j, const char* key);

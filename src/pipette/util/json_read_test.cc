@@ -18,6 +18,14 @@ TEST(JsonRead, AValueOfAnotherTypeReadsAsAbsent) {
   EXPECT_EQ(Member(j, "a"), json({1, 2}));
 }
 
+TEST(JsonRead, RefPointsIntoTheObjectOrAtNull) {
+  const json j = {{"tokens", {1, 2, 3}}};
+  EXPECT_EQ(&Ref(j, "tokens"), &j.at("tokens"));  // no copy
+  EXPECT_TRUE(Ref(j, "missing").is_null());
+  EXPECT_TRUE(Ref(json(3), "tokens").is_null());
+  EXPECT_EQ(Ref(j, "missing").size(), 0u);
+}
+
 TEST(JsonRead, ANonObjectHasNoMembers) {
   for (const json& j : {json(), json(5), json("x"), json::array({1, 2})}) {
     EXPECT_TRUE(Member(j, "k").is_null()) << j;

@@ -5,12 +5,14 @@
 #include <map>
 
 #include "pipette/quality/checkers.h"
+#include "pipette/util/json_read.h"
 #include "pipette/workload/proportions.h"
 #include "pipette/workload/stored.h"
 
 namespace pipette::workload {
 namespace {
 
+using json_read::Ref;
 using nlohmann::json;
 
 // Generation: every item's output judged by its checkers (quality/checkers.h).
@@ -22,10 +24,10 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
   for (const auto& s : samples) {
     if (s.test == "gen_dataset") info = &s.raw;
     if (s.test != "gen") continue;
-    const json& item = s.raw["item"];
+    const json& item = Ref(s.raw, "item");
     quality::GenItem gi;
     gi.id = item.value("id", "");
-    for (const json& c : item["checkers"]) {
+    for (const json& c : Ref(item, "checkers")) {
       gi.checkers.push_back({c.value("type", ""), c.value("role", ""), c.value("spec", json())});
     }
     quality::Verdict v = quality::Judge(gi, s.raw.value("text", ""));
@@ -34,7 +36,7 @@ void AddGenRows(const metrics::ResultRow& base, const std::vector<store::SampleR
     if (s.raw.contains("thinking_exhausted")) {
       // A thinking mode that spent the whole budget answered nothing: never a success, whatever
       // a checker would make of an empty answer.
-      if (s.raw["thinking_exhausted"] == true) {
+      if (Ref(s.raw, "thinking_exhausted") == true) {
         ++exhausted;
         v.format_ok = v.task_ok = false;
       }
@@ -91,14 +93,14 @@ void AddDivergenceRows(const metrics::ResultRow& base,
   if (it->second->cell.status != "ok" && it->second->cell.id != base.cell->cell_id) return;
   std::map<int, const json*> ref_tokens;
   for (const auto& s : it->second->samples) {
-    if (s.test == "gen") ref_tokens[s.rep] = &s.raw["tokens"];
+    if (s.test == "gen") ref_tokens[s.rep] = &Ref(s.raw, "tokens");
   }
   std::vector<double> identical, first_diff;
   for (const auto& s : samples) {
     if (s.test != "gen") continue;
     auto r = ref_tokens.find(s.rep);
     if (r == ref_tokens.end()) continue;
-    const json& a = s.raw["tokens"];
+    const json& a = Ref(s.raw, "tokens");
     const json& b = *r->second;
     size_t i = 0;
     while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;

@@ -92,6 +92,33 @@ TEST(GenDerive, DivergenceComparesTheTokensWithTheReferenceCells) {
   EXPECT_DOUBLE_EQ(first->value, 1.0);
 }
 
+TEST(GenDerive, SamplesMissingTheirFieldsAreNoCrash) {
+  // Found by the store_json fuzz harness: a gen sample without `item`, an item without
+  // `checkers`, and reference samples without `tokens` were read with a const json's operator[]
+  // (undefined behaviour on a missing key). Each now reads as absent, or is an error.
+  metrics::CellSamples ref, cell;
+  ref.cell.id = 1;
+  ref.cell.status = "ok";
+  ref.samples = {Stored(1, "gen", 0, json::object())};
+  cell.cell.id = 2;
+  cell.samples = {Stored(2, "gen_dataset", 0, {{"divergence_reference_cell_id", 1}}),
+                  Stored(2, "gen", 0, {{"item", {{"id", "a"}}}, {"text", "x"}})};
+  metrics::ResultRow base;
+  base.EditCell().cell_id = 2;
+  std::vector<metrics::ResultRow> rows;
+  ASSERT_TRUE(DeriveGen(base, cell, {{1, &ref}, {2, &cell}}, &rows).ok());
+  const auto* identical = Find(rows, "divergence", "identical");
+  ASSERT_TRUE(identical);
+  EXPECT_DOUBLE_EQ(identical->value, 1.0);  // no tokens on either side: the same
+
+  cell.samples = {Stored(2, "gen_dataset", 0, json::object()),
+                  Stored(2, "gen", 0, {{"text", "x"}})};
+  rows.clear();
+  const auto st = DeriveGen(base, cell, {}, &rows);
+  ASSERT_FALSE(st.ok());  // no item to judge: the stored data cannot be read
+  EXPECT_NE(st.error().message.find("stored gen data could not be read"), std::string::npos);
+}
+
 TEST(GenDerive, AMalformedSampleIsAnError) {
   metrics::CellSamples cell;
   cell.samples = {Stored(2, "gen_dataset", 0, json::object()),

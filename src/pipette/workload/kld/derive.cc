@@ -6,11 +6,13 @@
 #include <map>
 
 #include "pipette/quality/kld.h"
+#include "pipette/util/json_read.h"
 #include "pipette/workload/stored.h"
 
 namespace pipette::workload {
 namespace {
 
+using json_read::Ref;
 using nlohmann::json;
 
 // KL divergence, position by position: full-vocabulary samples carry each position's KL and the
@@ -55,13 +57,16 @@ void AddKldRows(const metrics::ResultRow& base, const std::vector<store::SampleR
       const json ref_request = ref->raw.value("request", json::object());
       corpus_sha = ref_request.value("corpus_sha256", "");
       top_k = ref_request.value("top_k", int64_t{0});
-      const json& top = ref->raw["top_logprobs"];
-      const json& ids_lp = s.raw["ids_logprob"];
+      const json& top = Ref(ref->raw, "top_logprobs");
+      const json& ids_lp = Ref(s.raw, "ids_logprob");
       const json& ref_tail = ref->raw.value("top_tail_logprob", json::array());
       const json& test_tail = s.raw.value("ids_tail_logprob", json::array());
-      const size_t n =
-          std::min({top.size(), ids_lp.size(), s.raw["logprob"].size(), s.raw["argmax"].size(),
-                    ref->raw["argmax"].size(), ref->raw["logprob"].size()});
+      const json& argmax = Ref(s.raw, "argmax");
+      const json& logprob = Ref(s.raw, "logprob");
+      const json& ref_argmax = Ref(ref->raw, "argmax");
+      const json& ref_logprob = Ref(ref->raw, "logprob");
+      const size_t n = std::min({top.size(), ids_lp.size(), logprob.size(), argmax.size(),
+                                 ref_argmax.size(), ref_logprob.size()});
       const bool exact_tails = ref_tail.size() >= n && test_tail.size() >= n;
       for (size_t j = 0; j < n; ++j) {
         const auto rl = top[j].get<std::vector<double>>();
@@ -70,9 +75,9 @@ void AddKldRows(const metrics::ResultRow& base, const std::vector<store::SampleR
         p.kl = exact_tails ? quality::CoarseKlDivergence(rl, tl, ref_tail[j].get<double>(),
                                                          test_tail[j].get<double>())
                            : quality::CoarseKlDivergence(rl, tl);
-        p.same_top1 = s.raw["argmax"][j] == ref->raw["argmax"][j];
-        p.ref_correct_lp = ref->raw["logprob"][j].get<double>();
-        p.test_correct_lp = s.raw["logprob"][j].get<double>();
+        p.same_top1 = argmax[j] == ref_argmax[j];
+        p.ref_correct_lp = ref_logprob[j].get<double>();
+        p.test_correct_lp = logprob[j].get<double>();
         chunk.push_back(p);
       }
     }

@@ -63,6 +63,18 @@ TEST(KldDerive, TopKSamplesAreReducedAgainstTheReferenceCell) {
   EXPECT_NE(rows[0].subset.find("lower bound: top-2"), std::string::npos);
 }
 
+TEST(KldDerive, TopKSamplesMissingTheirArraysAreNoCrash) {
+  // Read back from a store: a missing array reads as empty (no positions), never as undefined
+  // behaviour (a const json's operator[] on a missing key).
+  metrics::CellSamples ref;
+  ref.cell.id = 1;
+  ref.samples = {Stored(1, "kld_ref", 0, {{"request", {{"top_k", 2}}}})};
+  const std::vector<store::SampleRecord> samples = {
+      Stored(2, "kld", 0, {{"ids_logprob", {{-0.1, -3.0}}}, {"request", {{"ref_cell_id", 1}}}})};
+  std::vector<metrics::ResultRow> rows;
+  EXPECT_TRUE(DeriveKld({}, samples, {{1, &ref}}, &rows).ok());
+}
+
 TEST(KldDerive, AMalformedSampleIsAnError) {
   std::vector<metrics::ResultRow> rows;
   const auto st = DeriveKld({},
