@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "fixture.h"
+#include "pipette/env/cpu_busy.h"
 #include "pipette/testing/busy_loops.h"
 
 namespace pipette_e2e {
@@ -113,8 +114,22 @@ TEST_F(ReadyE2E, TheFakeTreesTemperatureGatesAndIsStoredWithEachRepetition) {
   EXPECT_EQ(CellCount(dir_ / "strict.db"), 1u);
 }
 
-// Busy loops of someone else's keep every CPU busy: not ready; once they stop, ready.
+// The share of the CPUs other programs than this test kept busy over one second, as the gate
+// reads it; -1 where it cannot be read.
+double BusyOthersNow() {
+  const pipette::env::LocalFiles files;
+  const auto before = pipette::env::ReadBusy(files, getpid());
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto after = pipette::env::ReadBusy(files, getpid());
+  if (!before || !after) return -1;
+  return pipette::env::BusyOthers(*before, *after).value_or(-1);
+}
+
+// Busy loops of someone else's keep every CPU busy: not ready; once they stop, ready. The second
+// half needs a machine the test's loops alone made busy: on one other programs keep busy already
+// (a fuzzer beside the tests), it is skipped and says so, rather than failing on the machine.
 TEST_F(ReadyE2E, BusyLoopsOfAnotherProgramHoldTheRepetitionsBack) {
+  const double background = BusyOthersNow();
   pipette::testing::BusyLoops loops;
   Output busy = Pipette({"run", Experiment("ready: {cpu_busy: 30, deadline: 2}\n").string(),
                          "--store", (dir_ / "busy.db").string(), "--no-bandwidth"});
@@ -122,6 +137,11 @@ TEST_F(ReadyE2E, BusyLoopsOfAnotherProgramHoldTheRepetitionsBack) {
   EXPECT_NE((busy.out + busy.err).find("other processes kept the CPUs"), std::string::npos)
       << busy.out << busy.err;
   loops.Stop();
+  if (background > 0.75) {
+    GTEST_SKIP() << "other programs keep this machine's CPUs " << int(background * 100)
+                 << "% busy without the test's loops: that the gate lets the repetitions go once "
+                    "the loops stop cannot be shown here";
+  }
   Output quiet = Pipette({"run", Experiment("ready: {cpu_busy: 90, deadline: 60}\n").string(),
                           "--store", Store(), "--no-bandwidth"});
   EXPECT_EQ(quiet.code, 0) << quiet.err;

@@ -30,6 +30,12 @@ void Estimator::Plan(const Work& w) {
 void Estimator::Done(const std::string& kind, double units, double seconds) {
   done_units_[kind] += units;
   done_seconds_[kind] += seconds;
+  double spent = 0;
+  for (const auto& [k, s] : done_seconds_) spent += s;
+  const double left = SecondsLeft();
+  if (left >= 0 && spent + left > 0) {
+    fraction_done_ = std::max(fraction_done_, std::min(1.0, spent / (spent + left)));
+  }
 }
 
 // Seconds per unit of `kind` this run measured, else what history gives its planned work.
@@ -95,14 +101,6 @@ double Estimator::SecondsLeft() const {
     left += (planned - done) * *rate;
   }
   return left;
-}
-
-double Estimator::FractionDone() const {
-  double spent = 0;
-  for (const auto& [k, s] : done_seconds_) spent += s;
-  const double left = SecondsLeft();
-  if (left < 0 || spent + left <= 0) return 0;
-  return std::min(1.0, spent / (spent + left));
 }
 
 }  // namespace pipette::estimate

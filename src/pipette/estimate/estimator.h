@@ -44,8 +44,10 @@ class Estimator {
   // rate.
   double SecondsLeft() const;
   // Share of the estimated total time already spent (by time, not by units: a token of prompt
-  // and an item of generation cost very different).
-  double FractionDone() const;
+  // and an item of generation cost very different). It never goes back: work found slower than
+  // estimated raises the seconds left, and holds the share where it was until the spent time
+  // catches up.
+  double FractionDone() const { return fraction_done_; }
 
  private:
   std::optional<double> Rate(const std::string& kind) const;
@@ -56,6 +58,7 @@ class Estimator {
   std::map<std::string, double> planned_;                          // units per kind
   std::map<std::string, double> history_units_, history_seconds_;  // of planned work it covers
   std::map<std::string, double> done_units_, done_seconds_;
+  double fraction_done_ = 0;
 };
 
 }  // namespace pipette::estimate

@@ -27,6 +27,22 @@ TEST(Estimator, UsesPerKindRatesAndFallsBackToOverall) {
   EXPECT_NEAR(e.FractionDone(), 1.5 / 11.0, 1e-12);
 }
 
+// Work found slower than the first rate raises the seconds left; the share done holds where it
+// was (a progress line never goes back) until the spent time passes it.
+TEST(Estimator, TheShareDoneNeverGoesBack) {
+  Estimator e;
+  e.Plan({"c", "pp1000", "pp", 1, 1000});
+  e.Plan({"c", "tg100", "tg", 1, 100});
+  e.Done("pp", 1000, 1.0);  // tg unmeasured: the overall 0.001 s per unit, 0.1 s left
+  EXPECT_NEAR(e.FractionDone(), 1.0 / 1.1, 1e-12);
+  e.Done("tg", 1, 1.0);  // 1 s per generated token: 99 s left
+  EXPECT_DOUBLE_EQ(e.SecondsLeft(), 99.0);
+  EXPECT_LT(2.0 / (2.0 + 99.0), 1.0 / 1.1);  // what the share would have fallen to
+  EXPECT_NEAR(e.FractionDone(), 1.0 / 1.1, 1e-12);
+  e.Done("tg", 99, 99.0);  // all done
+  EXPECT_DOUBLE_EQ(e.FractionDone(), 1.0);
+}
+
 TEST(Estimator, AModelLoadGivesNoRateForTokens) {
   Estimator e;
   e.Plan({"c", "load", "load", 1, 1});
