@@ -63,10 +63,9 @@ std::vector<double> InterTokenLatenciesMs(const json& raw) {
 }
 
 std::optional<double> RuntimeMsPerToken(const json& raw) {
-  auto it = raw.find("runtime_perf");
-  if (it == raw.end() || !it->is_object()) return std::nullopt;
-  const double ms = it->value("t_eval_ms", 0.0);
-  const double n = it->value("n_eval", 0.0);
+  const json& perf = json_read::Ref(raw, "runtime_perf");
+  const double ms = json_read::Number(perf, "t_eval_ms").value_or(0.0);
+  const double n = json_read::Number(perf, "n_eval").value_or(0.0);
   if (n <= 0) return std::nullopt;
   return ms / n;
 }

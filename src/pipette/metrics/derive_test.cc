@@ -103,13 +103,19 @@ TEST(Derive, RawValuesOfAnotherTypeReadAsAbsent) {
            {"t_first_ns", 1}}}}}},
       {6, 1, "sustained20", 0, false, {{"sensors_na", 5}}},
       {7, 1, "pp16", 0, false, json::array({1, 2})},
+      // fuzz/regressions/store_json: a runtime_perf whose counts are not numbers
+      {8, 1, "tg4", 1, false, {{"runtime_perf", {{"t_eval_ms", "1"}, {"n_eval", {4}}}}}},
+      {9, 1, "context", 0, false, {{"swa_full", "yes"}, {"flash_attn_resolved", 1}}},
   };
   std::vector<ResultRow> rows;
   ASSERT_NO_THROW(rows = DeriveRows({}, {1, "fp", json::object()}, {c}));
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows.front().cell->n_params, 0);
   EXPECT_EQ(rows.front().cell->quant, "?");
-  for (const auto& r : rows) EXPECT_FALSE(r.test == "memory" && r.metric == "peak_rss" && r.value);
+  for (const auto& r : rows) {
+    EXPECT_FALSE(r.test == "memory" && r.metric == "peak_rss" && r.value);
+    EXPECT_FALSE(r.metric == "runtime_ms_per_token" && r.value);
+  }
 }
 
 TEST(Derive, E2eIsTheWholeRequestFromThePromptsStart) {

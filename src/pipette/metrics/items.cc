@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "pipette/util/json_read.h"
+
 namespace pipette::metrics {
 
 McPick PickChoice(const std::vector<McChoice>& choices) {
@@ -25,13 +27,26 @@ McPick PickChoice(const std::vector<McChoice>& choices) {
 
 std::vector<McChoice> McChoices(const nlohmann::json& raw) {
   std::vector<McChoice> out;
-  for (const nlohmann::json& c : raw.value("choices", nlohmann::json::array())) {
+  // A stored sample is read type-checked (util/json_read.h): a value of another type reads as
+  // absent, and a logprob that is not a number leaves the item with no choices (nothing picked,
+  // not correct), never a throw.
+  const nlohmann::json& choices = json_read::Ref(raw, "choices");
+  if (!choices.is_array()) return out;
+  for (const nlohmann::json& c : choices) {
     McChoice m;
-    for (const nlohmann::json& lp : c.value("logprob", nlohmann::json::array())) {
-      m.logprob += lp.get<double>();
+    const nlohmann::json& logprob = json_read::Ref(c, "logprob");  // the sum, or each token's
+    if (logprob.is_number()) {
+      m.logprob = logprob.get<double>();
+    } else if (logprob.is_array()) {
+      for (const nlohmann::json& lp : logprob) {
+        if (!lp.is_number()) return {};
+        m.logprob += lp.get<double>();
+      }
+    } else if (!logprob.is_null()) {
+      return {};
     }
-    m.n_tokens = c.value("n_tokens", int64_t{0});
-    m.bytes = c.value("bytes", int64_t{1});
+    m.n_tokens = json_read::Int(c, "n_tokens").value_or(0);
+    m.bytes = json_read::Int(c, "bytes").value_or(1);
     out.push_back(m);
   }
   return out;
@@ -56,14 +71,15 @@ std::vector<McItemRow> DeriveMcItems(const store::RunRecord& run,
         item.quant = it->second->cell->quant;
       }
       item.item = s.rep;
-      item.id = s.raw.value("id", "");
-      item.language = s.raw.value("language", "");
-      item.task_type = s.raw.value("task_type", "");
-      item.answer = s.raw.value("answer", -1);
+      item.id = json_read::String(s.raw, "id");
+      item.language = json_read::String(s.raw, "language");
+      item.task_type = json_read::String(s.raw, "task_type");
+      const auto answer = json_read::Int(s.raw, "answer");
+      item.answer = answer && *answer >= -1 && *answer <= 1 << 20 ? int(*answer) : -1;
       item.choices = McChoices(s.raw);
       item.pick = PickChoice(item.choices);
-      item.correct = item.pick.chosen == item.answer;
-      item.correct_norm = item.pick.chosen_norm == item.answer;
+      item.correct = item.pick.chosen >= 0 && item.pick.chosen == item.answer;
+      item.correct_norm = item.pick.chosen_norm >= 0 && item.pick.chosen_norm == item.answer;
       out.push_back(std::move(item));
     }
   }

@@ -54,5 +54,35 @@ TEST(McItems, EveryStoredItemOfEveryLiveCellWithItsChoices) {
   EXPECT_TRUE(m.correct_norm);  // -0.3 per byte beats -0.75
 }
 
+// A stored mc sample of another shape (from a store, so from outside): no throw; an item whose
+// logprobs are not numbers has no choices, and is not correct (items_test's 3rd sample: no item).
+TEST(McItems, StoredValuesOfAnotherTypeReadAsAbsent) {
+  CellSamples c;
+  c.cell.id = 3;
+  c.cell.status = "ok";
+  c.samples.push_back({1,
+                       3,
+                       "mc",
+                       0,
+                       false,
+                       {{"id", 5},
+                        {"answer", "0"},
+                        {"choices", {{{"bytes", "5"}, {"n_tokens", 2}, {"logprob", {"-1"}}}}}}});
+  c.samples.push_back({2, 3, "mc", 1, false, {{"answer", 0}, {"choices", "none"}}});
+  c.samples.push_back({3, 3, "mc", 2, false, nlohmann::json::array({1, 2})});
+  ResultRow row;
+  row.EditCell().cell_id = 3;
+  std::vector<McItemRow> items;
+  ASSERT_NO_THROW(items = DeriveMcItems({}, {c}, {row}));
+  ASSERT_EQ(items.size(), 2u);  // a sample that is not an object is no item
+  for (const McItemRow& m : items) {
+    EXPECT_TRUE(m.choices.empty());
+    EXPECT_EQ(m.pick.chosen, -1);
+    EXPECT_FALSE(m.correct);
+  }
+  EXPECT_EQ(items[0].id, "");
+  EXPECT_EQ(items[0].answer, -1);
+}
+
 }  // namespace
 }  // namespace pipette::metrics

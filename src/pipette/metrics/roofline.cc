@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipette/util/json_read.h"
+
 namespace pipette::metrics {
 
 using nlohmann::json;
@@ -12,8 +14,8 @@ using nlohmann::json;
 Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts,
                     const json& context_raw) {
   Roofline roof;
-  const json& file = cell.model_info.value("file", json::object());
-  const json& reads = file.value("token_reads", json());
+  const json& file = json_read::Ref(cell.model_info, "file");
+  const json& reads = json_read::Ref(file, "token_reads");
   if (reads.is_object() && reads.contains("na")) {
     const json& na = reads.at("na");
     roof.na_reason =
@@ -52,9 +54,10 @@ Roofline RooflineOf(const store::CellRecord& cell, const json& device_facts,
     roof.served = true;
     roof.server_started = e->contains("server");
   }
-  roof.swa_full = ctx.value("swa_full", cell.params.value("swa_full", false));
-  roof.flash_attn =
-      ctx.value("flash_attn_resolved", cell.params.value("flash_attn", json("on"))) != json("off");
+  roof.swa_full = json_read::Flag(ctx, "swa_full", json_read::Flag(cell.params, "swa_full", false));
+  const std::string fa = json_read::String(ctx, "flash_attn_resolved",
+                                           json_read::String(cell.params, "flash_attn", "on"));
+  roof.flash_attn = fa != "off";
   if (auto cells = ctx.find("swa_cache_cells"); cells != ctx.end() && cells->is_number_integer()) {
     roof.swa_cells = cells->get<int64_t>();
   }
@@ -94,7 +97,7 @@ struct TgShape {
 std::optional<TgShape> TgShapeOf(const json& raw) {
   auto ends = raw.find("token_end_ns");
   if (ends == raw.end() || !ends->is_array() || ends->empty()) return std::nullopt;
-  const json& request = raw.value("request", json::object());
+  const json& request = json_read::Ref(raw, "request");
   return TgShape{request.is_object() ? IntOr(request, "depth", 0) : 0,
                  static_cast<int64_t>(ends->size())};
 }

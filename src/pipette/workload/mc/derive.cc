@@ -25,7 +25,9 @@ void AddMcRows(const metrics::ResultRow& base, const std::vector<store::SampleRe
     const int answer = s.raw.value("answer", -1);
     props.push_back({s.raw.value("language", ""),
                      s.raw.value("task_type", ""),
-                     {{"acc", pick.chosen == answer}, {"acc_norm", pick.chosen_norm == answer}}});
+                     // no pick (no choices) is never right, whatever `answer` says
+                     {{"acc", pick.chosen >= 0 && pick.chosen == answer},
+                      {"acc_norm", pick.chosen_norm >= 0 && pick.chosen_norm == answer}}});
   }
   if (!info) return;
   AddProportionRows(base, "mc", *info, props, {"acc", "acc_norm"}, rows);

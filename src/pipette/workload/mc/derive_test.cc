@@ -59,6 +59,19 @@ TEST(McDerive, AccAndAccNormCountThePicksWithIntervalsAndSubsets) {
   EXPECT_DOUBLE_EQ(density->value, 250.0);
 }
 
+// An item without an answer and without choices was counted right (no pick, -1, equals the
+// missing answer, -1): it is wrong.
+TEST(McDerive, NoPickIsNeverRight) {
+  const std::vector<store::SampleRecord> samples = {
+      Stored("mc_dataset", 0, {{"path", "mc.jsonl"}, {"sha256", "abc"}}),
+      Stored("mc", 0, {{"choices", json::array()}})};
+  std::vector<metrics::ResultRow> rows;
+  ASSERT_TRUE(DeriveMc({}, samples, &rows).ok());
+  const auto* acc = Find(rows, "acc", "");
+  ASSERT_TRUE(acc);
+  EXPECT_DOUBLE_EQ(acc->value, 0.0);
+}
+
 TEST(McDerive, AMalformedSampleIsAnError) {
   std::vector<metrics::ResultRow> rows;
   const auto st = DeriveMc(
