@@ -68,10 +68,13 @@ Result<Side> ReadSide(const std::string& side) {
   out.source.path = path;
   out.source.file = fs::weakly_canonical(path, ec).string();
   if (IsJsonFile(path)) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto rows = report::RowsFromReportJson(text.str(), path, run);
+    Result<std::string> text = ReadFileToString(path);
+    if (!text) {
+      Error e = text.error();
+      e.exit_code = 2;
+      return e;
+    }
+    auto rows = report::RowsFromReportJson(*text, path, run);
     if (!rows) return rows.error();
     out.name = fmt::format("{} run {}", path, rows->run_id);
     out.source.run_id = rows->run_id;

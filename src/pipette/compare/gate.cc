@@ -6,17 +6,13 @@
 #include <charconv>
 #include <cmath>
 
+#include "pipette/util/strings.h"
+
 namespace pipette::compare {
 namespace {
 
 constexpr const char* kForm =
     "expected 'FIGURE: CHANGE', the change one of -3%, +5%, -1 point, +0.01 or -0";
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 bool FigureName(std::string_view s) {
   if (s.empty()) return false;

@@ -9,6 +9,7 @@
 #include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve.h"
 #include "pipette/config/validate.h"
+#include "pipette/util/files.h"
 
 namespace pipette::config {
 namespace fs = std::filesystem;
@@ -64,11 +65,13 @@ Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& 
   if (fs::is_directory(path, ec)) {
     return ErrorAt({.file = path}, "is a directory, not an experiment file", 2);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ErrorAt({.file = path}, "cannot read the experiment file", 2);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ExperimentFromText(ss.str(), path, registry, options);
+  Result<std::string> text = ReadFileToString(path);
+  if (!text) {
+    Error e = text.error();
+    e.exit_code = 2;
+    return e;
+  }
+  return ExperimentFromText(*text, path, registry, options);
 }
 
 }  // namespace pipette::config

@@ -7,6 +7,7 @@
 
 #include "pipette/env/fingerprint.h"
 #include "pipette/protocol/proc_status.h"
+#include "pipette/util/files.h"
 
 namespace pipette::device {
 namespace fs = std::filesystem;
@@ -63,7 +64,7 @@ Result<std::string> LocalDevice::Arch() {
 
 std::optional<ProcessMemory> LocalDevice::WorkerMemory(int pid) const {
   if (pid <= 0) return std::nullopt;
-  auto text = env::ReadTextFile(fmt::format("/proc/{}/status", pid));
+  auto text = ReadFileToString(fmt::format("/proc/{}/status", pid));
   if (!text) return std::nullopt;
   return ParseProcStatusMemory(*text);
 }

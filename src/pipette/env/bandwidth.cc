@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipette/util/strings.h"
+
 namespace pipette::env {
 namespace {
 
@@ -13,13 +15,6 @@ constexpr size_t kMiB = size_t{1} << 20;
 int64_t IntOr0(const nlohmann::json& facts, const char* key) {
   auto it = facts.find(key);
   return it != facts.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
-std::string Trim(std::string_view s) {
-  const auto space = [](char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return std::string(s);
 }
 
 }  // namespace
@@ -44,7 +39,7 @@ std::vector<std::string> BandwidthProbeArgs(const nlohmann::json& facts,
 }
 
 Result<nlohmann::json> ParseBandwidthReply(std::string_view out) {
-  const std::string line = Trim(out);
+  const std::string line(Trim(out));
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   if (!j.is_object()) {
     return RuntimeError(fmt::format("its answer is not a JSON object: '{}'", line.substr(0, 200)));

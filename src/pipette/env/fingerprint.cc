@@ -18,6 +18,8 @@
 
 #include "pipette/env/machine_files.h"
 #include "pipette/protocol/proc_status.h"
+#include "pipette/util/files.h"
+#include "pipette/util/strings.h"
 
 namespace pipette::env {
 namespace {
@@ -25,13 +27,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kCpuDir = "/sys/devices/system/cpu";
-
-std::string_view Trim(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  size_t begin = s.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
-}
 
 std::vector<std::string_view> SplitLines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -193,15 +188,6 @@ std::string CompilerVersion() {
 }
 
 }  // namespace
-
-std::optional<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return out.str();
-}
 
 std::optional<int64_t> ParseInt(std::string_view text) {
   text = Trim(text);
@@ -439,7 +425,7 @@ nlohmann::json FingerprintFromFiles(const FileSource& files, const HostFacts& ho
 }
 
 std::optional<int64_t> OwnPeakRssBytes() {
-  auto status = ReadTextFile("/proc/self/status");
+  auto status = ReadFileToString("/proc/self/status");
   if (!status) return std::nullopt;
   return protocol::ProcStatusBytes(*status, "VmHWM");
 }

@@ -109,7 +109,5 @@ struct CacheSizes {
 // From /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}.
 CacheSizes ReadCacheSizes();
 
-// Whole file contents, or nullopt when it cannot be opened (works for /proc and /sys files).
-std::optional<std::string> ReadTextFile(const std::string& path);
 
 }  // namespace pipette::env

@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <set>
 
+#include "pipette/util/files.h"
+#include "pipette/util/strings.h"
+
 namespace pipette::env {
 
 namespace {
@@ -12,16 +15,12 @@ namespace {
 constexpr std::string_view kHeader = "==> ";
 constexpr std::string_view kTrailer = " <==";
 
-std::string Trimmed(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
-}
-
 }  // namespace
 
 std::optional<std::string> LocalFiles::Read(const std::string& path) const {
-  return ReadTextFile(path);
+  Result<std::string> text = ReadFileToString(path);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 std::vector<std::string> LocalFiles::List(const std::string& dir) const {
@@ -115,7 +114,7 @@ HostFacts HostFactsFrom(const FileSource& files) {
   auto text = [&](const std::string& path) -> std::optional<std::string> {
     auto t = files.Read(path);
     if (!t) return std::nullopt;
-    std::string v = Trimmed(*t);
+    std::string v(Trim(*t));
     if (v.empty()) return std::nullopt;
     return v;
   };

@@ -22,9 +22,9 @@ constexpr std::string_view kPowercapDir = "/sys/class/powercap";
 std::optional<std::string> Trimmed(const FileSource& files, const std::string& path) {
   std::optional<std::string> text = files.Read(path);
   if (!text) return std::nullopt;
-  const size_t begin = text->find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return std::nullopt;
-  return text->substr(begin, text->find_last_not_of(" \t\r\n") - begin + 1);
+  const std::string_view trimmed = Trim(*text);
+  if (trimmed.empty()) return std::nullopt;
+  return std::string(trimmed);
 }
 
 std::optional<int64_t> Int(const FileSource& files, const std::string& path) {

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "pipette/model/ggml_types.h"
+
 namespace pipette::model {
 namespace {
 
@@ -55,64 +57,6 @@ constexpr std::array<uint64_t, kValueTypeCount> kMinValueBytes = {1, 1, 2,  2, 4
 // Bytes of a fixed-size scalar value; 0 for string and array.
 constexpr uint64_t ScalarBytes(uint32_t type) {
   return (type == kString || type == kArray) ? 0 : kMinValueBytes[type];
-}
-
-// enum ggml_type: name, elements per block, bytes per block (ggml.c type_traits).
-struct GgmlTypeTraits {
-  const char* name;  // nullptr: unused or removed from GGUF files
-  uint32_t block_size;
-  uint32_t type_size;
-};
-
-constexpr std::array<GgmlTypeTraits, 43> kGgmlTypes = {{
-    {"f32", 1, 4},         // 0
-    {"f16", 1, 2},         // 1
-    {"q4_0", 32, 18},      // 2
-    {"q4_1", 32, 20},      // 3
-    {nullptr, 0, 0},       // 4 (Q4_2, removed)
-    {nullptr, 0, 0},       // 5 (Q4_3, removed)
-    {"q5_0", 32, 22},      // 6
-    {"q5_1", 32, 24},      // 7
-    {"q8_0", 32, 34},      // 8
-    {"q8_1", 32, 36},      // 9
-    {"q2_K", 256, 84},     // 10
-    {"q3_K", 256, 110},    // 11
-    {"q4_K", 256, 144},    // 12
-    {"q5_K", 256, 176},    // 13
-    {"q6_K", 256, 210},    // 14
-    {"q8_K", 256, 292},    // 15
-    {"iq2_xxs", 256, 66},  // 16
-    {"iq2_xs", 256, 74},   // 17
-    {"iq3_xxs", 256, 98},  // 18
-    {"iq1_s", 256, 50},    // 19
-    {"iq4_nl", 32, 18},    // 20
-    {"iq3_s", 256, 110},   // 21
-    {"iq2_s", 256, 82},    // 22
-    {"iq4_xs", 256, 136},  // 23
-    {"i8", 1, 1},          // 24
-    {"i16", 1, 2},         // 25
-    {"i32", 1, 4},         // 26
-    {"i64", 1, 8},         // 27
-    {"f64", 1, 8},         // 28
-    {"iq1_m", 256, 56},    // 29
-    {"bf16", 1, 2},        // 30
-    {nullptr, 0, 0},       // 31 (Q4_0_4_4, removed from GGUF files)
-    {nullptr, 0, 0},       // 32 (Q4_0_4_8, removed)
-    {nullptr, 0, 0},       // 33 (Q4_0_8_8, removed)
-    {"tq1_0", 256, 54},    // 34
-    {"tq2_0", 256, 66},    // 35
-    {nullptr, 0, 0},       // 36 (IQ4_NL_4_4, removed)
-    {nullptr, 0, 0},       // 37 (IQ4_NL_4_8, removed)
-    {nullptr, 0, 0},       // 38 (IQ4_NL_8_8, removed)
-    {"mxfp4", 32, 17},     // 39
-    {"nvfp4", 64, 36},     // 40
-    {"q1_0", 128, 18},     // 41
-    {"q2_0", 64, 18},      // 42
-}};
-
-const GgmlTypeTraits* FindGgmlType(uint32_t type) {
-  if (type >= kGgmlTypes.size() || kGgmlTypes[type].name == nullptr) return nullptr;
-  return &kGgmlTypes[type];
 }
 
 // enum llama_ftype (llama.h) without the LLAMA_FTYPE_MOSTLY_ prefix; nullptr for gaps.
@@ -422,7 +366,7 @@ std::optional<std::string> FileTypeName(int file_type) {
 }
 
 std::optional<std::string> GgmlTypeName(uint32_t type) {
-  const GgmlTypeTraits* traits = FindGgmlType(type);
+  const GgmlType* traits = FindGgmlType(type);
   if (traits == nullptr) return std::nullopt;
   return std::string(traits->name);
 }
@@ -561,7 +505,7 @@ Result<GgufFile> ReadGguf(std::istream& in, uint64_t file_size, const std::strin
       t.dims.push_back(dim);
     }
     if (Status s = r.ReadUint(&t.type); !s) return s.error();
-    const GgmlTypeTraits* traits = FindGgmlType(t.type);
+    const GgmlType* traits = FindGgmlType(t.type);
     if (traits == nullptr) {
       return r.Invalid("tensor " + Quote(t.name) + " has unknown ggml type " +
                        std::to_string(t.type));

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <map>
 
+#include "pipette/model/ggml_types.h"
+
 namespace pipette::model {
 namespace {
 
@@ -176,14 +178,15 @@ std::optional<TokenReads> TokenReadsFromJson(const nlohmann::json& j) {
 }
 
 std::optional<double> KvTypeBytes(std::string_view type) {
-  // Block types: bytes per block of 32 elements (ggml's block_q8_0 is 32 int8 + one f16 scale).
-  static const std::map<std::string_view, double> sizes = {
-      {"f32", 4.0},          {"f16", 2.0},          {"bf16", 2.0},
-      {"q8_0", 34.0 / 32.0}, {"q4_0", 18.0 / 32.0}, {"q4_1", 20.0 / 32.0},
-      {"q5_0", 22.0 / 32.0}, {"q5_1", 24.0 / 32.0}, {"iq4_nl", 18.0 / 32.0}};
-  auto it = sizes.find(type);
-  if (it == sizes.end()) return std::nullopt;
-  return it->second;
+  // The types llama.cpp's --cache-type-k/-v accept; their layouts are ggml's (ggml_types.h).
+  constexpr std::string_view kCacheTypes[] = {"f32",  "f16",  "bf16", "q8_0",  "q4_0",
+                                              "q4_1", "q5_0", "q5_1", "iq4_nl"};
+  if (std::find(std::begin(kCacheTypes), std::end(kCacheTypes), type) == std::end(kCacheTypes)) {
+    return std::nullopt;
+  }
+  const GgmlType* t = FindGgmlType(type);
+  if (t == nullptr) return std::nullopt;
+  return t->BytesPerElement();
 }
 
 double KvReadBytes(const TokenReads& reads, int64_t positions, double k_element_bytes,

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "pipette/util/files.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/strings.h"
 #include "pipette/util/utf8.h"
@@ -65,18 +66,15 @@ std::string ParseMessage(const json::exception& e) {
   return msg;
 }
 
+// A dataset that cannot be read is bad input (exit code 2).
 Result<std::string> ReadFile(const std::string& path) {
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno != 0 ? errno : ENOENT;
-    return ErrorAt({.file = path},
-                   "cannot open: " + std::error_code(err, std::system_category()).message(), 2);
+  Result<std::string> text = ReadFileToString(path);
+  if (!text) {
+    Error e = text.error();
+    e.exit_code = 2;
+    return e;
   }
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return ErrorAt({.file = path}, "cannot read", 2);
-  return content.str();
+  return text;
 }
 
 // Calls `visit` with every non-blank line parsed as a JSON object; stops at the first error.

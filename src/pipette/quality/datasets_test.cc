@@ -259,9 +259,8 @@ TEST_F(DatasetFile, MissingFileIsAnInputError) {
   Result<McDataset> r = LoadMcDataset("/nonexistent/pipette/none.jsonl");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().exit_code, 2);
-  EXPECT_NE(r.error().message.find("/nonexistent/pipette/none.jsonl: cannot open"),
-            std::string::npos)
-      << r.error().message;
+  EXPECT_EQ(r.error().message, "cannot read /nonexistent/pipette/none.jsonl: no such file");
+  EXPECT_EQ(r.error().context.file, "/nonexistent/pipette/none.jsonl");
 }
 
 TEST_F(DatasetFile, GenCheckerProblems) {

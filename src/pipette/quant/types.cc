@@ -3,24 +3,17 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pipette/model/ggml_types.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::quant {
 namespace {
 
-struct TensorFormat {
-  const char* name;
-  int block;        // weights per block
-  int block_bytes;  // bytes per block
-};
-
-// ggml's block layouts (ggml-common.h): e.g. block_q4_0 = fp16 scale + 16 bytes of nibbles.
-constexpr TensorFormat kTensorFormats[] = {
-    {"f32", 1, 4},        {"f16", 1, 2},      {"bf16", 1, 2},    {"q8_0", 32, 34},
-    {"q6_K", 256, 210},   {"q5_K", 256, 176}, {"q5_1", 32, 24},  {"q5_0", 32, 22},
-    {"q4_K", 256, 144},   {"q4_1", 32, 20},   {"q4_0", 32, 18},  {"iq4_nl", 32, 18},
-    {"iq4_xs", 256, 136}, {"q3_K", 256, 110}, {"q2_K", 256, 84},
-};
+// The tensor types a recipe may name (llama-quantize quantizes to them without an importance
+// matrix); their layouts are ggml's (model/ggml_types.h).
+constexpr const char* kTensorTypes[] = {"f32",  "f16",    "bf16",   "q8_0", "q6_K",
+                                        "q5_K", "q5_1",   "q5_0",   "q4_K", "q4_1",
+                                        "q4_0", "iq4_nl", "iq4_xs", "q3_K", "q2_K"};
 
 }  // namespace
 
@@ -39,7 +32,7 @@ bool IsFileType(std::string_view name) {
 const std::vector<std::string>& TensorTypeNames() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> out;
-    for (const TensorFormat& f : kTensorFormats) out.push_back(f.name);
+    for (const char* name : kTensorTypes) out.push_back(name);
     return out;
   }();
   return kNames;
@@ -47,15 +40,18 @@ const std::vector<std::string>& TensorTypeNames() {
 
 std::optional<std::string> CanonicalTensorType(std::string_view name) {
   const std::string want = ToLower(name);
-  for (const TensorFormat& f : kTensorFormats) {
-    if (ToLower(f.name) == want) return std::string(f.name);
+  for (const char* type : kTensorTypes) {
+    if (ToLower(type) == want) return std::string(type);
   }
   return std::nullopt;
 }
 
 std::optional<double> BitsPerWeight(std::string_view tensor_type) {
-  for (const TensorFormat& f : kTensorFormats) {
-    if (tensor_type == f.name) return 8.0 * f.block_bytes / f.block;
+  for (const char* name : kTensorTypes) {
+    if (tensor_type != name) continue;
+    if (const model::GgmlType* t = model::FindGgmlType(tensor_type)) {
+      return 8.0 * t->BytesPerElement();
+    }
   }
   return std::nullopt;
 }

@@ -99,19 +99,22 @@ Status WriteFileAtomically(const std::string& path, const std::string& content,
 Result<std::string> ReadFileToString(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return Error{fmt::format("cannot read {}: a folder", path)};
+  const auto error = [&](const std::string& message) {
+    return Error{message, 1, ErrorContext{.file = path}};
+  };
+  if (fs::is_directory(path, ec)) return error(fmt::format("cannot read {}: a folder", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int e = errno;
-    return Error{fmt::format("cannot read {}: {}", path,
-                             !fs::exists(path, ec) ? "no such file" : std::strerror(e))};
+    return error(fmt::format("cannot read {}: {}", path,
+                             !fs::exists(path, ec) ? "no such file" : std::strerror(e)));
   }
   try {  // libstdc++ throws where the read itself fails (EIO, EISDIR)
     std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error{fmt::format("cannot read {}", path)};
+    if (in.bad()) return error(fmt::format("cannot read {}", path));
     return out;
   } catch (const std::ios_base::failure& e) {
-    return Error{fmt::format("cannot read {}: {}", path, e.what())};
+    return error(fmt::format("cannot read {}: {}", path, e.what()));
   }
 }
 

@@ -16,7 +16,8 @@ namespace pipette {
 Status WriteFileAtomically(const std::string& path, const std::string& content,
                            const PidAlive& alive = {});
 
-// The whole file as bytes, or an error naming the path.
+// The whole file as bytes, or an error naming the path ("cannot read PATH: no such file"), the
+// path its context's file. Pipette's one reader of a whole file.
 Result<std::string> ReadFileToString(const std::string& path);
 
 }  // namespace pipette

@@ -37,8 +37,16 @@ TEST(Files, AFolderOrAMissingFileIsAnErrorNamingThePathNotAnException) {
   auto none = ReadFileToString(missing);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, "cannot read " + missing + ": no such file");
+  EXPECT_EQ(none.error().context.file, missing);
   ASSERT_TRUE(WriteFileAtomically((dir.path() / "a.txt").string(), "text").ok());
   EXPECT_EQ(*ReadFileToString((dir.path() / "a.txt").string()), "text");
+}
+
+// Files of /proc say their size is 0: they are read whole all the same.
+TEST(Files, AProcFileIsReadWhole) {
+  auto status = ReadFileToString("/proc/self/status");
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_NE(status->find("VmHWM:"), std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,13 @@
 
 namespace pipette {
 
+std::string_view Trim(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  const size_t begin = s.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
+}
+
 size_t EditDistance(std::string_view a, std::string_view b) {
   // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps cost 1.
   // Three rows (the swap looks two back), allocated once: |a| x |b| steps, |b| words of memory.

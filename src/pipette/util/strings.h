@@ -8,6 +8,9 @@
 
 namespace pipette {
 
+// `s` without the white space (C locale: space, \t, \n, \v, \f, \r) at either end.
+std::string_view Trim(std::string_view s);
+
 // Levenshtein distance between two strings.
 size_t EditDistance(std::string_view a, std::string_view b);
 // The candidate nearest to `word` if it is close enough to be a likely typo, for "did you mean".

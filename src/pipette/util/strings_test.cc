@@ -5,6 +5,13 @@
 namespace pipette {
 namespace {
 
+TEST(Strings, TrimTakesTheCLocalesWhiteSpaceFromBothEnds) {
+  EXPECT_EQ(Trim(" \t\v\f\r\n a b \n\v"), "a b");
+  EXPECT_EQ(Trim("ab"), "ab");
+  EXPECT_EQ(Trim(" \v "), "");
+  EXPECT_EQ(Trim(""), "");
+}
+
 TEST(Strings, EditDistanceCountsSwapsAsOne) {
   EXPECT_EQ(EditDistance("", "abc"), 3u);
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
