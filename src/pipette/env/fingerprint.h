@@ -2,8 +2,8 @@
 // result carries"), and the conditions read at the start of each benchmark cell.
 //
 // Facts are read from Linux /proc and /sys. A fact the system does not expose is null: nothing is
-// estimated. The parsers below are pure functions over file contents so they can be tested on
-// sample texts; CollectFingerprint / ReadConditions are the thin layer that reads the real files.
+// estimated. The texts are parsed by proc_text.h (ARM core names: arm_cores.h);
+// CollectFingerprint / ReadConditions are the thin layer that reads the real files.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pipette/env/bandwidth.h"
+#include "pipette/env/proc_text.h"
 
 namespace pipette::env {
 
@@ -63,44 +64,6 @@ nlohmann::json ToJson(const Conditions& conditions);
 // stays the same from run to run and across software updates of the same machine.
 std::string FingerprintId(const nlohmann::json& fingerprint);
 
-// ---- Pure parsers (exposed for tests) ----
-
-struct CpuInfo {
-  std::optional<std::string> model;   // x86 "model name"; ARM: from implementer/part ids
-  std::optional<std::string> vendor;  // x86 "vendor_id"; ARM: implementer name
-  int logical = 0;                    // number of "processor" entries
-  std::optional<int> physical;        // distinct (physical id, core id) pairs, when listed
-  std::optional<int> sockets;         // distinct physical ids, when listed
-  std::vector<std::string> flags;     // "flags" (x86) or "Features" (ARM) of the first processor
-  std::optional<bool> hypervisor;     // x86 only: the "hypervisor" flag
-};
-CpuInfo ParseCpuinfo(std::string_view text);
-
-// The flags that matter to inference kernels, in a fixed order; "neon" is added for "asimd".
-std::vector<std::string> InterestingIsaFlags(const std::vector<std::string>& flags);
-
-struct MemInfo {
-  std::optional<int64_t> total_bytes, free_bytes, available_bytes;
-};
-MemInfo ParseMeminfo(std::string_view text);
-
-struct LoadAvg {
-  double one = 0, five = 0, fifteen = 0;
-};
-std::optional<LoadAvg> ParseLoadavg(std::string_view text);
-
-// KEY=VALUE lines; quotes and backslash escapes removed, comments skipped.
-std::map<std::string, std::string> ParseOsRelease(std::string_view text);
-
-// sysfs cache "size" ("32K", "1M", "512") in bytes.
-std::optional<int64_t> ParseCacheSize(std::string_view text);
-
-// A whole decimal integer, surrounding whitespace allowed.
-std::optional<int64_t> ParseInt(std::string_view text);
-
-// Whether a thermal zone type or hwmon name is a CPU/SoC sensor (x86_pkg_temp, cpu-thermal, ...).
-bool IsCpuThermalSensor(std::string_view name);
-
 // ---- Readers of the real system ----
 
 struct CacheSizes {
@@ -108,6 +71,5 @@ struct CacheSizes {
 };
 // From /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}.
 CacheSizes ReadCacheSizes();
-
 
 }  // namespace pipette::env
