@@ -2,24 +2,21 @@
 
 #include <gtest/gtest.h>
 
-#include "pipette/device/local_device.h"
+#include "pipette/testing/fake_device.h"
 
 namespace pipette::device {
 namespace {
 
-// The device under the tier, its shell a fake: each script recorded, the cgroups it "makes"
-// printed back, workers not started but their prelude recorded.
-class ScriptedDevice : public LocalDevice {
- public:
-  // Kept by the test: they outlive the device, which the tier owns.
-  explicit ScriptedDevice(std::vector<std::string>* log) : scripts(*log) {}
-  std::vector<std::string>& scripts;
-  std::vector<std::string> preludes;
+// The shell of the device under the tier, as cgroups would answer it: each script recorded in
+// `log` (kept by the test: it outlives the device, which the tier owns), the cgroups it "makes"
+// printed back.
+struct CgroupShell {
+  std::vector<std::string> log;
   bool refuse_create = false;
   std::string listed;  // what the list script prints
 
-  Result<std::string> RunScript(const std::string& script, double) override {
-    scripts.push_back(script);
+  Result<std::string> operator()(const std::string& script) {
+    log.push_back(script);
     if (script.find("mk memory") != std::string::npos) {
       if (refuse_create) return RuntimeError("cannot make the cgroup (cgroups need root)");
       const size_t at = script.find("mk memory ") + 10;
@@ -32,12 +29,22 @@ class ScriptedDevice : public LocalDevice {
     }
     return std::string();
   }
-  Result<std::unique_ptr<worker::WorkerChannel>> StartWorkerAfter(
-      const std::string& prelude, const std::vector<std::string>&) override {
-    preludes.push_back(prelude);
+};
+
+// Workers not started: their channel is none (the tier test reads only their preludes).
+class NoWorkers : public worker::WorkerLauncher {
+ public:
+  Result<std::unique_ptr<worker::WorkerChannel>> Launch(const std::vector<std::string>&) override {
     return std::unique_ptr<worker::WorkerChannel>();
   }
 };
+
+// A fake device (testing/fake_device.h) whose shell is `shell`; both must outlive it.
+std::unique_ptr<testing::FakeDevice> Scripted(CgroupShell* shell, NoWorkers* workers) {
+  auto d = std::make_unique<testing::FakeDevice>(workers);
+  d->shell = [shell](const std::string& script) { return (*shell)(script); };
+  return d;
+}
 
 env::Tier Capped() {
   env::Tier t;
@@ -46,9 +53,11 @@ env::Tier Capped() {
 }
 
 TEST(TieredDevice, EachWorkerStartsInsideFreshCgroupsAndTheLastOnesAreRemoved) {
-  std::vector<std::string> log;
-  auto inner = std::make_unique<ScriptedDevice>(&log);
-  ScriptedDevice* d = inner.get();
+  CgroupShell shell;
+  NoWorkers workers;
+  std::vector<std::string>& log = shell.log;
+  auto inner = Scripted(&shell, &workers);
+  testing::FakeDevice* d = inner.get();
   {
     TieredDevice tiered(std::move(inner), Capped(), "tiny");
     EXPECT_EQ(tiered.Name(), "tiny");
@@ -62,16 +71,15 @@ TEST(TieredDevice, EachWorkerStartsInsideFreshCgroupsAndTheLastOnesAreRemoved) {
     auto reading = tiered.TierReading(77, true);
     ASSERT_TRUE(reading.ok()) << reading.error().message;
     EXPECT_EQ((*reading)["memory.max_usage_in_bytes"], 1000);
-    EXPECT_NE(d->scripts.back().find("echo 0 >"), std::string::npos);  // the peak reset
-    EXPECT_NE(d->scripts.back().find("/proc/77/status"), std::string::npos);
+    EXPECT_NE(log.back().find("echo 0 >"), std::string::npos);  // the peak reset
+    EXPECT_NE(log.back().find("/proc/77/status"), std::string::npos);
 
     // The next worker: the first one's cgroups removed, new ones made with another name.
     ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
     ASSERT_EQ(d->preludes.size(), 2u);
     EXPECT_NE(d->preludes[0], d->preludes[1]);
     bool removed = false;
-    for (const std::string& s : d->scripts)
-      removed = removed || s.find("rmdir") != std::string::npos;
+    for (const std::string& s : log) removed = removed || s.find("rmdir") != std::string::npos;
     EXPECT_TRUE(removed);
     log.clear();
   }
@@ -81,10 +89,11 @@ TEST(TieredDevice, EachWorkerStartsInsideFreshCgroupsAndTheLastOnesAreRemoved) {
 }
 
 TEST(TieredDevice, ATierTheDeviceRefusesFailsTheStartSayingWhichTier) {
-  std::vector<std::string> log;
-  auto inner = std::make_unique<ScriptedDevice>(&log);
-  inner->refuse_create = true;
-  ScriptedDevice* d = inner.get();
+  CgroupShell shell;
+  NoWorkers workers;
+  shell.refuse_create = true;
+  auto inner = Scripted(&shell, &workers);
+  testing::FakeDevice* d = inner.get();
   TieredDevice tiered(std::move(inner), Capped(), "tiny");
   auto started = tiered.StartWorker({"/w"});
   ASSERT_FALSE(started.ok());
@@ -122,13 +131,15 @@ TEST(TieredDevice, TheFirstStartSweepsTheCgroupsOfThisHostsDeadControllers) {
   // A controller whose start time was unreadable when it named its cgroups.
   const std::string unknown_start = "/m/" + env::TierCgroupName(tag, 400, 0, 1, 1);
 
-  std::vector<std::string> log;
-  auto inner = std::make_unique<ScriptedDevice>(&log);
+  CgroupShell shell;
+  NoWorkers workers;
+  std::vector<std::string>& log = shell.log;
+  auto inner = Scripted(&shell, &workers);
   for (const std::string& f :
        {own, live, reused, dead, hidden, elsewhere, earlier_boot, unknown_start}) {
-    inner->listed += f + "\n";
+    shell.listed += f + "\n";
   }
-  inner->listed += "/m/pipette-not-ours\n";
+  shell.listed += "/m/pipette-not-ours\n";
   TieredDevice tiered(std::move(inner), Capped(), "tiny", std::move(processes));
   ASSERT_TRUE(tiered.StartWorker({"/w"}).ok());
   std::vector<std::string> removals;

@@ -99,7 +99,7 @@ class RunnerReadyTest : public ::testing::Test {
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;
-  FakeModelsDevice device_{&fake_};
+  testing::FakeDevice device_{&fake_};
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;

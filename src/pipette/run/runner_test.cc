@@ -75,7 +75,7 @@ class RunnerTest : public ::testing::Test {
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;
-  FakeModelsDevice device_{&fake_};  // this machine, its workers the fake's
+  testing::FakeDevice device_{&fake_};  // "local", its workers the fake's
   std::unique_ptr<store::Store> store_;
   fs::path dir_;
   int64_t env_id_ = 0;
@@ -479,23 +479,6 @@ TEST_F(RunnerTest, AResumeMeasuresOnlyWhatItIsToldAndSupersedesCellsCutShort) {
   EXPECT_EQ(run->controller["host"], "fake");
 }
 
-// A device other than this machine, as a fake: its workers the same fake's, its architecture
-// aarch64, its link up until told otherwise.
-class FakeBoard : public FakeModelsDevice {
- public:
-  using FakeModelsDevice::FakeModelsDevice;
-  std::string Name() const override { return "board"; }
-  Result<std::string> Arch() override { return std::string("aarch64"); }
-  nlohmann::json Conditions() override { return {{"load_avg_1", 3.5}}; }
-  Result<void> CheckLink() override {
-    ++link_checks;
-    if (link_down) return RuntimeError("ssh: connect to host 10.0.0.2 port 22: Connection refused");
-    return {};
-  }
-  bool link_down = false;
-  int link_checks = 0;
-};
-
 class RunnerDevicesTest : public RunnerTest {
  protected:
   void SetUp() override {
@@ -533,7 +516,20 @@ class RunnerDevicesTest : public RunnerTest {
     };
     return RunExperiment(ex_, cells_, registry_, env_id_, deps);
   }
-  FakeBoard board_{&fake_};
+  // A device other than this machine, as a fake: its workers the same fake's, its architecture
+  // aarch64, its link up until told otherwise.
+  testing::FakeDevice board_ = [this] {
+    testing::FakeDevice d(&fake_, "board");
+    d.arch = "aarch64";
+    d.conditions = {{"load_avg_1", 3.5}};
+    d.link = [this]() -> Status {
+      if (link_down_)
+        return RuntimeError("ssh: connect to host 10.0.0.2 port 22: Connection refused");
+      return {};
+    };
+    return d;
+  }();
+  bool link_down_ = false;
   int64_t board_env_ = 0;
   int opens_ = 0;
   std::string open_error_;
@@ -589,7 +585,7 @@ TEST_F(RunnerDevicesTest, ADeviceThatCannotBeReachedFailsOnlyItsCells) {
 TEST_F(RunnerDevicesTest, ALinkThatDropsFailsTheCellWithThatReasonAndTheRestOfTheDevice) {
   // The fifth launch is the board's first worker: it breaks during its first tg.
   fake_.Fail({"tg", 1, /*broken=*/true, /*launch=*/3});
-  board_.link_down = true;
+  link_down_ = true;
   auto s = RunOnDevices();
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->cells_ok, 4);

@@ -14,8 +14,8 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/config/params.h"
-#include "pipette/device/local_device.h"
 #include "pipette/store/store.h"
+#include "pipette/testing/fake_device.h"
 
 namespace pipette::run {
 
@@ -49,14 +49,5 @@ inline Status OpenTestBed(const std::string& name, const config::ParamRegistry& 
   }
   return {};
 }
-
-// This machine, its workers a fake's (testing::FakeWorker), and the fake's model files staged as
-// they are named: they exist only in the fake ("/m/a.gguf"), which the local device's Stage
-// would refuse.
-class FakeModelsDevice : public device::LocalDevice {
- public:
-  using device::LocalDevice::LocalDevice;
-  Result<std::string> Stage(const std::string& path) override { return path; }
-};
 
 }  // namespace pipette::run

@@ -89,7 +89,7 @@ class RunnerWorkloadTest : public ::testing::Test {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
-    FakeModelsDevice device(fake_.get());  // this machine, its workers the fake's
+    testing::FakeDevice device(fake_.get());  // "local", its workers the fake's
     deps.device = &device;
     deps.store = store_.get();
     deps.resume = resume;
