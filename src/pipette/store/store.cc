@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "pipette/util/shell_quote.h"
 
@@ -409,7 +410,7 @@ Result<std::unique_ptr<Store>> Store::OpenFile(const std::string& path, OpenMode
     return e;
   };
   if (mode == OpenMode::kReadWrite) {
-    if (auto s = store->Exec("PRAGMA journal_mode=WAL"); !s) {
+    if (auto s = store->ExecWaiting("PRAGMA journal_mode=WAL"); !s) {
       return refused(store->Refused(fmt::format("cannot write to the store {}", path)));
     }
   }
@@ -420,7 +421,7 @@ Result<std::unique_ptr<Store>> Store::OpenFile(const std::string& path, OpenMode
   if (mode == OpenMode::kReadWrite) {
     // Whether it can be written now: a store another process holds (a transaction left open) is
     // refused before anything is measured, not when the first result would be lost.
-    if (!store->Exec("BEGIN IMMEDIATE")) {
+    if (!store->ExecWaiting("BEGIN IMMEDIATE")) {
       return refused(store->Refused(fmt::format("cannot write to the store {}", path)));
     }
     if (auto s = store->Exec("ROLLBACK"); !s) return s.error();
@@ -496,7 +497,7 @@ Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrati
                 : fmt::format("cannot migrate the store {} from schema version {} to {}", path_,
                               from, latest);
   // Every step in one transaction: the store is either as it was or at the latest version.
-  if (auto s = Exec("BEGIN IMMEDIATE"); !s) {
+  if (auto s = ExecWaiting("BEGIN IMMEDIATE"); !s) {
     return Refused(fmt::format("{}: {}", doing, from == 0 ? "starting" : "taking the write lock"));
   }
   auto fail = [&](const std::string& what) -> Status {
@@ -535,6 +536,15 @@ Status Store::PrepareSchema(OpenMode mode, const std::vector<Migration>& migrati
 }
 
 Store::~Store() { sqlite3_close(db_); }
+
+Status Store::ExecWaiting(const std::string& sql) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  while (true) {
+    Status st = Exec(sql);
+    if (st || !Busy(db_) || std::chrono::steady_clock::now() >= until) return st;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 Status Store::Exec(const std::string& sql) {
   char* msg = nullptr;

@@ -209,6 +209,10 @@ class Store {
   // read-only file); notes whether the store was locked.
   Error Refused(const std::string& doing);
   Status Exec(const std::string& sql);
+  // Exec, tried again while the store is busy, for as long as the busy timeout: SQLite answers
+  // SQLITE_BUSY at once, without waiting, where waiting could deadlock (a change of journal mode,
+  // a write lock while another connection makes or migrates the file).
+  Status ExecWaiting(const std::string& sql);
   Status PrepareSchema(OpenMode mode, const std::vector<Migration>& migrations);
   Result<int> ReadVersion();
   sqlite3* db_;
