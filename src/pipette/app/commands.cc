@@ -168,7 +168,7 @@ int Report(const ReportArgs& args) {
     if (args.format != "md") {
       return Fail(InputError("--vary prints Markdown tables: leave out --format or use md"));
     }
-    auto table = metrics::BuildVaryTable(data->rows, args.vary, params, workload::Headlines());
+    auto table = metrics::BuildVaryTable(data->rows, args.vary, params, workload::Figures());
     if (!table) return Fail(table.error());
     std::ostringstream vary_out;
     report::WriteVaryMarkdown(report::BuildVaryView(*table, data->rows, params), vary_out);
@@ -182,7 +182,7 @@ int Report(const ReportArgs& args) {
     return 0;
   }
   const report::Report doc =
-      report::BuildReport(*data, params, workload::Headlines(), (*format)->parts);
+      report::BuildReport(*data, params, workload::Figures(), (*format)->parts);
   if (args.output.empty()) {
     (*format)->render(doc, std::cout);
     return 0;

@@ -17,6 +17,7 @@
 #include "pipette/report/read_json.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 namespace {
@@ -154,7 +155,7 @@ int Compare(const CompareArgs& args) {
   for (NamedPath& n : StoreFiles("the candidate", cand->source.path)) inputs.push_back(n);
   inputs.push_back({"the gate file", args.gate});
   if (auto st = CheckOutputs(inputs, {{"-o", args.output}}); !st) return FailInput(st.error());
-  auto c = compare::Compare(base->rows, cand->rows, options);
+  auto c = compare::Compare(workload::Figures(), base->rows, cand->rows, options);
   if (!c) return FailInput(c.error());
   c->interleaving = compare::DescribeInterleaving(base->source, cand->source);
   std::ostringstream out;

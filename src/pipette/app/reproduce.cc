@@ -17,6 +17,7 @@
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
 #include "pipette/util/shell_quote.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 namespace {
@@ -191,8 +192,9 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
     if (r.id == now_id) now = &r;
   }
   if (!now) return Fail(RuntimeError(fmt::format("run {} is not in {}", now_id, args.store)));
-  const reproduce::Verdict v = reproduce::Check({&rows_a, EnvironmentOf(*after, original)},
-                                                {&rows_b, EnvironmentOf(*after, *now)});
+  const reproduce::Verdict v =
+      reproduce::Check(workload::Figures(), {&rows_a, EnvironmentOf(*after, original)},
+                       {&rows_b, EnvironmentOf(*after, *now)});
   const std::string name_a = fmt::format("{} run {}", args.store, original.id);
   const std::string name_b = fmt::format("{} run {}", args.store, now_id);
   std::ostringstream out;

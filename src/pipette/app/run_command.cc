@@ -148,7 +148,7 @@ class ExportingProgress : public ConsoleProgress {
         // kSummary < kAll < kPage: each holds the one before
         if (auto f = report::FindFormat(e.format)) parts = std::max(parts, (*f)->parts);
       }
-      const report::Report doc = report::BuildReport(*data, params_, workload::Headlines(), parts);
+      const report::Report doc = report::BuildReport(*data, params_, workload::Figures(), parts);
       for (const ExportFile& e : exports_) {
         auto f = report::FindFormat(e.format);
         if (!f) {
@@ -186,7 +186,7 @@ class ExportingProgress : public ConsoleProgress {
 void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) {
   int noisy = 0, headline = 0;
   for (const auto& r : data.rows) {
-    if (!metrics::IsHeadline(r)) continue;
+    if (!workload::Figures().IsHeadline(r)) continue;
     ++headline;
     noisy += r.summary.noisy;
   }
@@ -444,7 +444,7 @@ Status PrintTable(const RunArgs& args, const RunPlan& p, const config::ParamRegi
   std::ostream& table = args.table_to_stderr ? std::cerr : std::cout;
   table << "\n";
   auto md = report::FindFormat("md");
-  (*md)->render(report::BuildReport(*data, registry, workload::Headlines(), (*md)->parts), table);
+  (*md)->render(report::BuildReport(*data, registry, workload::Figures(), (*md)->parts), table);
   table.flush();
   WarnIfNoisy(*data, p.ex.path);
   return {};

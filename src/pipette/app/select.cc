@@ -17,6 +17,7 @@
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
 #include "pipette/util/strings.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 namespace {
@@ -33,7 +34,7 @@ Result<select::Profiles> ProfilesFor(const SelectArgs& args,
     if (!text) {
       return InputError(fmt::format("--profiles {}: {}", args.profiles, text.error().message));
     }
-    auto file = select::ParseProfiles(*text, args.profiles);
+    auto file = select::ParseProfiles(*text, args.profiles, workload::Figures());
     if (!file) return file.error();
     if (file->empty()) {
       return InputError(
@@ -44,11 +45,12 @@ Result<select::Profiles> ProfilesFor(const SelectArgs& args,
     out = std::move(*file);
   }
   for (const store::RunRecord& r : runs) {
-    auto ex = select::ParseProfiles(r.config_text, r.experiment_path, "select");
+    auto ex =
+        select::ParseProfiles(r.config_text, r.experiment_path, workload::Figures(), "select");
     if (!ex) return ex.error();
     for (auto& [name, p] : *ex) out.emplace(name, std::move(p));
   }
-  for (const auto& [name, p] : select::ShippedProfiles()) {
+  for (const auto& [name, p] : select::ShippedProfiles(workload::Figures())) {
     select::Profile shipped = p;
     shipped.source = "shipped";
     out.emplace(name, std::move(shipped));
@@ -124,7 +126,7 @@ int Select(const SelectArgs& args) {
         InputError(fmt::format("--profile {}: no such profile (profiles: {}){}", args.profile,
                                fmt::join(names, ", "), DidYouMean(args.profile, names))));
   }
-  auto s = select::Select(data->rows, it->second);
+  auto s = select::Select(workload::Figures(), data->rows, it->second);
   if (!s) return FailInput(s.error());
   const std::string source = fmt::format("{} run {}", args.store, fmt::join(runs, ", "));
   std::ostringstream out;

@@ -34,9 +34,10 @@ Key Without(const Key& key, const std::set<std::string>& ignore) {
 
 // A pair's key for people: the model by name, the ignored keys and the metric left out (the
 // metric has a column of its own).
-Key DisplayKey(const metrics::ResultRow& row, const std::set<std::string>& ignore) {
+Key DisplayKey(const metrics::ResultRow& row, const std::set<std::string>& ignore,
+               const metrics::FigureCatalogue& figures) {
   Key out;
-  for (auto [name, value] : PairingKey(row)) {
+  for (auto [name, value] : PairingKey(row, figures)) {
     if (ignore.count(name) || name == "metric") continue;
     if (name == "model") value = row.cell->model;
     out.emplace_back(name, value);
@@ -45,8 +46,9 @@ Key DisplayKey(const metrics::ResultRow& row, const std::set<std::string>& ignor
 }
 
 // An unpaired or uncompared figure, described in full.
-std::string Describe(const metrics::ResultRow& row, const std::set<std::string>& ignore) {
-  return Joined(DisplayKey(row, ignore)) + " metric=" + row.metric;
+std::string Describe(const metrics::ResultRow& row, const std::set<std::string>& ignore,
+                     const metrics::FigureCatalogue& figures) {
+  return Joined(DisplayKey(row, ignore, figures)) + " metric=" + row.metric;
 }
 
 // Each figure's label: the keys whose value is not the same in every figure (the test always);
@@ -73,12 +75,12 @@ void Label(Comparison& c) {
 }
 
 // The most specific line for the row; every line naming it counts as used.
-const GateLine* GateFor(const metrics::ResultRow& row, const std::vector<GateLine>& gate,
-                        std::set<const GateLine*>* used) {
+const GateLine* GateFor(const metrics::FigureCatalogue& figures, const metrics::ResultRow& row,
+                        const std::vector<GateLine>& gate, std::set<const GateLine*>* used) {
   const GateLine* best = nullptr;
   int best_match = 0;
   for (const GateLine& g : gate) {
-    const int m = FigureNameMatch(g.figure, row);
+    const int m = FigureNameMatch(g.figure, row, figures);
     if (m == 0) continue;
     used->insert(&g);
     if (m > best_match) {
@@ -115,12 +117,11 @@ Status CheckLine(const GateLine& g, const metrics::ResultRow& row, const Rule& r
   return {};
 }
 
-// The figure over the given units: ppl, the geometric mean of the chunks' perplexities (the
-// corpus's when chunks score alike many tokens); else the mean (a proportion, a mean KL).
-double Statistic(const std::string& metric, std::span<const double> v,
-                 std::span<const size_t> idx) {
+// The figure over the given units: the geometric mean (of the chunks' perplexities: the corpus's
+// when chunks score alike many tokens), or the mean (a proportion, a mean KL).
+double Statistic(bool geometric_mean, std::span<const double> v, std::span<const size_t> idx) {
   double s = 0;
-  if (metric == "ppl") {
+  if (geometric_mean) {
     for (size_t i : idx) s += std::log(v[i]);
     return std::exp(s / double(idx.size()));
   }
@@ -137,7 +138,7 @@ Change CompareRows(const metrics::ResultRow& base, const metrics::ResultRow& can
                         rule.measured_once);
   }
   auto statistic = [&](std::span<const double> v, std::span<const size_t> idx) {
-    return Statistic(base.metric, v, idx);
+    return Statistic(rule.geometric_mean, v, idx);
   };
   std::vector<size_t> all(base.samples.size());
   std::iota(all.begin(), all.end(), size_t{0});
@@ -234,7 +235,7 @@ std::optional<GateOutcome> OutcomeOf(const Comparison& c) {
   return GateOutcome::kPassed;
 }
 
-Key PairingKey(const metrics::ResultRow& row) {
+Key CellKey(const metrics::ResultRow& row) {
   const metrics::CellFacts& c = *row.cell;
   Key key = {{"model", c.model_sha256.empty() ? c.model : c.model_sha256},
              {"quant", c.quant},
@@ -244,54 +245,45 @@ Key PairingKey(const metrics::ResultRow& row) {
   if (c.params.is_object()) {
     for (const auto& [name, value] : c.params.items()) key.emplace_back(name, JsonText(value));
   }
-  key.emplace_back("test", row.test);
-  key.emplace_back("metric", row.metric);
-  if (!row.subset.empty()) key.emplace_back("subset", PairingSubset(row));
   return key;
 }
 
-int FigureNameMatch(const std::string& name, const metrics::ResultRow& row) {
-  if (name == row.test + "." + row.metric || name == row.test + "_" + row.metric) return 3;
-  if (name == row.metric) return 2;
-  if (name == row.test && metrics::IsHeadline(row)) return 1;
-  return 0;
+Key PairingKey(const metrics::ResultRow& row, const metrics::FigureCatalogue& figures) {
+  Key key = CellKey(row);
+  key.emplace_back("test", row.test);
+  key.emplace_back("metric", row.metric);
+  if (!row.subset.empty()) key.emplace_back("subset", figures.PairingSubset(row));
+  return key;
 }
 
-std::string PairingSubset(const metrics::ResultRow& row) {
-  if (row.test != "kld" && row.test != "divergence") return row.subset;
-  static const std::regex kCell("reference cell [0-9]+");
-  static const std::regex kTail(", mean reference tail mass [-+0-9.eE]+");
-  return std::regex_replace(std::regex_replace(row.subset, kTail, ""), kCell, "reference cell");
+int FigureNameMatch(const std::string& name, const metrics::ResultRow& row,
+                    const metrics::FigureCatalogue& figures) {
+  if (name == row.test + "." + row.metric || name == row.test + "_" + row.metric) return 3;
+  if (name == row.metric) return 2;
+  if (name == row.test && figures.IsHeadline(row)) return 1;
+  return 0;
 }
 
 bool AlwaysPaired(const std::string& key) {
   return key == "test" || key == "metric" || key == "subset";
 }
 
-std::optional<Rule> RuleFor(const metrics::ResultRow& row) {
+std::optional<Rule> RuleFor(const metrics::FigureDef* def) {
+  if (!def || def->better == metrics::Better::kNotJudged) return std::nullopt;
   Rule r;
-  if (row.unit == "t/s") return r;
-  r.direction = Direction::kLowerIsBetter;
-  if (row.unit == "ms" || row.unit == "J/token") return r;
-  if (row.unit == "bytes") {
-    if (row.metric == "peak_rss" || row.metric == "file_size" ||
-        row.metric == "kv_bytes_allocated") {
-      r.measured_once = true;
-      return r;
-    }
-    if (row.metric == "kv_bytes_used") return r;
-    return std::nullopt;
+  r.direction = def->better == metrics::Better::kHigher ? Direction::kHigherIsBetter
+                                                        : Direction::kLowerIsBetter;
+  if (def->kind == metrics::FigureKind::kQuality) {
+    r.of = Change::Of::kDifference;
+    r.proportion = def->values == metrics::ValueKind::kProportion;
   }
-  r.of = Change::Of::kDifference;
-  if (row.test == "ppl" && row.metric == "ppl") return r;
-  if (row.test == "kld" && row.metric == "kld_mean") return r;
-  r.direction = Direction::kHigherIsBetter;
-  r.proportion = true;
-  if ((row.test == "mc" || row.test == "gen") && row.unit == "fraction") return r;
-  return std::nullopt;
+  r.measured_once = def->statistic == metrics::Statistic::kMeasuredOnce;
+  r.geometric_mean = def->statistic == metrics::Statistic::kGeoMeanOverItems;
+  return r;
 }
 
-Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
+Result<Comparison> Compare(const metrics::FigureCatalogue& figures,
+                           const std::vector<metrics::ResultRow>& baseline,
                            const std::vector<metrics::ResultRow>& candidate,
                            const CompareOptions& options) {
   Comparison out;
@@ -301,7 +293,7 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
   std::set<std::string> names;
   for (const auto* side : {&baseline, &candidate}) {
     for (const auto& row : *side) {
-      for (const auto& [name, value] : PairingKey(row)) names.insert(name);
+      for (const auto& [name, value] : PairingKey(row, figures)) names.insert(name);
     }
   }
   std::vector<std::string> allowed;
@@ -338,8 +330,8 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
   auto index = [&](const std::vector<metrics::ResultRow>& rows) {
     std::map<Key, std::vector<const metrics::ResultRow*>> m;
     for (const auto& row : rows) {
-      if (RuleFor(row) || !row.na_reason.empty())
-        m[Without(PairingKey(row), ignore)].push_back(&row);
+      if (RuleFor(figures.Of(row)) || !row.na_reason.empty())
+        m[Without(PairingKey(row, figures), ignore)].push_back(&row);
     }
     return m;
   };
@@ -347,15 +339,15 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
   std::set<const GateLine*> used;
   for (const auto& [key, rows] : a) {
     const metrics::ResultRow& base = *rows[0];
-    const std::string described = Describe(base, ignore);
+    const std::string described = Describe(base, ignore, figures);
     auto it = b.find(key);
     const metrics::ResultRow* cand =
         it != b.end() && it->second.size() == 1 ? it->second[0] : nullptr;
     std::set<const GateLine*> matched;
-    const GateLine* g = GateFor(base, options.gate, &matched);
+    const GateLine* g = GateFor(figures, base, options.gate, &matched);
     used.insert(matched.begin(), matched.end());
     FigureComparison f;
-    f.key = DisplayKey(base, ignore);
+    f.key = DisplayKey(base, ignore, figures);
     f.test = base.test;
     f.metric = base.metric;
     f.unit = base.unit;
@@ -387,7 +379,7 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
       if (g || !both_na) uncompared("n/a in the baseline: " + base.na_reason, false);
       continue;
     }
-    const std::optional<Rule> rule = RuleFor(base);
+    const std::optional<Rule> rule = RuleFor(figures.Of(base));
     if (g) {
       if (Status st = CheckLine(*g, base, *rule, options.gate_file); !st) return st.error();
     }
@@ -439,21 +431,21 @@ Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
   }
   for (const auto& [key, rows] : b) {
     if (!a.count(key) && rows[0]->na_reason.empty()) {
-      out.candidate_only.push_back(Describe(*rows[0], ignore));
+      out.candidate_only.push_back(Describe(*rows[0], ignore, figures));
     }
   }
   Label(out);
   for (const GateLine& g : options.gate) {
     if (used.count(&g)) continue;
-    std::vector<std::string> figures;
+    std::vector<std::string> known;
     for (const auto& f : out.figures) {
-      figures.push_back(f.metric);
-      figures.push_back(f.test);
-      figures.push_back(f.test + "_" + f.metric);
+      known.push_back(f.metric);
+      known.push_back(f.test);
+      known.push_back(f.test + "_" + f.metric);
     }
     return ErrorAt({options.gate_file, g.line, 1},
                    fmt::format("'{}' names no figure this comparison has{}", g.figure,
-                               DidYouMean(g.figure, figures)),
+                               DidYouMean(g.figure, known)),
                    2);
   }
   return out;

@@ -17,6 +17,7 @@
 #include "pipette/compare/sides.h"
 #include "pipette/compare/verdict.h"
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/util/result.h"
 
 namespace pipette::compare {
@@ -24,29 +25,34 @@ namespace pipette::compare {
 // Properties and their values, in order.
 using Key = std::vector<std::pair<std::string, std::string>>;
 
-// The properties rows pair on: "model", "quant", "runtime", "runtime_version", "device", each
-// parameter by its name ("threads", "n_ctx", ...), "test", "metric" and, where a row has one,
-// "subset". The test, metric and subset always pair.
-Key PairingKey(const metrics::ResultRow& row);
-// A row's subset as it pairs: without what names one store's cells ("reference cell 12" of kld
-// and divergence figures) or what was measured ("mean reference tail mass 0.0123" of top-k kld).
-std::string PairingSubset(const metrics::ResultRow& row);
+// The properties of a row's cell that rows pair on: "model", "quant", "runtime",
+// "runtime_version", "device", and each parameter by its name ("threads", "n_ctx", ...).
+Key CellKey(const metrics::ResultRow& row);
+// The properties rows pair on: the cell's (CellKey), then "test", "metric" and, where a row has
+// one, "subset", as it pairs (FigureCatalogue::PairingSubset: without what names one store's
+// cells, "reference cell 12", or what was measured, "mean reference tail mass 0.0123"). The test,
+// metric and subset always pair.
+Key PairingKey(const metrics::ResultRow& row, const metrics::FigureCatalogue& figures);
 // Whether a figure's name as people write it (a gate line, a constraint) names the row, and how
 // specifically: 3 its test and metric ("tg128.itl_p50", "mc_acc"), 2 its metric ("peak_rss"), 1
 // its test when the row is the test's headline ("tg128"); 0 not at all.
-int FigureNameMatch(const std::string& name, const metrics::ResultRow& row);
+int FigureNameMatch(const std::string& name, const metrics::ResultRow& row,
+                    const metrics::FigureCatalogue& figures);
 // The keys that cannot be ignored.
 bool AlwaysPaired(const std::string& key);
 
-// How a figure is compared, for the figures a comparison takes; nullopt for the rest (counts,
-// facts, the load's rss_delta, which may fall or rise for reasons of no merit).
+// How a figure is compared, from its def in the catalogue (metrics/figures.h): speed, memory and
+// energy by the ratio of medians, quality by a paired difference; nullopt for a figure not judged
+// (counts, facts, the load's rss_delta, which may fall or rise for reasons of no merit) or not in
+// the catalogue.
 struct Rule {
   Direction direction = Direction::kHigherIsBetter;
   Change::Of of = Change::Of::kRatio;  // kDifference: a quality figure over paired units
   bool proportion = false;             // a fraction of items (acc, format_ok): "point" applies
   bool measured_once = false;          // one value a cell (peak_rss, file_size, kv bytes)
+  bool geometric_mean = false;         // over units, the geometric mean (ppl), else the mean
 };
-std::optional<Rule> RuleFor(const metrics::ResultRow& row);
+std::optional<Rule> RuleFor(const metrics::FigureDef* def);
 
 struct FigureComparison {
   // The pair's name for people: the keys that tell this comparison's figures apart, the model by
@@ -112,9 +118,11 @@ struct CompareOptions {
 // decided, else kPassed; nullopt without a gate.
 std::optional<GateOutcome> OutcomeOf(const Comparison& c);
 
-// Pairs and compares. An ignored key no row has, a gate line that names no figure compared or
+// Pairs and compares; `figures` says what each figure means (workload::Figures() outside tests).
+// An ignored key no row has, a gate line that names no figure compared or
 // allows a change the wrong way, are errors (exit 2) with the near name or the form expected.
-Result<Comparison> Compare(const std::vector<metrics::ResultRow>& baseline,
+Result<Comparison> Compare(const metrics::FigureCatalogue& figures,
+                           const std::vector<metrics::ResultRow>& baseline,
                            const std::vector<metrics::ResultRow>& candidate,
                            const CompareOptions& options);
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::compare {
 namespace {
 
@@ -44,7 +46,7 @@ TEST(Compare, RowsPairOnEveryKeyAndUnpairedOnesAreListed) {
                                     Row("m", "tg128", "throughput", "t/s", kBase, 4)};
   const std::vector<ResultRow> b = {Row("m", "tg128", "throughput", "t/s", kFast),
                                     Row("m", "tg128", "throughput", "t/s", kBase, 8)};
-  auto c = Compare(a, b, {});
+  auto c = Compare(workload::Figures(), a, b, {});
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 1u);
   EXPECT_EQ(c->figures[0].change.verdict, Verdict::kBetter);
@@ -60,19 +62,19 @@ TEST(Compare, RowsPairOnEveryKeyAndUnpairedOnesAreListed) {
 TEST(Compare, AnIgnoredKeyPairsANewModelWithTheCurrentOne) {
   const std::vector<ResultRow> a = {Row("old", "tg128", "throughput", "t/s", kBase)};
   const std::vector<ResultRow> b = {Row("new", "tg128", "throughput", "t/s", kBase)};
-  auto strict = Compare(a, b, {});
+  auto strict = Compare(workload::Figures(), a, b, {});
   ASSERT_TRUE(strict.ok());
   EXPECT_TRUE(strict->figures.empty());
   CompareOptions o;
   o.ignore = {"model"};
-  auto across = Compare(a, b, o);
+  auto across = Compare(workload::Figures(), a, b, o);
   ASSERT_TRUE(across.ok()) << across.error().message;
   ASSERT_EQ(across->figures.size(), 1u);
   EXPECT_EQ(across->figures[0].change.verdict, Verdict::kNoRealChange);
   EXPECT_EQ(across->ignored, std::vector<std::string>{"model"});
   EXPECT_EQ(across->figures[0].label.find("model="), std::string::npos);
   o.ignore = {"modle"};
-  auto typo = Compare(a, b, o);
+  auto typo = Compare(workload::Figures(), a, b, o);
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(typo.error().exit_code, 2);
   EXPECT_NE(typo.error().message.find("--ignore modle: not a key the rows pair on"),
@@ -85,7 +87,7 @@ TEST(Compare, FiguresWithoutADirectionAreNotCompared) {
   const std::vector<ResultRow> a = {Row("m", "tg128", "generated_tokens", "tokens", kBase),
                                     Row("m", "load", "rss_delta", "bytes", {5e6}),
                                     Row("m", "memory", "peak_rss", "bytes", {1e8})};
-  auto c = Compare(a, a, {});
+  auto c = Compare(workload::Figures(), a, a, {});
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->figures.size(), 1u);
   EXPECT_EQ(c->figures[0].metric, "peak_rss");
@@ -102,7 +104,7 @@ TEST(Compare, AGateLineFailsOnlyWhenWorseAndPastItsLimit) {
   CompareOptions o;
   o.gate = *ParseGate("tg128: -3%\npeak_rss: +5%\n", "release.gate");
   o.gate_file = "release.gate";
-  auto c = Compare(base, slower, o);
+  auto c = Compare(workload::Figures(), base, slower, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 2u);
   for (const FigureComparison& f : c->figures) {
@@ -118,15 +120,16 @@ TEST(Compare, AGateLineFailsOnlyWhenWorseAndPastItsLimit) {
   EXPECT_TRUE(c->gate_failed);
   EXPECT_EQ(OutcomeOf(*c), GateOutcome::kFailed);
   // Faster passes the same gate.
-  auto faster = Compare(slower, base, o);
+  auto faster = Compare(workload::Figures(), slower, base, o);
   ASSERT_TRUE(faster.ok());
   EXPECT_FALSE(faster->gate_failed);
   EXPECT_FALSE(faster->gate_inconclusive);
   EXPECT_EQ(OutcomeOf(*faster), GateOutcome::kPassed);
-  EXPECT_EQ(OutcomeOf(*Compare(slower, base, {})), std::nullopt);  // no gate, no outcome
+  EXPECT_EQ(OutcomeOf(*Compare(workload::Figures(), slower, base, {})),
+            std::nullopt);  // no gate, no outcome
   // A gate line naming no figure is bad input, with the file and line.
   o.gate = *ParseGate("tg128: -3%\ntg129: -3%\n", "release.gate");
-  auto bad = Compare(base, slower, o);
+  auto bad = Compare(workload::Figures(), base, slower, o);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().exit_code, 2);
   EXPECT_EQ(bad.error().message,
@@ -138,7 +141,7 @@ TEST(Compare, TwoRowsOfOneKeyOnASideAreAmbiguousNotAveraged) {
   const std::vector<ResultRow> a = {Row("m", "tg128", "throughput", "t/s", kBase),
                                     Row("m", "tg128", "throughput", "t/s", kFast)};
   const std::vector<ResultRow> b = {Row("m", "tg128", "throughput", "t/s", kBase)};
-  auto c = Compare(a, b, {});
+  auto c = Compare(workload::Figures(), a, b, {});
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->figures.empty());
   ASSERT_EQ(c->not_compared.size(), 1u);
@@ -164,7 +167,7 @@ TEST(Compare, QualityFiguresArePairedOverItemsAndChunks) {
   CompareOptions o;
   o.gate = *ParseGate("mc_acc: -1 point\nppl: +5%\n", "g");
   o.gate_file = "g";
-  auto c = Compare(a, b, o);
+  auto c = Compare(workload::Figures(), a, b, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 2u);
   const FigureComparison& acc = c->figures[0].metric == "acc" ? c->figures[0] : c->figures[1];
@@ -180,7 +183,7 @@ TEST(Compare, QualityFiguresArePairedOverItemsAndChunks) {
   // The same items scored on other data pair with nothing.
   std::vector<ResultRow> other = b;
   other[0].dataset_sha256 = "other";
-  auto d = Compare(a, other, {});
+  auto d = Compare(workload::Figures(), a, other, {});
   ASSERT_TRUE(d.ok());
   for (const FigureComparison& f : d->figures) {
     if (f.metric == "acc") {
@@ -198,20 +201,20 @@ TEST(Compare, AGatedFigureTheCandidateLacksFailsTheGate) {
   CompareOptions o;
   o.gate = *ParseGate("tg128: -3%\n", "g");
   o.gate_file = "g";
-  auto c = Compare(a, b, o);
+  auto c = Compare(workload::Figures(), a, b, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_TRUE(c->gate_failed);
   const FigureComparison& f = c->figures[0].test == "tg128" ? c->figures[0] : c->figures[1];
   EXPECT_EQ(f.missing, "n/a in the candidate: the runtime does not serve tg");
   EXPECT_TRUE(f.gate_failed);
   // Without a gate the figure is listed, not compared, and nothing fails.
-  auto plain = Compare(a, b, {});
+  auto plain = Compare(workload::Figures(), a, b, {});
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->gate_failed);
   ASSERT_EQ(plain->not_compared.size(), 1u);
   EXPECT_NE(plain->not_compared[0].find("n/a in the candidate"), std::string::npos);
   // A gated figure the candidate does not have at all fails likewise.
-  auto gone = Compare(a, {b[1]}, o);
+  auto gone = Compare(workload::Figures(), a, {b[1]}, o);
   ASSERT_TRUE(gone.ok());
   EXPECT_TRUE(gone->gate_failed);
   EXPECT_EQ(gone->figures[0].change.baseline, 50.0);  // the baseline's median, shown
@@ -226,7 +229,7 @@ TEST(Compare, AMissingGatedProportionShowsTheBaselinesProportion) {
   CompareOptions o;
   o.gate = *ParseGate("mc_acc: -1 point\n", "g");
   o.gate_file = "g";
-  auto c = Compare({acc}, {}, o);
+  auto c = Compare(workload::Figures(), {acc}, {}, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 1u);
   EXPECT_TRUE(c->gate_failed);
@@ -255,7 +258,7 @@ TEST(Compare, GateLinesMustAllowTheBadWayOnlyAndTheMostSpecificApplies) {
     CompareOptions o;
     o.gate = *ParseGate(k.gate, "g");
     o.gate_file = "g";
-    auto c = Compare(a, a, o);
+    auto c = Compare(workload::Figures(), a, a, o);
     ASSERT_FALSE(c.ok()) << k.gate;
     EXPECT_EQ(c.error().exit_code, 2);
     EXPECT_EQ(c.error().message, k.message);
@@ -264,7 +267,7 @@ TEST(Compare, GateLinesMustAllowTheBadWayOnlyAndTheMostSpecificApplies) {
   CompareOptions o;
   o.gate = *ParseGate("tg128: -3%\ntg128.throughput: -10%\n", "g");
   o.gate_file = "g";
-  auto c = Compare(a, a, o);
+  auto c = Compare(workload::Figures(), a, a, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   for (const FigureComparison& f : c->figures) {
     if (f.metric == "throughput") {
@@ -280,7 +283,7 @@ TEST(Compare, LabelsKeepKeysOnlySomeFiguresHaveAndPairOnNamesTheKeysThatMatter) 
   ResultRow en = Quality("mc", "acc", "fraction", {1, 0, 1, 1});
   en.subset = "en";
   const std::vector<ResultRow> a = {Quality("mc", "acc", "fraction", {1, 0, 1, 1}), en};
-  auto c = Compare(a, a, {});
+  auto c = Compare(workload::Figures(), a, a, {});
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->figures.size(), 2u);
   EXPECT_EQ(c->figures[0].label, "test=mc");
@@ -291,13 +294,13 @@ TEST(Compare, LabelsKeepKeysOnlySomeFiguresHaveAndPairOnNamesTheKeysThatMatter) 
   b[0].EditCell().runtime_version = "b2";
   CompareOptions o;
   o.pair_on = {"quant"};
-  auto p = Compare({Row("old", "tg128", "throughput", "t/s", kBase)}, b, o);
+  auto p = Compare(workload::Figures(), {Row("old", "tg128", "throughput", "t/s", kBase)}, b, o);
   ASSERT_TRUE(p.ok()) << p.error().message;
   ASSERT_EQ(p->figures.size(), 1u);
   EXPECT_EQ(p->ignored,
             (std::vector<std::string>{"device", "model", "runtime", "runtime_version", "threads"}));
   o.ignore = {"model"};
-  EXPECT_FALSE(Compare(a, a, o).ok());  // not both
+  EXPECT_FALSE(Compare(workload::Figures(), a, a, o).ok());  // not both
 }
 
 // A gate line the data cannot decide is inconclusive, never passed: two repetitions a side (the
@@ -307,7 +310,7 @@ TEST(Compare, AGateLineTheDataCannotDecideIsInconclusiveNeverPassed) {
   ResultRow a = Row("m", "tg16", "throughput", "t/s", {88.0, 88.4});
   ResultRow b = Row("m", "tg16", "throughput", "t/s", {34.4, 34.6});
   b.EditCell().cell_index = 1;
-  auto c = Compare({a}, {b}, o);
+  auto c = Compare(workload::Figures(), {a}, {b}, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 1u);
   const FigureComparison& f = c->figures[0];
@@ -321,13 +324,13 @@ TEST(Compare, AGateLineTheDataCannotDecideIsInconclusiveNeverPassed) {
   ResultRow steady = Row("m", "tg16", "throughput", "t/s", {100, 101, 99, 100.5, 99.5, 100.2});
   ResultRow noisy = Row("m", "tg16", "throughput", "t/s", {100, 115, 99.8, 130, 101, 120});
   noisy.EditCell().cell_index = 1;
-  auto n = Compare({steady}, {noisy}, o);
+  auto n = Compare(workload::Figures(), {steady}, {noisy}, o);
   ASSERT_TRUE(n.ok()) << n.error().message;
   EXPECT_EQ(n->figures[0].change.verdict, Verdict::kTooNoisy) << n->figures[0].change.why;
   EXPECT_EQ(n->figures[0].gate_inconclusive, "");
   EXPECT_EQ(OutcomeOf(*n), GateOutcome::kPassed);
   // The same noise the other way reaches past the limit: not decided.
-  auto back = Compare({noisy}, {steady}, o);
+  auto back = Compare(workload::Figures(), {noisy}, {steady}, o);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->figures[0].change.verdict, Verdict::kTooNoisy);
   EXPECT_EQ(back->figures[0].gate_inconclusive.rfind("too noisy: ", 0), 0u)
@@ -335,7 +338,7 @@ TEST(Compare, AGateLineTheDataCannotDecideIsInconclusiveNeverPassed) {
   EXPECT_EQ(OutcomeOf(*back), GateOutcome::kInconclusive);
   // A failed line takes precedence over an undecided one.
   o.gate = *ParseGate("tg16: -3%\ntg128: -3%\n", "g");
-  auto both = Compare({a, Row("m", "tg128", "throughput", "t/s", kFast)},
+  auto both = Compare(workload::Figures(), {a, Row("m", "tg128", "throughput", "t/s", kFast)},
                       {b, Row("m", "tg128", "throughput", "t/s", kBase)}, o);
   ASSERT_TRUE(both.ok()) << both.error().message;
   EXPECT_TRUE(both->gate_inconclusive);
@@ -348,7 +351,7 @@ TEST(Compare, AGateLineTheDataCannotDecideIsInconclusiveNeverPassed) {
 TEST(Compare, TheSameCellsOnBothSidesDecideNoGateLine) {
   CompareOptions o = Gated("tg128: -3%\n");
   const std::vector<ResultRow> a = {Row("m", "tg128", "throughput", "t/s", kBase)};
-  auto c = Compare(a, a, o);
+  auto c = Compare(workload::Figures(), a, a, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 1u);
   EXPECT_TRUE(c->figures[0].same_cells);
@@ -360,7 +363,7 @@ TEST(Compare, TheSameCellsOnBothSidesDecideNoGateLine) {
   ResultRow other = Row("m", "tg128", "throughput", "t/s", kBase, 4);
   other.EditCell().cell_index = 1;
   o.ignore = {"threads"};
-  auto ab = Compare(a, {other}, o);
+  auto ab = Compare(workload::Figures(), a, {other}, o);
   ASSERT_TRUE(ab.ok()) << ab.error().message;
   EXPECT_FALSE(ab->figures[0].same_cells);
   EXPECT_EQ(ab->same_cells, 0u);
@@ -375,7 +378,7 @@ TEST(Compare, AFigureMeasuredUnderAWarningIsMarkedAndDecidesNoGateLine) {
   ResultRow cand = Row("m", "tg128", "throughput", "t/s", kBase);
   cand.EditCell().run_id = 2;
   cand.EditCell().untrusted = "measured while 1 other Pipette measured on the machine (pid 7)";
-  auto c = Compare({base}, {cand}, o);
+  auto c = Compare(workload::Figures(), {base}, {cand}, o);
   ASSERT_TRUE(c.ok()) << c.error().message;
   const FigureComparison& f = c->figures[0];
   EXPECT_EQ(f.change.verdict, Verdict::kWorse);
@@ -397,7 +400,7 @@ TEST(Compare, AFigureWithoutAValidSampleIsMissingNotZero) {
        {std::vector<double>{}, std::vector<double>{50.0, std::nan(""), 50.2}}) {
     ResultRow cand = Row("m", "tg128", "throughput", "t/s", samples);
     cand.EditCell().run_id = 2;
-    auto c = Compare({base}, {cand}, o);
+    auto c = Compare(workload::Figures(), {base}, {cand}, o);
     ASSERT_TRUE(c.ok()) << c.error().message;
     ASSERT_EQ(c->figures.size(), 1u);
     EXPECT_EQ(c->figures[0].missing.rfind("no valid figure in the candidate: ", 0), 0u)
@@ -406,12 +409,12 @@ TEST(Compare, AFigureWithoutAValidSampleIsMissingNotZero) {
     EXPECT_EQ(OutcomeOf(*c), GateOutcome::kFailed);
     EXPECT_EQ(c->figures[0].change.baseline, 50.0);
     // Without a gate: not compared, and said why.
-    auto plain = Compare({base}, {cand}, {});
+    auto plain = Compare(workload::Figures(), {base}, {cand}, {});
     ASSERT_TRUE(plain.ok());
     EXPECT_TRUE(plain->figures.empty());
     ASSERT_EQ(plain->not_compared.size(), 1u);
     // The baseline's: undecided.
-    auto back = Compare({cand}, {base}, o);
+    auto back = Compare(workload::Figures(), {cand}, {base}, o);
     ASSERT_TRUE(back.ok()) << back.error().message;
     ASSERT_EQ(back->figures.size(), 1u);
     EXPECT_FALSE(back->figures[0].gate_failed);

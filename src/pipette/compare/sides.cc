@@ -25,7 +25,7 @@ Result<std::vector<metrics::ResultRow>> OnlyRows(const std::vector<metrics::Resu
   auto values = [](const metrics::ResultRow& r, const std::string& key) {
     std::vector<std::string> out;
     if (key == "model") out.push_back(r.cell->model);
-    for (const auto& [k, v] : PairingKey(r)) {
+    for (const auto& [k, v] : CellKey(r)) {
       if (k == key) out.push_back(v);
     }
     return out;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "pipette/testing/golden.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::compare {
 namespace {
@@ -52,7 +53,7 @@ Comparison Fixed() {
   CompareOptions o;
   o.gate = *ParseGate("tg128: -3%\npeak_rss: +5%\nmc_acc: -1 point\npp512: -5%\n", "release.gate");
   o.gate_file = "release.gate";
-  auto c = Compare(base, cand, o);
+  auto c = Compare(workload::Figures(), base, cand, o);
   EXPECT_TRUE(c.ok()) << c.error().message;
   if (c)
     c->interleaving = DescribeInterleaving({"base.db", "/r/base.db", 1, false},

@@ -295,7 +295,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
   } else if (key == "select") {
     // Profiles for `pipette select`: checked here, read from the stored experiment text there;
     // they change no measurement, so the config hash leaves them out.
-    auto profiles = select::ParseProfileMap(w, v);
+    auto profiles = select::ParseProfileMap(w, v, qualities.figures());
     if (!profiles) return profiles.error();
   } else if (key == "timeout") {
     auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);

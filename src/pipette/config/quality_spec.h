@@ -21,6 +21,10 @@
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
 
+namespace pipette::metrics {
+class FigureCatalogue;
+}  // namespace pipette::metrics
+
 namespace pipette::config {
 
 struct Experiment;
@@ -62,13 +66,19 @@ class QualitySpecDef {
 class QualityRegistry {
  public:
   QualityRegistry() = default;
-  explicit QualityRegistry(std::vector<const QualitySpecDef*> defs) : defs_(std::move(defs)) {}
+  // `figures`: what an experiment's select: profiles may name (workload::Figures()); null only in
+  // config's own tests, which leaves the constraints' figure names unchecked.
+  explicit QualityRegistry(std::vector<const QualitySpecDef*> defs,
+                           const metrics::FigureCatalogue* figures = nullptr)
+      : defs_(std::move(defs)), figures_(figures) {}
   const QualitySpecDef* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
   const std::vector<const QualitySpecDef*>& defs() const { return defs_; }
+  const metrics::FigureCatalogue* figures() const { return figures_; }
 
  private:
   std::vector<const QualitySpecDef*> defs_;
+  const metrics::FigureCatalogue* figures_ = nullptr;
 };
 
 // options.qualities, or a registry of none where it is unset.

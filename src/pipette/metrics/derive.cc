@@ -9,6 +9,7 @@
 #include <map>
 #include <string_view>
 
+#include "pipette/metrics/cell_figures.h"
 #include "pipette/metrics/roofline.h"
 #include "pipette/metrics/sustained.h"
 #include "pipette/quant/variant.h"
@@ -98,13 +99,6 @@ bool IsE2eTest(std::string_view test) {
   };
   return plus != std::string_view::npos && digits(rest.substr(0, plus)) &&
          digits(rest.substr(plus + 1));
-}
-
-bool IsHeadline(const ResultRow& row) {
-  return (row.metric == "throughput" &&
-          (IsSpeedTest("pp", row.test) || IsSpeedTest("tg", row.test) ||
-           IsSpeedTest("sustained", row.test))) ||
-         row.metric == "ttft" || (row.metric == "e2e" && IsE2eTest(row.test));
 }
 
 namespace {
@@ -662,6 +656,28 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     }
   }
   return rows;
+}
+
+std::vector<FigureDef> CellFigures() {
+  constexpr auto kNot = Better::kNotJudged;
+  constexpr auto kOnce = Statistic::kMeasuredOnce;
+  return FigureList()
+      .Add("load", {"time"}, "ms", FigureKind::kSpeed, Better::kLower)
+      .Score(ScoreGroup::kEngineering, "load_time", Better::kLower)
+      .Add("load", {"model_load", "context_init"}, "ms", FigureKind::kSpeed, Better::kLower)
+      .Add("load", {"rss_delta"}, "bytes", FigureKind::kMemory, kNot, ValueKind::kSigned)
+      .Add("load", {"nodes_on_other_providers", "inserted_casts"}, "nodes", FigureKind::kFact, kNot)
+      .Add("memory", {"peak_rss"}, "bytes", FigureKind::kMemory, Better::kLower, ValueKind::kAmount,
+           kOnce)
+      .Score(ScoreGroup::kEfficiency, "peak_rss", Better::kLower)
+      .Add("memory", {"kv_bytes_allocated"}, "bytes", FigureKind::kMemory, Better::kLower,
+           ValueKind::kAmount, kOnce)
+      .Add("memory", {"kv_bytes_allocated_model"}, "bytes", FigureKind::kMemory, kNot,
+           ValueKind::kAmount, kOnce)
+      .Add("model", {"file_size"}, "bytes", FigureKind::kMemory, Better::kLower, ValueKind::kAmount,
+           kOnce)
+      .Score(ScoreGroup::kEngineering, "file_size", Better::kLower)
+      .Take();
 }
 
 }  // namespace pipette::metrics

@@ -137,7 +137,5 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
 bool IsSpeedTest(std::string_view prefix, std::string_view test);
 // An e2e@P+N test's name.
 bool IsE2eTest(std::string_view test);
-// The headline figure of a test (pp/tg: throughput, ttft: ttft) among rows.
-bool IsHeadline(const ResultRow& row);
 
 }  // namespace pipette::metrics

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::metrics {
 namespace {
 
@@ -143,9 +145,9 @@ TEST(Derive, E2eIsTheWholeRequestFromThePromptsStart) {
   ASSERT_NE(find("e2e"), nullptr);
   EXPECT_DOUBLE_EQ(find("e2e")->summary.median, 60.0);
   EXPECT_EQ(find("e2e")->unit, "ms");
-  EXPECT_TRUE(IsHeadline(*find("e2e")));
+  EXPECT_TRUE(workload::Figures().IsHeadline(*find("e2e")));
   EXPECT_DOUBLE_EQ(find("first_token")->summary.median, 40.0);
-  EXPECT_FALSE(IsHeadline(*find("first_token")));
+  EXPECT_FALSE(workload::Figures().IsHeadline(*find("first_token")));
   EXPECT_DOUBLE_EQ(find("decode_throughput")->summary.median, 100.0);  // 2 tokens in 20 ms
 }
 
@@ -199,7 +201,7 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_EQ(tp->cell->n_params, 135);
   EXPECT_EQ(tp->cell->device, "Test CPU");
   EXPECT_EQ(tp->cell->run_id, 3);
-  EXPECT_TRUE(IsHeadline(*tp));
+  EXPECT_TRUE(workload::Figures().IsHeadline(*tp));
   ASSERT_NE(find("memory", "peak_rss"), nullptr);
   EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 5000);
   EXPECT_DOUBLE_EQ(find("load", "time")->summary.median, 7);  // model 5 ms + context 2 ms
@@ -207,7 +209,7 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_DOUBLE_EQ(find("load", "context_init")->summary.median, 2);
   EXPECT_DOUBLE_EQ(find("load", "rss_delta")->summary.median, 500);
   EXPECT_DOUBLE_EQ(find("model", "file_size")->summary.median, 1000);
-  EXPECT_FALSE(IsHeadline(*find("load", "time")));
+  EXPECT_FALSE(workload::Figures().IsHeadline(*find("load", "time")));
   EXPECT_EQ(find("load", "inserted_casts"), nullptr);  // a runtime that reports no fall-back
 
   // A runtime's fall-back report (ONNX Runtime's): its counts become rows of the load.

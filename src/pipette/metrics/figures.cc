@@ -1,173 +1,187 @@
 #include "pipette/metrics/figures.h"
 
 #include <limits>
-
-#include "pipette/metrics/derive.h"
+#include <regex>
 
 namespace pipette::metrics {
 namespace {
 
-using K = FigureKind;
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// A test family's pattern and whether `test` is of it; "" for a test of one name.
-std::string_view FamilyPrefix(std::string_view pattern) {
-  if (pattern == "pp<N>") return "pp";
-  if (pattern == "tg<N>") return "tg";
-  if (pattern == "ttft@<P>") return "ttft@";
-  if (pattern == "sustained<N>") return "sustained";
-  if (pattern == "e2e@<P>+<N>") return "e2e@";
-  return "";
-}
+// Whether the pattern stands for a family of tests (it has a <X> placeholder).
+bool IsFamily(std::string_view pattern) { return pattern.find('<') != std::string_view::npos; }
 
-std::vector<FigureSpec> Catalogue() {
-  std::vector<FigureSpec> out;
-  auto add = [&](const std::string& test, std::initializer_list<const char*> metrics,
-                 const std::string& unit, FigureKind kind) {
-    for (const char* m : metrics) out.push_back({test, m, unit, kind});
-  };
-  // Speed (metrics/derive.cc), an endpoint's streams among them.
-  add("pp<N>", {"throughput"}, "t/s", K::kAmount);
-  add("pp<N>", {"energy_per_token"}, "J/token", K::kAmount);
-  add("pp<N>", {"power"}, "W", K::kAmount);
-  add("tg<N>", {"throughput", "aggregate_throughput"}, "t/s", K::kAmount);
-  add("tg<N>",
-      {"ms_per_token", "itl_p50", "itl_p90", "itl_p99", "runtime_ms_per_token", "ms_per_kchar",
-       "e2e", "server_prompt_ms"},
-      "ms", K::kAmount);
-  add("tg<N>", {"serving_overhead"}, "ms", K::kSigned);
-  add("tg<N>", {"failed_streams", "token_count_mismatches", "streams"}, "streams", K::kAmount);
-  add("tg<N>", {"bytes_per_token", "kv_bytes_used"}, "bytes", K::kAmount);
-  add("tg<N>", {"bw_util"}, "fraction", K::kProportion);
-  add("tg<N>", {"energy_per_token"}, "J/token", K::kAmount);
-  add("tg<N>", {"power"}, "W", K::kAmount);
-  add("ttft@<P>", {"ttft", "e2e", "server_prompt_ms"}, "ms", K::kAmount);
-  add("ttft@<P>", {"serving_overhead"}, "ms", K::kSigned);
-  add("ttft@<P>", {"failed_streams", "token_count_mismatches", "streams"}, "streams", K::kAmount);
-  add("e2e@<P>+<N>", {"e2e", "first_token"}, "ms", K::kAmount);
-  add("e2e@<P>+<N>", {"decode_throughput"}, "t/s", K::kAmount);
-  add("sustained<N>", {"throughput", "window_wall_throughput"}, "t/s", K::kAmount);
-  add("sustained<N>", {"window_temp_c"}, "°C", K::kSigned);
-  add("sustained<N>", {"window_freq_mhz"}, "MHz", K::kAmount);
-  add("sustained<N>", {"window_power", "power"}, "W", K::kAmount);
-  add("sustained<N>", {"decay"}, "%", K::kPercentDrop);
-  add("sustained<N>", {"generated_tokens"}, "tokens", K::kAmount);
-  add("sustained<N>", {"energy_per_token"}, "J/token", K::kAmount);
-  // The cell's facts.
-  add("load", {"time", "model_load", "context_init"}, "ms", K::kAmount);
-  add("load", {"rss_delta"}, "bytes", K::kSigned);
-  add("load", {"nodes_on_other_providers", "inserted_casts"}, "nodes", K::kAmount);
-  add("memory", {"peak_rss", "kv_bytes_allocated", "kv_bytes_allocated_model"}, "bytes",
-      K::kAmount);
-  add("model", {"file_size"}, "bytes", K::kAmount);
-  // Quality (workload/*/derive.cc).
-  add("ppl", {"ppl"}, "", K::kPerplexity);
-  add("ppl", {"tok_per_kchar"}, "tokens/kchar", K::kAmount);
-  add("kld", {"kld_mean", "kld_median", "kld_p99", "kld_max"}, "nats", K::kAmount);
-  add("kld", {"top1_agree"}, "fraction", K::kProportion);
-  add("kld", {"rms_dp", "ref_tail_mass"}, "probability", K::kProportion);
-  add("kld", {"ppl_ratio"}, "ratio", K::kAmount);
-  add("mc", {"acc", "acc_norm"}, "fraction", K::kProportion);
-  add("mc", {"tok_per_kchar"}, "tokens/kchar", K::kAmount);
-  add("gen", {"format_ok", "task_acc"}, "fraction", K::kProportion);
-  add("gen", {"thinking_exhausted", "failed_requests"}, "items", K::kAmount);
-  add("gen", {"tok_per_kchar"}, "tokens/kchar", K::kAmount);
-  add("divergence", {"identical"}, "fraction", K::kProportion);
-  add("divergence", {"first_diff_index"}, "tokens", K::kAmount);
-  return out;
-}
-
-// How specifically `name` names figures of `spec` (compare::FigureNameMatch): 3 test.metric or
+// How specifically `name` names figures of `def` (compare::FigureNameMatch): 3 test.metric or
 // test_metric, 2 the metric, 1 the test for its headline figure; 0 not at all.
-int Match(std::string_view name, const FigureSpec& spec) {
-  const std::string& m = spec.metric;
+int Match(std::string_view name, const FigureDef& def) {
+  const std::string& m = def.metric;
   if (name.size() > m.size() + 1 && name.ends_with(m)) {
     const char sep = name[name.size() - m.size() - 1];
-    if ((sep == '.' || sep == '_') && TestOf(spec, name.substr(0, name.size() - m.size() - 1))) {
+    if ((sep == '.' || sep == '_') &&
+        TestMatches(def.test, name.substr(0, name.size() - m.size() - 1))) {
       return 3;
     }
   }
   if (name == m) return 2;
-  if (TestOf(spec, name)) {
-    ResultRow row;
-    row.test = std::string(name);
-    row.metric = m;
-    if (IsHeadline(row)) return 1;
-  }
+  if (def.headline && TestMatches(def.test, name)) return 1;
   return 0;
 }
 
 }  // namespace
 
-ValueRange RangeOf(FigureKind kind) {
+ValueRange RangeOf(ValueKind kind) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   switch (kind) {
-    case FigureKind::kProportion:
+    case ValueKind::kProportion:
       return {0, 1};
-    case FigureKind::kAmount:
+    case ValueKind::kAmount:
       return {0, kInf};
-    case FigureKind::kPercentDrop:
+    case ValueKind::kPercentDrop:
       return {-kInf, 100};
-    case FigureKind::kPerplexity:
+    case ValueKind::kPerplexity:
       return {1, kInf};
-    case FigureKind::kSigned:
+    case ValueKind::kSigned:
       return {-kInf, kInf};
   }
   return {-kInf, kInf};
 }
 
-std::string KindText(FigureKind kind) {
+std::string KindText(ValueKind kind) {
   switch (kind) {
-    case FigureKind::kProportion:
+    case ValueKind::kProportion:
       return "a proportion, from 0 to 1 (0% to 100%)";
-    case FigureKind::kAmount:
+    case ValueKind::kAmount:
       return "an amount, 0 or more";
-    case FigureKind::kPercentDrop:
+    case ValueKind::kPercentDrop:
       return "a fall in %, at most 100%";
-    case FigureKind::kPerplexity:
+    case ValueKind::kPerplexity:
       return "a perplexity, 1 or more";
-    case FigureKind::kSigned:
+    case ValueKind::kSigned:
       return "a difference, either side of 0";
   }
   return "?";
 }
 
-const std::vector<FigureSpec>& KnownFigures() {
-  static const std::vector<FigureSpec> kFigures = Catalogue();
-  return kFigures;
+bool TestMatches(std::string_view pattern, std::string_view test) {
+  size_t t = 0;
+  for (size_t p = 0; p < pattern.size();) {
+    if (pattern[p] == '<') {  // <N>, <P>: one or more digits
+      const size_t close = pattern.find('>', p);
+      if (close == std::string_view::npos) return false;
+      const size_t start = t;
+      while (t < test.size() && IsDigit(test[t])) ++t;
+      if (t == start) return false;
+      p = close + 1;
+    } else {
+      if (t >= test.size() || test[t] != pattern[p]) return false;
+      ++t, ++p;
+    }
+  }
+  return t == test.size();
 }
 
-bool TestOf(const FigureSpec& spec, std::string_view test) {
-  const std::string_view prefix = FamilyPrefix(spec.test);
-  if (prefix.empty()) return test == spec.test;
-  if (spec.test == "e2e@<P>+<N>") return IsE2eTest(test);
-  return IsSpeedTest(prefix, test);
+FigureList& FigureList::Add(const std::string& test, std::initializer_list<const char*> metrics,
+                            const std::string& unit, FigureKind kind, Better better,
+                            ValueKind values, Statistic statistic) {
+  last_add_ = defs_.size();
+  for (const char* m : metrics) {
+    FigureDef d;
+    d.test = test;
+    d.metric = m;
+    d.unit = unit;
+    d.values = values;
+    d.kind = kind;
+    d.better = better;
+    d.statistic = statistic;
+    defs_.push_back(std::move(d));
+  }
+  return *this;
 }
 
-std::vector<const FigureSpec*> FiguresNamed(std::string_view name) {
-  std::vector<const FigureSpec*> out;
+FigureList& FigureList::Score(ScoreGroup group, const std::string& name, Better better,
+                              bool same_tokenizer, bool replaces_headline) {
+  for (size_t i = last_add_; i < defs_.size(); ++i) {
+    defs_[i].score = {group, name, better == Better::kHigher, same_tokenizer, replaces_headline};
+  }
+  return *this;
+}
+
+FigureList& FigureList::SubsetNamesReference() {
+  for (size_t i = last_add_; i < defs_.size(); ++i) defs_[i].subset_names_reference = true;
+  return *this;
+}
+
+FigureList& FigureList::CountsFailures() {
+  for (size_t i = last_add_; i < defs_.size(); ++i) defs_[i].counts_failures = true;
+  return *this;
+}
+
+FigureList& FigureList::TokenizerDensity() {
+  for (size_t i = last_add_; i < defs_.size(); ++i) defs_[i].tokenizer_density = true;
+  return *this;
+}
+
+FigureList& FigureList::Headline() {
+  if (!defs_.empty()) defs_.back().headline = true;
+  return *this;
+}
+
+FigureCatalogue::FigureCatalogue(std::vector<FigureDef> defs, Headlines headlines)
+    : defs_(std::move(defs)), headlines_(std::move(headlines)) {}
+
+const FigureDef* FigureCatalogue::Of(const ResultRow& row) const {
+  for (const FigureDef& d : defs_) {
+    if (d.metric == row.metric && TestMatches(d.test, row.test)) {
+      return d.unit == row.unit ? &d : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+bool FigureCatalogue::IsWholeSet(const ResultRow& row) const {
+  if (row.subset.empty()) return true;
+  const FigureDef* d = Of(row);
+  return d && d->subset_names_reference;
+}
+
+std::string FigureCatalogue::PairingSubset(const ResultRow& row) const {
+  const FigureDef* d = Of(row);
+  if (!d || !d->subset_names_reference) return row.subset;
+  static const std::regex kCell("reference cell [0-9]+");
+  static const std::regex kTail(", mean reference tail mass [-+0-9.eE]+");
+  return std::regex_replace(std::regex_replace(row.subset, kTail, ""), kCell, "reference cell");
+}
+
+bool FigureCatalogue::IsHeadline(const ResultRow& row) const {
+  const FigureDef* d = Of(row);
+  return d && d->headline;
+}
+
+std::vector<const FigureDef*> FigureCatalogue::Named(std::string_view name) const {
+  std::vector<const FigureDef*> out;
   int best = 0;
-  for (const FigureSpec& spec : KnownFigures()) {
-    const int m = Match(name, spec);
+  for (const FigureDef& def : defs_) {
+    const int m = Match(name, def);
     if (m == 0 || m < best) continue;
     if (m > best) out.clear();
     best = m;
-    out.push_back(&spec);
+    out.push_back(&def);
   }
   return out;
 }
 
-std::vector<std::string> FigureNamesLike(std::string_view name) {
+std::vector<std::string> FigureCatalogue::NamesLike(std::string_view name) const {
   std::vector<std::string> out;
   const size_t dot = name.find('.');
   const std::string_view test = dot == std::string_view::npos ? "" : name.substr(0, dot);
-  for (const FigureSpec& spec : KnownFigures()) {
-    out.push_back(spec.metric);
-    if (FamilyPrefix(spec.test).empty()) {
-      out.push_back(spec.test);
-      out.push_back(spec.test + "." + spec.metric);
-      out.push_back(spec.test + "_" + spec.metric);
-    } else if (!test.empty() && TestOf(spec, test)) {
-      out.push_back(std::string(test) + "." + spec.metric);
+  for (const FigureDef& def : defs_) {
+    out.push_back(def.metric);
+    if (!IsFamily(def.test)) {
+      out.push_back(def.test);
+      out.push_back(def.test + "." + def.metric);
+      out.push_back(def.test + "_" + def.metric);
+    } else if (!test.empty() && TestMatches(def.test, test)) {
+      out.push_back(std::string(test) + "." + def.metric);
     }
   }
   return out;

@@ -1,17 +1,21 @@
-// Every figure Pipette reports, by test and metric, with its unit and its kind
-// (docs/report-schema.md "results"): what a figure's name in a selection constraint may name, and
-// which values the figure can take at all. A workload that adds a figure adds its line here;
-// figures_test.cc holds the catalogue against the rows of a real report.
+// What every figure Pipette reports means (docs/report-schema.md "results"): the figure catalogue.
+// Each workload declares the figures it makes (Workload::Figures, a FigureDef each: its test and
+// metric, unit, which way is better, the statistic that summarises it, its kind, the values it can
+// take, whether it is its test's headline), and app/ assembles them with the workloads' headline
+// columns into one FigureCatalogue (workload::Figures()) that it hands down. compare, select,
+// reproduce, the summary and the page read a figure's meaning here, never from its name.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "pipette/metrics/headline.h"
+
 namespace pipette::metrics {
 
-// What a figure is, which bounds the values it can take (RangeOf).
-enum class FigureKind {
+// The values a figure can take at all, which bounds a selection constraint on it (RangeOf).
+enum class ValueKind {
   kProportion,   // a share of items or positions, or a probability: 0 to 1
   kAmount,       // a size, time, rate, count, energy or divergence: 0 or more
   kPercentDrop,  // a fall in % of where it started (sustained decay): at most 100, below 0 a rise
@@ -23,32 +27,137 @@ enum class FigureKind {
 struct ValueRange {
   double lo, hi;
 };
-ValueRange RangeOf(FigureKind kind);
+ValueRange RangeOf(ValueKind kind);
 // "a proportion (0 to 1)", "a non-negative amount" ...: for messages.
-std::string KindText(FigureKind kind);
+std::string KindText(ValueKind kind);
 
-struct FigureSpec {
-  // A test's name, or a family of them: "pp<N>", "tg<N>", "ttft@<P>", "e2e@<P>+<N>",
-  // "sustained<N>".
+// What a figure measures: how compare judges a change (speed, memory and energy by the ratio of
+// medians, quality by a paired difference over items) and reproduce checks it.
+enum class FigureKind {
+  kSpeed,    // a time, a rate, and what a stream's timing counts
+  kQuality,  // what a quality workload measures of the model's output
+  kMemory,   // a size in memory or on disk
+  kEnergy,   // power and energy
+  kFact,     // a count that describes the cell (nodes on other providers): never judged
+};
+
+// Which way a figure is better; kNotJudged: Pipette does not call a change of it better or worse
+// (counts, facts, a figure whose rise or fall has no merit of its own), so compare, the gate and
+// reproduce leave it out.
+enum class Better { kNotJudged, kHigher, kLower };
+
+// How a cell's values of the figure are summarised.
+enum class Statistic {
+  kMedianOfRepetitions,  // one value a repetition (or stream); the median, with its spread
+  kOverItems,            // one value a run over its items or positions: their mean (a proportion)
+  kGeoMeanOverItems,     // one value a run over its chunks: their geometric mean (perplexity)
+  kMeasuredOnce,         // one value a cell (peak RSS, a file's size, the KV cache allocated)
+};
+
+// The groups `select` scores a candidate in (docs/running.md "Choosing a configuration").
+enum class ScoreGroup { kNone, kQuality, kEfficiency, kRobustness, kEngineering };
+
+// How `select` scores a figure.
+struct Scoring {
+  ScoreGroup group = ScoreGroup::kNone;  // kNone: not scored
+  // The name the score shows it by; "<test>" and "<metric>" stand for the row's ("<test>.decay").
+  std::string name;
+  bool higher = false;  // which way is better in the score
+  // Per token of the model's own tokenizer: left out of the score where the candidates'
+  // tokenizers differ (their FigureDef::tokenizer_density).
+  bool same_tokenizer = false;
+  // Stands in for its test's headline score, which is left out, where every candidate with that
+  // has this too; else this is left out (a tg test's ms_per_kchar, which compares tokenizers
+  // alike, for its t/s).
+  bool replaces_headline = false;
+};
+
+struct FigureDef {
+  // A test's name ("ppl", "load"), or a family of them where <N> and <P> stand for digits:
+  // "pp<N>", "tg<N>", "ttft@<P>", "e2e@<P>+<N>", "sustained<N>".
   std::string test;
   std::string metric;
   std::string unit;  // as the rows give it ("" for none)
-  FigureKind kind = FigureKind::kAmount;
+  ValueKind values = ValueKind::kAmount;
+  FigureKind kind = FigureKind::kSpeed;
+  Better better = Better::kNotJudged;
+  Statistic statistic = Statistic::kMedianOfRepetitions;
+  // The test's headline figure: what the test's name alone names (a gate line, a constraint, the
+  // summary's speed columns, `report --vary`).
+  bool headline = false;
+  // The row's subset names the reference the figure was measured against ("full vocabulary;
+  // reference cell 3", "lower bound: top-k + tail, mean reference tail mass 0.0123; reference
+  // cell 3"), a variant of the figure, not a part of its items: compare pairs rows by it with the
+  // cell's number and the tail mass left out (PairingSubset), and select reads such a row as the
+  // whole set's.
+  bool subset_names_reference = false;
+  Scoring score;
+  // A count of what failed (streams, requests): select sums a cell's into its robustness figure
+  // "failures".
+  bool counts_failures = false;
+  // Tokens per 1000 characters of the corpus: the tokenizer's density, which tells select whether
+  // the candidates' per-token figures compare.
+  bool tokenizer_density = false;
 };
 
-// The catalogue, in report order.
-const std::vector<FigureSpec>& KnownFigures();
+// Whether `test` is `pattern` (FigureDef::test), or one of its family.
+bool TestMatches(std::string_view pattern, std::string_view test);
 
-// Whether `test` is the spec's test, or one of its family.
-bool TestOf(const FigureSpec& spec, std::string_view test);
+// The figures of one workload, declared as FigureDefs sharing a test, kind and statistic.
+class FigureList {
+ public:
+  // Appends one def per metric; `better` and `values` as FigureDef's.
+  FigureList& Add(const std::string& test, std::initializer_list<const char*> metrics,
+                  const std::string& unit, FigureKind kind, Better better,
+                  ValueKind values = ValueKind::kAmount,
+                  Statistic statistic = Statistic::kMedianOfRepetitions);
+  // Marks the last def added as its test's headline.
+  FigureList& Headline();
+  // These set a FigureDef field of every def of the last Add.
+  FigureList& Score(ScoreGroup group, const std::string& name, Better better,
+                    bool same_tokenizer = false, bool replaces_headline = false);
+  FigureList& SubsetNamesReference();
+  FigureList& CountsFailures();
+  FigureList& TokenizerDensity();
+  std::vector<FigureDef> Take() { return std::move(defs_); }
 
-// The specs a figure's name as people write it names (compare::FigureNameMatch's forms: test.metric
-// or test_metric, a metric, a test for its headline figure), the most specific form only; empty
-// for a name Pipette never reports.
-std::vector<const FigureSpec*> FiguresNamed(std::string_view name);
+ private:
+  std::vector<FigureDef> defs_;
+  size_t last_add_ = 0;  // where the last Add's defs start
+};
 
-// The names near `name` a figure can be given, for a "did you mean": every metric, every test of
-// one name with its metrics, and the metrics of the test `name` starts with ("tg128.").
-std::vector<std::string> FigureNamesLike(std::string_view name);
+// Every figure the workloads declare, in report order, and the workloads' headline columns.
+class FigureCatalogue {
+ public:
+  FigureCatalogue() = default;
+  FigureCatalogue(std::vector<FigureDef> defs, Headlines headlines);
+
+  const std::vector<FigureDef>& defs() const { return defs_; }
+  // The workloads' summary and `report --vary` columns (Workload::Headlines).
+  const Headlines& headlines() const { return headlines_; }
+
+  // The def of a row's figure: its test and metric, in its unit; null for a figure no workload
+  // declares, or one given in another unit (a hostile report).
+  const FigureDef* Of(const ResultRow& row) const;
+  // Whether the row is its figure's whole set (no subset, or a subset that names a reference)
+  // rather than a part of its items (a subject, a language, an op type).
+  bool IsWholeSet(const ResultRow& row) const;
+  // The subset rows are paired by: a reference's cell number left out (subset_names_reference).
+  std::string PairingSubset(const ResultRow& row) const;
+  // Whether the row is its test's headline figure.
+  bool IsHeadline(const ResultRow& row) const;
+
+  // The defs a figure's name as people write it names (compare::FigureNameMatch's forms:
+  // test.metric or test_metric, a metric, a test for its headline figure), the most specific
+  // form only; empty for a name Pipette never reports.
+  std::vector<const FigureDef*> Named(std::string_view name) const;
+  // The names near `name` a figure can be given, for a "did you mean": every metric, every test
+  // of one name with its metrics, and the metrics of the test `name` starts with ("tg128.").
+  std::vector<std::string> NamesLike(std::string_view name) const;
+
+ private:
+  std::vector<FigureDef> defs_;
+  Headlines headlines_;
+};
 
 }  // namespace pipette::metrics

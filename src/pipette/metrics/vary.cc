@@ -13,12 +13,12 @@ namespace {
 
 // The figure a row contributes to the table, as a column name; "" if none.
 // (The workloads' figures: their headlines.)
-std::string ColumnOf(const ResultRow& r, const Headlines& headlines) {
+std::string ColumnOf(const ResultRow& r, const FigureCatalogue& figures) {
   if (!r.na_reason.empty()) return "";
-  if (IsHeadline(r)) return fmt::format("{} {}", r.test, r.unit);
+  if (figures.IsHeadline(r)) return fmt::format("{} {}", r.test, r.unit);
   if (r.test == "memory" && r.metric == "peak_rss") return "peak RSS";
   if (r.test == "model" && r.metric == "file_size") return "file size";
-  for (const Headline& h : headlines) {
+  for (const Headline& h : figures.headlines()) {
     if (std::string column = h.vary_column(r); !column.empty()) return column;
   }
   return "";
@@ -77,7 +77,8 @@ std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
 }
 
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
-                                 const config::ParamRegistry& params, const Headlines& headlines) {
+                                 const config::ParamRegistry& params,
+                                 const FigureCatalogue& figures) {
   const std::vector<std::string> dims = VaryDimensions(rows);
   if (std::find(dims.begin(), dims.end(), dimension) == dims.end()) {
     std::string known;
@@ -122,7 +123,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   std::map<std::pair<size_t, std::string>, size_t> row_index;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
-    const std::string col = ColumnOf(r, headlines);
+    const std::string col = ColumnOf(r, figures);
     if (col.empty() || r.cell->cell_status != "ok") continue;
     table.sources.push_back(i);
     if (!column_index.count(col)) {

@@ -9,6 +9,7 @@
 
 #include "pipette/config/params.h"
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
@@ -85,8 +86,10 @@ std::string DimensionKey(const ResultRow& row, const std::string& dimension,
 
 // One group per combination of the other dimensions within one run; rows in first-seen order;
 // only cells that completed. An unknown dimension is an input error with a suggestion. Columns:
-// the speed tests, peak RSS, file size, and each workload's figure in `headlines`.
+// the speed tests, peak RSS, file size, and each workload's headline figure
+// (`figures.headlines()`).
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
-                                 const config::ParamRegistry& params, const Headlines& headlines);
+                                 const config::ParamRegistry& params,
+                                 const FigureCatalogue& figures);
 
 }  // namespace pipette::metrics

@@ -20,7 +20,7 @@ std::vector<ResultRow> Rows() { return fixture::VaryRows(); }
 std::vector<ResultRow> RuntimeRows() { return fixture::RuntimeVaryRows(); }
 
 TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
-  auto t = BuildVaryTable(Rows(), "quant", runtime::Registry().Params(), workload::Headlines());
+  auto t = BuildVaryTable(Rows(), "quant", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);   // threads=1 and threads=2
   ASSERT_EQ(t->columns.size(), 3u);  // tg16 t/s, peak RSS, ppl
@@ -40,11 +40,11 @@ TEST(Vary, GroupsByTheFixedDimensionsWithRatiosToTheFirstRow) {
 }
 
 TEST(Vary, ParameterDimensionAndUnknownDimension) {
-  auto t = BuildVaryTable(Rows(), "threads", runtime::Registry().Params(), workload::Headlines());
+  auto t = BuildVaryTable(Rows(), "threads", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->groups.size(), 2u);  // one per model file
   EXPECT_DOUBLE_EQ(*t->groups[0].rows[1].ratios[0], 90.0 / 50.0);
-  auto bad = BuildVaryTable(Rows(), "thread", runtime::Registry().Params(), workload::Headlines());
+  auto bad = BuildVaryTable(Rows(), "thread", runtime::Registry().Params(), workload::Figures());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().exit_code, 2);
   EXPECT_NE(bad.error().message.find("did you mean 'threads'"), std::string::npos);
@@ -67,7 +67,7 @@ TEST(Vary, FilesOfOneModelShareATableNamedByPipettesBaseModel) {
       row("smol:Q4_0", "Q4_0", "smol", "Smollm2 135M 8k Lc100K Mix1 Ep2", 60),
       row("smol-q8", "Q8_0", "smol-q8", "Smollm2 135M 8k Lc100K Mix1 Ep2", 40),
       row("gemma", "Q4_K_M", "gemma", "Gemma 3 270m", 30)};
-  auto t = BuildVaryTable(rows, "quant", runtime::Registry().Params(), workload::Headlines());
+  auto t = BuildVaryTable(rows, "quant", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->groups.size(), 2u);
   EXPECT_EQ(t->groups[0].base_models, (std::vector<std::string>{"smol", "smol-q8"}));
@@ -92,7 +92,7 @@ TEST(Vary, RuntimesShareATableOfTheSameWeightsInTheSamePrecision) {
                                        row("smol", "Q4_1", "llama.cpp", "Smol", 90),
                                        row("smol:onnx-fp32", "fp32", "onnxruntime", "Smol", 20),
                                        row("gem:onnx-fp32", "fp32", "onnxruntime", "Gem", 10)};
-  auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Headlines());
+  auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads"}));
   ASSERT_EQ(t->groups.size(), 3u);
@@ -110,7 +110,7 @@ TEST(Vary, RuntimesShareATableOfTheSameWeightsInTheSamePrecision) {
 
 TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHas) {
   const std::vector<ResultRow> rows = RuntimeRows();
-  auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Headlines());
+  auto t = BuildVaryTable(rows, "runtime", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(t.ok()) << t.error().message;
   // flash_attn and graph_optimization are one runtime's each, and each runtime rounds n_ctx and
   // clamps n_batch its own way: they name rows, not groups.
@@ -133,8 +133,7 @@ TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHas) {
   std::vector<ResultRow> longer = rows;
   longer.push_back(rows[2]);
   longer.back().EditCell().params["n_ctx"] = 1024;
-  auto more =
-      BuildVaryTable(longer, "runtime", runtime::Registry().Params(), workload::Headlines());
+  auto more = BuildVaryTable(longer, "runtime", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(more.ok());
   ASSERT_EQ(more->groups.size(), 3u);
   EXPECT_EQ(more->groups[0].rows.size(), 4u);
@@ -142,15 +141,14 @@ TEST(Vary, RuntimesAreComparedOnWhatEveryRuntimeHas) {
 
 TEST(Vary, SchemesOfOneModelShareOneTable) {
   const std::vector<ResultRow> rows = RuntimeRows();
-  auto t = BuildVaryTable(rows, "scheme", runtime::Registry().Params(), workload::Headlines());
+  auto t = BuildVaryTable(rows, "scheme", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->fixed, (std::vector<std::string>{"device", "threads"}));
   ASSERT_EQ(t->groups.size(), 1u);
   ASSERT_EQ(t->groups[0].rows.size(), 5u);  // every quantization under every runtime
   EXPECT_DOUBLE_EQ(*t->groups[0].rows[3].ratios[0], 90.0 / 40.0);
   // Other dimensions never hold the scheme fixed: it is model, quant and runtime together.
-  auto threads =
-      BuildVaryTable(rows, "threads", runtime::Registry().Params(), workload::Headlines());
+  auto threads = BuildVaryTable(rows, "threads", runtime::Registry().Params(), workload::Figures());
   ASSERT_TRUE(threads.ok());
   EXPECT_EQ(std::count(threads->fixed.begin(), threads->fixed.end(), "scheme"), 0);
 }

@@ -197,7 +197,7 @@ Table McItemsTable(const std::vector<metrics::McItemRow>& items) {
 }
 
 Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
-                   const metrics::Headlines& headlines, ReportParts parts) {
+                   const metrics::FigureCatalogue& figures, ReportParts parts) {
   Report r;
   r.generated_at = data.generated_at;
   r.pipette_version = data.pipette_version;
@@ -220,12 +220,12 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
     r.results = ResultsTable(data.rows);
     r.mc_items = McItemsTable(data.mc_items);
   }
-  r.summary = SummaryTable(data.rows, params, headlines);
+  r.summary = SummaryTable(data.rows, params, figures);
   for (Table curve : {ContextGrowthTable(data.rows), SustainedTable(data.rows)}) {
     if (!curve.rows.empty() || !curve.footnotes.empty()) r.curves.push_back(std::move(curve));
   }
   r.incomplete = IncompleteCells(data.cells);
-  if (parts == ReportParts::kPage) r.page = BuildPage(data, r.curves, params, headlines);
+  if (parts == ReportParts::kPage) r.page = BuildPage(data, r.curves, params, figures);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipette/config/params.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/report/data.h"
 #include "pipette/report/page.h"
@@ -45,9 +46,9 @@ struct Report {
 enum class ReportParts { kSummary, kAll, kPage };
 
 // `params`: the parameters the rows' runtimes take (how the console table names and shows them);
-// `headlines`: the workloads' summary columns (workload::Headlines()).
+// `figures`: what each figure means, with the workloads' summary columns (workload::Figures()).
 Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
-                   const metrics::Headlines& headlines, ReportParts parts = ReportParts::kAll);
+                   const metrics::FigureCatalogue& figures, ReportParts parts = ReportParts::kAll);
 
 // The tables, each from its records (BuildReport calls them all).
 Table RunsTable(const std::vector<store::RunRecord>& runs);

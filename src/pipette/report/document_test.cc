@@ -49,7 +49,7 @@ TEST(Document, BuiltOnceWithEveryTable) {
   c.status = "failed";
   c.error = "died";
   d.cells = {c};
-  const Report r = BuildReport(d, runtime::Registry().Params(), workload::Headlines());
+  const Report r = BuildReport(d, runtime::Registry().Params(), workload::Figures());
   EXPECT_EQ(r.schema_version, kJsonSchemaVersion);
   EXPECT_EQ(r.store, "s.db");
   EXPECT_EQ(r.cells.rows.size(), 1u);

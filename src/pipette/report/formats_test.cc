@@ -168,7 +168,7 @@ std::string Render(const std::string& format, const ReportData& data) {
   if (!f) return "";
   std::ostringstream out;
   const Report report =
-      BuildReport(data, runtime::Registry().Params(), workload::Headlines(), (*f)->parts);
+      BuildReport(data, runtime::Registry().Params(), workload::Figures(), (*f)->parts);
   if (format == "html") {
     // The golden file holds Pipette's page, not the libraries it inlines (html_test.cc checks
     // that the registered renderer inlines them).
@@ -203,7 +203,7 @@ TEST(Json, WrittenAsItGoesIsTheWholeDocumentsDump) {
   ReportData no_results = Sample();
   no_results.rows.clear();
   for (const ReportData& data : {Sample(), no_results, empty}) {
-    const Report report = BuildReport(data, runtime::Registry().Params(), workload::Headlines());
+    const Report report = BuildReport(data, runtime::Registry().Params(), workload::Figures());
     nlohmann::ordered_json doc;
     doc["schema"] = report.schema;
     doc["schema_version"] = report.schema_version;
@@ -226,7 +226,7 @@ TEST(Json, WrittenAsItGoesIsTheWholeDocumentsDump) {
 TEST(Formats, MdIsTheSummaryAloneAndTheOthersEveryTable) {
   const ReportData data = Sample();
   const Report summary =
-      BuildReport(data, runtime::Registry().Params(), workload::Headlines(), ReportParts::kSummary);
+      BuildReport(data, runtime::Registry().Params(), workload::Figures(), ReportParts::kSummary);
   EXPECT_TRUE(summary.results.rows.empty());
   EXPECT_TRUE(summary.cells.rows.empty());
   EXPECT_FALSE(summary.summary.rows.empty());
@@ -234,9 +234,9 @@ TEST(Formats, MdIsTheSummaryAloneAndTheOthersEveryTable) {
     SCOPED_TRACE(std::string(f.name));
     std::ostringstream whole, part;
     f.render(
-        BuildReport(data, runtime::Registry().Params(), workload::Headlines(), ReportParts::kPage),
+        BuildReport(data, runtime::Registry().Params(), workload::Figures(), ReportParts::kPage),
         whole);
-    f.render(BuildReport(data, runtime::Registry().Params(), workload::Headlines(), f.parts), part);
+    f.render(BuildReport(data, runtime::Registry().Params(), workload::Figures(), f.parts), part);
     EXPECT_EQ(part.str(), whole.str());
   }
   EXPECT_EQ((*FindFormat("md"))->parts, ReportParts::kSummary);

@@ -61,7 +61,7 @@ ReportData Hostile() {
 std::string Page(const ReportData& d, const std::vector<WebLibrary>& libraries) {
   std::ostringstream out;
   RenderHtmlPage(
-      BuildReport(d, runtime::Registry().Params(), workload::Headlines(), ReportParts::kPage),
+      BuildReport(d, runtime::Registry().Params(), workload::Figures(), ReportParts::kPage),
       libraries, out);
   return out.str();
 }
@@ -158,8 +158,7 @@ TEST(Html, TheRegisteredFormatInlinesThePinnedLibrariesWhole) {
   ASSERT_TRUE(f.ok());
   std::ostringstream out;
   (*f)->render(
-      BuildReport(Hostile(), runtime::Registry().Params(), workload::Headlines(), (*f)->parts),
-      out);
+      BuildReport(Hostile(), runtime::Registry().Params(), workload::Figures(), (*f)->parts), out);
   const std::string page = out.str();
   ASSERT_EQ(WebLibraries().size(), 3u);
   for (const WebLibrary& lib : WebLibraries()) {

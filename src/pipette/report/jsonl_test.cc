@@ -13,7 +13,7 @@ namespace {
 std::string Render(const std::string& format, const ReportData& d) {
   std::ostringstream out;
   (*FindFormat(format))
-      ->render(BuildReport(d, runtime::Registry().Params(), workload::Headlines()), out);
+      ->render(BuildReport(d, runtime::Registry().Params(), workload::Figures()), out);
   return out.str();
 }
 

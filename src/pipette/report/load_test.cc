@@ -86,7 +86,7 @@ class DerivedCacheTest : public ::testing::Test {
     EXPECT_FALSE(data->rows.empty());
     std::ostringstream out;
     const report::Report doc =
-        BuildReport(*data, runtime::Registry().Params(), workload::Headlines());
+        BuildReport(*data, runtime::Registry().Params(), workload::Figures());
     for (const Format& f : Formats()) {
       out << "== " << f.name << "\n";
       f.render(doc, out);

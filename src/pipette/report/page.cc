@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "pipette/compare/compare.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/report/display.h"
 #include "pipette/report/vary_view.h"
@@ -121,7 +120,7 @@ std::optional<double> Param(const ResultRow& r, const std::string& name) {
 
 PageSection ControlledVariables(const std::vector<ResultRow>& rows,
                                 const config::ParamRegistry& params,
-                                const metrics::Headlines& headlines) {
+                                const metrics::FigureCatalogue& figures) {
   PageSection s;
   s.id = "controlled";
   s.title = "Controlled variables";
@@ -131,7 +130,7 @@ PageSection ControlledVariables(const std::vector<ResultRow>& rows,
   const std::vector<std::string> dims = metrics::VaryDimensions(rows);
   for (const char* dim : {"model", "quant", "runtime", "device"}) {
     if (std::find(dims.begin(), dims.end(), dim) == dims.end()) continue;
-    auto table = metrics::BuildVaryTable(rows, dim, params, headlines);
+    auto table = metrics::BuildVaryTable(rows, dim, params, figures);
     if (!table) continue;
     const VaryView view = BuildVaryView(*table, rows, params);
     json values = json::array();
@@ -259,7 +258,8 @@ Chart Frontier(const std::string& id, const std::string& title, const std::strin
                    {{"width", 480}, {"height", 300}, {"layer", {line, dots}}});
 }
 
-PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& labels) {
+PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& labels,
+                             const metrics::FigureCatalogue& figures) {
   PageSection s;
   s.id = "tradeoffs";
   s.title = "Quality against speed and memory";
@@ -274,20 +274,23 @@ PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& l
     if (r.test == tg && r.metric == "throughput") speed[r.cell->cell_id] = r.summary.median;
     if (r.metric == "peak_rss") memory[r.cell->cell_id] = r.summary.median / kMiB;
   }
-  // Each quality figure (compare's rule: a difference over paired units), in first-seen order.
-  std::vector<std::pair<std::string, std::string>> figures;
+  // Each judged quality figure (metrics/figures.h), in first-seen order.
+  std::vector<std::pair<std::string, std::string>> quality;
   std::map<std::pair<std::string, std::string>, std::vector<const ResultRow*>> of;
   std::map<std::pair<std::string, std::string>, bool> higher;
   for (const ResultRow& r : rows) {
     if (!Usable(r)) continue;
-    const auto rule = compare::RuleFor(r);
-    if (!rule || rule->of != compare::Change::Of::kDifference) continue;
+    const metrics::FigureDef* def = figures.Of(r);
+    if (!def || def->kind != metrics::FigureKind::kQuality ||
+        def->better == metrics::Better::kNotJudged) {
+      continue;
+    }
     const auto key = std::make_pair(r.test, r.metric);
-    if (!of.count(key)) figures.push_back(key);
+    if (!of.count(key)) quality.push_back(key);
     of[key].push_back(&r);
-    higher[key] = rule->direction == compare::Direction::kHigherIsBetter;
+    higher[key] = def->better == metrics::Better::kHigher;
   }
-  for (const auto& key : figures) {
+  for (const auto& key : quality) {
     const ResultRow& first = *of[key].front();
     const std::string name = FigureName(first);
     const std::string y_title =
@@ -708,11 +711,11 @@ PageSection Models(const std::vector<store::CellRecord>& cells) {
 
 std::vector<PageSection> BuildPage(const ReportData& data, const std::vector<Table>& curves,
                                    const config::ParamRegistry& params,
-                                   const metrics::Headlines& headlines) {
+                                   const metrics::FigureCatalogue& figures) {
   const Labels labels(data.rows);
   std::vector<PageSection> page;
-  page.push_back(ControlledVariables(data.rows, params, headlines));
-  page.push_back(QualityTradeOffs(data.rows, labels));
+  page.push_back(ControlledVariables(data.rows, params, figures));
+  page.push_back(QualityTradeOffs(data.rows, labels, figures));
   page.push_back(SpeedBy(data.rows, labels, params, "threads", "threads", "[1, 2, 4]"));
   page.push_back(SpeedBy(data.rows, labels, params, "n_batch", "batch size", "[128, 512]"));
   page.push_back(QualityByQuant(data.rows, labels));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipette/config/params.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/report/data.h"
 #include "pipette/report/table.h"
@@ -40,7 +41,7 @@ struct PageSection {
 // (shown in their sections).
 std::vector<PageSection> BuildPage(const ReportData& data, const std::vector<Table>& curves,
                                    const config::ParamRegistry& params,
-                                   const metrics::Headlines& headlines);
+                                   const metrics::FigureCatalogue& figures);
 
 // Every chart of the page as one document, {"charts": [{"section", "id", "title", "spec"}]}: what
 // the golden test keeps (tests/golden/report.charts.json).

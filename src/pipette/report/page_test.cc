@@ -76,7 +76,7 @@ ReportData Fixed() {
     ppl.value = q8 ? 10 : 11;
     ppl.std_error = 0.25;
     d.rows.push_back(ppl);
-    if (!q8) d.rows.push_back(Row(c, "kld", "kld_mean", "", {0.02, 0.04}));
+    if (!q8) d.rows.push_back(Row(c, "kld", "kld_mean", "nats", {0.02, 0.04}));
     metrics::ResultRow acc = Row(c, "mc", "acc", "fraction", {1, 1, 0, q8 ? 1.0 : 0.0});
     acc.value = q8 ? 0.75 : 0.5;
     d.rows.push_back(acc);
@@ -110,7 +110,7 @@ ReportData Fixed() {
 }
 
 std::vector<PageSection> Page(const ReportData& d) {
-  return BuildPage(d, {}, runtime::Registry().Params(), workload::Headlines());
+  return BuildPage(d, {}, runtime::Registry().Params(), workload::Figures());
 }
 
 const PageSection& Section(const std::vector<PageSection>& page, const std::string& id) {
@@ -205,7 +205,7 @@ TEST(Page, IntegerParametersAreDrawnOnAnIntegerAxis) {
   }
 
   const auto threads_of = [](const config::ParamRegistry& params) {
-    const auto p = BuildPage(Fixed(), {}, params, workload::Headlines());
+    const auto p = BuildPage(Fixed(), {}, params, workload::Figures());
     const Chart* c = FindChart(p, "speed-by-threads");
     return c ? c->spec["spec"]["encoding"]["x"] : json();
   };

@@ -47,7 +47,7 @@ ReportData Data() {
 std::string Sql(const ReportData& d) {
   std::ostringstream out;
   (*FindFormat("sql"))
-      ->render(BuildReport(d, runtime::Registry().Params(), workload::Headlines()), out);
+      ->render(BuildReport(d, runtime::Registry().Params(), workload::Figures()), out);
   return out.str();
 }
 

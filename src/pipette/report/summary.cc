@@ -20,7 +20,7 @@ Column TextColumn(std::string name, Align align) {
 }  // namespace
 
 Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::ParamRegistry& params,
-                   const metrics::Headlines& headlines) {
+                   const metrics::FigureCatalogue& figures) {
   Table t;
   t.name = "summary";
   std::map<std::string, std::set<std::string>> values;
@@ -42,7 +42,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   }
   // The workloads' columns, in their order, each with the rows of every cell it shows.
   std::vector<const metrics::Headline*> quality;
-  for (const metrics::Headline& h : headlines) quality.push_back(&h);
+  for (const metrics::Headline& h : figures.headlines()) quality.push_back(&h);
   std::stable_sort(quality.begin(), quality.end(),
                    [](auto* a, auto* b) { return a->order < b->order; });
   std::vector<std::map<int64_t, std::vector<const metrics::ResultRow*>>> shown(quality.size());
@@ -90,7 +90,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   // One line per cell and speed test; a cell with quality figures only gets one line too.
   std::set<int64_t> cells_with_speed, quality_line;
   for (const auto& r : rows) {
-    if (metrics::IsHeadline(r)) cells_with_speed.insert(r.cell->cell_id);
+    if (figures.IsHeadline(r)) cells_with_speed.insert(r.cell->cell_id);
   }
   for (const auto& r : rows) {
     // A cell without speed tests gets one line, on its first quality figure.
@@ -100,7 +100,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
     if (quality_only) quality_line.insert(r.cell->cell_id);
     // A phase the runtime does not serve: its own line, n/a with the reason.
     const bool na_line = r.metric == "all" && !r.na_reason.empty();
-    if (!metrics::IsHeadline(r) && !quality_only && !na_line) continue;
+    if (!figures.IsHeadline(r) && !quality_only && !na_line) continue;
     std::vector<Value> row;
     if (show_run) row.push_back(Text(std::to_string(r.cell->run_id)));
     row.push_back(Text(r.cell->model));

@@ -38,7 +38,7 @@ std::vector<std::string> Names(const Table& t) {
 TEST(Summary, OneTextRowPerSpeedTestWithNoiseFlags) {
   const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 256, {100, 101, 99}),
                                                 Speed(2, 2, 512, {50, 60, 40})};
-  const Table t = SummaryTable(rows, runtime::Registry().Params(), workload::Headlines());
+  const Table t = SummaryTable(rows, runtime::Registry().Params(), workload::Figures());
   // threads always; n_batch because it varies; n_ubatch not (one value). In name order.
   EXPECT_EQ(Names(t),
             (std::vector<std::string>{"model", "size", "params", "quant", "runtime", "n_batch",
@@ -73,7 +73,8 @@ TEST(Summary, AWorkloadsHeadlineIsItsColumn) {
            },
        .vary_column = [](const metrics::ResultRow&) { return std::string(); }}};
   const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100}), echo};
-  const Table t = SummaryTable(rows, runtime::Registry().Params(), fixture);
+  const Table t = SummaryTable(rows, runtime::Registry().Params(),
+                               metrics::FigureCatalogue(workload::Figures().defs(), fixture));
   const std::vector<std::string> names = Names(t);
   ASSERT_EQ(names.size(), 10u);
   EXPECT_EQ(names[8], "echo score");
@@ -82,7 +83,8 @@ TEST(Summary, AWorkloadsHeadlineIsItsColumn) {
   EXPECT_EQ(std::get<std::string>(t.rows[1].values[6]), "quality");
   EXPECT_EQ(std::get<std::string>(t.rows[1].values[8]), "score 25");
 
-  const Table none = SummaryTable(rows, runtime::Registry().Params(), {});
+  const Table none = SummaryTable(rows, runtime::Registry().Params(),
+                                  metrics::FigureCatalogue(workload::Figures().defs(), {}));
   EXPECT_EQ(Names(none).size(), 9u);
   EXPECT_EQ(none.rows.size(), 1u);
 }
@@ -90,7 +92,7 @@ TEST(Summary, AWorkloadsHeadlineIsItsColumn) {
 TEST(Summary, RequantizedVariantsGetAFootnoteAndIncompleteCellsANote) {
   std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100})};
   rows[0].EditCell().quant_origin = "re-quantized from Q4_1";
-  const Table t = SummaryTable(rows, runtime::Registry().Params(), workload::Headlines());
+  const Table t = SummaryTable(rows, runtime::Registry().Params(), workload::Figures());
   ASSERT_EQ(t.footnotes.size(), 1u);
   EXPECT_EQ(t.footnotes[0].rfind("* re-quantized from Q4_1", 0), 0u);
   store::CellRecord ok, failed, superseded;

@@ -18,7 +18,7 @@ namespace {
 std::vector<metrics::ResultRow> Rows() { return metrics::fixture::VaryRows(); }
 
 VaryView View(const std::vector<metrics::ResultRow>& rows, const std::string& dim) {
-  auto t = metrics::BuildVaryTable(rows, dim, runtime::Registry().Params(), workload::Headlines());
+  auto t = metrics::BuildVaryTable(rows, dim, runtime::Registry().Params(), workload::Figures());
   EXPECT_TRUE(t.ok()) << t.error().message;
   return t ? BuildVaryView(*t, rows, runtime::Registry().Params()) : VaryView{};
 }

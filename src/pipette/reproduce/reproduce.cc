@@ -10,7 +10,6 @@
 #include <string_view>
 #include <tuple>
 
-#include "pipette/compare/compare.h"
 #include "pipette/stats/stats.h"
 #include "pipette/util/json_text.h"
 
@@ -21,16 +20,20 @@ using nlohmann::json;
 
 using Key = std::tuple<int, std::string, std::string, std::string>;  // cell, test, metric, subset
 
-Key KeyOf(const metrics::ResultRow& r) {
-  return {r.cell->cell_index, r.test, r.metric, compare::PairingSubset(r)};
+Key KeyOf(const metrics::ResultRow& r, const metrics::FigureCatalogue& figures) {
+  return {r.cell->cell_index, r.test, r.metric, figures.PairingSubset(r)};
 }
 
-std::optional<FigureCheck::Kind> KindOf(const metrics::ResultRow& r) {
-  static const std::set<std::string> kQuality = {"ppl", "kld", "mc", "gen", "divergence"};
-  if (kQuality.count(r.test)) return FigureCheck::Kind::kQuality;
-  if (r.unit == "t/s" || r.unit == "ms" || r.unit == "J/token") return FigureCheck::Kind::kSpeed;
-  if (r.metric == "peak_rss" || r.metric == "file_size" || r.metric == "kv_bytes_allocated") {
-    return FigureCheck::Kind::kOnce;
+// How the figure is checked, from its def (metrics/figures.h): every quality figure against its
+// interval; a judged figure measured once a cell exactly; a judged speed or energy figure against
+// its noise; nullopt for the rest (counts, facts, sizes that vary with the run).
+std::optional<FigureCheck::Kind> KindOf(const metrics::FigureDef* def) {
+  if (!def) return std::nullopt;
+  if (def->kind == metrics::FigureKind::kQuality) return FigureCheck::Kind::kQuality;
+  if (def->better == metrics::Better::kNotJudged) return std::nullopt;
+  if (def->statistic == metrics::Statistic::kMeasuredOnce) return FigureCheck::Kind::kOnce;
+  if (def->kind == metrics::FigureKind::kSpeed || def->kind == metrics::FigureKind::kEnergy) {
+    return FigureCheck::Kind::kSpeed;
   }
   return std::nullopt;
 }
@@ -143,7 +146,8 @@ FigureCheck CheckSpeed(FigureCheck f, const metrics::ResultRow& a, const metrics
 
 }  // namespace
 
-Verdict Check(const Side& original, const Side& now, double threshold) {
+Verdict Check(const metrics::FigureCatalogue& figures, const Side& original, const Side& now,
+              double threshold) {
   Verdict v;
   // The environment first: it explains the figures that missed.
   static const std::vector<std::pair<const char*, const char*>> kFacts = {
@@ -188,11 +192,11 @@ Verdict Check(const Side& original, const Side& now, double threshold) {
   }
 
   std::map<Key, const metrics::ResultRow*> by_key;
-  for (const auto& r : *now.rows) by_key[KeyOf(r)] = &r;
+  for (const auto& r : *now.rows) by_key[KeyOf(r, figures)] = &r;
   for (const auto& a : *original.rows) {
-    const auto kind = KindOf(a);
+    const auto kind = KindOf(figures.Of(a));
     if (!kind || !a.na_reason.empty()) continue;
-    auto it = by_key.find(KeyOf(a));
+    auto it = by_key.find(KeyOf(a, figures));
     if (it == by_key.end() || !it->second->na_reason.empty()) {
       v.missing.push_back(fmt::format(
           "{} {}: {}", Label(a), a.metric,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 
 namespace pipette::reproduce {
 
@@ -57,7 +58,9 @@ struct Side {
 
 // Figures pair by cell position, test, metric and subset (the same experiment makes the same
 // cells in the same order). A cell whose model file is not the original's (by SHA-256) reproduces
-// none of its figures. `threshold`: the smallest noise band of a speed figure (0.03: ±3%).
-Verdict Check(const Side& original, const Side& now, double threshold = 0.03);
+// none of its figures. `figures` says how each figure is checked (workload::Figures() outside
+// tests). `threshold`: the smallest noise band of a speed figure (0.03: ±3%).
+Verdict Check(const metrics::FigureCatalogue& figures, const Side& original, const Side& now,
+              double threshold = 0.03);
 
 }  // namespace pipette::reproduce

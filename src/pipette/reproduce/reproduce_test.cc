@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::reproduce {
 namespace {
 
@@ -45,7 +47,7 @@ TEST(Reproduce, TheSameFiguresReproduceAndFactsAreNotChecked) {
   b[0].samples = {50.5, 49.5, 50.2};  // +0.4%: within ±3%
   json env = kEnv;
   env["load_avg_1"] = 0.6;  // less than half a core more: the same load
-  const Verdict v = Check({&a, kEnv}, {&b, env});
+  const Verdict v = Check(workload::Figures(), {&a, kEnv}, {&b, env});
   ASSERT_EQ(v.figures.size(), 3u);  // the token count is a fact, not checked
   EXPECT_TRUE(v.all_reproduced());
   EXPECT_TRUE(v.environment.empty());
@@ -63,7 +65,7 @@ TEST(Reproduce, AQualityFigureOffByOneBitAndASlowerMedianDoNotReproduceAndSayWhy
   json env = kEnv;
   env["cpu_governor"] = "powersave";
   env["load_avg_1"] = 1.5;
-  const Verdict v = Check({&a, kEnv}, {&b, env});
+  const Verdict v = Check(workload::Figures(), {&a, kEnv}, {&b, env});
   EXPECT_FALSE(v.all_reproduced());
   EXPECT_EQ(v.reproduced, 1u);  // peak_rss
   EXPECT_FALSE(v.figures[0].reproduced());
@@ -86,7 +88,7 @@ TEST(Reproduce, AFigureTheRunAgainLacksIsMissingAndAnotherModelFileIsNamed) {
   const auto a = Original();
   std::vector<ResultRow> b = {Original()[0], Original()[1]};
   b[1].EditCell().model_sha256 = "sha-other";
-  const Verdict v = Check({&a, kEnv}, {&b, kEnv});
+  const Verdict v = Check(workload::Figures(), {&a, kEnv}, {&b, kEnv});
   ASSERT_EQ(v.missing.size(), 1u);
   EXPECT_EQ(v.missing[0], "cell 1 m Q4_1 ppl ppl: not measured again");
   EXPECT_FALSE(v.all_reproduced());
@@ -110,7 +112,7 @@ TEST(Reproduce, ATimeMeasuredOnceACellCannotBeJudgedAndTopKKldPairsAcrossCells) 
   load.samples = {1020.0};  // +26%: a cold page cache, say
   kld.subset = "lower bound: top-40 + tail, mean reference tail mass 0.0123; reference cell 19";
   const std::vector<ResultRow> b = {load, kld};
-  const Verdict v = Check({&a, kEnv}, {&b, kEnv});
+  const Verdict v = Check(workload::Figures(), {&a, kEnv}, {&b, kEnv});
   ASSERT_EQ(v.figures.size(), 2u);
   EXPECT_EQ(v.figures[0].outcome, FigureCheck::Outcome::kCannotSay) << v.figures[0].why;
   EXPECT_TRUE(v.figures[1].reproduced()) << v.figures[1].why;
@@ -132,7 +134,7 @@ TEST(Reproduce, CellsMeasuredUnderAWarningAreAnEnvironmentDifference) {
   env_a["other_pipette_cells"] = 0;
   env_b["other_pipette_cells"] = 1;
   env_a["not_ready_cells"] = env_b["not_ready_cells"] = 0;
-  const Verdict v = Check({&a, env_a}, {&b, env_b});
+  const Verdict v = Check(workload::Figures(), {&a, env_a}, {&b, env_b});
   ASSERT_EQ(v.environment.size(), 1u);
   EXPECT_EQ(v.environment[0].what, "cells measured while another Pipette measured");
   EXPECT_EQ(v.environment[0].original, "0");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "pipette/testing/golden.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::reproduce {
 namespace {
@@ -39,7 +40,7 @@ Verdict Fixed() {
                                            Row("ppl", "ppl", "", {20.5, 22.25}, 21.3)};
   const nlohmann::json env_a = {{"cpu_governor", "performance"}, {"pipette", "0.1.0 (abc)"}};
   const nlohmann::json env_b = {{"cpu_governor", "powersave"}, {"pipette", "0.1.0 (abc)"}};
-  return Check({&a, env_a}, {&b, env_b});
+  return Check(workload::Figures(), {&a, env_a}, {&b, env_b});
 }
 
 TEST(ReproduceView, MarkdownGolden) {

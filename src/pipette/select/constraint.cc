@@ -24,7 +24,7 @@ bool NameChar(char c) {
 }
 
 // Whether a value `v` of a figure of `kind` can hold against `op` `bound` (in the figure's unit).
-bool Satisfiable(metrics::FigureKind kind, Constraint::Op op, double bound) {
+bool Satisfiable(metrics::ValueKind kind, Constraint::Op op, double bound) {
   const metrics::ValueRange r = metrics::RangeOf(kind);
   switch (op) {
     case Constraint::Op::kGe:
@@ -42,21 +42,21 @@ bool Satisfiable(metrics::FigureKind kind, Constraint::Op op, double bound) {
 // The figure a parsed constraint names is one Pipette reports (metrics/figures.h), in the bound's
 // unit, and the bound is one some value of it can meet; else an error at the figure's or the
 // bound's place (exit 2).
-Status CheckFigure(const Constraint& c, size_t name_at, size_t number_at) {
+Status CheckFigure(const Constraint& c, size_t name_at, size_t number_at,
+                   const metrics::FigureCatalogue& figures) {
   auto at = [&](size_t i, const std::string& problem) -> Error {
     return ErrorAt({c.file, c.line, c.column + static_cast<int>(i)},
                    fmt::format("'{}': {}", c.text, problem), 2);
   };
-  const std::vector<const metrics::FigureSpec*> specs = metrics::FiguresNamed(c.figure);
+  const std::vector<const metrics::FigureDef*> specs = figures.Named(c.figure);
   if (specs.empty()) {
-    return at(name_at,
-              fmt::format("'{}' is no figure Pipette reports (docs/report-schema.md: a "
-                          "test, a metric, or test.metric){}",
-                          c.figure, DidYouMean(c.figure, metrics::FigureNamesLike(c.figure))));
+    return at(name_at, fmt::format("'{}' is no figure Pipette reports (docs/report-schema.md: a "
+                                   "test, a metric, or test.metric){}",
+                                   c.figure, DidYouMean(c.figure, figures.NamesLike(c.figure))));
   }
-  std::vector<const metrics::FigureSpec*> in_unit;
+  std::vector<const metrics::FigureDef*> in_unit;
   std::set<std::string> units;
-  for (const metrics::FigureSpec* s : specs) {
+  for (const metrics::FigureDef* s : specs) {
     units.insert(s->unit.empty() ? "no unit" : s->unit);
     const bool percent =
         c.kind == Constraint::Kind::kFraction && (s->unit == "%" || s->unit == "probability");
@@ -68,14 +68,14 @@ Status CheckFigure(const Constraint& c, size_t name_at, size_t number_at) {
     return at(number_at, fmt::format("{} is in {}, the bound in {}", c.figure,
                                      fmt::join(units, " or "), UnitOf(c.kind)));
   }
-  for (const metrics::FigureSpec* s : in_unit) {
+  for (const metrics::FigureDef* s : in_unit) {
     // A bound in % of a figure in % ("decay <= 10%") compares as the figure's own number.
     const double bound =
         c.kind == Constraint::Kind::kFraction && s->unit == "%" ? c.bound * 100 : c.bound;
-    if (Satisfiable(s->kind, c.op, bound)) return {};
+    if (Satisfiable(s->values, c.op, bound)) return {};
   }
   return at(number_at, fmt::format("no value of {} can be {} that: it is {}", c.figure,
-                                   OpText(c.op), metrics::KindText(in_unit[0]->kind)));
+                                   OpText(c.op), metrics::KindText(in_unit[0]->values)));
 }
 
 }  // namespace
@@ -125,7 +125,7 @@ bool Holds(const Constraint& c, double value) {
 }
 
 Result<Constraint> ParseConstraint(std::string_view text, const std::string& file, int line,
-                                   int column) {
+                                   int column, const metrics::FigureCatalogue* figures) {
   Constraint c;
   c.text = std::string(text);
   c.file = file;
@@ -201,7 +201,9 @@ Result<Constraint> ParseConstraint(std::string_view text, const std::string& fil
     return fail(unit_at,
                 fmt::format("'{}' is not a unit (B, KiB, MiB, GiB, MB, GB, ms, s, t/s, %)", unit));
   }
-  if (auto st = CheckFigure(c, name_at, number_at); !st) return st.error();
+  if (figures) {
+    if (auto st = CheckFigure(c, name_at, number_at, *figures); !st) return st.error();
+  }
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "pipette/metrics/figures.h"
 #include "pipette/util/result.h"
 
 namespace pipette::select {
@@ -32,7 +33,9 @@ bool Holds(const Constraint& c, double value);
 // place of the part that is wrong, with the form expected (exit 2); so is a figure Pipette never
 // reports (with the near name), a bound in another unit than every figure of the name, and a bound
 // no value of the figure can meet (its range from its kind, metrics/figures.h: format_ok >= 1.5).
+// `figures`: the figures a constraint may name (workload::Figures()); null only where none is
+// at hand (config's own tests), which leaves the name and the bound's range unchecked.
 Result<Constraint> ParseConstraint(std::string_view text, const std::string& file, int line,
-                                   int column);
+                                   int column, const metrics::FigureCatalogue* figures);
 
 }  // namespace pipette::select

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::select {
 namespace {
 
@@ -23,7 +25,7 @@ TEST(Constraint, EachFormOfBoundParsesIntoTheFiguresUnit) {
       {"mc_acc > 40%", "mc_acc", Constraint::Op::kGt, 0.40, Constraint::Kind::kFraction},
   };
   for (const Case& k : cases) {
-    auto c = ParseConstraint(k.text, "p.yaml", 3, 9);
+    auto c = ParseConstraint(k.text, "p.yaml", 3, 9, &workload::Figures());
     ASSERT_TRUE(c.ok()) << k.text << ": " << c.error().message;
     EXPECT_EQ(c->figure, k.figure) << k.text;
     EXPECT_EQ(c->op, k.op) << k.text;
@@ -31,7 +33,7 @@ TEST(Constraint, EachFormOfBoundParsesIntoTheFiguresUnit) {
     EXPECT_EQ(c->kind, k.kind) << k.text;
     EXPECT_EQ(c->text, k.text);
   }
-  auto c = ParseConstraint("tg128 >= 15 t/s", "p", 1, 1);
+  auto c = ParseConstraint("tg128 >= 15 t/s", "p", 1, 1, &workload::Figures());
   EXPECT_TRUE(Holds(*c, 15));
   EXPECT_FALSE(Holds(*c, 14.9));
   EXPECT_EQ(OpText(c->op), ">=");
@@ -56,7 +58,7 @@ TEST(Constraint, MalformedOnesNameTheFileLineAndColumnWithTheFormExpected) {
       {"tg128 >= -1 t/s", "p:3:18: a bound is not negative: "},
   };
   for (const Case& k : cases) {
-    auto c = ParseConstraint(k.text, "p", 3, 9);
+    auto c = ParseConstraint(k.text, "p", 3, 9, &workload::Figures());
     ASSERT_FALSE(c.ok()) << k.text;
     EXPECT_EQ(c.error().exit_code, 2);
     EXPECT_EQ(c.error().message, k.message + form) << k.text;
@@ -70,7 +72,7 @@ TEST(Constraint, AFigurePipetteNeverReportsIsRefusedWithTheNearName) {
                          "gen_format_ok >= 0.9", "tg128 >= 5 t/s", "tg128.itl_p99 <= 80ms",
                          "ttft@512 <= 1s", "e2e@64+16 <= 2s", "load_time <= 3s", "ppl <= 20",
                          "kld_mean <= 0.1", "sustained60.decay <= 10%", "throughput >= 5 t/s"}) {
-    auto c = ParseConstraint(ok, "p", 1, 1);
+    auto c = ParseConstraint(ok, "p", 1, 1, &workload::Figures());
     EXPECT_TRUE(c.ok()) << ok << ": " << c.error().message;
   }
   struct Case {
@@ -91,7 +93,7 @@ TEST(Constraint, AFigurePipetteNeverReportsIsRefusedWithTheNearName) {
       {"peak_rss <= 800ms", "p:3:21: 'peak_rss <= 800ms': peak_rss is in bytes, the bound in ms"},
   };
   for (const Case& k : cases) {
-    auto c = ParseConstraint(k.text, "p", 3, 9);
+    auto c = ParseConstraint(k.text, "p", 3, 9, &workload::Figures());
     ASSERT_FALSE(c.ok()) << k.text;
     EXPECT_EQ(c.error().exit_code, 2);
     EXPECT_EQ(c.error().message, k.message);
@@ -120,7 +122,7 @@ TEST(Constraint, ABoundNoValueOfTheFigureCanMeetIsRefusedAtTheBound) {
        "no value of sustained60.decay can be > that: it is a fall in %, at most 100%"},
   };
   for (const Case& k : cases) {
-    auto c = ParseConstraint(k.text, "p", 3, 1);
+    auto c = ParseConstraint(k.text, "p", 3, 1, &workload::Figures());
     ASSERT_FALSE(c.ok()) << k.text;
     EXPECT_EQ(c.error().exit_code, 2);
     const std::string text = k.text;
@@ -131,7 +133,7 @@ TEST(Constraint, ABoundNoValueOfTheFigureCanMeetIsRefusedAtTheBound) {
   // At the edge of the range a bound still can hold; a figure that may fall below 0 takes any.
   for (const char* ok : {"format_ok >= 1", "format_ok <= 0", "mc_acc >= 100%", "ppl <= 1",
                          "load.rss_delta < 0", "sustained60.decay <= 0%"}) {
-    auto c = ParseConstraint(ok, "p", 1, 1);
+    auto c = ParseConstraint(ok, "p", 1, 1, &workload::Figures());
     EXPECT_TRUE(c.ok()) << ok << ": " << c.error().message;
   }
 }

@@ -44,7 +44,8 @@ Result<Weights> ParseWeights(const Where& w, const YAML::Node& node) {
   return out;
 }
 
-Result<Profile> ParseProfile(const Where& w, const std::string& name, const YAML::Node& node) {
+Result<Profile> ParseProfile(const Where& w, const std::string& name, const YAML::Node& node,
+                             const metrics::FigureCatalogue* figures) {
   if (!node.IsMap()) {
     return w.At(node, fmt::format("profile '{}': expected a mapping with about, constraints and "
                                   "weights",
@@ -72,7 +73,7 @@ Result<Profile> ParseProfile(const Where& w, const std::string& name, const YAML
         const YAML::Mark m = item.Mark();
         // A quoted constraint starts one column after its quote.
         const int column = m.column + 1 + (item.Tag() == "!" ? 1 : 0);
-        auto c = ParseConstraint(*text, w.path(), m.line + 1, column);
+        auto c = ParseConstraint(*text, w.path(), m.line + 1, column, figures);
         if (!c) return c.error();
         p.constraints.push_back(std::move(*c));
       }
@@ -91,6 +92,7 @@ Result<Profile> ParseProfile(const Where& w, const std::string& name, const YAML
 }  // namespace
 
 Result<Profiles> ParseProfiles(std::string_view yaml, const std::string& file,
+                               const metrics::FigureCatalogue& figures,
                                const std::string& section) {
   const Where w(file);
   YAML::Node root;
@@ -100,28 +102,26 @@ Result<Profiles> ParseProfiles(std::string_view yaml, const std::string& file,
     return w.At(config::Pos{e.mark.line, e.mark.column}, "not YAML: " + e.msg);
   }
   if (!root.IsMap() || !root[section]) return Profiles{};
-  return ParseProfileMap(w, root[section]);
+  return ParseProfileMap(w, root[section], &figures);
 }
 
-Result<Profiles> ParseProfileMap(const Where& w, const YAML::Node& node) {
+Result<Profiles> ParseProfileMap(const Where& w, const YAML::Node& node,
+                                 const metrics::FigureCatalogue* figures) {
   Profiles out;
   if (!node.IsMap()) return w.At(node, "expected a mapping of profile names to profiles");
   config::KeySet seen;
   for (const auto& kv : node) {
     if (auto st = seen.Add(w, kv.first, "among the profiles "); !st) return st.error();
-    auto p = ParseProfile(w, kv.first.Scalar(), kv.second);
+    auto p = ParseProfile(w, kv.first.Scalar(), kv.second, figures);
     if (!p) return p.error();
     out.emplace(p->name, std::move(*p));
   }
   return out;
 }
 
-const Profiles& ShippedProfiles() {
-  static const Profiles kProfiles = [] {
-    auto p = ParseProfiles(kShippedProfilesYaml, "profiles/select.yaml");
-    return p ? *p : Profiles{};  // select_test checks that they parse
-  }();
-  return kProfiles;
+Profiles ShippedProfiles(const metrics::FigureCatalogue& figures) {
+  auto p = ParseProfiles(kShippedProfilesYaml, "profiles/select.yaml", figures);
+  return p ? *p : Profiles{};  // profile_test checks that they parse
 }
 
 }  // namespace pipette::select

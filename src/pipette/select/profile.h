@@ -38,14 +38,17 @@ using Profiles = std::map<std::string, Profile>;
 // `section`: the key holding the mapping ("profiles" in a profiles file, "select" in an experiment
 // file); a file without it has no profiles. Unknown keys, malformed constraints and weights are
 // errors with the file, line and column (exit 2).
+// `figures`: what the constraints may name (workload::Figures() outside tests).
 Result<Profiles> ParseProfiles(std::string_view yaml, const std::string& file,
+                               const metrics::FigureCatalogue& figures,
                                const std::string& section = "profiles");
 
 // The mapping of names to profiles itself (an experiment's `select:`, checked when the experiment
-// is parsed).
-Result<Profiles> ParseProfileMap(const config::Where& w, const YAML::Node& node);
+// is parsed); `figures` as ParseConstraint's.
+Result<Profiles> ParseProfileMap(const config::Where& w, const YAML::Node& node,
+                                 const metrics::FigureCatalogue* figures);
 
 // The profiles Pipette ships (profiles/select.yaml).
-const Profiles& ShippedProfiles();
+Profiles ShippedProfiles(const metrics::FigureCatalogue& figures);
 
 }  // namespace pipette::select

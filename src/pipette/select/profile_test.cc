@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/select/shipped_profiles.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::select {
 namespace {
@@ -17,7 +18,7 @@ TEST(Profiles, AProfilesFileParses) {
       "      - 'tg128 >= 10 t/s'\n"
       "    weights: {quality: 1, efficiency: 1}\n"
       "  plain: {}\n",
-      "p.yaml");
+      "p.yaml", workload::Figures());
   ASSERT_TRUE(p.ok()) << p.error().message;
   ASSERT_EQ(p->size(), 2u);
   const Profile& k = p->at("kiosk");
@@ -58,21 +59,21 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
        "proportion, from 0 to 1 (0% to 100%)"},
   };
   for (const Case& k : cases) {
-    auto p = ParseProfiles(k.yaml, "p.yaml");
+    auto p = ParseProfiles(k.yaml, "p.yaml", workload::Figures());
     ASSERT_FALSE(p.ok()) << k.yaml;
     EXPECT_EQ(p.error().exit_code, 2);
     EXPECT_EQ(p.error().message.substr(0, std::string(k.message).size()), k.message)
         << p.error().message;
   }
   // A file without the section has no profiles; an experiment's section is `select:`.
-  EXPECT_TRUE(ParseProfiles("name: x\n", "ex.yaml")->empty());
+  EXPECT_TRUE(ParseProfiles("name: x\n", "ex.yaml", workload::Figures())->empty());
   auto ex = ParseProfiles("name: x\nselect:\n  mine: {constraints: [tg128 >= 5 t/s]}\n", "ex.yaml",
-                          "select");
+                          workload::Figures(), "select");
   ASSERT_TRUE(ex.ok()) << ex.error().message;
   EXPECT_EQ(ex->count("mine"), 1u);
   // An experiment's section is held to the same figures.
   auto typo = ParseProfiles("name: x\nselect:\n  mine: {constraints: [peak_rs <= 1MiB]}\n",
-                            "ex.yaml", "select");
+                            "ex.yaml", workload::Figures(), "select");
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(typo.error().exit_code, 2);
   EXPECT_NE(typo.error().message.find("ex.yaml:3:24: 'peak_rs <= 1MiB': 'peak_rs' is no figure"),
@@ -81,7 +82,7 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
 }
 
 TEST(Profiles, TheShippedOnesParseWithThePractitionersBounds) {
-  const Profiles& p = ShippedProfiles();
+  const Profiles p = ShippedProfiles(workload::Figures());
   ASSERT_EQ(p.count("phone-4gb-chat"), 1u);
   ASSERT_EQ(p.count("board-offline-batch"), 1u);
   std::vector<std::string> texts;
@@ -90,7 +91,7 @@ TEST(Profiles, TheShippedOnesParseWithThePractitionersBounds) {
                                              "tg128 >= 15 t/s", "format_ok >= 0.95"}));
   for (const auto& [name, profile] : p) EXPECT_FALSE(profile.about.empty()) << name;
   // Every shipped constraint names a figure Pipette reports, with a bound it can meet.
-  auto parsed = ParseProfiles(kShippedProfilesYaml, "profiles/select.yaml");
+  auto parsed = ParseProfiles(kShippedProfilesYaml, "profiles/select.yaml", workload::Figures());
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
   EXPECT_EQ(parsed->size(), p.size());
 }

@@ -26,12 +26,13 @@ struct Pool {
 };
 
 // The row a constraint reads among a cell's rows (the whole set's, not a language's), or none.
-Result<const ResultRow*> Read(const Constraint& c, const std::vector<const ResultRow*>& rows) {
+Result<const ResultRow*> Read(const metrics::FigureCatalogue& figures, const Constraint& c,
+                              const std::vector<const ResultRow*>& rows) {
   int best = 0;
   std::vector<const ResultRow*> found;
   for (const ResultRow* r : rows) {
-    if (!r->subset.empty() && r->test != "kld") continue;
-    const int m = compare::FigureNameMatch(c.figure, *r);
+    if (!figures.IsWholeSet(*r)) continue;
+    const int m = compare::FigureNameMatch(c.figure, *r, figures);
     if (m == 0 || m < best) continue;
     if (m > best) found.clear();
     best = m;
@@ -80,48 +81,78 @@ std::string By(const Constraint& c, double value) {
   return "";
 }
 
-// The figures a cell is scored on, by group (docs/running.md "Choosing a configuration").
-std::vector<Scored> Figures(const Pool& p) {
+// The name a figure is scored by: its Scoring::name with the row's test and metric put in.
+std::string ScoreName(const std::string& pattern, const ResultRow& r) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size();) {
+    if (pattern.compare(i, 6, "<test>") == 0) {
+      out += r.test, i += 6;
+    } else if (pattern.compare(i, 8, "<metric>") == 0) {
+      out += r.metric, i += 8;
+    } else {
+      out += pattern[i++];
+    }
+  }
+  return out;
+}
+
+Group GroupOf(metrics::ScoreGroup g) {
+  switch (g) {
+    case metrics::ScoreGroup::kQuality:
+    case metrics::ScoreGroup::kNone:
+      return Group::kQuality;
+    case metrics::ScoreGroup::kEfficiency:
+      return Group::kEfficiency;
+    case metrics::ScoreGroup::kRobustness:
+      return Group::kRobustness;
+    case metrics::ScoreGroup::kEngineering:
+      return Group::kEngineering;
+  }
+  return Group::kQuality;
+}
+
+// The figures a cell is scored on, by group (docs/running.md "Choosing a configuration"): those
+// the catalogue gives a Scoring, and select's own: the noise of the headline figures, the
+// failures, the conversion steps.
+std::vector<Scored> Figures(const metrics::FigureCatalogue& figures, const Pool& p) {
   std::vector<Scored> out;
-  auto add = [&](std::string name, Group g, bool higher, double v, std::string unit = "") {
-    if (std::isfinite(v)) out.push_back({std::move(name), g, higher, v, 0, std::move(unit)});
+  auto add = [&](Scored s) {
+    if (std::isfinite(s.value)) out.push_back(std::move(s));
   };
   double noise = -1;
   double failures = 0;  // an endpoint's failed streams and requests
   for (const ResultRow* r : p.rows) {
-    if (!r->na_reason.empty()) continue;
-    const bool all = r->subset.empty();
-    if (all && r->test == "mc" && r->metric == "acc")
-      add("mc_acc", Group::kQuality, true, r->value);
-    if (all && r->test == "gen" && (r->metric == "format_ok" || r->metric == "task_acc")) {
-      add("gen_" + r->metric, Group::kQuality, true, r->value);
+    if (!r->na_reason.empty() || !figures.IsWholeSet(*r)) continue;
+    const metrics::FigureDef* def = figures.Of(*r);
+    if (!def) continue;
+    if (def->score.group != metrics::ScoreGroup::kNone) {
+      Scored s;
+      s.name = ScoreName(def->score.name, *r);
+      s.group = GroupOf(def->score.group);
+      s.higher_is_better = def->score.higher;
+      s.value = r->value;
+      s.unit = def->unit == "bytes" ? "bytes" : "";
+      s.same_tokenizer = def->score.same_tokenizer;
+      if (def->score.replaces_headline) {
+        s.replaces = r->test;
+        const auto headline = figures.Named(r->test);
+        s.replaces_unit = headline.empty() ? "" : headline[0]->unit;
+      }
+      add(std::move(s));
     }
-    if (r->test == "ppl" && r->metric == "ppl") add("ppl", Group::kQuality, false, r->value);
-    if (r->test == "kld" && r->metric == "kld_mean")
-      add("kld_mean", Group::kQuality, false, r->value);
-    const bool headline = metrics::IsHeadline(*r);
-    if (headline && (metrics::IsSpeedTest("tg", r->test) || metrics::IsSpeedTest("pp", r->test))) {
-      add(r->test, Group::kEfficiency, true, r->value);
-    }
-    if (headline && r->metric == "ttft") add(r->test, Group::kEfficiency, false, r->value);
-    if (r->metric == "ms_per_kchar")
-      add(r->test + ".ms_per_kchar", Group::kEfficiency, false, r->value);
-    if (r->metric == "failed_streams" || r->metric == "failed_requests" ||
-        r->metric == "token_count_mismatches") {
-      failures += r->value;
-    }
-    if (r->metric == "peak_rss") add("peak_rss", Group::kEfficiency, false, r->value, "bytes");
-    if (r->unit == "J/token") add(r->test + ".energy", Group::kEfficiency, false, r->value);
-    if (headline && r->summary.n >= 2) noise = std::max(noise, r->summary.cv);
-    if (r->metric == "decay") add(r->test + ".decay", Group::kRobustness, false, r->value);
-    if (r->test == "load" && r->metric == "time")
-      add("load_time", Group::kEngineering, false, r->value);
-    if (r->test == "model" && r->metric == "file_size") {
-      add("file_size", Group::kEngineering, false, r->value, "bytes");
-    }
+    if (def->counts_failures) failures += r->value;
+    if (def->headline && r->summary.n >= 2) noise = std::max(noise, r->summary.cv);
   }
-  if (noise >= 0) add("noise", Group::kRobustness, false, noise);
-  add("failures", Group::kRobustness, false, failures);
+  auto own = [&](std::string name, Group g, double v) {
+    Scored s;
+    s.name = std::move(name);
+    s.group = g;
+    s.higher_is_better = false;
+    s.value = v;
+    add(std::move(s));
+  };
+  if (noise >= 0) own("noise", Group::kRobustness, noise);
+  own("failures", Group::kRobustness, failures);
   // Steps between the file one downloads and the one that ran: a variant Pipette quantized (and
   // its importance matrix, if one was made).
   double steps = 0;
@@ -131,7 +162,7 @@ std::vector<Scored> Figures(const Pool& p) {
       steps += 1;
     }
   }
-  add("conversion_steps", Group::kEngineering, false, steps);
+  own("conversion_steps", Group::kEngineering, steps);
   return out;
 }
 
@@ -161,9 +192,11 @@ void Name(std::vector<Pool>& pool) {
   }
 }
 
-// Figures that would compare unlike things are left out, with a note: ppl when the candidates'
-// tokenizers differ (their tokens per 1000 characters of the corpus), and a tg test's t/s where
-// every candidate with it has its time per 1000 characters instead.
+// Figures that would compare unlike things are left out, with a note: a per-token figure
+// (Scoring::same_tokenizer: ppl) when the candidates' tokenizers differ (their tokens per 1000
+// characters of the corpus), and a headline where every candidate with it has a figure that stands
+// in for it (Scoring::replaces_headline: a tg test's t/s for its time per 1000 characters); else
+// that stand-in.
 void Comparable(std::vector<Pool*>& live, std::vector<std::string>* notes) {
   std::set<std::string> drop;
   std::set<double> densities;
@@ -171,31 +204,47 @@ void Comparable(std::vector<Pool*>& live, std::vector<std::string>* notes) {
     if (p->density) densities.insert(*p->density);
   }
   if (densities.size() > 1) {
-    drop.insert("ppl");
-    notes->push_back(fmt::format(
-        "ppl is left out of the score: the candidates' tokenizers differ ({} to {} tokens per "
-        "1000 characters of the corpus), so their perplexities are per different tokens",
-        *densities.begin(), *densities.rbegin()));
+    std::set<std::string> per_token;
+    for (Pool* p : live) {
+      for (const Scored& f : p->out.figures) {
+        if (f.same_tokenizer) per_token.insert(f.name);
+      }
+    }
+    for (const std::string& name : per_token) {
+      drop.insert(name);
+      notes->push_back(fmt::format(
+          "{} is left out of the score: the candidates' tokenizers differ ({} to {} tokens per "
+          "1000 characters of the corpus), so their {} figures are per different tokens",
+          name, *densities.begin(), *densities.rbegin(), name));
+    }
   }
-  std::map<std::string, std::pair<int, int>> tg;  // test -> (with t/s, with ms_per_kchar too)
+  // headline -> (candidates with it, those with its stand-in too), and the stand-in's name
+  std::map<std::string, std::pair<int, int>> count;
+  std::map<std::string, std::string> stand_in, unit;
   for (Pool* p : live) {
+    std::map<std::string, std::string> standing;  // headline -> its stand-in, in this candidate
+    for (const Scored& f : p->out.figures) {
+      if (f.replaces.empty()) continue;
+      standing[f.replaces] = f.name;
+      unit[f.replaces] = f.replaces_unit;
+    }
+    for (const auto& [headline, name] : standing) stand_in[headline] = name;
     std::set<std::string> names;
     for (const Scored& f : p->out.figures) names.insert(f.name);
     for (const std::string& n : names) {
-      if (!metrics::IsSpeedTest("tg", n)) continue;
-      ++tg[n].first;
-      if (names.count(n + ".ms_per_kchar")) ++tg[n].second;
+      ++count[n].first;
+      if (standing.count(n)) ++count[n].second;
     }
   }
-  for (const auto& [test, count] : tg) {
-    if (count.first == count.second) {
-      drop.insert(test);
+  for (const auto& [headline, name] : stand_in) {
+    const auto [with, with_stand_in] = count[headline];
+    if (with > 0 && with == with_stand_in) {
+      drop.insert(headline);
       notes->push_back(
-          fmt::format("{} is scored by its time per 1000 characters (ms_per_kchar), which compares "
-                      "tokenizers alike, not by its t/s",
-                      test));
+          fmt::format("{} is scored by {}, which compares tokenizers alike, not by its {}",
+                      headline, name, unit[headline]));
     } else {
-      drop.insert(test + ".ms_per_kchar");
+      drop.insert(name);
     }
   }
   for (Pool* p : live) {
@@ -351,7 +400,8 @@ namespace {
 // The selection over `rows`. `checked`: the constraints to hold (a device's branch of the tree
 // holds those the whole pool measured, whatever its own cells measured); null: every constraint
 // some candidate measured, the rest listed as not checked.
-Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const Profile& profile,
+Result<Selection> SelectAmong(const metrics::FigureCatalogue& figures,
+                              const std::vector<metrics::ResultRow>& rows, const Profile& profile,
                               const std::set<std::string>* checked) {
   Selection s;
   s.profile = profile.name;
@@ -365,14 +415,15 @@ Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const
     p.out.run_id = r.cell->run_id;
     p.out.cell = r.cell->cell_index + 1;
     p.rows.push_back(&r);
-    if (r.test == "ppl" && r.metric == "tok_per_kchar" && r.na_reason.empty() && r.value > 0) {
+    const metrics::FigureDef* def = figures.Of(r);
+    if (def && def->tokenizer_density && r.na_reason.empty() && r.value > 0) {
       p.density = r.value;
     }
   }
   std::vector<Pool> pool;
   for (auto& [key, p] : cells) pool.push_back(std::move(p));
   Name(pool);
-  for (Pool& p : pool) p.out.figures = Figures(p);
+  for (Pool& p : pool) p.out.figures = Figures(figures, p);
 
   // A cell that did not complete (failed, oom, interrupted) is no configuration to choose.
   for (Pool& p : pool) {
@@ -386,7 +437,7 @@ Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const
     std::vector<const ResultRow*> read(pool.size());
     bool measured = false;
     for (size_t i = 0; i < pool.size(); ++i) {
-      auto r = Read(c, pool[i].rows);
+      auto r = Read(figures, c, pool[i].rows);
       if (!r) return r.error();
       read[i] = *r && (*r)->na_reason.empty() ? *r : nullptr;
       measured = measured || read[i];
@@ -430,8 +481,9 @@ Result<Selection> SelectAmong(const std::vector<metrics::ResultRow>& rows, const
 
 }  // namespace
 
-Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Profile& profile) {
-  auto whole = SelectAmong(rows, profile, nullptr);
+Result<Selection> Select(const metrics::FigureCatalogue& figures,
+                         const std::vector<metrics::ResultRow>& rows, const Profile& profile) {
+  auto whole = SelectAmong(figures, rows, profile, nullptr);
   if (!whole) return whole;
   Selection& s = *whole;
   // The decision tree: one branch per device, its best candidate under the constraints the whole
@@ -452,7 +504,7 @@ Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Prof
     for (const ResultRow& r : rows) {
       if (r.cell->device == d) mine.push_back(r);
     }
-    auto sub = SelectAmong(mine, profile, &checked);
+    auto sub = SelectAmong(figures, mine, profile, &checked);
     if (!sub) return sub.error();
     Leaf leaf;
     leaf.device = d;

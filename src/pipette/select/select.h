@@ -26,9 +26,12 @@ struct Scored {
   std::string name;  // "mc_acc", "tg128", "peak_rss", "noise", "load_time" ...
   Group group = Group::kQuality;
   bool higher_is_better = true;
-  double value = 0;   // as measured
-  double scaled = 0;  // 0 (the worst remaining candidate) to 1 (the best)
-  std::string unit;   // "bytes" where the text shows it so; else ""
+  double value = 0;             // as measured
+  double scaled = 0;            // 0 (the worst remaining candidate) to 1 (the best)
+  std::string unit;             // "bytes" where the text shows it so; else ""
+  bool same_tokenizer = false;  // Scoring::same_tokenizer
+  // Scoring::replaces_headline: the headline it stands in for ("tg128"), and that one's unit.
+  std::string replaces, replaces_unit;
 };
 
 struct Candidate {
@@ -76,7 +79,9 @@ struct Selection {
 
 // Candidates from `rows` (one per cell of each run), held against `profile`. A constraint naming
 // several figures of one cell, or a bound in the wrong unit for its figure, is an error naming
-// its file, line and column (exit 2).
-Result<Selection> Select(const std::vector<metrics::ResultRow>& rows, const Profile& profile);
+// its file, line and column (exit 2). `figures`: what each figure means (workload::Figures()
+// outside tests).
+Result<Selection> Select(const metrics::FigureCatalogue& figures,
+                         const std::vector<metrics::ResultRow>& rows, const Profile& profile);
 
 }  // namespace pipette::select

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "pipette/select/select_test_rows.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::select {
 namespace {
@@ -14,7 +15,7 @@ using fixture::TestProfile;
 using metrics::ResultRow;
 
 TEST(Select, ConstraintsVetoWithByHowMuchAndTheRestRankTiesByName) {
-  auto s = Select(Fixture(), TestProfile());
+  auto s = Select(workload::Figures(), Fixture(), TestProfile());
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->ranked.size(), 2u);
   // big Q4_K_M: the best quality (1) and the worst efficiency (0); small Q4_0 the reverse: both
@@ -47,7 +48,7 @@ TEST(Select, ConstraintsVetoWithByHowMuchAndTheRestRankTiesByName) {
 }
 
 TEST(Select, ADecisionTreeHasABranchPerDevice) {
-  auto s = Select(Fixture(), TestProfile());
+  auto s = Select(workload::Figures(), Fixture(), TestProfile());
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s->tree.size(), 2u);
   EXPECT_EQ(s->tree[0].device, "Intel Xeon");
@@ -58,16 +59,17 @@ TEST(Select, ADecisionTreeHasABranchPerDevice) {
   EXPECT_FALSE(s->tree[1].best.has_value());  // nothing fits there
   // A lenient bound lets the board's cell through: its branch names it.
   Profile lenient = TestProfile();
-  lenient.constraints[1] = *ParseConstraint("tg128 >= 8 t/s", "p.yaml", 1, 1);
-  auto l = Select(Fixture(), lenient);
+  lenient.constraints[1] = *ParseConstraint("tg128 >= 8 t/s", "p.yaml", 1, 1, &workload::Figures());
+  auto l = Select(workload::Figures(), Fixture(), lenient);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->tree[1].best, "small Q4_0 llama.cpp");
 }
 
 TEST(Select, WhenNothingFitsTheNearestMissIsNamed) {
   Profile tight = TestProfile();
-  tight.constraints[0] = *ParseConstraint("peak_rss <= 100MiB", "p.yaml", 1, 1);
-  auto s = Select(Fixture(), tight);
+  tight.constraints[0] =
+      *ParseConstraint("peak_rss <= 100MiB", "p.yaml", 1, 1, &workload::Figures());
+  auto s = Select(workload::Figures(), Fixture(), tight);
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(s->ranked.empty());
   EXPECT_NE(s->recommendation.find("No candidate meets every constraint of test. The nearest, "),
@@ -104,13 +106,16 @@ TEST(Select, UnlikeFiguresAreLeftOutWithANoteAndAFailedCellIsVetoed) {
   rows.insert(rows.end(), failed.begin(), failed.end());
   Profile p;
   p.name = "p";
-  auto s = Select(rows, p);
+  auto s = Select(workload::Figures(), rows, p);
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->ranked.size(), 2u);
   ASSERT_EQ(s->notes.size(), 2u);
-  EXPECT_NE(s->notes[0].find("ppl is left out of the score"), std::string::npos) << s->notes[0];
-  EXPECT_NE(s->notes[1].find("tg128 is scored by its time per 1000 characters"), std::string::npos)
-      << s->notes[1];
+  EXPECT_EQ(s->notes[0],
+            "ppl is left out of the score: the candidates' tokenizers differ (210 to 250 tokens "
+            "per 1000 characters of the corpus), so their ppl figures are per different tokens");
+  EXPECT_EQ(
+      s->notes[1],
+      "tg128 is scored by tg128.ms_per_kchar, which compares tokenizers alike, not by its t/s");
   // b writes 1000 characters faster (fewer tokens at the same t/s): the better efficiency.
   EXPECT_EQ(s->ranked[0].name, "b Q4_0 llama.cpp");
   for (const Scored& f : s->ranked[0].figures) {
@@ -128,8 +133,8 @@ TEST(Select, AnAmbiguousFigureOrABoundInTheWrongUnitIsAnError) {
   pp.test = "pp512";
   rows.push_back(pp);
   Profile p = TestProfile();
-  p.constraints = {*ParseConstraint("throughput >= 5 t/s", "p.yaml", 4, 9)};
-  auto a = Select(rows, p);
+  p.constraints = {*ParseConstraint("throughput >= 5 t/s", "p.yaml", 4, 9, &workload::Figures())};
+  auto a = Select(workload::Figures(), rows, p);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error().exit_code, 2);
   EXPECT_EQ(a.error().message,
@@ -137,11 +142,11 @@ TEST(Select, AnAmbiguousFigureOrABoundInTheWrongUnitIsAnError) {
             "(tg128.throughput, pp512.throughput): name one as test.metric");
   // ParseConstraint refuses a bound in the wrong unit for every figure of the name; a row in
   // another unit than the catalogue's (an older store) is still refused here.
-  Constraint ms = *ParseConstraint("ttft@512 <= 800ms", "p.yaml", 4, 9);
+  Constraint ms = *ParseConstraint("ttft@512 <= 800ms", "p.yaml", 4, 9, &workload::Figures());
   ms.figure = "peak_rss";
   ms.text = "peak_rss <= 800ms";
   p.constraints = {ms};
-  auto u = Select(rows, p);
+  auto u = Select(workload::Figures(), rows, p);
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.error().message,
             "p.yaml:4:9: 'peak_rss <= 800ms': peak_rss is in bytes, the bound in ms");
@@ -150,8 +155,8 @@ TEST(Select, AnAmbiguousFigureOrABoundInTheWrongUnitIsAnError) {
 // The only candidate left "meets every constraint" only when every constraint was checked.
 TEST(Select, TheOnlyCandidateLeftIsNeverSaidToMeetAConstraintNotChecked) {
   Profile p = TestProfile();
-  p.constraints[1] = *ParseConstraint("tg128 >= 18 t/s", "p.yaml", 1, 1);
-  auto s = Select(Fixture(), p);
+  p.constraints[1] = *ParseConstraint("tg128 >= 18 t/s", "p.yaml", 1, 1, &workload::Figures());
+  auto s = Select(workload::Figures(), Fixture(), p);
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->ranked.size(), 1u);
   EXPECT_EQ(s->recommendation.find("meets every constraint."), std::string::npos)
@@ -160,7 +165,7 @@ TEST(Select, TheOnlyCandidateLeftIsNeverSaidToMeetAConstraintNotChecked) {
             std::string::npos)
       << s->recommendation;
   p.constraints.pop_back();  // the TTFT no candidate measured
-  auto all = Select(Fixture(), p);
+  auto all = Select(workload::Figures(), Fixture(), p);
   ASSERT_TRUE(all.ok());
   EXPECT_NE(all->recommendation.find("the only candidate that meets every constraint."),
             std::string::npos)

@@ -8,6 +8,7 @@
 
 #include "pipette/metrics/derive.h"
 #include "pipette/select/profile.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::select::fixture {
 
@@ -74,7 +75,7 @@ inline Profile TestProfile() {
   p.name = "test";
   p.source = "p.yaml";
   for (const char* c : {"peak_rss <= 1.5GiB", "tg128 >= 15 t/s", "ttft@512 <= 800ms"}) {
-    p.constraints.push_back(*ParseConstraint(c, "p.yaml", 1, 1));
+    p.constraints.push_back(*ParseConstraint(c, "p.yaml", 1, 1, &workload::Figures()));
   }
   p.weights = {0.5, 0.5, 0, 0};
   return p;

@@ -8,13 +8,14 @@
 
 #include "pipette/select/select_test_rows.h"
 #include "pipette/testing/golden.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::select {
 namespace {
 
 TEST(SelectView, MarkdownGolden) {
   const Profile p = fixture::TestProfile();
-  auto s = Select(fixture::Fixture(), p);
+  auto s = Select(workload::Figures(), fixture::Fixture(), p);
   ASSERT_TRUE(s.ok()) << s.error().message;
   std::ostringstream out;
   WriteSelectionMarkdown(*s, p, "results/pipette.db run 1", out);
@@ -23,7 +24,7 @@ TEST(SelectView, MarkdownGolden) {
 
 TEST(SelectView, JsonGolden) {
   const Profile p = fixture::TestProfile();
-  auto s = Select(fixture::Fixture(), p);
+  auto s = Select(workload::Figures(), fixture::Fixture(), p);
   ASSERT_TRUE(s.ok()) << s.error().message;
   testing::ExpectGolden(SelectionJson(*s, p, "results/pipette.db run 1").dump(2) + "\n",
                         "select.json");

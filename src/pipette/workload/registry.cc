@@ -2,35 +2,44 @@
 
 #include <algorithm>
 
+#include "pipette/metrics/cell_figures.h"
 #include "pipette/workload/divergence/spec.h"
+#include "pipette/workload/gen/derive.h"
 #include "pipette/workload/gen/gen.h"
 #include "pipette/workload/gen/spec.h"
+#include "pipette/workload/kld/derive.h"
 #include "pipette/workload/kld/kld.h"
 #include "pipette/workload/kld/spec.h"
+#include "pipette/workload/mc/derive.h"
 #include "pipette/workload/mc/mc.h"
 #include "pipette/workload/mc/spec.h"
+#include "pipette/workload/ppl/derive.h"
 #include "pipette/workload/ppl/ppl.h"
 #include "pipette/workload/ppl/spec.h"
+#include "pipette/workload/speed/figures.h"
 #include "pipette/workload/speed/speed.h"
 
 namespace pipette::workload {
 namespace {
 
-// One line per workload: how a run makes it (none: its rows come from another's samples) and
-// the spec it reads from quality: (none: it reads the experiment's own keys).
+// One line per workload: how a run makes it (none: its rows come from another's samples), the
+// spec it reads from quality: (none: it reads the experiment's own keys) and the figures it
+// declares (metrics/figures.h), in report order.
 struct Entry {
   std::unique_ptr<Workload> (*make)() = nullptr;
   const config::QualitySpecDef* spec = nullptr;
+  std::vector<metrics::FigureDef> (*figures)() = nullptr;
 };
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> kAll = {
-      {NewSpeed, nullptr},              // pp, tg, ttft: the experiment's `tests`
-      {NewPpl, &PplSpecDef()},          //
-      {NewKld, &KldSpecDef()},          //
-      {NewMc, &McSpecDef()},            //
-      {NewGen, &GenSpecDef()},          //
-      {nullptr, &DivergenceSpecDef()},  // derived with gen's rows (workload/gen)
+      {NewSpeed, nullptr, SpeedFigures},         // pp, tg, ttft, e2e, sustained: the `tests`
+      {nullptr, nullptr, metrics::CellFigures},  // every cell's facts (metrics::DeriveRows)
+      {NewPpl, &PplSpecDef(), PplFigures},       //
+      {NewKld, &KldSpecDef(), KldFigures},       //
+      {NewMc, &McSpecDef(), McFigures},          //
+      {NewGen, &GenSpecDef(), GenFigures},       //
+      {nullptr, &DivergenceSpecDef(), DivergenceFigures},  // derived with gen's rows (workload/gen)
   };
   return kAll;
 }
@@ -51,7 +60,7 @@ const config::QualityRegistry& QualitySpecs() {
     for (const Entry& e : Entries()) {
       if (e.spec) defs.push_back(e.spec);
     }
-    return config::QualityRegistry(std::move(defs));
+    return config::QualityRegistry(std::move(defs), &Figures());
   }();
   return kRegistry;
 }
@@ -68,6 +77,18 @@ const metrics::Headlines& Headlines() {
       for (metrics::Headline& h : w->Headlines()) all.push_back(std::move(h));
     }
     return all;
+  }();
+  return kAll;
+}
+
+const metrics::FigureCatalogue& Figures() {
+  static const metrics::FigureCatalogue kAll = [] {
+    std::vector<metrics::FigureDef> defs;
+    for (const Entry& e : Entries()) {
+      if (!e.figures) continue;
+      for (metrics::FigureDef& d : e.figures()) defs.push_back(std::move(d));
+    }
+    return metrics::FigureCatalogue(std::move(defs), Headlines());
   }();
   return kAll;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipette/config/quality_spec.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/workload/workload.h"
 
 namespace pipette::workload {
@@ -25,6 +26,10 @@ const std::vector<std::unique_ptr<Workload>>& Registered();
 
 // Every workload's headlines (Workload::Headlines), for the reports.
 const metrics::Headlines& Headlines();
+
+// Every workload's figures and headlines (metrics/figures.h), in report order: what app/ hands
+// down to compare, select, reproduce and the reports.
+const metrics::FigureCatalogue& Figures();
 
 // Tokens a cell's context must hold at `depth`: the most any workload of the experiment needs.
 int64_t ContextNeed(const config::Experiment& ex, int64_t depth);

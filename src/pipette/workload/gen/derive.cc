@@ -171,4 +171,33 @@ metrics::Headline GenHeadline() {
               }};
 }
 
+std::vector<metrics::FigureDef> GenFigures() {
+  using metrics::FigureKind, metrics::Better, metrics::ValueKind, metrics::Statistic;
+  constexpr auto kQ = FigureKind::kQuality;
+  constexpr auto kItems = Statistic::kOverItems;
+  return metrics::FigureList()
+      .Add("gen", {"format_ok", "task_acc"}, "fraction", kQ, Better::kHigher,
+           ValueKind::kProportion, kItems)
+      .Score(metrics::ScoreGroup::kQuality, "gen_<metric>", Better::kHigher)
+      .Add("gen", {"thinking_exhausted"}, "items", kQ, Better::kNotJudged, ValueKind::kAmount,
+           kItems)
+      .Add("gen", {"failed_requests"}, "items", kQ, Better::kNotJudged, ValueKind::kAmount, kItems)
+      .CountsFailures()
+      .Add("gen", {"tok_per_kchar"}, "tokens/kchar", kQ, Better::kNotJudged, ValueKind::kAmount,
+           kItems)
+      .Take();
+}
+
+std::vector<metrics::FigureDef> DivergenceFigures() {
+  using metrics::FigureKind, metrics::Better, metrics::ValueKind, metrics::Statistic;
+  return metrics::FigureList()
+      .Add("divergence", {"identical"}, "fraction", FigureKind::kQuality, Better::kNotJudged,
+           ValueKind::kProportion, Statistic::kOverItems)
+      .SubsetNamesReference()
+      .Add("divergence", {"first_diff_index"}, "tokens", FigureKind::kQuality, Better::kNotJudged,
+           ValueKind::kAmount, Statistic::kOverItems)
+      .SubsetNamesReference()
+      .Take();
+}
+
 }  // namespace pipette::workload

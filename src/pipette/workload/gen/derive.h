@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
@@ -19,5 +20,12 @@ Status DeriveGen(const metrics::ResultRow& base, const metrics::CellSamples& cel
 
 // Its summary column (format_ok / task_acc) and `report --vary` column (task_acc).
 metrics::Headline GenHeadline();
+
+// Its figures (metrics/figures.h): format and task accuracy, failed and unfinished items.
+std::vector<metrics::FigureDef> GenFigures();
+
+// The divergence figures gen's rows give (quality: divergence): the share of outputs identical
+// to the reference model's, and where the first difference is.
+std::vector<metrics::FigureDef> DivergenceFigures();
 
 }  // namespace pipette::workload

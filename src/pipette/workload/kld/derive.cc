@@ -158,4 +158,26 @@ metrics::Headline KldHeadline() {
           }};
 }
 
+std::vector<metrics::FigureDef> KldFigures() {
+  using metrics::FigureKind, metrics::Better, metrics::ValueKind, metrics::Statistic;
+  constexpr auto kQ = FigureKind::kQuality;
+  constexpr auto kItems = Statistic::kOverItems;
+  return metrics::FigureList()
+      .Add("kld", {"kld_mean"}, "nats", kQ, Better::kLower, ValueKind::kAmount, kItems)
+      .SubsetNamesReference()
+      .Score(metrics::ScoreGroup::kQuality, "kld_mean", Better::kLower)
+      .Add("kld", {"kld_median", "kld_p99", "kld_max"}, "nats", kQ, Better::kNotJudged,
+           ValueKind::kAmount, kItems)
+      .SubsetNamesReference()
+      .Add("kld", {"top1_agree"}, "fraction", kQ, Better::kNotJudged, ValueKind::kProportion,
+           kItems)
+      .SubsetNamesReference()
+      .Add("kld", {"rms_dp", "ref_tail_mass"}, "probability", kQ, Better::kNotJudged,
+           ValueKind::kProportion, kItems)
+      .SubsetNamesReference()
+      .Add("kld", {"ppl_ratio"}, "ratio", kQ, Better::kNotJudged, ValueKind::kAmount, kItems)
+      .SubsetNamesReference()
+      .Take();
+}
+
 }  // namespace pipette::workload

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
@@ -18,5 +19,8 @@ Status DeriveKld(const metrics::ResultRow& base, const std::vector<store::Sample
 // Its summary column (mean KL / top-1 agreement; a top-k reference's figure as the lower bound
 // it is) and `report --vary` column.
 metrics::Headline KldHeadline();
+
+// Its figures (metrics/figures.h): the KL divergence's summaries, top-1 agreement, ...
+std::vector<metrics::FigureDef> KldFigures();
 
 }  // namespace pipette::workload

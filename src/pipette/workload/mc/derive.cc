@@ -59,4 +59,17 @@ metrics::Headline McHeadline() {
               }};
 }
 
+std::vector<metrics::FigureDef> McFigures() {
+  using metrics::FigureKind, metrics::Better, metrics::ValueKind, metrics::Statistic;
+  return metrics::FigureList()
+      .Add("mc", {"acc"}, "fraction", FigureKind::kQuality, Better::kHigher, ValueKind::kProportion,
+           Statistic::kOverItems)
+      .Score(metrics::ScoreGroup::kQuality, "mc_acc", Better::kHigher)
+      .Add("mc", {"acc_norm"}, "fraction", FigureKind::kQuality, Better::kHigher,
+           ValueKind::kProportion, Statistic::kOverItems)
+      .Add("mc", {"tok_per_kchar"}, "tokens/kchar", FigureKind::kQuality, Better::kNotJudged,
+           ValueKind::kAmount, Statistic::kOverItems)
+      .Take();
+}
+
 }  // namespace pipette::workload

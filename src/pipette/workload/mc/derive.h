@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
@@ -17,5 +18,8 @@ Status DeriveMc(const metrics::ResultRow& base, const std::vector<store::SampleR
 
 // Its summary column (accuracy with its 95% interval) and `report --vary` column.
 metrics::Headline McHeadline();
+
+// Its figures (metrics/figures.h): accuracy, length-normalised accuracy, tokens per kchar.
+std::vector<metrics::FigureDef> McFigures();
 
 }  // namespace pipette::workload

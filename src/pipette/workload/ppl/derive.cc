@@ -71,4 +71,17 @@ metrics::Headline PplHeadline() {
               }};
 }
 
+std::vector<metrics::FigureDef> PplFigures() {
+  using metrics::FigureKind, metrics::Better, metrics::ValueKind, metrics::Statistic;
+  using metrics::ScoreGroup;
+  return metrics::FigureList()
+      .Add("ppl", {"ppl"}, "", FigureKind::kQuality, Better::kLower, ValueKind::kPerplexity,
+           Statistic::kGeoMeanOverItems)
+      .Score(ScoreGroup::kQuality, "ppl", Better::kLower, /*same_tokenizer=*/true)
+      .Add("ppl", {"tok_per_kchar"}, "tokens/kchar", FigureKind::kQuality, Better::kNotJudged,
+           ValueKind::kAmount, Statistic::kOverItems)
+      .TokenizerDensity()
+      .Take();
+}
+
 }  // namespace pipette::workload

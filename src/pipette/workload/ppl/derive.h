@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/util/result.h"
 
@@ -17,5 +18,8 @@ Status DerivePpl(const metrics::ResultRow& base, const std::vector<store::Sample
 
 // Its summary column (ppl ± its standard error) and `report --vary` column.
 metrics::Headline PplHeadline();
+
+// Its figures (metrics/figures.h): ppl, and the corpus's tokens per 1000 characters.
+std::vector<metrics::FigureDef> PplFigures();
 
 }  // namespace pipette::workload
