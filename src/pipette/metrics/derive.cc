@@ -670,8 +670,10 @@ std::vector<FigureDef> CellFigures() {
       .Add("memory", {"peak_rss"}, "bytes", FigureKind::kMemory, Better::kLower, ValueKind::kAmount,
            kOnce)
       .Score(ScoreGroup::kEfficiency, "peak_rss", Better::kLower)
+      .Shows(Shown::kPeakMemory)
       .Add("memory", {"kv_bytes_allocated"}, "bytes", FigureKind::kMemory, Better::kLower,
            ValueKind::kAmount, kOnce)
+      .Shows(Shown::kKvAllocated)
       .Add("memory", {"kv_bytes_allocated_model"}, "bytes", FigureKind::kMemory, kNot,
            ValueKind::kAmount, kOnce)
       .Add("model", {"file_size"}, "bytes", FigureKind::kMemory, Better::kLower, ValueKind::kAmount,

@@ -121,6 +121,11 @@ FigureList& FigureList::TokenizerDensity() {
   return *this;
 }
 
+FigureList& FigureList::Shows(Shown part) {
+  for (size_t i = last_add_; i < defs_.size(); ++i) defs_[i].shown |= static_cast<unsigned>(part);
+  return *this;
+}
+
 FigureList& FigureList::Headline() {
   if (!defs_.empty()) defs_.back().headline = true;
   return *this;
@@ -155,6 +160,19 @@ std::string FigureCatalogue::PairingSubset(const ResultRow& row) const {
 bool FigureCatalogue::IsHeadline(const ResultRow& row) const {
   const FigureDef* d = Of(row);
   return d && d->headline;
+}
+
+bool FigureCatalogue::Shows(const ResultRow& row, Shown part) const {
+  const FigureDef* d = Of(row);
+  return d && d->Shows(part);
+}
+
+std::vector<const FigureDef*> FigureCatalogue::Showing(Shown part) const {
+  std::vector<const FigureDef*> out;
+  for (const FigureDef& d : defs_) {
+    if (d.Shows(part)) out.push_back(&d);
+  }
+  return out;
 }
 
 std::vector<const FigureDef*> FigureCatalogue::Named(std::string_view name) const {

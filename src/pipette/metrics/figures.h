@@ -72,6 +72,27 @@ struct Scoring {
   bool replaces_headline = false;
 };
 
+// The part a figure plays in the report beyond its row of the results (report/summary.cc,
+// curves.cc, page.cc, document.cc): the report finds figures by these, never by name. A figure may
+// play several.
+enum class Shown : unsigned {
+  kDecodeRate = 1u << 0,     // a decode test's rate: depth curves, quality against speed
+  kRate = 1u << 1,           // a speed test's rate, drawn against a parameter (threads, batch)
+  kPeakMemory = 1u << 2,     // the cell's peak memory
+  kKvUsed = 1u << 3,         // the KV cache a test filled
+  kKvAllocated = 1u << 4,    // the KV cache the cell allocated
+  kBandwidthUse = 1u << 5,   // the share of the memory bandwidth a test used
+  kBytesPerToken = 1u << 6,  // the bytes a token reads
+  kWindowRate = 1u << 7,     // a sustained test's rate, a sample per window
+  kWindowWallRate = 1u << 8,
+  kWindowTemp = 1u << 9,
+  kWindowFreq = 1u << 10,
+  kWindowPower = 1u << 11,
+  kDecay = 1u << 12,     // a sustained test's fall from its first window to its last, in %
+  kByQuant = 1u << 13,   // drawn by quantization (a quality figure against the reference)
+  kPerKchar = 1u << 14,  // time per 1000 characters: compares tokenizers alike
+};
+
 struct FigureDef {
   // A test's name ("ppl", "load"), or a family of them where <N> and <P> stand for digits:
   // "pp<N>", "tg<N>", "ttft@<P>", "e2e@<P>+<N>", "sustained<N>".
@@ -98,6 +119,8 @@ struct FigureDef {
   // Tokens per 1000 characters of the corpus: the tokenizer's density, which tells select whether
   // the candidates' per-token figures compare.
   bool tokenizer_density = false;
+  unsigned shown = 0;  // the Shown it plays, or-ed
+  bool Shows(Shown part) const { return (shown & static_cast<unsigned>(part)) != 0; }
 };
 
 // Whether `test` is `pattern` (FigureDef::test), or one of its family.
@@ -119,6 +142,7 @@ class FigureList {
   FigureList& SubsetNamesReference();
   FigureList& CountsFailures();
   FigureList& TokenizerDensity();
+  FigureList& Shows(Shown part);
   std::vector<FigureDef> Take() { return std::move(defs_); }
 
  private:
@@ -146,6 +170,10 @@ class FigureCatalogue {
   std::string PairingSubset(const ResultRow& row) const;
   // Whether the row is its test's headline figure.
   bool IsHeadline(const ResultRow& row) const;
+  // Whether the row's figure plays `part` in the report.
+  bool Shows(const ResultRow& row, Shown part) const;
+  // The defs that play `part`, in catalogue order.
+  std::vector<const FigureDef*> Showing(Shown part) const;
 
   // The defs a figure's name as people write it names (compare::FigureNameMatch's forms:
   // test.metric or test_metric, a metric, a test for its headline figure), the most specific

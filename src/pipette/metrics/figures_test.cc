@@ -164,5 +164,30 @@ TEST(Figures, ASubsetThatNamesTheReferencePairsWithoutItsCellNumber) {
   EXPECT_TRUE(Figures().IsWholeSet(mc));
 }
 
+// The report finds figures by the part they play, declared with them: every part has a figure,
+// and the quality drawn by quantization comes in catalogue order (ppl, then kld).
+TEST(Figures, TheReportFindsItsFiguresByThePartTheyPlay) {
+  for (unsigned bit = 1; bit <= static_cast<unsigned>(Shown::kPerKchar); bit <<= 1) {
+    EXPECT_FALSE(Figures().Showing(Shown(bit)).empty()) << "Shown bit " << bit;
+  }
+  const auto by_quant = Figures().Showing(Shown::kByQuant);
+  ASSERT_EQ(by_quant.size(), 2u);
+  EXPECT_EQ(by_quant[0]->test + "." + by_quant[0]->metric, "ppl.ppl");
+  EXPECT_EQ(by_quant[1]->test + "." + by_quant[1]->metric, "kld.kld_mean");
+  ResultRow row;
+  row.test = "tg128", row.metric = "throughput", row.unit = "t/s";
+  EXPECT_TRUE(Figures().Shows(row, Shown::kDecodeRate));
+  EXPECT_TRUE(Figures().Shows(row, Shown::kRate));
+  EXPECT_FALSE(Figures().Shows(row, Shown::kWindowRate));
+  row.test = "pp512";
+  EXPECT_FALSE(Figures().Shows(row, Shown::kDecodeRate));
+  EXPECT_TRUE(Figures().Shows(row, Shown::kRate));
+  row.test = "sustained60";
+  EXPECT_TRUE(Figures().Shows(row, Shown::kWindowRate));
+  EXPECT_FALSE(Figures().Shows(row, Shown::kRate));
+  row.unit = "ms";  // another unit: no part
+  EXPECT_FALSE(Figures().Shows(row, Shown::kWindowRate));
+}
+
 }  // namespace
 }  // namespace pipette::metrics

@@ -18,8 +18,32 @@ Column TextColumn(std::string name, Align align) {
   return {std::move(name), ColumnType::kText, "", align};
 }
 
-// The cell's rows by (test, metric).
-using CellRows = std::map<std::pair<std::string, std::string>, const ResultRow*>;
+using metrics::Shown;
+
+// A cell's rows by the part their figure plays in the report (metrics::Shown): by test, and by
+// the part alone for the cell's own figures (its peak memory).
+struct CellRows {
+  std::map<std::pair<std::string, Shown>, const ResultRow*> by_test;
+  std::map<Shown, const ResultRow*> by_part;
+
+  void Add(const ResultRow& r, const metrics::FigureCatalogue& figures) {
+    const metrics::FigureDef* d = figures.Of(r);
+    if (!d) return;
+    for (unsigned bit = 1; bit != 0 && bit <= d->shown; bit <<= 1) {
+      if (!(d->shown & bit)) continue;
+      by_test[{r.test, Shown(bit)}] = &r;
+      by_part[Shown(bit)] = &r;
+    }
+  }
+  const ResultRow* Of(const std::string& test, Shown part) const {
+    auto it = by_test.find({test, part});
+    return it == by_test.end() ? nullptr : it->second;
+  }
+  const ResultRow* Of(Shown part) const {
+    auto it = by_part.find(part);
+    return it == by_part.end() ? nullptr : it->second;
+  }
+};
 
 std::string Median(const ResultRow* r, const char* format_spec = "{:.2f}") {
   if (!r) return "";
@@ -44,7 +68,8 @@ int64_t Depth(const ResultRow& r) {
 
 }  // namespace
 
-Table ContextGrowthTable(const std::vector<ResultRow>& rows) {
+Table ContextGrowthTable(const std::vector<ResultRow>& rows,
+                         const metrics::FigureCatalogue& figures) {
   Table t;
   t.name = "context_growth";
   t.title = "Context growth: tg and memory as the context fills";
@@ -54,7 +79,7 @@ Table ContextGrowthTable(const std::vector<ResultRow>& rows) {
   std::map<std::string, std::set<int64_t>> depths;  // group -> depths
   std::map<int64_t, std::string> group_of;
   for (const ResultRow& r : rows) {
-    by_cell[r.cell->cell_id][{r.test, r.metric}] = &r;
+    by_cell[r.cell->cell_id].Add(r, figures);
     // What the experiment set (the runtime's own values follow the context the depth needs).
     nlohmann::json params = r.cell->params_set.is_object() ? r.cell->params_set : r.cell->params;
     params.erase("depth");
@@ -72,7 +97,7 @@ Table ContextGrowthTable(const std::vector<ResultRow>& rows) {
   // In order: group, depth, test.
   std::vector<std::tuple<std::string, int64_t, int64_t, std::string, const ResultRow*>> lines;
   for (const ResultRow& r : rows) {
-    if (r.metric != "throughput" || !metrics::IsSpeedTest("tg", r.test)) continue;
+    if (!figures.Shows(r, Shown::kDecodeRate)) continue;
     const std::string& group = group_of[r.cell->cell_id];
     if (depths[group].size() < 2) continue;
     lines.emplace_back(group, Depth(r), r.cell->cell_id, r.test, &r);
@@ -83,21 +108,17 @@ Table ContextGrowthTable(const std::vector<ResultRow>& rows) {
   });
   for (const auto& [group, depth, cell, test, r] : lines) {
     const CellRows& own = by_cell[cell];
-    auto find = [&](const std::string& tst, const char* metric) -> const ResultRow* {
-      auto it = own.find({tst, metric});
-      return it == own.end() ? nullptr : it->second;
-    };
-    t.Add({Text(Label(*r)), Text(r->cell->device), Text(std::to_string(depth)), Text(test),
-           Text(r->na_reason.empty() ? fmt::format("{:.2f}", r->summary.median) : "n/a"),
-           Text(Bytes(find(test, "kv_bytes_used"))),
-           Text(Bytes(find("memory", "kv_bytes_allocated"))), Text(Median(find(test, "bw_util"))),
-           Text(Bytes(find("memory", "peak_rss")))},
-          r->summary.noisy);
+    t.Add(
+        {Text(Label(*r)), Text(r->cell->device), Text(std::to_string(depth)), Text(test),
+         Text(r->na_reason.empty() ? fmt::format("{:.2f}", r->summary.median) : "n/a"),
+         Text(Bytes(own.Of(test, Shown::kKvUsed))), Text(Bytes(own.Of(Shown::kKvAllocated))),
+         Text(Median(own.Of(test, Shown::kBandwidthUse))), Text(Bytes(own.Of(Shown::kPeakMemory)))},
+        r->summary.noisy);
   }
   return t;
 }
 
-Table SustainedTable(const std::vector<ResultRow>& rows) {
+Table SustainedTable(const std::vector<ResultRow>& rows, const metrics::FigureCatalogue& figures) {
   Table t;
   t.name = "sustained";
   t.title = "Sustained decoding: each 10 s window";
@@ -106,29 +127,30 @@ Table SustainedTable(const std::vector<ResultRow>& rows) {
                TextColumn("t/s", Align::kRight),  TextColumn("wall t/s", Align::kRight),
                TextColumn("temp", Align::kRight), TextColumn("freq", Align::kRight),
                TextColumn("power", Align::kRight)};
+  // A sustained test's rows: those of a test with a figure drawn per window.
   std::map<std::pair<int64_t, std::string>, CellRows> runs;
+  std::set<std::pair<int64_t, std::string>> windowed;
   for (const ResultRow& r : rows) {
-    if (metrics::IsSpeedTest("sustained", r.test))
-      runs[{r.cell->cell_id, r.test}][{r.test, r.metric}] = &r;
+    if (figures.Shows(r, Shown::kWindowRate)) windowed.insert({r.cell->cell_id, r.test});
+  }
+  for (const ResultRow& r : rows) {
+    if (windowed.count({r.cell->cell_id, r.test})) runs[{r.cell->cell_id, r.test}].Add(r, figures);
   }
   for (const auto& run : runs) {
     const auto& key = run.first;
     // A lambda may not capture a structured binding (clang before 16).
-    auto find = [&run](const char* metric) -> const ResultRow* {
-      auto it = run.second.find({run.first.second, metric});
-      return it == run.second.end() ? nullptr : it->second;
-    };
-    const ResultRow* tps = find("throughput");
+    auto find = [&run](Shown part) { return run.second.Of(run.first.second, part); };
+    const ResultRow* tps = find(Shown::kWindowRate);
     if (!tps) continue;
     if (!tps->na_reason.empty()) {
       t.footnotes.push_back(fmt::format("{} {} on {}: n/a: {}", Label(*tps), key.second,
                                         tps->cell->device, tps->na_reason));
       continue;
     }
-    const ResultRow* wall = find("window_wall_throughput");
-    const ResultRow* temp = find("window_temp_c");
-    const ResultRow* freq = find("window_freq_mhz");
-    const ResultRow* power = find("window_power");
+    const ResultRow* wall = find(Shown::kWindowWallRate);
+    const ResultRow* temp = find(Shown::kWindowTemp);
+    const ResultRow* freq = find(Shown::kWindowFreq);
+    const ResultRow* power = find(Shown::kWindowPower);
     for (size_t i = 0; i < tps->samples.size(); ++i) {
       auto at = [&](const ResultRow* r, const char* unit) {
         return r && i < r->samples.size() ? fmt::format("{:.1f} {}", r->samples[i], unit)
@@ -141,7 +163,7 @@ Table SustainedTable(const std::vector<ResultRow>& rows) {
                                                    : std::string("n/a")),
              Text(at(temp, "°C")), Text(at(freq, "MHz")), Text(at(power, "W"))});
     }
-    if (const ResultRow* decay = find("decay")) {
+    if (const ResultRow* decay = find(Shown::kDecay)) {
       const double d = decay->summary.median;
       t.footnotes.push_back(fmt::format(
           "{} {} on {}: decay {:.1f}% ({:.2f} → {:.2f} t/s from the first window to the last){}",

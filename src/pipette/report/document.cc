@@ -205,7 +205,7 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
   r.warnings = data.warnings;
   // A sustained run whose speed decayed past the flag: said in every format.
   for (const metrics::ResultRow& row : data.rows) {
-    if (row.metric != "decay" || !row.na_reason.empty()) continue;
+    if (!figures.Shows(row, metrics::Shown::kDecay) || !row.na_reason.empty()) continue;
     if (!metrics::DecayFlagged(row.summary.median / 100)) continue;
     r.warnings.push_back(fmt::format(
         "cell {} ({} on {}): {} decayed {:.1f}% from its first 10 s window to its last, over the "
@@ -221,7 +221,7 @@ Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
     r.mc_items = McItemsTable(data.mc_items);
   }
   r.summary = SummaryTable(data.rows, params, figures);
-  for (Table curve : {ContextGrowthTable(data.rows), SustainedTable(data.rows)}) {
+  for (Table curve : {ContextGrowthTable(data.rows, figures), SustainedTable(data.rows, figures)}) {
     if (!curve.rows.empty() || !curve.footnotes.empty()) r.curves.push_back(std::move(curve));
   }
   r.incomplete = IncompleteCells(data.cells);

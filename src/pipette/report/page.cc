@@ -20,6 +20,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using metrics::ResultRow;
+using metrics::Shown;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr const char* kSchema = "https://vega.github.io/schema/vega-lite/v6.json";
@@ -201,11 +202,12 @@ PageSection ControlledVariables(const std::vector<ResultRow>& rows,
 // --- quality against speed and memory ---------------------------------------------------------
 
 // The tg test most cells have: the speed the quality charts plot.
-std::string MainTgTest(const std::vector<ResultRow>& rows) {
+std::string MainTgTest(const std::vector<ResultRow>& rows,
+                       const metrics::FigureCatalogue& figures) {
   std::map<std::string, std::set<int64_t>> cells;
   std::vector<std::string> order;
   for (const ResultRow& r : rows) {
-    if (!Usable(r) || r.metric != "throughput" || !metrics::IsSpeedTest("tg", r.test)) continue;
+    if (!Usable(r) || !figures.Shows(r, Shown::kDecodeRate)) continue;
     if (!cells.count(r.test)) order.push_back(r.test);
     cells[r.test].insert(r.cell->cell_id);
   }
@@ -263,7 +265,7 @@ PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& l
   PageSection s;
   s.id = "tradeoffs";
   s.title = "Quality against speed and memory";
-  const std::string tg = MainTgTest(rows);
+  const std::string tg = MainTgTest(rows, figures);
   s.about = fmt::format(
       "Each point a cell; the dashed line joins the Pareto frontier, the cells no other cell "
       "beats on both axes.{}",
@@ -271,8 +273,10 @@ PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& l
   std::map<int64_t, double> speed, memory;
   for (const ResultRow& r : rows) {
     if (!Usable(r)) continue;
-    if (r.test == tg && r.metric == "throughput") speed[r.cell->cell_id] = r.summary.median;
-    if (r.metric == "peak_rss") memory[r.cell->cell_id] = r.summary.median / kMiB;
+    if (r.test == tg && figures.Shows(r, Shown::kDecodeRate)) {
+      speed[r.cell->cell_id] = r.summary.median;
+    }
+    if (figures.Shows(r, Shown::kPeakMemory)) memory[r.cell->cell_id] = r.summary.median / kMiB;
   }
   // Each judged quality figure (metrics/figures.h), in first-seen order.
   std::vector<std::pair<std::string, std::string>> quality;
@@ -326,8 +330,8 @@ PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& l
 
 // `example`: a list of values that would fill the section ("[1, 2, 4]").
 PageSection SpeedBy(const std::vector<ResultRow>& rows, const Labels& labels,
-                    const config::ParamRegistry& params, const std::string& param,
-                    const std::string& what, const std::string& example) {
+                    const metrics::FigureCatalogue& figures, const config::ParamRegistry& params,
+                    const std::string& param, const std::string& what, const std::string& example) {
   PageSection s;
   s.id = "speed-" + param;
   s.title = "Speed by " + what;
@@ -338,8 +342,7 @@ PageSection SpeedBy(const std::vector<ResultRow>& rows, const Labels& labels,
   std::map<std::pair<std::string, std::string>, std::set<double>> xs;  // (series, test) -> values
   json values = json::array();
   for (const ResultRow& r : rows) {
-    if (!Usable(r) || r.metric != "throughput" || r.unit != "t/s") continue;
-    if (metrics::IsSpeedTest("sustained", r.test)) continue;  // its own section
+    if (!Usable(r) || !figures.Shows(r, Shown::kRate)) continue;
     const auto x = Param(r, param);
     if (!x) continue;
     const std::string series = labels.Of(r, param);
@@ -383,19 +386,21 @@ PageSection SpeedBy(const std::vector<ResultRow>& rows, const Labels& labels,
 
 // --- PPL and KLD by quantization --------------------------------------------------------------
 
-PageSection QualityByQuant(const std::vector<ResultRow>& rows, const Labels& labels) {
+PageSection QualityByQuant(const std::vector<ResultRow>& rows, const Labels& labels,
+                           const metrics::FigureCatalogue& figures) {
   PageSection s;
   s.id = "quality-by-quant";
   s.title = "PPL and KLD by quantization";
   s.about =
       "Perplexity and KL divergence from the reference of each quantization, largest file first; "
       "bars are the figure, whiskers its standard error where it has one.";
-  const std::pair<const char*, const char*> figures[] = {{"ppl", "ppl"}, {"kld", "kld_mean"}};
-  for (const auto& [test, metric] : figures) {
+  for (const metrics::FigureDef* def : figures.Showing(Shown::kByQuant)) {
+    const std::string& test = def->test;
+    const std::string& metric = def->metric;
     json values = json::array();
     bool errors = false;  // some bar has a standard error: whiskers are drawn
     for (const ResultRow& r : rows) {
-      if (!Usable(r) || r.test != test || r.metric != metric) continue;
+      if (!Usable(r) || figures.Of(r) != def) continue;
       json v = {{"quant", QuantDisplay(r)},
                 {"size_mib", double(r.cell->model_file_size) / kMiB},
                 {"series", labels.Of(r)},
@@ -446,7 +451,8 @@ PageSection QualityByQuant(const std::vector<ResultRow>& rows, const Labels& lab
 
 // --- context depth ----------------------------------------------------------------------------
 
-PageSection ContextDepth(const std::vector<ResultRow>& rows, const std::vector<Table>& curves,
+PageSection ContextDepth(const std::vector<ResultRow>& rows,
+                         const metrics::FigureCatalogue& figures, const std::vector<Table>& curves,
                          const Labels& labels, const config::ParamRegistry& params) {
   PageSection s;
   s.id = "depth";
@@ -457,7 +463,7 @@ PageSection ContextDepth(const std::vector<ResultRow>& rows, const std::vector<T
   std::map<std::string, std::set<double>> depths;  // series -> depths
   std::map<int64_t, const ResultRow*> peak;
   for (const ResultRow& r : rows) {
-    if (Usable(r) && r.metric == "peak_rss") peak[r.cell->cell_id] = &r;
+    if (Usable(r) && figures.Shows(r, Shown::kPeakMemory)) peak[r.cell->cell_id] = &r;
   }
   struct Point {
     std::string series;
@@ -466,14 +472,17 @@ PageSection ContextDepth(const std::vector<ResultRow>& rows, const std::vector<T
   };
   std::vector<Point> tps, kv;
   for (const ResultRow& r : rows) {
-    if (!Usable(r) || !metrics::IsSpeedTest("tg", r.test)) continue;
+    if (!Usable(r)) continue;
+    const bool rate = figures.Shows(r, Shown::kDecodeRate);
+    const bool kv_used = figures.Shows(r, Shown::kKvUsed);
+    if (!rate && !kv_used) continue;
     const auto depth = Param(r, "depth");
     if (!depth) continue;
     const std::string series = fmt::format("{} {}", labels.Of(r, "depth"), r.test);
-    if (r.metric == "throughput") {
+    if (rate) {
       tps.push_back({series, *depth, &r});
       depths[series].insert(*depth);
-    } else if (r.metric == "kv_bytes_used") {
+    } else {
       kv.push_back({series, *depth, &r});
     }
   }
@@ -543,8 +552,8 @@ PageSection ContextDepth(const std::vector<ResultRow>& rows, const std::vector<T
 
 // --- sustained decoding -----------------------------------------------------------------------
 
-PageSection Sustained(const std::vector<ResultRow>& rows, const std::vector<Table>& curves,
-                      const Labels& labels) {
+PageSection Sustained(const std::vector<ResultRow>& rows, const metrics::FigureCatalogue& figures,
+                      const std::vector<Table>& curves, const Labels& labels) {
   PageSection s;
   s.id = "sustained";
   s.title = "Sustained decoding";
@@ -553,9 +562,7 @@ PageSection Sustained(const std::vector<ResultRow>& rows, const std::vector<Tabl
       "does not hold its speed (heat, a governor, a battery limit).";
   json values = json::array();
   for (const ResultRow& r : rows) {
-    if (!Usable(r) || r.metric != "throughput" || !metrics::IsSpeedTest("sustained", r.test)) {
-      continue;
-    }
+    if (!Usable(r) || !figures.Shows(r, Shown::kWindowRate)) continue;
     for (size_t i = 0; i < r.samples.size(); ++i) {
       values.push_back({{"series", fmt::format("{} {}", labels.Of(r), r.test)},
                         {"t", double(i) * 10},
@@ -588,7 +595,8 @@ PageSection Sustained(const std::vector<ResultRow>& rows, const std::vector<Tabl
 
 // --- per-repetition samples -------------------------------------------------------------------
 
-PageSection Samples(const std::vector<ResultRow>& rows, const Labels& labels) {
+PageSection Samples(const std::vector<ResultRow>& rows, const Labels& labels,
+                    const metrics::FigureCatalogue& figures) {
   PageSection s;
   s.id = "samples";
   s.title = "Per-repetition samples";
@@ -600,7 +608,9 @@ PageSection Samples(const std::vector<ResultRow>& rows, const Labels& labels) {
   std::map<std::string, std::string> units;
   for (const ResultRow& r : rows) {
     if (!Usable(r) || r.samples.size() < 2 || (r.unit != "t/s" && r.unit != "ms")) continue;
-    if (metrics::IsSpeedTest("sustained", r.test)) continue;  // windows, drawn above
+    if (figures.Shows(r, Shown::kWindowRate) || figures.Shows(r, Shown::kWindowWallRate)) {
+      continue;  // windows, drawn above
+    }
     const std::string name = FigureName(r);
     if (!values.count(name)) {
       order.push_back(name);
@@ -716,12 +726,13 @@ std::vector<PageSection> BuildPage(const ReportData& data, const std::vector<Tab
   std::vector<PageSection> page;
   page.push_back(ControlledVariables(data.rows, params, figures));
   page.push_back(QualityTradeOffs(data.rows, labels, figures));
-  page.push_back(SpeedBy(data.rows, labels, params, "threads", "threads", "[1, 2, 4]"));
-  page.push_back(SpeedBy(data.rows, labels, params, "n_batch", "batch size", "[128, 512]"));
-  page.push_back(QualityByQuant(data.rows, labels));
-  page.push_back(ContextDepth(data.rows, curves, labels, params));
-  page.push_back(Sustained(data.rows, curves, labels));
-  page.push_back(Samples(data.rows, labels));
+  page.push_back(SpeedBy(data.rows, labels, figures, params, "threads", "threads", "[1, 2, 4]"));
+  page.push_back(
+      SpeedBy(data.rows, labels, figures, params, "n_batch", "batch size", "[128, 512]"));
+  page.push_back(QualityByQuant(data.rows, labels, figures));
+  page.push_back(ContextDepth(data.rows, figures, curves, labels, params));
+  page.push_back(Sustained(data.rows, figures, curves, labels));
+  page.push_back(Samples(data.rows, labels, figures));
   page.push_back(Devices(data.environments));
   page.push_back(Models(data.cells));
   // Ids unique in the page (figure names may repeat across sections' ids only by accident).

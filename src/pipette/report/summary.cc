@@ -48,7 +48,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   std::vector<std::map<int64_t, std::vector<const metrics::ResultRow*>>> shown(quality.size());
   std::map<int64_t, const metrics::ResultRow*> peak;
   for (const auto& r : rows) {
-    if (r.test == "memory" && r.metric == "peak_rss") peak[r.cell->cell_id] = &r;
+    if (figures.Shows(r, metrics::Shown::kPeakMemory)) peak[r.cell->cell_id] = &r;
     for (size_t q = 0; q < quality.size(); ++q) {
       if (quality[q]->shows(r)) shown[q][r.cell->cell_id].push_back(&r);
     }
@@ -84,7 +84,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   // The time to write 1000 characters beside each tg test's t/s, where the cell has it.
   std::map<std::pair<int64_t, std::string>, const metrics::ResultRow*> per_kchar;
   for (const auto& r : rows) {
-    if (r.metric == "ms_per_kchar" && r.na_reason.empty())
+    if (figures.Shows(r, metrics::Shown::kPerKchar) && r.na_reason.empty())
       per_kchar[{r.cell->cell_id, r.test}] = &r;
   }
   // One line per cell and speed test; a cell with quality figures only gets one line too.

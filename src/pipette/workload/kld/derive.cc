@@ -166,6 +166,7 @@ std::vector<metrics::FigureDef> KldFigures() {
       .Add("kld", {"kld_mean"}, "nats", kQ, Better::kLower, ValueKind::kAmount, kItems)
       .SubsetNamesReference()
       .Score(metrics::ScoreGroup::kQuality, "kld_mean", Better::kLower)
+      .Shows(metrics::Shown::kByQuant)
       .Add("kld", {"kld_median", "kld_p99", "kld_max"}, "nats", kQ, Better::kNotJudged,
            ValueKind::kAmount, kItems)
       .SubsetNamesReference()

@@ -78,6 +78,7 @@ std::vector<metrics::FigureDef> PplFigures() {
       .Add("ppl", {"ppl"}, "", FigureKind::kQuality, Better::kLower, ValueKind::kPerplexity,
            Statistic::kGeoMeanOverItems)
       .Score(ScoreGroup::kQuality, "ppl", Better::kLower, /*same_tokenizer=*/true)
+      .Shows(metrics::Shown::kByQuant)
       .Add("ppl", {"tok_per_kchar"}, "tokens/kchar", FigureKind::kQuality, Better::kNotJudged,
            ValueKind::kAmount, Statistic::kOverItems)
       .TokenizerDensity()
