@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int reps = argc > 5 ? std::max(1, std::atoi(argv[5])) : 15;
-  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   config::ResolveOptions options{argv[2], argv[3], argv[4], ""};
   options.qualities = &workload::QualitySpecs();
   const auto t0 = std::chrono::steady_clock::now();
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < reps; ++i) {
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = cpu_ms();
-    auto cells = plan::Expand(*ex, runtime::Registry());
+    auto cells = plan::Expand(*ex, runtime::Registry(), workload::PlanNeeds());
     cpu.push_back(cpu_ms() - cpu_start);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());

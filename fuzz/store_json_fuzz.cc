@@ -13,6 +13,7 @@
 
 #include "pipette/metrics/derive.h"
 #include "pipette/metrics/row_cache.h"
+#include "pipette/workload/registry.h"
 
 namespace {
 
@@ -47,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   pipette::store::RunRecord run;
   run.id = 1;
-  const auto rows = pipette::metrics::DeriveRows(run, {1, "fp", json::object()}, {c});
+  const auto rows = pipette::metrics::DeriveRows(run, {1, "fp", json::object()}, {c},
+                                                 pipette::workload::Derivers());
   (void)rows;
   auto facts = std::make_shared<const pipette::metrics::CellFacts>();
   (void)pipette::metrics::DecodeCellRows(bytes, facts);

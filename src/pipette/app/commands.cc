@@ -28,7 +28,6 @@
 #include "pipette/config/quality_spec.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
-#include "pipette/estimate/work.h"
 #include "pipette/metrics/history.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/model/gguf.h"
@@ -134,7 +133,7 @@ config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
 }
 
 std::string RunHelpFooter() {
-  return "\n" + config::ParamHelpText(config::ParamRegistry::Default());
+  return "\n" + config::ParamHelpText(runtime::ParamRegistry::Default());
 }
 
 int Report(const ReportArgs& args) {
@@ -160,10 +159,11 @@ int Report(const ReportArgs& args) {
     if (!*latest) return Fail(InputError(fmt::format("the store {} has no runs yet", args.store)));
     ids.push_back(**latest);
   }
-  auto data = report::LoadReportData(**store, ids, &processes, {.derived_cache = !args.no_cache});
+  auto data = report::LoadReportData(**store, ids, workload::Derivers(), &processes,
+                                     {.derived_cache = !args.no_cache});
   if (!data) return Fail(data.error());
   // The parameters of the runtimes Pipette ships: how the tables name and show them.
-  const config::ParamRegistry& params = runtime::Registry().Params();
+  const runtime::ParamRegistry& params = runtime::Registry().Params();
   if (!args.vary.empty()) {
     if (args.format != "md") {
       return Fail(InputError("--vary prints Markdown tables: leave out --format or use md"));
@@ -203,7 +203,7 @@ Result<config::DeviceSpec> ExperimentDevice(const EnvArgs& args, const Paths& pa
         "--device {} names a device of an experiment file: pipette env EXPERIMENT.yaml --device {}",
         args.device, args.device));
   }
-  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   auto ex = config::LoadExperiment(args.experiment, registry, ResolveOptionsHere(paths));
   if (!ex) return ex.error();
   std::vector<std::string> names;

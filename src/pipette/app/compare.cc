@@ -93,7 +93,7 @@ Result<Side> ReadSide(const std::string& side) {
     run = **latest;
   }
   env::LinuxProcessTable processes;
-  auto data = report::LoadReportData(**store, {*run}, &processes);
+  auto data = report::LoadReportData(**store, {*run}, workload::Derivers(), &processes);
   if (!data) return data.error();
   if (data->runs.empty()) return InputError(fmt::format("{}: no run {}", path, *run));
   out.name = fmt::format("{} run {}", path, *run);

@@ -12,6 +12,7 @@
 #include "pipette/report/predict_view.h"
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 
@@ -32,7 +33,7 @@ int Predict(const PredictArgs& args) {
     ids.push_back(**latest);
   }
   env::LinuxProcessTable processes;
-  auto data = report::LoadReportData(**store, ids, &processes);
+  auto data = report::LoadReportData(**store, ids, workload::Derivers(), &processes);
   if (!data) return Fail(data.error());
   auto groups = metrics::Predict(data->rows, args.from);
   if (!groups) return Fail(groups.error());

@@ -104,7 +104,7 @@ Result<report::ReportData> Load(const std::string& store_path, const std::vector
   auto store = store::Store::Open(store_path, store::OpenMode::kReadOnly);
   if (!store) return store.error();
   env::LinuxProcessTable processes;
-  return report::LoadReportData(**store, runs, &processes);
+  return report::LoadReportData(**store, runs, workload::Derivers(), &processes);
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ nlohmann::json WithoutMachine(nlohmann::json resolved) {
 }  // namespace
 
 Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment& ex,
-                           const config::ParamRegistry& registry) {
+                           const runtime::ParamRegistry& registry) {
   if (run.config_canonical.empty() || Sha256Hex(run.config_canonical) == run.config_hash) {
     return InputError(fmt::format(
         "cannot resume run {}: it was recorded by Pipette {} (commit {}), whose config_hash is "
@@ -111,7 +111,7 @@ Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
 
 Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
                                      const config::Experiment& ex,
-                                     const config::ParamRegistry& registry,
+                                     const runtime::ParamRegistry& registry,
                                      const std::vector<plan::Cell>& cells, bool retry_failed) {
   const store::RunRecord& run = r.run;
   if (run.status == "running" || run.status == store::kRunningElsewhere) {

@@ -30,14 +30,14 @@ Result<RunToResume> ReadRunToResume(store::Store& store, int64_t run_id,
 // config_hash covered only what the file writes (its hash is that of its resolved experiment)
 // is refused, saying so: it was measured by another build, which alone may resume it.
 Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment& ex,
-                           const config::ParamRegistry& registry);
+                           const runtime::ParamRegistry& registry);
 
 // The run must not be running, the experiment must be the one it ran (CheckSameExperiment, its
 // number of cells), the datasets the ones it measured with; then the plan and the references
 // its kept cells recorded.
 Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
                                      const config::Experiment& ex,
-                                     const config::ParamRegistry& registry,
+                                     const runtime::ParamRegistry& registry,
                                      const std::vector<plan::Cell>& cells, bool retry_failed);
 
 // Once the variants exist: the model files of the cells to measure are those the run measured,

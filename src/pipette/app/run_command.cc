@@ -22,7 +22,6 @@
 #include "pipette/config/quality_spec.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
-#include "pipette/estimate/work.h"
 #include "pipette/metrics/history.h"
 #include "pipette/plan/plan.h"
 #include "pipette/report/document.h"
@@ -35,6 +34,7 @@
 #include "pipette/util/output_files.h"
 #include "pipette/util/shell_quote.h"
 #include "pipette/util/strings.h"
+#include "pipette/workload/planned_work.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::app {
@@ -42,7 +42,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-               const config::ParamRegistry& registry) {
+               const runtime::ParamRegistry& registry) {
   fmt::print("{}: {} cell(s) x {} test(s), {} warm-up + {} repetitions each\n", ex.path,
              cells.size(), ex.tests.size(), ex.warmup, ex.repetitions);
   std::string last_load;
@@ -119,7 +119,7 @@ std::vector<NamedPath> RunInputs(const config::Experiment& ex, const std::string
 class ExportingProgress : public ConsoleProgress {
  public:
   ExportingProgress(store::Store* store, Exports exports, const env::ProcessTable* processes,
-                    const config::ParamRegistry& params)
+                    const runtime::ParamRegistry& params)
       : ConsoleProgress(stderr),
         store_(store),
         processes_(processes),
@@ -137,7 +137,7 @@ class ExportingProgress : public ConsoleProgress {
     auto fail_all = [&](const std::string& why) {
       for (const ExportFile& e : exports_) failed[e.path] = why;
     };
-    auto data = report::LoadReportData(*store_, {run_id}, processes_);
+    auto data = report::LoadReportData(*store_, {run_id}, workload::Derivers(), processes_);
     if (!data) {
       fail_all(data.error().message);
     } else {
@@ -177,7 +177,7 @@ class ExportingProgress : public ConsoleProgress {
  private:
   store::Store* store_;
   const env::ProcessTable* processes_;
-  const config::ParamRegistry& params_;  // how the reports show parameters
+  const runtime::ParamRegistry& params_;  // how the reports show parameters
   Exports exports_;
   std::map<std::string, std::string> failed_;
 };
@@ -242,7 +242,7 @@ struct RunPlan {
 // The plan, from the experiment and, for a resume, a read-only look at the store: everything is
 // checked before anything waits, writes or measures. No output may overwrite what the run reads,
 // nor another output.
-Result<RunPlan> PlanRun(const RunArgs& args, const config::ParamRegistry& registry,
+Result<RunPlan> PlanRun(const RunArgs& args, const runtime::ParamRegistry& registry,
                         const config::ResolveOptions& load, const Exports& exports,
                         env::ProcessTable& processes) {
   const bool resuming = args.resume != 0;
@@ -290,7 +290,7 @@ Result<RunPlan> PlanRun(const RunArgs& args, const config::ParamRegistry& regist
                "on as it began\n",
                p.prior->run.id);
   }
-  auto cells = plan::Expand(p.ex, runtime::Registry());
+  auto cells = plan::Expand(p.ex, runtime::Registry(), workload::PlanNeeds());
   if (!cells) return cells.error();
   p.only = resuming ? p.prior->run.only : args.only;
   if (!p.only.empty()) {
@@ -310,7 +310,7 @@ Result<RunPlan> PlanRun(const RunArgs& args, const config::ParamRegistry& regist
 
 // --dry-run: the plan, and a time estimate from what the store measured before, if there is a
 // store (read only: a dry run writes nothing).
-int PrintDryRun(const RunPlan& p, const config::ParamRegistry& registry, device::Device& device) {
+int PrintDryRun(const RunPlan& p, const runtime::ParamRegistry& registry, device::Device& device) {
   if (p.resume) {
     PrintResumePlan(p.prior->run, p.cells, *p.resume);
     return 0;
@@ -329,7 +329,8 @@ int PrintDryRun(const RunPlan& p, const config::ParamRegistry& registry, device:
   auto recent = (*ro)->RecentSamples(estimate::kHistorySamples);
   if (!recent) return 0;
   const estimate::Estimate e =
-      estimate::EstimateRun(p.ex, p.cells, registry, metrics::BuildHistory(*recent));
+      workload::EstimateRun(p.ex, p.cells, registry, workload::MakeWorkloads(),
+                            metrics::BuildHistory(*recent, workload::Derivers()));
   fmt::print(
       "estimate: about {} (model loads, speed tests, ppl, kld and gen) from earlier runs in {}",
       FormatDuration(e.seconds), p.store_path);
@@ -394,7 +395,7 @@ struct Measuring {
   const RunArgs& args;
   const Paths& paths;
   const RunPlan& plan;
-  const config::ParamRegistry& registry;
+  const runtime::ParamRegistry& registry;
   int64_t env_id;
   device::Device& device;
   store::Store& store;
@@ -437,9 +438,9 @@ Result<run::RunSummary> MeasureCells(const Measuring& m, int64_t* run_id) {
 
 // The run's table (md) on stdout, or stderr with --table-to-stderr, and a warning where its
 // figures are noisy.
-Status PrintTable(const RunArgs& args, const RunPlan& p, const config::ParamRegistry& registry,
+Status PrintTable(const RunArgs& args, const RunPlan& p, const runtime::ParamRegistry& registry,
                   store::Store& store, int64_t run_id, env::ProcessTable& processes) {
-  auto data = report::LoadReportData(store, {run_id}, &processes);
+  auto data = report::LoadReportData(store, {run_id}, workload::Derivers(), &processes);
   if (!data) return data.error();
   std::ostream& table = args.table_to_stderr ? std::cerr : std::cout;
   table << "\n";
@@ -492,7 +493,7 @@ int PrintRunEnd(const RunPlan& p, const run::RunSummary& summary, store::Store& 
 }  // namespace
 
 int Run(const RunArgs& args, const Paths& paths, device::Device& device) {
-  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   if (auto st = CheckRunArgs(args); !st) return Fail(st.error());
   auto exports = ExportsOf(args);
   if (!exports) return Fail(exports.error());

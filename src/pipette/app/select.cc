@@ -97,7 +97,7 @@ int Select(const SelectArgs& args) {
     runs.push_back(**latest);
   }
   env::LinuxProcessTable processes;
-  auto data = report::LoadReportData(**store, runs, &processes);
+  auto data = report::LoadReportData(**store, runs, workload::Derivers(), &processes);
   if (!data) return FailInput(data.error());
   for (int64_t id : runs) {
     bool found = false;

@@ -26,6 +26,7 @@
 #include "pipette/store/store.h"
 #include "pipette/util/files.h"
 #include "pipette/util/strings.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 namespace fs = std::filesystem;
@@ -57,14 +58,14 @@ class Session {
   // An experiment given as JSON text (JSON is YAML), checked like a file the user wrote.
   static Result<config::Experiment> Parse(const json& experiment, const std::string& name,
                                           const Paths& paths) {
-    return config::ExperimentFromText(experiment.dump(2), name, config::ParamRegistry::Default(),
+    return config::ExperimentFromText(experiment.dump(2), name, runtime::ParamRegistry::Default(),
                                       ResolveOptionsHere(paths));
   }
 
   // Runs an experiment Parse() accepted.
   Result<std::map<std::string, Measured>> Execute(const config::Experiment& ex, int64_t* run_id) {
-    const config::ParamRegistry registry = config::ParamRegistry::Default();
-    auto cells = plan::Expand(ex, runtime::Registry());
+    const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
+    auto cells = plan::Expand(ex, runtime::Registry(), workload::PlanNeeds());
     if (!cells) return cells.error();
     MakeVariantsFor(ex, *device_, &*cells, stop_);
     ConsoleProgress progress(stderr);
@@ -74,7 +75,7 @@ class Session {
     auto summary = run::RunExperiment(ex, *cells, registry, env_id_, deps);
     if (!summary) return summary.error();
     *run_id = summary->run_id;
-    auto data = report::LoadReportData(*store_, {summary->run_id});
+    auto data = report::LoadReportData(*store_, {summary->run_id}, workload::Derivers());
     if (!data) return data.error();
     std::map<std::string, Measured> out;
     for (const auto& c : data->cells) {
@@ -177,7 +178,7 @@ int Sensitivity(const SensitivityArgs& args, const Paths& paths, device::Device&
   }
 
   // The base model, resolved the way an experiment file resolves it.
-  const config::ParamRegistry registry = config::ParamRegistry::Default();
+  const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   auto probe =
       config::ExperimentFromText(json({{"models", {args.model}}, {"tests", {"pp1"}}}).dump(),
                                  "pipette sensitivity", registry, ResolveOptionsHere(paths));

@@ -1,4 +1,4 @@
-// An endpoint runtime's own keys in an experiment file (a runtime reached over HTTP, the
+// An endpoint runtime's own keys as written in an experiment file (a runtime reached over HTTP, the
 // `openai` runtime: docs/config.md "Endpoints"): where the server is, or how Pipette starts one,
 // the model name it is asked for, the name of the environment variable that holds the API key
 // (never the key), and the keys added to every request body.
@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "pipette/endpoint/spec.h"
 
 namespace pipette::config {
 
@@ -30,24 +32,6 @@ struct WrittenEndpoint {
   nlohmann::json body = nlohmann::json::object();  // added to every request body
   std::optional<WrittenServer> server{};
   int line = 0;  // the runtime entry's line, for errors
-};
-
-// Resolved: what the controller needs to reach or start the server.
-struct EndpointSpec {
-  std::string base_url{};  // "" when Pipette starts the server (its URL is known then)
-  std::string model{};     // "": the first model the server's /v1/models lists
-  std::string api_key_env{};
-  nlohmann::json body = nlohmann::json::object();
-  bool start_server = false;
-  // The server's command: the bundled llama-server's path first when bundled.
-  std::vector<std::string> server_command{};
-  bool server_bundled = false;
-  std::vector<std::string> server_args{};
-  std::optional<int> parallel{};
-  int ready_timeout_s = 180;
-
-  // What identifies it in the store and the canonical form (no secret: the key's variable name).
-  nlohmann::json ToJson() const;
 };
 
 }  // namespace pipette::config

@@ -49,7 +49,7 @@ nlohmann::json Experiment::Resolved() const {
 }
 
 Result<Experiment> ExperimentFromText(const std::string& text, const std::string& path,
-                                      const ParamRegistry& registry,
+                                      const runtime::ParamRegistry& registry,
                                       const ResolveOptions& options) {
   auto written = ParseExperiment(text, path, registry, QualitiesOf(options), RuntimesOf(options));
   if (!written) return written.error();
@@ -59,7 +59,7 @@ Result<Experiment> ExperimentFromText(const std::string& text, const std::string
   return ex;
 }
 
-Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& registry,
+Result<Experiment> LoadExperiment(const std::string& path, const runtime::ParamRegistry& registry,
                                   const ResolveOptions& options) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {

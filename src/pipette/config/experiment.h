@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "pipette/config/endpoint_spec.h"
-#include "pipette/config/params.h"
 #include "pipette/config/parse.h"
 #include "pipette/config/quality_specs.h"
 #include "pipette/config/resolve_options.h"
 #include "pipette/config/written.h"
 #include "pipette/convert/conversion.h"
 #include "pipette/quant/variant.h"
+#include "pipette/runtime/params.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
@@ -48,7 +48,7 @@ struct RuntimeSpec {
   std::string worker;  // absolute path to the worker program; "" for an endpoint
   int line = 0;
   // An endpoint runtime (runtime::Endpoint): where its server is, or how Pipette starts it.
-  std::optional<EndpointSpec> endpoint{};
+  std::optional<endpoint::EndpointSpec> endpoint{};
 };
 
 struct Experiment {
@@ -107,13 +107,14 @@ struct Experiment {
 };
 
 // Reads an experiment file, then ExperimentFromText.
-Result<Experiment> LoadExperiment(const std::string& path, const ParamRegistry& registry,
+Result<Experiment> LoadExperiment(const std::string& path, const runtime::ParamRegistry& registry,
                                   const ResolveOptions& options);
 // Parses `text` (config/parse.h: pure), resolves what it names on this machine
 // (config/resolve.h) and checks the whole (config/validate.h). Every error names file:line:column
 // and the problem, suggests the nearest known key, and carries exit code 2. `path` is used in
 // messages and to resolve relative paths.
 Result<Experiment> ExperimentFromText(const std::string& text, const std::string& path,
-                                      const ParamRegistry& registry, const ResolveOptions& options);
+                                      const runtime::ParamRegistry& registry,
+                                      const ResolveOptions& options);
 
 }  // namespace pipette::config

@@ -43,7 +43,7 @@ class ExperimentTest : public ::testing::Test {
   }
 
   TempDir dir_{"pipette-config-test"};
-  ParamRegistry registry_ = ParamRegistry::Default();
+  runtime::ParamRegistry registry_ = runtime::ParamRegistry::Default();
   ResolveOptions opts_;
 };
 

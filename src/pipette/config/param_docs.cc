@@ -35,20 +35,20 @@ std::string Wrapped(const std::string& text, size_t indent, size_t width) {
 
 }  // namespace
 
-std::string ParamRuntimesText(const ParamDef& def) {
+std::string ParamRuntimesText(const runtime::ParamDef& def) {
   if (def.runtimes.empty()) return "every (Pipette's)";
   std::string out;
   for (const auto& r : def.runtimes) out += (out.empty() ? "" : ", ") + r;
   return out;
 }
 
-std::string ParamTypeText(const ParamDef& def, bool markdown) {
+std::string ParamTypeText(const runtime::ParamDef& def, bool markdown) {
   switch (def.kind) {
-    case ParamKind::kInt:
+    case runtime::ParamKind::kInt:
       return fmt::format("int {}–{}", def.min, def.max);
-    case ParamKind::kBool:
+    case runtime::ParamKind::kBool:
       return "bool";
-    case ParamKind::kChoice: {
+    case runtime::ParamKind::kChoice: {
       std::string out;
       for (const auto& c : def.choices) out += (out.empty() ? "" : ", ") + Quoted(c, markdown);
       std::string also;
@@ -62,26 +62,27 @@ std::string ParamTypeText(const ParamDef& def, bool markdown) {
   return "";
 }
 
-std::string ParamTableMarkdown(const ParamRegistry& registry) {
+std::string ParamTableMarkdown(const runtime::ParamRegistry& registry) {
   std::string out =
       "| parameter | runtimes | type | stage | default (when not set) | meaning |\n"
       "| --- | --- | --- | --- | --- | --- |\n";
-  for (const ParamDef& d : registry.defs()) {
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", d.name,
-                       MarkdownCell(ParamRuntimesText(d)), MarkdownCell(ParamTypeText(d, true)),
-                       StageName(d.scope), MarkdownCell(d.default_doc), MarkdownCell(d.help));
+  for (const runtime::ParamDef& d : registry.defs()) {
+    out +=
+        fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", d.name,
+                    MarkdownCell(ParamRuntimesText(d)), MarkdownCell(ParamTypeText(d, true)),
+                    runtime::StageName(d.scope), MarkdownCell(d.default_doc), MarkdownCell(d.help));
   }
   return out;
 }
 
-std::string ParamHelpText(const ParamRegistry& registry) {
+std::string ParamHelpText(const runtime::ParamRegistry& registry) {
   std::string out =
       "Parameters an experiment sets under params: (a list sweeps them). One left unset is not "
       "sent:\nthe runtime's own default applies, and the cell records what it applied. A "
       "parameter reaches\nonly the cells of the runtimes it belongs to.\n";
-  for (const ParamDef& d : registry.defs()) {
-    out +=
-        fmt::format("\n{} ({}; {} stage)\n", d.name, ParamTypeText(d, false), StageName(d.scope));
+  for (const runtime::ParamDef& d : registry.defs()) {
+    out += fmt::format("\n{} ({}; {} stage)\n", d.name, ParamTypeText(d, false),
+                       runtime::StageName(d.scope));
     out += Wrapped("runtimes: " + ParamRuntimesText(d), 2, 100);
     out += Wrapped(d.help, 2, 100);
     out += Wrapped("unset: " + WithoutBackticks(d.default_doc), 2, 100);

@@ -5,23 +5,23 @@
 
 #include <string>
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::config {
 
 // The type column: "int 1–1024", "bool", or the choices ("`auto`, `on`, `off` (`true` = `on`,
 // ...)"); backticks only when `markdown`.
-std::string ParamTypeText(const ParamDef& def, bool markdown);
+std::string ParamTypeText(const runtime::ParamDef& def, bool markdown);
 
 // The runtimes a parameter belongs to: "llama.cpp", or "every (Pipette's)" for Pipette's own.
-std::string ParamRuntimesText(const ParamDef& def);
+std::string ParamRuntimesText(const runtime::ParamDef& def);
 
 // docs/config.md's parameter table: a header, then one row per parameter in registry order
 // (name, runtimes, type, stage, default when not set, meaning), each line ending in '\n'.
-std::string ParamTableMarkdown(const ParamRegistry& registry);
+std::string ParamTableMarkdown(const runtime::ParamRegistry& registry);
 
 // The parameter list of `pipette run --help`: each parameter with its type and stage, the runtimes
 // it belongs to, its help, what applies when unset and the names other tools give it.
-std::string ParamHelpText(const ParamRegistry& registry);
+std::string ParamHelpText(const runtime::ParamRegistry& registry);
 
 }  // namespace pipette::config

@@ -28,7 +28,7 @@ std::string DocumentedTable() {
 }
 
 TEST(ParamDocs, ConfigMdHoldsTheRegistrysTable) {
-  const std::string want = ParamTableMarkdown(ParamRegistry::Default());
+  const std::string want = ParamTableMarkdown(runtime::ParamRegistry::Default());
   EXPECT_EQ(DocumentedTable(), want)
       << "docs/config.md's parameter table (between '" << kBegin << "' and '" << kEnd
       << "') is not the registry's: replace it with\n"
@@ -36,7 +36,7 @@ TEST(ParamDocs, ConfigMdHoldsTheRegistrysTable) {
 }
 
 TEST(ParamDocs, TypesAndRows) {
-  const ParamRegistry r = ParamRegistry::Default();
+  const runtime::ParamRegistry r = runtime::ParamRegistry::Default();
   EXPECT_EQ(ParamTypeText(*r.Find("threads"), true), "int 1–1024");
   EXPECT_EQ(ParamTypeText(*r.Find("swa_full"), true), "bool");
   EXPECT_EQ(ParamTypeText(*r.Find("flash_attn"), false),
@@ -53,9 +53,9 @@ TEST(ParamDocs, TypesAndRows) {
 }
 
 TEST(ParamDocs, HelpSaysEveryParameterAndItsOtherNames) {
-  const ParamRegistry r = ParamRegistry::Default();
+  const runtime::ParamRegistry r = runtime::ParamRegistry::Default();
   const std::string help = ParamHelpText(r);
-  for (const ParamDef& d : r.defs()) {
+  for (const runtime::ParamDef& d : r.defs()) {
     EXPECT_NE(help.find("\n" + d.name + " ("), std::string::npos) << d.name;
   }
   EXPECT_NE(help.find("swa_full (bool; context stage)\n  runtimes: llama.cpp\n"), std::string::npos)

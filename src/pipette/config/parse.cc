@@ -115,11 +115,11 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
 }
 
 Result<WrittenParam> ParseParam(const Where& w, const YAML::Node& key, const YAML::Node& value,
-                                const ParamRegistry& registry) {
+                                const runtime::ParamRegistry& registry) {
   WrittenParam p;
   p.name = key.Scalar();
   p.pos = PosOf(key);
-  const ParamDef* def = registry.Find(p.name);
+  const runtime::ParamDef* def = registry.Find(p.name);
   if (!def) {
     return w.At(key, fmt::format("unknown parameter '{}'{}", p.name, registry.DidYouMean(p.name)));
   }
@@ -225,7 +225,7 @@ std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int l
 
 // One key of the top level into `ex`.
 Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, const YAML::Node& v,
-                   const ParamRegistry& registry, const QualityRegistry& qualities,
+                   const runtime::ParamRegistry& registry, const QualityRegistry& qualities,
                    const runtime::RuntimeRegistry& runtimes, WrittenExperiment* ex,
                    bool* have_models, bool* have_tests) {
   if ((key == "device" || key == "devices") &&
@@ -315,7 +315,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     ex->seed = static_cast<uint64_t>(*i);
   } else if (registry.Find(key)) {
     return w.At(k, fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
-  } else if (const ParamDef* alias = registry.FindAlias(key)) {
+  } else if (const runtime::ParamDef* alias = registry.FindAlias(key)) {
     return w.At(k, fmt::format("unknown key '{}': the runtime parameter is '{}', under 'params:'",
                                key, alias->name));
   } else {
@@ -466,7 +466,7 @@ Result<TestSpec> ParseTestName(std::string_view text) {
 }
 
 Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
-                                          const ParamRegistry& registry,
+                                          const runtime::ParamRegistry& registry,
                                           const QualityRegistry& qualities,
                                           const runtime::RuntimeRegistry& runtimes) {
   Where w(path);

@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "pipette/config/params.h"
 #include "pipette/config/quality_spec.h"
 #include "pipette/config/written.h"
+#include "pipette/runtime/params.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/result.h"
 
@@ -28,7 +28,7 @@ Result<TestSpec> ParseTestName(std::string_view text);
 // it may set (runtimes.Params() outside tests), `qualities` the quality workloads it may name
 // (workload::QualitySpecs() outside tests), `runtimes` the runtimes it may name.
 Result<WrittenExperiment> ParseExperiment(
-    const std::string& text, const std::string& path, const ParamRegistry& registry,
+    const std::string& text, const std::string& path, const runtime::ParamRegistry& registry,
     const QualityRegistry& qualities,
     const runtime::RuntimeRegistry& runtimes = runtime::Registry());
 

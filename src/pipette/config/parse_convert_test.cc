@@ -10,7 +10,7 @@ namespace {
 
 // Parsing is pure: the base named here is not looked for.
 Result<WrittenExperiment> Parse(const std::string& convert) {
-  return ParseExperiment("tests: [pp16]\n" + convert, "ex.yaml", ParamRegistry::Default(),
+  return ParseExperiment("tests: [pp16]\n" + convert, "ex.yaml", runtime::ParamRegistry::Default(),
                          QualityRegistry());
 }
 

@@ -10,7 +10,7 @@
 namespace pipette::config::testing {
 
 inline Result<WrittenExperiment> Parse(const std::string& text) {
-  return ParseExperiment(text, "ex.yaml", ParamRegistry::Default(), QualityRegistry());
+  return ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), QualityRegistry());
 }
 
 // The message of the bad-input error (exit code 2) `text` must give.

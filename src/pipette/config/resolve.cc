@@ -27,7 +27,7 @@ Result<RuntimeSpec> ResolveEndpoint(const Where& w, const WrittenRuntime& writte
                                     const runtime::Endpoint& reach, const ResolveOptions& opt,
                                     RuntimeSpec r) {
   const WrittenEndpoint& we = written.endpoint.value_or(WrittenEndpoint{});
-  EndpointSpec e;
+  endpoint::EndpointSpec e;
   e.base_url = we.base_url.value_or("");
   e.model = we.model.value_or("");
   e.api_key_env = we.api_key_env.value_or("");
@@ -336,12 +336,12 @@ Status ResolveQuality(const Where& w, const WrittenExperiment& written, const Re
 // Every parameter the file sets belongs to at least one of its runtimes; one that only some
 // have multiplies only their cells (plan/plan.h).
 Status CheckParamsHaveARuntime(const Where& w, const WrittenExperiment& written,
-                               const ParamRegistry& registry, const Experiment& ex) {
+                               const runtime::ParamRegistry& registry, const Experiment& ex) {
   std::vector<std::string> names;
   for (const RuntimeSpec& r : ex.runtimes) names.push_back(r.name);
-  const ParamRegistry theirs = registry.Of(names);
+  const runtime::ParamRegistry theirs = registry.Of(names);
   for (const WrittenParam& p : written.params) {
-    const ParamDef* def = registry.Find(p.name);
+    const runtime::ParamDef* def = registry.Find(p.name);
     if (!def || theirs.Find(p.name)) continue;
     return w.AtLine(
         p.pos.Line(),
@@ -354,9 +354,9 @@ Status CheckParamsHaveARuntime(const Where& w, const WrittenExperiment& written,
 
 // The parameters to sweep, in registry order: those the file sets, and those with a default of
 // Pipette's own (n_ctx, depth); any other is left to the runtime (not sent).
-void ResolveParams(const WrittenExperiment& written, const ParamRegistry& registry,
+void ResolveParams(const WrittenExperiment& written, const runtime::ParamRegistry& registry,
                    Experiment* ex) {
-  for (const ParamDef& def : registry.defs()) {
+  for (const runtime::ParamDef& def : registry.defs()) {
     auto it = std::find_if(written.params.begin(), written.params.end(),
                            [&](const WrittenParam& p) { return p.name == def.name; });
     if (it != written.params.end()) {
@@ -388,7 +388,7 @@ const runtime::RuntimeRegistry& RuntimesOf(const ResolveOptions& options) {
   return options.runtimes ? *options.runtimes : runtime::Registry();
 }
 
-Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry& registry,
+Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::ParamRegistry& registry,
                            const ResolveOptions& options) {
   const Where w(written.path);
   Experiment ex;

@@ -5,15 +5,15 @@
 #pragma once
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/params.h"
 #include "pipette/config/resolve_options.h"
 #include "pipette/config/written.h"
+#include "pipette/runtime/params.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
 
 // Errors name file:line:column of what they are about and carry exit code 2.
-Result<Experiment> Resolve(const WrittenExperiment& written, const ParamRegistry& registry,
+Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::ParamRegistry& registry,
                            const ResolveOptions& options);
 
 }  // namespace pipette::config

@@ -332,7 +332,7 @@ class TwoRuntimesTest : public ExperimentTest {
     runtime::Runtime other{.name = "other",
                            .reach = runtime::WorkerProgram{"pipette-worker-other"},
                            .model_formats = {"gguf"}};
-    other.params = ParamRegistry({{.name = "ubatch", .min = 1, .max = 64}});
+    other.params = runtime::ParamRegistry({{.name = "ubatch", .min = 1, .max = 64}});
     return runtime::RuntimeRegistry({runtime::LlamaCpp(), other});
   }
   runtime::RuntimeRegistry runtimes_ = Runtimes();

@@ -893,7 +893,7 @@ class EndpointChannel : public worker::WorkerChannel {
 
 }  // namespace
 
-Result<std::string> ApiKeyFromEnvironment(const config::EndpointSpec& spec) {
+Result<std::string> ApiKeyFromEnvironment(const EndpointSpec& spec) {
   return ApiKeyFromEnvironment(spec.api_key_env);
 }
 

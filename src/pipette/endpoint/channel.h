@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "pipette/config/endpoint_spec.h"
 #include "pipette/device/device.h"
 #include "pipette/endpoint/api_key.h"
+#include "pipette/endpoint/spec.h"
 #include "pipette/http/client.h"
 #include "pipette/worker/channel.h"
 
@@ -22,7 +22,7 @@ namespace pipette::endpoint {
 
 struct ChannelConfig {
   std::string runtime = "openai";
-  config::EndpointSpec spec{};
+  EndpointSpec spec{};
   // Read from the environment variable the experiment names; sent as a bearer token, never
   // stored, logged or put in an error.
   std::string api_key{};
@@ -43,6 +43,6 @@ Result<std::unique_ptr<worker::WorkerChannel>> OpenEndpoint(ChannelConfig config
 // The API key the spec names, from the environment: "" when it names none; an input error naming
 // the variable (never a value) when it is unset, empty or holds a control character (a line
 // break would inject a header).
-Result<std::string> ApiKeyFromEnvironment(const config::EndpointSpec& spec);
+Result<std::string> ApiKeyFromEnvironment(const EndpointSpec& spec);
 
 }  // namespace pipette::endpoint

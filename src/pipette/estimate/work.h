@@ -1,15 +1,9 @@
-// The work a plan holds, as the estimator counts it (estimate/estimator.h).
+// How much work a quality workload plans for a cell, counted before it runs: the chunks of a
+// corpus, the items of a dataset (workload::PlannedWork sums a plan's work).
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
-#include <vector>
-
-#include "pipette/config/experiment.h"
-#include "pipette/config/params.h"
-#include "pipette/estimate/estimator.h"
-#include "pipette/plan/plan.h"
 
 namespace pipette::estimate {
 
@@ -20,15 +14,5 @@ int64_t GuessChunks(int64_t corpus_bytes, int n_ctx, int chunks);
 int64_t CorpusChunks(const std::string& path, int n_ctx, int chunks);
 // Items a dataset workload runs: `limit` of `n_items` (0: all).
 int64_t Items(int64_t limit, int64_t n_items);
-
-// The work of the cells `include` accepts, in cell order: a model load where the load key changes
-// from the cell before, then each registered workload's own (workload::Workload::PlanWork).
-std::vector<Work> PlannedWork(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                              const config::ParamRegistry& registry,
-                              const std::function<bool(const plan::Cell&)>& include = {});
-
-// The plan's estimate (`pipette run --dry-run`) from history alone.
-Estimate EstimateRun(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                     const config::ParamRegistry& registry, const History& history);
 
 }  // namespace pipette::estimate

@@ -15,7 +15,6 @@
 #include "pipette/quant/variant.h"
 #include "pipette/util/json_read.h"
 #include "pipette/util/seconds.h"
-#include "pipette/workload/registry.h"
 
 namespace pipette::metrics {
 
@@ -505,7 +504,8 @@ void AddMsPerKchar(std::vector<ResultRow>& rows, size_t first) {
 }  // namespace
 
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
-                                  const std::vector<CellSamples>& cells, const Environments* envs) {
+                                  const std::vector<CellSamples>& cells,
+                                  const RowDerivers& derivers, const Environments* envs) {
   std::map<int64_t, const store::SampleRecord*> loads;  // cell id -> its load sample
   for (const CellSamples& c : cells) {
     for (const auto& s : c.samples) {
@@ -514,7 +514,6 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
   }
   CellsById by_id;
   for (const CellSamples& c : cells) by_id[c.cell.id] = &c;
-  const auto workloads = workload::MakeWorkloads();
   std::vector<ResultRow> rows;
   for (const CellSamples& c : cells) {
     // A cell measured again by a resume: its samples stay (a reference may point at them) but
@@ -589,7 +588,7 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
     }
     // Each workload's figures; stored data of an unexpected shape (an older writer, a hand edit)
     // makes that workload's figures n/a with the reason, not the whole report.
-    for (const auto& w : workloads) {
+    for (const RowDeriver* w : derivers) {
       std::vector<ResultRow> own;
       if (auto st = w->Derive(base, c, by_id, &own); !st) {
         ResultRow r = base;

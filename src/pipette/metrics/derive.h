@@ -13,8 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "pipette/estimate/history.h"
 #include "pipette/stats/stats.h"
 #include "pipette/store/store.h"
+#include "pipette/util/result.h"
 
 namespace pipette::metrics {
 
@@ -126,12 +128,53 @@ struct CellSamples {
 // Every cell of a run by its id: what a figure measured against a reference cell looks up.
 using CellsById = std::map<int64_t, const CellSamples*>;
 
-// All rows for a run's cells, in cell order then test order. `load_samples` resolves each cell's
-// load_cell_id (a model loaded once serves consecutive cells).
-// `envs`: the environments of cells measured on other devices (EnvironmentOf).
+// What a workload gives the derivation of a run's rows (workload::Workload is one): its figures
+// of a cell, how its samples read as timed requests, and whether a cell's rows read other cells.
+// Whoever holds the workloads hands them down (workload::Derivers(), from app/): metrics/ never
+// asks for them.
+class RowDeriver {
+ public:
+  virtual ~RowDeriver() = default;
+  virtual std::string Name() const = 0;
+  // One of its stored samples as a measured request, for the history time estimates start from
+  // (metrics/history.h): kind, units and seconds as it plans them (workload::Workload::PlanWork);
+  // nullopt for a sample of another workload or of no timed request.
+  virtual std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const {
+    (void)s;
+    return std::nullopt;
+  }
+  // Its figures of one cell from the cell's stored samples (docs/metrics.md), appended to `rows`,
+  // each starting from `base` (the cell's identity). `by_id`: every cell of the run, for figures
+  // measured against a reference cell. An error when a stored sample cannot be read: the report
+  // then shows this workload's figures of the cell as n/a with it.
+  virtual Status Derive(const ResultRow& base, const CellSamples& cell, const CellsById& by_id,
+                        std::vector<ResultRow>* rows) const {
+    (void)base, (void)cell, (void)by_id, (void)rows;
+    return {};
+  }
+  // Whether its figures of a cell with these samples read another cell's samples (a reference
+  // cell's): such a cell's rows are never cached, and a report deriving it live reads every cell
+  // of the run (metrics/row_cache.h).
+  virtual bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) const {
+    (void)samples;
+    return false;
+  }
+  // Whether a cell's rows may be cached when it finishes, given that it reads no other cell
+  // (false: the report needs the samples themselves, as mc's per-item table does).
+  virtual bool RowsCacheable(const std::vector<store::SampleRecord>& samples) const {
+    (void)samples;
+    return true;
+  }
+};
+using RowDerivers = std::vector<const RowDeriver*>;
+
+// All rows for a run's cells, in cell order then test order: the speed tests' own and each of
+// `derivers`' (the workloads'). `load_samples` resolves each cell's load_cell_id (a model loaded
+// once serves consecutive cells). `envs`: the environments of cells measured on other devices
+// (EnvironmentOf).
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells,
-                                  const Environments* envs = nullptr);
+                                  const RowDerivers& derivers, const Environments* envs = nullptr);
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);

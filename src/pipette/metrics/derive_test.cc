@@ -28,6 +28,47 @@ TEST(Derive, TgThroughputAndInterTokenLatencies) {
   EXPECT_DOUBLE_EQ(*RuntimeMsPerToken(raw), 12.0);
 }
 
+// The derivation asks only the derivers it is given (metrics/ never fetches the workloads): a
+// made-up one's rows and its error row appear; without it, only the speed tests' own rows.
+class MadeUpDeriver : public RowDeriver {
+ public:
+  explicit MadeUpDeriver(bool fail) : fail_(fail) {}
+  std::string Name() const override { return "madeup"; }
+  Status Derive(const ResultRow& base, const CellSamples& cell, const CellsById&,
+                std::vector<ResultRow>* rows) const override {
+    if (fail_) return InputError("a stored sample of another shape");
+    ResultRow r = base;
+    r.test = "madeup";
+    r.metric = "samples";
+    r.value = double(cell.samples.size());
+    rows->push_back(r);
+    return {};
+  }
+
+ private:
+  bool fail_;
+};
+
+TEST(Derive, RowsComeFromTheDeriversGiven) {
+  CellSamples c;
+  c.cell.id = 3;
+  c.cell.status = "ok";
+  c.cell.model_info = json::object();
+  c.samples = {{1, 3, "pp8", 0, false, {{"n_tokens", 8}, {"t_start_ns", 0}, {"t_end_ns", 8000}}}};
+  auto tests = [&](const RowDerivers& derivers) {
+    std::map<std::string, std::string> out;  // test -> metric, or the n/a reason
+    for (const ResultRow& r : DeriveRows({}, {1, "fp", json::object()}, {c}, derivers)) {
+      out[r.test] = r.na_reason.empty() ? r.metric : r.na_reason;
+    }
+    return out;
+  };
+  EXPECT_EQ(tests({}).count("madeup"), 0u);
+  EXPECT_EQ(tests({}).count("pp8"), 1u);
+  const MadeUpDeriver ok(false), broken(true);
+  EXPECT_EQ(tests({&ok})["madeup"], "samples");
+  EXPECT_EQ(tests({&broken})["madeup"], "a stored sample of another shape");
+}
+
 // The time to write 1000 characters: each tg repetition's ms/token times the tokens the model
 // makes of 1000 characters of the ppl corpus (here 250: 40 tokens of 160 characters).
 TEST(Derive, MsPerKcharIsMsPerTokenTimesTheCorpusDensity) {
@@ -44,7 +85,7 @@ TEST(Derive, MsPerKcharIsMsPerTokenTimesTheCorpusDensity) {
                {2, 10, "tg10", 1, false, tg(200'000'000)},  // 50 t/s: 20 ms/token
                {3, 10, "ppl_corpus", 0, false, {{"n_tokens", 40}, {"n_chars", 160}}},
                {4, 10, "ppl", 0, false, {{"logprob", {-1.0, -1.0}}}}};
-  const auto rows = DeriveRows({}, {1, "fp", json::object()}, {c});
+  const auto rows = DeriveRows({}, {1, "fp", json::object()}, {c}, workload::Derivers());
   const ResultRow* k = nullptr;
   const ResultRow* ms = nullptr;
   for (const auto& r : rows) {
@@ -59,7 +100,7 @@ TEST(Derive, MsPerKcharIsMsPerTokenTimesTheCorpusDensity) {
   EXPECT_EQ(k->unit, "ms");
   // Without ppl in the cell there is no such figure.
   c.samples.resize(2);
-  for (const auto& r : DeriveRows({}, {1, "fp", json::object()}, {c})) {
+  for (const auto& r : DeriveRows({}, {1, "fp", json::object()}, {c}, workload::Derivers())) {
     EXPECT_NE(r.metric, "ms_per_kchar");
   }
 }
@@ -110,7 +151,7 @@ TEST(Derive, RawValuesOfAnotherTypeReadAsAbsent) {
       {9, 1, "context", 0, false, {{"swa_full", "yes"}, {"flash_attn_resolved", 1}}},
   };
   std::vector<ResultRow> rows;
-  ASSERT_NO_THROW(rows = DeriveRows({}, {1, "fp", json::object()}, {c}));
+  ASSERT_NO_THROW(rows = DeriveRows({}, {1, "fp", json::object()}, {c}, workload::Derivers()));
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows.front().cell->n_params, 0);
   EXPECT_EQ(rows.front().cell->quant, "?");
@@ -135,7 +176,7 @@ TEST(Derive, E2eIsTheWholeRequestFromThePromptsStart) {
                     {"token_end_ns", {41'000'000, 51'000'000, 61'000'000}},
                     {"tokens", {1, 2, 3}}};
   c.samples = {{1, 10, "e2e@4+3", 0, false, raw}};
-  auto rows = DeriveRows(run, env, {c});
+  auto rows = DeriveRows(run, env, {c}, workload::Derivers());
   auto find = [&](const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
       if (r.test == "e2e@4+3" && r.metric == metric) return &r;
@@ -183,7 +224,7 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
       {4, 10, "pp100", 2, false, pp(50'000'000)},    // 2000 t/s
       {5, 10, "memory", 0, false, {{"hwm", 5000}, {"rss", 4000}, {"reset", {{"supported", true}}}}},
       {6, 10, "context", 0, false, {{"t_start_ns", 0}, {"t_end_ns", 2'000'000}}}};
-  auto rows = DeriveRows(run, env, {c});
+  auto rows = DeriveRows(run, env, {c}, workload::Derivers());
   auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
       if (r.test == test && r.metric == metric) return &r;
@@ -217,7 +258,7 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
                                   {"other_provider_ops", {{"MatMul", 2}, {"Add", 1}}},
                                   {"inserted_casts", 483},
                                   {"inserted_cast_ops", {{"MatMul", 60}, {"Add", 423}}}};
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
   ASSERT_NE(find("load", "inserted_casts"), nullptr);
   EXPECT_TRUE(find("load", "inserted_casts")->subset.empty());  // the first: the total
   EXPECT_DOUBLE_EQ(find("load", "inserted_casts")->summary.median, 483);
@@ -232,20 +273,20 @@ TEST(Derive, RowsSummariseRecordedRepetitionsOnly) {
   EXPECT_EQ(casts, (std::map<std::string, double>{{"Add", 423}, {"MatMul", 60}}));
   EXPECT_EQ(elsewhere, (std::map<std::string, double>{{"Add", 1}, {"MatMul", 2}}));
   c.samples[0].raw.erase("fallback");
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
 
   // Swapped pages count: the largest VmRSS + VmSwap the worker sampled, where above VmHWM.
   c.samples[4].raw["swap"] = 3000;
   c.samples[4].raw["footprint_peak"] = 6500;
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
   EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 6500);
   c.samples[4].raw["footprint_peak"] = 4500;  // below VmHWM: VmHWM
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
   EXPECT_DOUBLE_EQ(find("memory", "peak_rss")->summary.median, 5000);
 
   // Without a peak reset, VmHWM is not the cell's own: n/a, with the reason.
   c.samples[4].raw["reset"]["supported"] = false;
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
   const ResultRow* na = find("memory", "peak_rss");
   ASSERT_NE(na, nullptr);
   EXPECT_FALSE(na->na_reason.empty());
@@ -276,7 +317,7 @@ TEST(Derive, EnergyPerTokenAndPowerFromTheStoredJoules) {
                {2, 1, "pp100", 1, false, pp(3.0)},
                {3, 1, "tg2", 0, false, tg},
                {4, 1, "tg4", 0, false, served}};
-  const auto rows = DeriveRows(run, env, {c});
+  const auto rows = DeriveRows(run, env, {c}, workload::Derivers());
   auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
       if (r.test == test && r.metric == metric) return &r;
@@ -312,7 +353,7 @@ TEST(Derive, NotServedPhasesAndUnreadableSamplesAreNaRowsOfTheirWorkload) {
       {3, 10, "ppl", 0, false, {{"logprob", {-1.0, -1.0}}}},
       {4, 10, "mc_dataset", 0, false, json::object()},
       {5, 10, "mc", 0, false, {{"answer", "not a number"}}}};
-  const auto rows = DeriveRows({}, {1, "fp", json::object()}, {c});
+  const auto rows = DeriveRows({}, {1, "fp", json::object()}, {c}, workload::Derivers());
   auto find = [&](const std::string& test, const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
       if (r.test == test && r.metric == metric) return &r;
@@ -361,7 +402,7 @@ TEST(Derive, EndpointStreamsGivePerStreamAndAggregateFigures) {
   json failed = {{"request_failed", {{"kind", "timeout"}, {"message", "stalled"}}},
                  {"streams", {{{"error", "stalled"}, {"kind", "timeout"}}}}};
   c.samples = {{1, 7, "tg2", 0, false, {{"streams", {a, b}}}}, {2, 7, "tg2", 1, false, failed}};
-  const auto rows = DeriveRows(run, env, {c});
+  const auto rows = DeriveRows(run, env, {c}, workload::Derivers());
   auto find = [&](const std::string& metric) -> const ResultRow* {
     for (const auto& r : rows) {
       if (r.test == "tg2" && r.metric == metric) return &r;
@@ -404,7 +445,7 @@ TEST(Derive, ACellOnAnotherDeviceIsNamedByItsOwnEnvironment) {
     cells[i].cell.model_file_size = 100;
     if (i > 0) cells[i].cell.environment_id = 1 + i;
   }
-  const auto rows = DeriveRows(run, here, cells, &envs);
+  const auto rows = DeriveRows(run, here, cells, workload::Derivers(), &envs);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].cell->device, "Host CPU");
   EXPECT_FALSE(rows[0].cell->emulated);

@@ -4,15 +4,14 @@
 
 #include "pipette/metrics/derive.h"
 #include "pipette/stats/stats.h"
-#include "pipette/workload/registry.h"
 
 namespace pipette::metrics {
 
 estimate::History BuildHistory(
-    const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples) {
+    const std::vector<std::pair<std::string, store::SampleRecord>>& keyed_samples,
+    const RowDerivers& derivers) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> per_request;
   std::map<std::string, std::vector<double>> per_unit;
-  const auto workloads = workload::MakeWorkloads();
   for (const auto& [key, s] : keyed_samples) {
     if (s.test == "load") {
       if (auto ms = LoadMs(s.raw)) {
@@ -22,7 +21,7 @@ estimate::History BuildHistory(
       continue;
     }
     // Each workload knows its samples' kind, units and seconds.
-    for (const auto& w : workloads) {
+    for (const RowDeriver* w : derivers) {
       const auto m = w->Timed(s);
       if (!m) continue;
       per_request[{key, s.test}].push_back(m->seconds);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::metrics {
 namespace {
 
@@ -30,7 +32,7 @@ TEST(History, MediansPerRequestAndPerUnitOfEachKind) {
       {"b", Sample("mc", {{"answer", 1}})},         // stored before mc samples had timestamps
       {"b", Sample("memory", {{"rss_bytes", 1}})},  // no timed request
   };
-  const estimate::History h = BuildHistory(samples);
+  const estimate::History h = BuildHistory(samples, workload::Derivers());
   EXPECT_DOUBLE_EQ(h.seconds_per_request.at({"a", "pp100"}), 0.2);
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("pp"), 0.002);
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("tg"), 0.04 / 4);  // per token the test names
@@ -54,7 +56,7 @@ TEST(History, AnotherDevicesSamplesAreItsOwnKinds) {
        Sample("tg4", {{"t_start_ns", 0}, {"token_end_ns", {200 * ms, 400 * ms, 800 * ms}}})},
       {"a,device=board", Sample("load", {{"t_start_ns", 0}, {"t_end_ns", 900 * ms}})},
   };
-  const estimate::History h = BuildHistory(samples);
+  const estimate::History h = BuildHistory(samples, workload::Derivers());
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("tg"), 0.04 / 4);
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("tg@board"), 0.8 / 4);
   EXPECT_DOUBLE_EQ(h.seconds_per_unit.at("load@board"), 0.9);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::metrics {
 namespace {
@@ -114,7 +115,7 @@ TEST(RooflineTest, DerivedRows) {
   }
   store::RunRecord run;
   store::EnvironmentRecord env{1, "id", kDevice};
-  auto rows = DeriveRows(run, env, {c});
+  auto rows = DeriveRows(run, env, {c}, workload::Derivers());
   auto find = [&](const std::vector<ResultRow>& rs, const std::string& metric) -> const ResultRow* {
     for (const ResultRow& r : rs) {
       if (r.test == "tg2" && r.metric == metric) return &r;
@@ -131,7 +132,7 @@ TEST(RooflineTest, DerivedRows) {
   EXPECT_DOUBLE_EQ(find(rows, "kv_bytes_used")->value, 2 * 2 * 40.0);
 
   env.facts = json::object();
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
   ASSERT_TRUE(find(rows, "bytes_per_token"));
   util = find(rows, "bw_util");
   ASSERT_TRUE(util);
@@ -139,7 +140,7 @@ TEST(RooflineTest, DerivedRows) {
 
   // A cell an older Pipette recorded (no token_reads): reported as it was, without these rows.
   c.cell.model_info = {{"file", {{"format", "gguf"}}}};
-  rows = DeriveRows(run, env, {c});
+  rows = DeriveRows(run, env, {c}, workload::Derivers());
   EXPECT_FALSE(find(rows, "bw_util"));
   EXPECT_FALSE(find(rows, "bytes_per_token"));
 }
@@ -181,7 +182,7 @@ TEST(RooflineTest, AServedModelsKvCacheIsTheServersSlotsOrNa) {
   store::RunRecord run;
   store::EnvironmentRecord env{1, "id", kDevice};
   bool na = false;
-  for (const ResultRow& row : DeriveRows(run, env, {c})) {
+  for (const ResultRow& row : DeriveRows(run, env, {c}, workload::Derivers())) {
     if (row.metric != "kv_bytes_allocated_model") continue;
     EXPECT_NE(row.na_reason.find("did not start"), std::string::npos) << row.na_reason;
     na = true;

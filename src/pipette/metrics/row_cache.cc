@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "pipette/workload/registry.h"
-
 namespace pipette::metrics {
 namespace {
 
@@ -112,17 +110,15 @@ std::optional<std::vector<ResultRow>> DecodeParsed(const json& doc,
 
 }  // namespace
 
-bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) {
-  const auto& all = workload::Registered();
-  return std::any_of(all.begin(), all.end(),
-                     [&](const auto& w) { return w->ReadsOtherCells(samples); });
+bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples, const RowDerivers& derivers) {
+  return std::any_of(derivers.begin(), derivers.end(),
+                     [&](const RowDeriver* w) { return w->ReadsOtherCells(samples); });
 }
 
-bool Cacheable(const CellSamples& cell) {
-  const auto& all = workload::Registered();
-  return !ReadsOtherCells(cell.samples) && std::all_of(all.begin(), all.end(), [&](const auto& w) {
-    return w->RowsCacheable(cell.samples);
-  });
+bool Cacheable(const CellSamples& cell, const RowDerivers& derivers) {
+  return !ReadsOtherCells(cell.samples, derivers) &&
+         std::all_of(derivers.begin(), derivers.end(),
+                     [&](const RowDeriver* w) { return w->RowsCacheable(cell.samples); });
 }
 
 std::string EncodeCellRows(const std::vector<ResultRow>& rows) {
@@ -139,7 +135,8 @@ std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text,
   return DecodeParsed(doc, facts);
 }
 
-Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell) {
+Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell,
+                        const RowDerivers& derivers) {
   auto samples = store.Samples(cell.id);
   if (!samples) return samples.error();
   std::vector<CellSamples> cells;
@@ -162,7 +159,7 @@ Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell) {
   d.n_samples = own.n;
   d.max_sample_id = own.max_id;
   cells.push_back({cell, std::move(*samples)});
-  if (!Cacheable(cells.back())) return {};
+  if (!Cacheable(cells.back(), derivers)) return {};
   // Only the cell's own rows are kept: the run and the environment are facts the report
   // attaches (CellFacts), never stored here. The environment's measured bandwidth is read (bw_util
   // divides by it); a stored environment never changes.
@@ -176,7 +173,7 @@ Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell) {
   }
   auto env = store.Environment(*env_id);
   if (!env) return {};  // no environment to derive against: nothing cached, reports derive live
-  std::vector<ResultRow> rows = DeriveRows(run, *env, cells);
+  std::vector<ResultRow> rows = DeriveRows(run, *env, cells, derivers);
   std::erase_if(rows, [&](const ResultRow& r) { return r.cell->cell_id != cell.id; });
   d.rows = EncodeCellRows(rows);
   return store.PutDerived(d);

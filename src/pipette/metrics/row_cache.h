@@ -30,10 +30,10 @@ inline constexpr int64_t kDerivationVersion = 4;  // 4: ms_per_kchar
 // model load served it), as each workload says (Workload::ReadsOtherCells: kld and divergence
 // read a reference cell's samples): such cells are never cached, and a report that derives one
 // live reads the samples of every cell of the run.
-bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples);
+bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples, const RowDerivers& derivers);
 // Whether a cell's rows are cached when it finishes: it reads no other cell and every workload
 // allows it (Workload::RowsCacheable: mc's per-item results come from the samples themselves).
-bool Cacheable(const CellSamples& cell);
+bool Cacheable(const CellSamples& cell, const RowDerivers& derivers);
 
 // The compact text of one cell's rows (all rows of one cell): each row's figures, once the
 // params_set they share, none of the other facts the rows take from their cell (CellFacts).
@@ -46,7 +46,8 @@ std::optional<std::vector<ResultRow>> DecodeCellRows(std::string_view text,
 // Derives a finished cell's rows from its stored samples and stores them with what they came
 // from (the runner calls it when a cell ends: ok, failed or interrupted). Stores nothing for a
 // cell that is not Cacheable. Errors are the store's.
-Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell);
+Status StoreDerivedRows(store::Store& store, const store::CellRecord& cell,
+                        const RowDerivers& derivers);
 
 // A cell's cached rows, when they are current: the same kDerivationVersion, the cell's samples
 // and its load cell's (which must be of the same run) as they were when stored (`counts`: the

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::metrics {
 namespace {
 
@@ -171,20 +173,20 @@ TEST(RowCache, CellsReadingAnotherCellOrWithItemsAreNotCached) {
   CellSamples speed;
   speed.samples = {{1, 1, "pp64", 0, false, {{"n_tokens", 64}}},
                    {2, 1, "gen_dataset", 0, false, {{"path", "x"}}}};
-  EXPECT_FALSE(ReadsOtherCells(speed.samples));
-  EXPECT_TRUE(Cacheable(speed));
+  EXPECT_FALSE(ReadsOtherCells(speed.samples, workload::Derivers()));
+  EXPECT_TRUE(Cacheable(speed, workload::Derivers()));
   CellSamples kld = speed;
   kld.samples.push_back({3, 1, "kld", 0, false, json::object()});
-  EXPECT_TRUE(ReadsOtherCells(kld.samples));
-  EXPECT_FALSE(Cacheable(kld));
+  EXPECT_TRUE(ReadsOtherCells(kld.samples, workload::Derivers()));
+  EXPECT_FALSE(Cacheable(kld, workload::Derivers()));
   CellSamples divergence = speed;
   divergence.samples[1].raw["divergence_reference_cell_id"] = 4;
-  EXPECT_TRUE(ReadsOtherCells(divergence.samples));
-  EXPECT_FALSE(Cacheable(divergence));
+  EXPECT_TRUE(ReadsOtherCells(divergence.samples, workload::Derivers()));
+  EXPECT_FALSE(Cacheable(divergence, workload::Derivers()));
   CellSamples mc = speed;
   mc.samples.push_back({3, 1, "mc", 0, false, json::object()});
-  EXPECT_FALSE(ReadsOtherCells(mc.samples));
-  EXPECT_FALSE(Cacheable(mc));
+  EXPECT_FALSE(ReadsOtherCells(mc.samples, workload::Derivers()));
+  EXPECT_FALSE(Cacheable(mc, workload::Derivers()));
 }
 
 // CellFactsOf gives what DeriveRows puts on every row of the cell, from the cell alone, and the
@@ -207,7 +209,7 @@ TEST(RowCache, CellFactsAreThoseOfTheCellsDerivedRows) {
                {2, 70, "pp64", 0, false, {{"n_tokens", 64}, {"t_start_ns", 0}, {"t_end_ns", 9}}}};
   for (int64_t file_size : {int64_t{0}, int64_t{1234}}) {
     c.cell.model_file_size = file_size;
-    const std::vector<ResultRow> live = DeriveRows(run, env, {c});
+    const std::vector<ResultRow> live = DeriveRows(run, env, {c}, workload::Derivers());
     ASSERT_EQ(live.size(), file_size > 0 ? 2u : 1u);
     EXPECT_EQ(live.front().cell, live.back().cell);
     const CellFacts facts = CellFactsOf(run, env, c.cell, json{{"threads", 2}});

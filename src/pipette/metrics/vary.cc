@@ -26,7 +26,7 @@ std::string ColumnOf(const ResultRow& r, const FigureCatalogue& figures) {
 
 }  // namespace
 
-bool LeftToRuntime(const ResultRow& r, const config::ParamDef& def) {
+bool LeftToRuntime(const ResultRow& r, const runtime::ParamDef& def) {
   auto asked = r.cell->params_set.find(def.name);
   if (asked == r.cell->params_set.end()) return def.LeftToRuntime(nullptr);
   if (!asked->is_string()) return false;
@@ -35,7 +35,7 @@ bool LeftToRuntime(const ResultRow& r, const config::ParamDef& def) {
 }
 
 std::string DimensionKey(const ResultRow& r, const std::string& dim,
-                         const config::ParamRegistry& params) {
+                         const runtime::ParamRegistry& params) {
   if (dim == "model") return r.cell->model;
   // A variant re-quantized from a quantized file is another thing than one of the same type.
   if (dim == "quant") return r.cell->quant + '\x1f' + r.cell->quant_origin;
@@ -48,7 +48,7 @@ std::string DimensionKey(const ResultRow& r, const std::string& dim,
   auto it = r.cell->params.find(dim);
   if (it == r.cell->params.end()) return "";
   // A value left to the runtime (flash_attn auto) differs from the same value asked for.
-  const config::ParamDef* def = params.Find(dim);
+  const runtime::ParamDef* def = params.Find(dim);
   if (def && it->is_string() && LeftToRuntime(r, *def))
     return it->dump() + "\x1f" + def->unreported;
   return it->dump();
@@ -77,7 +77,7 @@ std::vector<std::string> VaryDimensions(const std::vector<ResultRow>& rows) {
 }
 
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
-                                 const config::ParamRegistry& params,
+                                 const runtime::ParamRegistry& params,
                                  const FigureCatalogue& figures) {
   const std::vector<std::string> dims = VaryDimensions(rows);
   if (std::find(dims.begin(), dims.end(), dimension) == dims.end()) {
@@ -103,7 +103,7 @@ Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::
   for (const ResultRow& r : rows) runtimes.insert(r.cell->runtime);
   for (const std::string& d : dims) {
     if (free.count(d)) continue;
-    const config::ParamDef* def = frees_runtime ? params.Find(d) : nullptr;
+    const runtime::ParamDef* def = frees_runtime ? params.Find(d) : nullptr;
     const bool everyones =
         !def || std::all_of(runtimes.begin(), runtimes.end(),
                             [&](const std::string& rt) { return def->BelongsTo(rt); });

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "pipette/config/params.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
+#include "pipette/runtime/params.h"
 #include "pipette/util/result.h"
 
 namespace pipette::metrics {
@@ -77,19 +77,19 @@ bool FreesRuntime(const std::string& dimension);
 
 // The row's cell left parameter `def` to its runtime, which resolved it (ParamDef::LeftToRuntime:
 // flash_attn unset or "auto", stored as "on"): shown and told apart as such.
-bool LeftToRuntime(const ResultRow& row, const config::ParamDef& def);
+bool LeftToRuntime(const ResultRow& row, const runtime::ParamDef& def);
 
 // What tells one value of a dimension from another in a row (not for display): rows with equal
 // keys show the same value. `params`: the parameters the rows' runtimes take.
 std::string DimensionKey(const ResultRow& row, const std::string& dimension,
-                         const config::ParamRegistry& params);
+                         const runtime::ParamRegistry& params);
 
 // One group per combination of the other dimensions within one run; rows in first-seen order;
 // only cells that completed. An unknown dimension is an input error with a suggestion. Columns:
 // the speed tests, peak RSS, file size, and each workload's headline figure
 // (`figures.headlines()`).
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
-                                 const config::ParamRegistry& params,
+                                 const runtime::ParamRegistry& params,
                                  const FigureCatalogue& figures);
 
 }  // namespace pipette::metrics

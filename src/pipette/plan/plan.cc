@@ -8,7 +8,6 @@
 
 #include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
-#include "pipette/workload/registry.h"
 
 namespace pipette::plan {
 namespace {
@@ -44,19 +43,20 @@ std::string WhereParam(const config::Experiment& ex, const std::string& name) {
 }
 
 // Tokens the workloads need at each depth, computed once per depth (not per cell).
-class ContextNeeds {
+class NeedsByDepth {
  public:
-  explicit ContextNeeds(const config::Experiment& ex) : ex_(ex) {}
+  NeedsByDepth(const config::Experiment& ex, const ContextNeeds& needs) : ex_(ex), needs_(needs) {}
   int64_t At(int64_t depth) {
     auto [it, fresh] = need_.emplace(depth, 0);
-    if (fresh) it->second = workload::ContextNeed(ex_, depth);  // the most any workload needs
+    if (fresh) it->second = needs_.tokens ? needs_.tokens(ex_, depth) : 0;
     return it->second;
   }
-  // What needs it, for a message (workload::ContextNeedWhat).
-  std::string What(int64_t depth) const { return workload::ContextNeedWhat(ex_, depth); }
+  // What needs it, for a message.
+  std::string What(int64_t depth) const { return needs_.what ? needs_.what(ex_, depth) : ""; }
 
  private:
   const config::Experiment& ex_;
+  const ContextNeeds& needs_;
   std::map<int64_t, int64_t> need_;
 };
 
@@ -64,7 +64,7 @@ class ContextNeeds {
 // (runtime/runtime.h: llama.cpp rounds n_ctx up to a multiple of 256 and clamps the batches
 // to it), so the stored values are the ones that run. `changed` gets the parameters the rule
 // changed.
-Status ResolveContext(const config::Experiment& ex, const runtime::Runtime* rt, ContextNeeds& needs,
+Status ResolveContext(const config::Experiment& ex, const runtime::Runtime* rt, NeedsByDepth& needs,
                       Cell& c, std::vector<std::string>* changed) {
   const int64_t depth = c.IntParam("depth");
   const int64_t need = needs.At(depth);
@@ -124,31 +124,32 @@ std::string Cell::Key() const {
   return key;
 }
 
-std::string Cell::LoadKey(const config::ParamRegistry& registry) const {
+std::string Cell::LoadKey(const runtime::ParamRegistry& registry) const {
   std::string key =
       fmt::format("{}|{}|{}|{}", device.name, model.path, runtime.name, runtime.worker);
   for (const auto& [k, v] : params) {
-    const config::ParamDef* def = registry.Find(k);
-    if (def && def->scope == config::ParamScope::kLoad) key += fmt::format("|{}={}", k, v);
+    const runtime::ParamDef* def = registry.Find(k);
+    if (def && def->scope == runtime::ParamScope::kLoad) key += fmt::format("|{}={}", k, v);
   }
   return key;
 }
 
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
-                                 const runtime::RuntimeRegistry& runtimes) {
-  const config::ParamRegistry& registry = runtimes.Params();
+                                 const runtime::RuntimeRegistry& runtimes,
+                                 const ContextNeeds& needs) {
+  const runtime::ParamRegistry& registry = runtimes.Params();
   // Dimension order, slowest first: load-scope parameters, then the rest in registry order.
   std::vector<const Dim*> ordered;
   for (const auto& p : ex.params) ordered.push_back(&p);
   std::stable_sort(ordered.begin(), ordered.end(), [&](auto* a, auto* b) {
     auto scope = [&](auto* d) {
-      const config::ParamDef* def = registry.Find(d->first);
+      const runtime::ParamDef* def = registry.Find(d->first);
       return def ? static_cast<int>(def->scope) : 99;
     };
     return scope(a) < scope(b);
   });
   auto belongs = [&](const Dim* d, const std::string& rt) {
-    const config::ParamDef* def = registry.Find(d->first);
+    const runtime::ParamDef* def = registry.Find(d->first);
     return def && def->BelongsTo(rt);
   };
 
@@ -183,7 +184,7 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
     }
   }
 
-  ContextNeeds needs(ex);
+  NeedsByDepth by_depth(ex, needs);
   std::vector<std::vector<std::string>> changed(cells.size());
   for (size_t i = 0; i < cells.size(); ++i) {
     Cell& c = cells[i];
@@ -197,7 +198,7 @@ Result<std::vector<Cell>> Expand(const config::Experiment& ex,
       }
     }
     const runtime::Runtime* rt = runtimes.Find(c.runtime.name);
-    if (auto st = ResolveContext(ex, rt, needs, c, &changed[i]); !st) return st.error();
+    if (auto st = ResolveContext(ex, rt, by_depth, c, &changed[i]); !st) return st.error();
   }
   // The runtime's rule can make two cells the same: measuring one twice would be a silent waste.
   std::map<std::string, int> seen;
@@ -246,7 +247,7 @@ std::vector<std::string> LeftOut(const config::Experiment& ex,
 }
 
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
-                                 const config::ParamRegistry& registry,
+                                 const runtime::ParamRegistry& registry,
                                  const std::string& reference) {
   auto value_of = [](const Cell& c, const std::string& key) -> std::string {
     if (key == "model") return c.model.name;

@@ -2,12 +2,14 @@
 // so that a model loads as few times as possible.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/result.h"
 
@@ -37,7 +39,15 @@ struct Cell {
   // unique within a run.
   std::string Key() const;
   // Cells with equal LoadKey can share one loaded model in one worker.
-  std::string LoadKey(const config::ParamRegistry& registry) const;
+  std::string LoadKey(const runtime::ParamRegistry& registry) const;
+};
+
+// What the workloads of an experiment need of a cell's context at a depth: the most tokens any
+// needs, and what needs them (for a message). Given by the caller: workload::PlanNeeds() outside
+// tests.
+struct ContextNeeds {
+  std::function<int64_t(const config::Experiment&, int64_t depth)> tokens;
+  std::function<std::string(const config::Experiment&, int64_t depth)> what;
 };
 
 // Expands the experiment. A cell holds only its runtime's parameters (and Pipette's own), so a
@@ -45,9 +55,11 @@ struct Cell {
 // vary slowest, so consecutive cells share a loaded model; the last registry parameter varies
 // fastest. Resolves n_ctx = 0 (auto), checks that every test fits the context and applies each
 // runtime's cell rule (runtime/runtime.h), naming the experiment file on error. `runtimes` gives
-// the parameters (its Params()) and the rules: runtime::Registry() outside tests.
+// the parameters (its Params()) and the rules: runtime::Registry() outside tests; `needs` the
+// context the tests need.
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
-                                 const runtime::RuntimeRegistry& runtimes);
+                                 const runtime::RuntimeRegistry& runtimes,
+                                 const ContextNeeds& needs);
 // The devices slowest of all: every cell of the first device, then the next. A runtime that does
 // not run on remote devices (runtime::Runtime::runs_on_devices) has no cells on them: LeftOut
 // says which (device, runtime) pairs Expand leaves out, one line each, for the run to print.
@@ -60,7 +72,7 @@ std::vector<std::string> LeftOut(const config::Experiment& ex,
 // compared with; "" for none) that match the terms other than model, quant and runtime are kept
 // too (a parameter their runtime lacks does not count), first, when none of its cells would be.
 Result<std::vector<Cell>> Narrow(const std::vector<Cell>& cells, const std::string& only,
-                                 const config::ParamRegistry& registry,
+                                 const runtime::ParamRegistry& registry,
                                  const std::string& reference = "");
 
 }  // namespace pipette::plan

@@ -4,17 +4,18 @@
 
 #include "pipette/runtime/llama.h"
 #include "pipette/workload/mc/spec.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::plan {
 namespace {
 
 using config::Experiment;
-using config::ParamRegistry;
+using runtime::ParamRegistry;
 
 // A registry with one load-scope parameter and two context ones, to test ordering.
 ParamRegistry TestRegistry() {
-  using config::ParamKind;
-  using config::ParamScope;
+  using runtime::ParamKind;
+  using runtime::ParamScope;
   return ParamRegistry({
       {"threads", "", ParamKind::kInt, ParamScope::kContext, "1", {}, 1, 64, "threads"},
       {"n_ctx", "", ParamKind::kInt, ParamScope::kContext, "0", {}, 0, 1 << 20, "n_ctx"},
@@ -46,7 +47,7 @@ Experiment TwoModels() {
 
 TEST(Plan, CrossProductOrderedForFewestModelLoads) {
   const ParamRegistry reg = TestRegistry();
-  auto cells = Expand(TwoModels(), TestRuntimes());
+  auto cells = Expand(TwoModels(), TestRuntimes(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 2u * 3u * 2u);
   // Model outermost, then the load-scope parameter, then threads fastest.
@@ -88,7 +89,7 @@ TEST(Plan, ATierOfThisMachineRunsEveryStartedRuntime) {
   ex.devices = {low};
   auto runtimes = DevicesRuntimes();
   ex.runtimes.push_back({"other", "/w/other", 4});
-  auto cells = Expand(ex, runtimes);
+  auto cells = Expand(ex, runtimes, workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   EXPECT_EQ(cells->size(), 24u);  // both runtimes
   EXPECT_EQ((*cells)[0].Key(),
@@ -108,7 +109,7 @@ TEST(Plan, DevicesVarySlowestAndOnlyRuntimesThatRunThereGetCells) {
   ex.devices = {config::DeviceSpec{}, board};
   auto runtimes = DevicesRuntimes();
   ex.runtimes.push_back({"other", "/w/other", 4});
-  auto cells = Expand(ex, runtimes);
+  auto cells = Expand(ex, runtimes, workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 24u + 12u);  // local: both runtimes; board: llama.cpp
   EXPECT_EQ((*cells)[0].device.name, "local");
@@ -136,7 +137,7 @@ TEST(Plan, DevicesVarySlowestAndOnlyRuntimesThatRunThereGetCells) {
 TEST(Plan, AutoContextFitsTheLargestTest) {
   Experiment ex = TwoModels();
   ex.params[2].second = {"1000"};
-  auto cells = Expand(ex, TestRuntimes());
+  auto cells = Expand(ex, TestRuntimes(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok());
   // pp512 after the depth's 1000 tokens, rounded up to a multiple of 256.
   EXPECT_EQ((*cells)[0].Param("n_ctx"), "1536");
@@ -145,10 +146,25 @@ TEST(Plan, AutoContextFitsTheLargestTest) {
 TEST(Plan, TooSmallContextIsAnInputError) {
   Experiment ex = TwoModels();
   ex.params[1].second = {"256"};
-  auto cells = Expand(ex, TestRuntimes());
+  auto cells = Expand(ex, TestRuntimes(), workload::PlanNeeds());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_NE(cells.error().message.find("n_ctx 256 is too small"), std::string::npos);
+}
+
+// The plan asks only the context needs it is given (plan/ never fetches the workloads).
+TEST(Plan, TheContextNeedsAreTheOnesGiven) {
+  Experiment ex = TwoModels();
+  ContextNeeds needs{.tokens = [](const Experiment&, int64_t depth) { return 3000 + depth; },
+                     .what = [](const Experiment&, int64_t) { return "a made-up workload"; }};
+  auto cells = Expand(ex, TestRuntimes(), needs);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  EXPECT_EQ((*cells)[0].Param("n_ctx"), "3072");  // 3000, rounded up to a multiple of 256
+  ex.params[1].second = {"2048"};
+  auto small = Expand(ex, TestRuntimes(), needs);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.error().message.find("at depth 0, for a made-up workload"), std::string::npos)
+      << small.error().message;
 }
 
 TEST(Plan, ThousandsOfCellsExpandQuickly) {
@@ -157,7 +173,7 @@ TEST(Plan, ThousandsOfCellsExpandQuickly) {
   for (int i = 1; i <= 64; ++i) many.push_back(std::to_string(i));
   ex.params[0].second = many;
   ex.params[2].second = {"0", "1", "2", "3", "4", "5", "6", "7"};
-  auto cells = Expand(ex, TestRuntimes());
+  auto cells = Expand(ex, TestRuntimes(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ(cells->size(), 2u * 64u * 8u * 2u);
 }
@@ -187,12 +203,12 @@ Experiment WithBatches(std::vector<std::string> n_batch, std::string n_ctx) {
 }
 
 TEST(Plan, StoredBatchIsTheBatchThatRuns) {
-  auto cells = Expand(WithBatches({"2048"}, "0"), runtime::Registry());
+  auto cells = Expand(WithBatches({"2048"}, "0"), runtime::Registry(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   EXPECT_EQ((*cells)[0].Param("n_ctx"), "256");  // 64 tokens, rounded up to 256
   EXPECT_EQ((*cells)[0].Param("n_batch"), "256");
   EXPECT_EQ((*cells)[0].Param("n_ubatch"), "256");
-  auto padded = Expand(WithBatches({"128"}, "300"), runtime::Registry());
+  auto padded = Expand(WithBatches({"128"}, "300"), runtime::Registry(), workload::PlanNeeds());
   ASSERT_TRUE(padded.ok());
   EXPECT_EQ((*padded)[0].Param("n_ctx"), "512");
   EXPECT_EQ((*padded)[0].Param("n_batch"), "128");
@@ -203,7 +219,7 @@ TEST(Plan, ContextBeyondTheModelsTrainingIsAnInputError) {
   Experiment ex = WithBatches({"128"}, "0");
   ex.models[0].n_ctx_train = 8192;
   ex.tests = {*config::ParseTestName("pp16000")};
-  auto cells = Expand(ex, runtime::Registry());
+  auto cells = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_NE(cells.error().message.find("trained for a context of 8192 tokens"), std::string::npos)
@@ -224,7 +240,7 @@ TEST(Plan, AContextTooLongForTheModelNamesTheItemThatNeedsIt) {
   mc.max_line = 7;
   mc.n_items = 9;
   workload::SetMcSpec(&ex, mc);
-  auto cells = Expand(ex, runtime::Registry());
+  auto cells = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_NE(cells.error().message.find("the tests need n_ctx 100008 (for the mc item at "
@@ -234,12 +250,14 @@ TEST(Plan, AContextTooLongForTheModelNamesTheItemThatNeedsIt) {
 }
 
 TEST(Plan, ValuesThatCollapseIntoOneCellAreAnInputError) {
-  auto cells = Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry());
+  auto cells =
+      Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry(), workload::PlanNeeds());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
   EXPECT_EQ(cells.error().message.rfind("ex.yaml:7: cells 1 and 2 are the same", 0), 0u)
       << cells.error().message;
-  EXPECT_TRUE(Expand(WithBatches({"128", "256"}, "0"), runtime::Registry()).ok());
+  EXPECT_TRUE(
+      Expand(WithBatches({"128", "256"}, "0"), runtime::Registry(), workload::PlanNeeds()).ok());
 }
 
 }  // namespace
@@ -250,7 +268,7 @@ namespace {
 
 TEST(Plan, NarrowKeepsMatchingCellsAndSaysWhatExists) {
   const ParamRegistry reg = TestRegistry();
-  auto cells = Expand(TwoModels(), TestRuntimes());
+  auto cells = Expand(TwoModels(), TestRuntimes(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok());
   auto two = Narrow(*cells, "threads=2,model=b", reg);
   ASSERT_TRUE(two.ok()) << two.error().message;
@@ -270,7 +288,7 @@ TEST(Plan, NarrowKeepsMatchingCellsAndSaysWhatExists) {
 
 TEST(Plan, NarrowKeepsTheReferenceTheOthersAreComparedWith) {
   const ParamRegistry reg = TestRegistry();
-  auto cells = Expand(TwoModels(), TestRuntimes());
+  auto cells = Expand(TwoModels(), TestRuntimes(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok());
   auto b = Narrow(*cells, "model=b,threads=2,use_mmap=true", reg, "a");
   ASSERT_TRUE(b.ok()) << b.error().message;
@@ -295,13 +313,13 @@ namespace {
 TEST(Plan, AParameterLeftToTheRuntimeIsNotInTheKeyAndOnlyCallsItDefault) {
   const ParamRegistry reg = ParamRegistry::Default();
   Experiment ex = WithBatches({"64"}, "0");
-  auto unset = Expand(ex, runtime::Registry());
+  auto unset = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_TRUE(unset.ok()) << unset.error().message;
   EXPECT_FALSE((*unset)[0].HasParam("flash_attn"));
   EXPECT_EQ((*unset)[0].Key().find("flash_attn"), std::string::npos) << (*unset)[0].Key();
   EXPECT_EQ((*unset)[0].ParamOr("flash_attn", "x"), "x");
   ex.params.push_back({"flash_attn", {"on"}});
-  auto set = Expand(ex, runtime::Registry());
+  auto set = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_TRUE(set.ok());
   EXPECT_NE((*set)[0].Key(), (*unset)[0].Key());  // unset (auto) and on are two cells
   EXPECT_TRUE(Narrow(*unset, "flash_attn=default", reg).ok());
@@ -321,8 +339,8 @@ namespace {
 runtime::RuntimeRegistry LlamaAndOther() {
   runtime::Runtime other{.name = "other", .reach = runtime::WorkerProgram{"w"}};
   other.params = ParamRegistry({{.name = "poll",
-                                 .kind = config::ParamKind::kInt,
-                                 .scope = config::ParamScope::kContext,
+                                 .kind = runtime::ParamKind::kInt,
+                                 .scope = runtime::ParamScope::kContext,
                                  .min = 0,
                                  .max = 100,
                                  .request_fields = {"cpu_poll"}}});
@@ -339,7 +357,7 @@ TEST(Plan, AParameterMultipliesOnlyTheCellsOfTheRuntimesThatHaveIt) {
   ex.params = {
       {"poll", {"1", "2", "3"}}, {"n_ctx", {"0"}}, {"flash_attn", {"on", "off"}}, {"depth", {"0"}}};
   ex.tests = {*config::ParseTestName("pp64")};
-  auto cells = Expand(ex, LlamaAndOther());
+  auto cells = Expand(ex, LlamaAndOther(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 2u + 3u);  // not 2 x 3 for each runtime
   for (size_t i = 0; i < 2; ++i) {
@@ -373,7 +391,7 @@ TEST(Plan, ModelsPairOnlyWithTheRuntimesThatLoadTheirFormat) {
   ex.runtimes = {{"llama.cpp", "/w/llama", 2}, {"onnxruntime", "/w/ort", 2}};
   ex.params = {{"threads", {"1", "2"}}, {"n_ctx", {"0"}}, {"depth", {"0"}}};
   ex.tests = {*config::ParseTestName("pp64")};
-  auto cells = Expand(ex, runtime::Registry());
+  auto cells = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   std::vector<std::string> keys;
   for (const Cell& c : *cells) keys.push_back(c.Key());
@@ -398,7 +416,8 @@ TEST(Plan, ModelsPairOnlyWithTheRuntimesThatLoadTheirFormat) {
 }
 
 TEST(Plan, TheCollapseErrorNamesWhatTheRuntimesRuleChanged) {
-  auto cells = Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry());
+  auto cells =
+      Expand(WithBatches({"512", "1024"}, "0"), runtime::Registry(), workload::PlanNeeds());
   ASSERT_FALSE(cells.ok());
   EXPECT_NE(cells.error().message.find(
                 "after runtime 'llama.cpp' resolves n_batch, n_ubatch, n_ctx (a n_batch=1024)"),

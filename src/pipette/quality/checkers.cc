@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "pipette/quality/ppl.h"
+#include "pipette/util/strings.h"
 
 namespace pipette::quality {
 namespace {
@@ -224,16 +225,8 @@ CheckResult CheckMaxChars(const json& spec, std::string_view out) {
 
 }  // namespace
 
-std::string_view TrimAsciiWhitespace(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\n\v\f\r";
-  const size_t begin = s.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  const size_t end = s.find_last_not_of(kSpace);
-  return s.substr(begin, end - begin + 1);
-}
-
 CheckResult RunChecker(const GenChecker& checker, std::string_view output) {
-  const std::string_view out = TrimAsciiWhitespace(output);
+  const std::string_view out = Trim(output);  // ASCII white space only
   const json& spec = checker.spec;
   const std::string& type = checker.type;
   if (type == "exact") return CheckExact(spec, out);

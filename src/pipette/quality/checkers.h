@@ -30,7 +30,4 @@ struct Verdict {
 // Runs all of an item's checkers. A checker with an empty role gets its type's default role.
 Verdict Judge(const GenItem& item, std::string_view output);
 
-// `s` without surrounding ASCII whitespace (space, \t, \n, \v, \f, \r).
-std::string_view TrimAsciiWhitespace(std::string_view s);
-
 }  // namespace pipette::quality

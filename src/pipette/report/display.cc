@@ -11,18 +11,18 @@ std::string QuantDisplay(const metrics::ResultRow& row) {
 }
 
 std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name,
-                         const config::ParamRegistry& params) {
+                         const runtime::ParamRegistry& params) {
   auto it = row.cell->params.find(name);
   if (it == row.cell->params.end()) return "";
   const std::string v = it->is_string() ? it->get<std::string>() : it->dump();
   // A value the runtime resolved from its `unreported` one: "on (auto)", "auto (unresolved)".
-  const config::ParamDef* def = params.Find(name);
+  const runtime::ParamDef* def = params.Find(name);
   if (!def || !it->is_string() || !metrics::LeftToRuntime(row, *def)) return v;
   return v == def->unreported ? v + " (unresolved)" : fmt::format("{} ({})", v, def->unreported);
 }
 
 std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension,
-                             const config::ParamRegistry& params) {
+                             const runtime::ParamRegistry& params) {
   if (dimension == "model") return row.cell->model;
   if (dimension == "quant") return QuantDisplay(row);
   if (dimension == "runtime")

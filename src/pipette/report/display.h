@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "pipette/config/params.h"
 #include "pipette/metrics/derive.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::report {
 
@@ -17,11 +17,11 @@ std::string QuantDisplay(const metrics::ResultRow& row);
 // says so ("on (auto)", "auto (unresolved)"). "" if the row has no such parameter. `params`: the
 // parameters the rows' runtimes take.
 std::string ParamDisplay(const metrics::ResultRow& row, const std::string& name,
-                         const config::ParamRegistry& params);
+                         const runtime::ParamRegistry& params);
 // A dimension's value as tables show it: model, quant (QuantDisplay), runtime ("llama.cpp
 // 0.3.36"), device, or a parameter (ParamDisplay).
 std::string DimensionDisplay(const metrics::ResultRow& row, const std::string& dimension,
-                             const config::ParamRegistry& params);
+                             const runtime::ParamRegistry& params);
 // The footnote for the "*" of QuantDisplay, or "" if the row is not re-quantized.
 std::string RequantNote(const metrics::ResultRow& row);
 // A count as tables show it: "134.52 M", "1.20 B", "950".

@@ -196,7 +196,7 @@ Table McItemsTable(const std::vector<metrics::McItemRow>& items) {
   return t;
 }
 
-Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
+Report BuildReport(const ReportData& data, const runtime::ParamRegistry& params,
                    const metrics::FigureCatalogue& figures, ReportParts parts) {
   Report r;
   r.generated_at = data.generated_at;

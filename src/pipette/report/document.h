@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "pipette/config/params.h"
 #include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/report/data.h"
 #include "pipette/report/page.h"
 #include "pipette/report/table.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::report {
 
@@ -47,7 +47,7 @@ enum class ReportParts { kSummary, kAll, kPage };
 
 // `params`: the parameters the rows' runtimes take (how the console table names and shows them);
 // `figures`: what each figure means, with the workloads' summary columns (workload::Figures()).
-Report BuildReport(const ReportData& data, const config::ParamRegistry& params,
+Report BuildReport(const ReportData& data, const runtime::ParamRegistry& params,
                    const metrics::FigureCatalogue& figures, ReportParts parts = ReportParts::kAll);
 
 // The tables, each from its records (BuildReport calls them all).

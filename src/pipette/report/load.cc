@@ -51,7 +51,8 @@ std::string RunWarning(const store::RunRecord& run, const std::string& store_pat
 Result<std::vector<metrics::ResultRow>> DeriveRunRows(
     store::Store& store, const store::RunRecord& run, const store::EnvironmentRecord& env,
     const metrics::Environments& envs, std::vector<store::CellRecord>& cells,
-    const LoadOptions& options, std::vector<metrics::McItemRow>* mc_items) {
+    const metrics::RowDerivers& derivers, const LoadOptions& options,
+    std::vector<metrics::McItemRow>* mc_items) {
   std::map<int64_t, store::DerivedRecord> derived;
   std::map<int64_t, store::SampleCount> counts;
   if (options.derived_cache) {
@@ -83,7 +84,7 @@ Result<std::vector<metrics::ResultRow>> DeriveRunRows(
     if (!s) return s.error();
     samples[i] = std::move(*s);
     if (cells[i].load_cell_id) read_also.insert(*cells[i].load_cell_id);
-    read_every_cell = read_every_cell || metrics::ReadsOtherCells(*samples[i]);
+    read_every_cell = read_every_cell || metrics::ReadsOtherCells(*samples[i], derivers);
   }
   for (size_t i = 0; i < n; ++i) {
     if (samples[i] || !(read_every_cell || read_also.contains(cells[i].id))) continue;
@@ -100,7 +101,7 @@ Result<std::vector<metrics::ResultRow>> DeriveRunRows(
     live.push_back({std::move(cells[i]), std::move(*samples[i])});
     live_index.push_back(i);
   }
-  std::vector<metrics::ResultRow> live_rows = metrics::DeriveRows(run, env, live, &envs);
+  std::vector<metrics::ResultRow> live_rows = metrics::DeriveRows(run, env, live, derivers, &envs);
   std::vector<metrics::McItemRow> items = metrics::DeriveMcItems(run, live, live_rows);
   mc_items->insert(mc_items->end(), std::make_move_iterator(items.begin()),
                    std::make_move_iterator(items.end()));
@@ -125,6 +126,7 @@ Result<std::vector<metrics::ResultRow>> DeriveRunRows(
 }  // namespace
 
 Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t>& run_ids,
+                                  const metrics::RowDerivers& derivers,
                                   const env::ProcessTable* processes, LoadOptions options) {
   ReportData data;
   data.store_path = store.path();
@@ -171,7 +173,7 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
         if (c.error.empty()) c.error = "its controller ended without finishing it";
       }
     }
-    auto rows = DeriveRunRows(store, *run, *env, envs, *cells, options, &data.mc_items);
+    auto rows = DeriveRunRows(store, *run, *env, envs, *cells, derivers, options, &data.mc_items);
     if (!rows) return rows.error();
     if (const std::string w = RunWarning(*run, store.path()); !w.empty())
       data.warnings.push_back(w);

@@ -44,7 +44,7 @@ class DerivedCacheTest : public ::testing::Test {
       ASSERT_TRUE(cells.ok());
       for (const auto& c : *cells) {
         if (c.status == "running") continue;
-        auto st = metrics::StoreDerivedRows(**s, c);
+        auto st = metrics::StoreDerivedRows(**s, c, workload::Derivers());
         ASSERT_TRUE(st.ok()) << st.error().message;
       }
     }
@@ -79,7 +79,8 @@ class DerivedCacheTest : public ::testing::Test {
     auto s = store::Store::Open(path_, store::OpenMode::kReadOnly);
     EXPECT_TRUE(s.ok()) << s.error().message;
     if (!s) return "";
-    auto data = LoadReportData(**s, {1, 2}, nullptr, {.derived_cache = cache});
+    auto data =
+        LoadReportData(**s, {1, 2}, workload::Derivers(), nullptr, {.derived_cache = cache});
     EXPECT_TRUE(data.ok()) << data.error().message;
     if (!data) return "";
     data->generated_at = "2026-12-01T00:00:00Z";
@@ -108,7 +109,7 @@ class DerivedCacheTest : public ::testing::Test {
 TEST_F(DerivedCacheTest, ARunGivenTwiceIsRefusedNotReadTwice) {
   auto s = store::Store::Open(path_, store::OpenMode::kReadOnly);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  auto data = LoadReportData(**s, {1, 2, 1}, nullptr);
+  auto data = LoadReportData(**s, {1, 2, 1}, workload::Derivers(), nullptr);
   ASSERT_FALSE(data.ok());
   EXPECT_EQ(data.error().exit_code, 2);
   EXPECT_NE(data.error().message.find("run 1 is given twice"), std::string::npos)

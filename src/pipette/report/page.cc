@@ -95,11 +95,11 @@ Chart MakeChart(std::string id, std::string title, json values, json rest) {
 // written without decimals. Its type is the one the registry declares; a parameter the registry
 // does not know is integer when every value drawn is a whole number.
 json ParamAxis(const std::string& field, const std::string& title,
-               const config::ParamRegistry& params, const std::string& name, const json& values) {
+               const runtime::ParamRegistry& params, const std::string& name, const json& values) {
   json axis = Field(field, "quantitative", title);
   bool integer = true;
-  if (const config::ParamDef* def = params.Find(name)) {
-    integer = def->kind == config::ParamKind::kInt;
+  if (const runtime::ParamDef* def = params.Find(name)) {
+    integer = def->kind == runtime::ParamKind::kInt;
   } else {
     for (const json& v : values) {
       const double x = v.value(field, 0.0);
@@ -120,7 +120,7 @@ std::optional<double> Param(const ResultRow& r, const std::string& name) {
 // --- controlled variables ---------------------------------------------------------------------
 
 PageSection ControlledVariables(const std::vector<ResultRow>& rows,
-                                const config::ParamRegistry& params,
+                                const runtime::ParamRegistry& params,
                                 const metrics::FigureCatalogue& figures) {
   PageSection s;
   s.id = "controlled";
@@ -330,7 +330,7 @@ PageSection QualityTradeOffs(const std::vector<ResultRow>& rows, const Labels& l
 
 // `example`: a list of values that would fill the section ("[1, 2, 4]").
 PageSection SpeedBy(const std::vector<ResultRow>& rows, const Labels& labels,
-                    const metrics::FigureCatalogue& figures, const config::ParamRegistry& params,
+                    const metrics::FigureCatalogue& figures, const runtime::ParamRegistry& params,
                     const std::string& param, const std::string& what, const std::string& example) {
   PageSection s;
   s.id = "speed-" + param;
@@ -453,7 +453,7 @@ PageSection QualityByQuant(const std::vector<ResultRow>& rows, const Labels& lab
 
 PageSection ContextDepth(const std::vector<ResultRow>& rows,
                          const metrics::FigureCatalogue& figures, const std::vector<Table>& curves,
-                         const Labels& labels, const config::ParamRegistry& params) {
+                         const Labels& labels, const runtime::ParamRegistry& params) {
   PageSection s;
   s.id = "depth";
   s.title = "Context depth";
@@ -720,7 +720,7 @@ PageSection Models(const std::vector<store::CellRecord>& cells) {
 }  // namespace
 
 std::vector<PageSection> BuildPage(const ReportData& data, const std::vector<Table>& curves,
-                                   const config::ParamRegistry& params,
+                                   const runtime::ParamRegistry& params,
                                    const metrics::FigureCatalogue& figures) {
   const Labels labels(data.rows);
   std::vector<PageSection> page;

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "pipette/config/params.h"
 #include "pipette/metrics/figures.h"
 #include "pipette/metrics/headline.h"
 #include "pipette/report/data.h"
 #include "pipette/report/table.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::report {
 
@@ -40,7 +40,7 @@ struct PageSection {
 // context depth; sustained decoding; per-repetition samples. `curves`: the Report's curve tables
 // (shown in their sections).
 std::vector<PageSection> BuildPage(const ReportData& data, const std::vector<Table>& curves,
-                                   const config::ParamRegistry& params,
+                                   const runtime::ParamRegistry& params,
                                    const metrics::FigureCatalogue& figures);
 
 // Every chart of the page as one document, {"charts": [{"section", "id", "title", "spec"}]}: what

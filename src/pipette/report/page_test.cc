@@ -204,19 +204,19 @@ TEST(Page, IntegerParametersAreDrawnOnAnIntegerAxis) {
     EXPECT_EQ(x.value("axis", json()), integer) << id << ": " << x;
   }
 
-  const auto threads_of = [](const config::ParamRegistry& params) {
+  const auto threads_of = [](const runtime::ParamRegistry& params) {
     const auto p = BuildPage(Fixed(), {}, params, workload::Figures());
     const Chart* c = FindChart(p, "speed-by-threads");
     return c ? c->spec["spec"]["encoding"]["x"] : json();
   };
-  config::ParamDef choice;
+  runtime::ParamDef choice;
   choice.name = "threads";
-  choice.kind = config::ParamKind::kChoice;
+  choice.kind = runtime::ParamKind::kChoice;
   choice.choices = {"1", "2"};
   EXPECT_FALSE(
-      threads_of(config::ParamRegistry(std::vector<config::ParamDef>{choice})).contains("axis"));
+      threads_of(runtime::ParamRegistry(std::vector<runtime::ParamDef>{choice})).contains("axis"));
   EXPECT_EQ(
-      threads_of(config::ParamRegistry(std::vector<config::ParamDef>{})).value("axis", json()),
+      threads_of(runtime::ParamRegistry(std::vector<runtime::ParamDef>{})).value("axis", json()),
       integer);
 }
 

@@ -19,8 +19,8 @@ Column TextColumn(std::string name, Align align) {
 
 }  // namespace
 
-Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::ParamRegistry& params,
-                   const metrics::FigureCatalogue& figures) {
+Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
+                   const runtime::ParamRegistry& params, const metrics::FigureCatalogue& figures) {
   Table t;
   t.name = "summary";
   std::map<std::string, std::set<std::string>> values;
@@ -37,7 +37,7 @@ Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::Pa
   }
   std::vector<std::string> param_cols;
   for (const auto& k : order) {
-    const config::ParamDef* def = params.Find(k);
+    const runtime::ParamDef* def = params.Find(k);
     if ((def && def->always_column) || values[k].size() > 1) param_cols.push_back(k);
   }
   // The workloads' columns, in their order, each with the rows of every cell it shows.

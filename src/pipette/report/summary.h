@@ -16,8 +16,8 @@ namespace pipette::report {
 // threads and flash attention always (they decide CPU speed most), any other parameter only
 // where it varies. Quality columns: each workload's headline (`figures.headlines()`, in their
 // order), only when some cell has that figure. Footnotes: what a "*" on a quantization means.
-Table SummaryTable(const std::vector<metrics::ResultRow>& rows, const config::ParamRegistry& params,
-                   const metrics::FigureCatalogue& figures);
+Table SummaryTable(const std::vector<metrics::ResultRow>& rows,
+                   const runtime::ParamRegistry& params, const metrics::FigureCatalogue& figures);
 
 // The cells that did not complete (failed, running, interrupted, abandoned), in cell order.
 std::vector<CellNote> IncompleteCells(const std::vector<store::CellRecord>& cells);

@@ -11,14 +11,14 @@
 namespace pipette::report {
 
 VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metrics::ResultRow>& rows,
-                       const config::ParamRegistry& params) {
+                       const runtime::ParamRegistry& params) {
   VaryView view;
   std::set<std::string> notes;
   for (size_t i : table.sources) {
     if (const std::string n = RequantNote(rows[i]); !n.empty()) notes.insert(n);
   }
   for (const std::string& d : table.planned_params) {
-    const config::ParamDef* def = params.Find(d);
+    const runtime::ParamDef* def = params.Find(d);
     const bool shown = std::any_of(table.groups.begin(), table.groups.end(), [&](const auto& g) {
       return !g.rows.empty() &&
              std::count(g.rows[0].shown_params.begin(), g.rows[0].shown_params.end(), d) > 0;

@@ -19,6 +19,6 @@ struct VaryView {
 // `rows` are those the table was built from (its groups and rows point into them); `params` what
 // it was built with.
 VaryView BuildVaryView(const metrics::VaryTable& table, const std::vector<metrics::ResultRow>& rows,
-                       const config::ParamRegistry& params);
+                       const runtime::ParamRegistry& params);
 
 }  // namespace pipette::report

@@ -11,7 +11,6 @@
 #include "pipette/build_info.h"
 #include "pipette/endpoint/channel.h"
 #include "pipette/env/cgroup_tier.h"
-#include "pipette/estimate/work.h"
 #include "pipette/metrics/history.h"
 #include "pipette/metrics/row_cache.h"
 #include "pipette/protocol/model_ops.h"
@@ -22,6 +21,7 @@
 #include "pipette/runtime/ops.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
+#include "pipette/workload/planned_work.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::run {
@@ -39,12 +39,14 @@ using workload::RunStatus;
 class Runner {
  public:
   Runner(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-         const config::ParamRegistry& registry, RunnerDeps deps)
+         const runtime::ParamRegistry& registry, RunnerDeps deps)
       : ex_(ex),
         cells_(cells),
         registry_(registry),
         deps_(std::move(deps)),
-        workloads_(workload::MakeWorkloads()) {}
+        workloads_(workload::MakeWorkloads()) {
+    for (const auto& w : workloads_) derivers_.push_back(w.get());
+  }
 
   Result<RunSummary> Run(int64_t environment_id) {
     environment_id_ = environment_id;
@@ -170,10 +172,10 @@ class Runner {
   void PlanEta() {
     estimate::History history;
     if (auto recent = deps_.store->RecentSamples(estimate::kHistorySamples))
-      history = metrics::BuildHistory(*recent);
+      history = metrics::BuildHistory(*recent, derivers_);
     eta_ = estimate::Estimator(std::move(history));
-    for (const estimate::Work& w : estimate::PlannedWork(
-             ex_, cells_, registry_, [&](const plan::Cell& c) { return ToRun(c); })) {
+    for (const estimate::Work& w : workload::PlannedWork(
+             ex_, cells_, registry_, workloads_, [&](const plan::Cell& c) { return ToRun(c); })) {
       eta_.Plan(w);
     }
   }
@@ -188,8 +190,8 @@ class Runner {
     rec.model_source = cell.model.source;
     rec.runtime = cell.runtime.name;
     for (const auto& [k, v] : cell.params) {
-      if (const config::ParamDef* def = registry_.Find(k)) {
-        rec.params[k] = config::ParamRegistry::ToJson(*def, v);
+      if (const runtime::ParamDef* def = registry_.Find(k)) {
+        rec.params[k] = runtime::ParamRegistry::ToJson(*def, v);
       }
     }
     // The cell's device: this machine, or another opened when its first cell runs.
@@ -304,7 +306,7 @@ class Runner {
         result = st;
         continue;
       }
-      if (auto st = metrics::StoreDerivedRows(*deps_.store, rec); !st) result = st;
+      if (auto st = metrics::StoreDerivedRows(*deps_.store, rec, derivers_); !st) result = st;
       if (deps_.progress) deps_.progress->CellFinished(*cell, int(cells_.size()), rec);
     }
     return result;
@@ -409,7 +411,7 @@ class Runner {
     rec.finished_at = store::NowIso8601();
     if (auto st = deps_.store->UpdateCell(rec); !st) return st;
     // Its figures, derived once now for every later report (metrics/row_cache.h).
-    if (auto st = metrics::StoreDerivedRows(*deps_.store, rec); !st) return st;
+    if (auto st = metrics::StoreDerivedRows(*deps_.store, rec, derivers_); !st) return st;
     if (deps_.progress) deps_.progress->CellFinished(cell, int(cells_.size()), rec);
     if (!strict_refusal_.empty()) {
       return RuntimeError(fmt::format(
@@ -805,7 +807,7 @@ class Runner {
         : r_(r), cell_(cell), rec_(rec) {}
     const config::Experiment& Experiment() const override { return r_.ex_; }
     const std::vector<plan::Cell>& Cells() const override { return r_.cells_; }
-    const config::ParamRegistry& Params() const override { return r_.registry_; }
+    const runtime::ParamRegistry& Params() const override { return r_.registry_; }
     const plan::Cell& Cell() const override { return cell_; }
     const store::CellRecord& Record() const override { return rec_; }
     const protocol::ModelInfo& Model() const override { return r_.model_; }
@@ -872,7 +874,7 @@ class Runner {
 
   const config::Experiment& ex_;
   const std::vector<plan::Cell>& cells_;
-  const config::ParamRegistry& registry_;
+  const runtime::ParamRegistry& registry_;
   RunnerDeps deps_;
   RunSummary summary_;
   estimate::Estimator eta_;
@@ -898,6 +900,7 @@ class Runner {
   runtime::SupportedOps served_ops_;          // hello's `ops` of the cell's worker
   int na_count_ = 0;                          // `na` samples of the current cell
   std::vector<std::unique_ptr<workload::Workload>> workloads_;  // registry.h, in order
+  metrics::RowDerivers derivers_;           // workloads_, as the derivation of rows takes them
   TokenizerReference tokenizer_reference_;  // a converted model's source, to check its tokenizer
   // The readiness gate (run/readiness.h): each device's probe, the temperature it had at its
   // first cell (what `cooldown: temperature` waits for), and whether a cell ran there yet.
@@ -917,7 +920,7 @@ class Runner {
 }  // namespace
 
 Result<RunSummary> RunExperiment(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                                 const config::ParamRegistry& registry, int64_t environment_id,
+                                 const runtime::ParamRegistry& registry, int64_t environment_id,
                                  RunnerDeps deps) {
   Runner runner(ex, cells, registry, std::move(deps));
   return runner.Run(environment_id);

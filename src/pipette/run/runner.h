@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/params.h"
 #include "pipette/device/device.h"
 #include "pipette/http/client.h"
 #include "pipette/plan/plan.h"
 #include "pipette/run/readiness.h"
 #include "pipette/run/resume.h"
+#include "pipette/runtime/params.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 #include "pipette/worker/channel.h"
@@ -110,7 +110,7 @@ struct RunSummary {
 };
 
 Result<RunSummary> RunExperiment(const config::Experiment& ex, const std::vector<plan::Cell>& cells,
-                                 const config::ParamRegistry& registry, int64_t environment_id,
+                                 const runtime::ParamRegistry& registry, int64_t environment_id,
                                  RunnerDeps deps);
 
 }  // namespace pipette::run

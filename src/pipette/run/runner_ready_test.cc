@@ -13,6 +13,7 @@
 #include "pipette/run/runner_testing.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::run {
 namespace {
@@ -60,7 +61,7 @@ class RunnerReadyTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
   Result<RunSummary> Run(bool strict = false) {
-    auto cells = plan::Expand(ex_, runtime::Registry());
+    auto cells = plan::Expand(ex_, runtime::Registry(), workload::PlanNeeds());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
@@ -95,7 +96,7 @@ class RunnerReadyTest : public ::testing::Test {
     return out;
   }
 
-  config::ParamRegistry registry_ = config::ParamRegistry::Default();
+  runtime::ParamRegistry registry_ = runtime::ParamRegistry::Default();
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;

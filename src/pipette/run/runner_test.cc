@@ -16,6 +16,7 @@
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
 #include "pipette/workload/kld/spec.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::run {
 namespace {
@@ -44,7 +45,7 @@ class RunnerTest : public ::testing::Test {
   }
   Result<RunSummary> Run(const std::atomic<bool>* stop = nullptr,
                          const ResumePlan* resume = nullptr, ProgressSink* progress = nullptr) {
-    auto cells = plan::Expand(ex_, runtime::Registry());
+    auto cells = plan::Expand(ex_, runtime::Registry(), workload::PlanNeeds());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
@@ -71,7 +72,7 @@ class RunnerTest : public ::testing::Test {
     return out;
   }
 
-  config::ParamRegistry registry_ = config::ParamRegistry::Default();
+  runtime::ParamRegistry registry_ = runtime::ParamRegistry::Default();
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   testing::FakeWorker fake_;
@@ -493,7 +494,7 @@ class RunnerDevicesTest : public RunnerTest {
     board_env_ = *env;
   }
   Result<RunSummary> RunOnDevices() {
-    auto cells = plan::Expand(ex_, runtime::Registry());
+    auto cells = plan::Expand(ex_, runtime::Registry(), workload::PlanNeeds());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
@@ -642,7 +643,7 @@ class RunnerKldTest : public RunnerTest {
       auto samples = store_->Samples(c.id);
       if (samples.ok()) cs.push_back({c, *samples});
     }
-    return metrics::DeriveRows(*run, {0, "fp", json::object()}, cs);
+    return metrics::DeriveRows(*run, {0, "fp", json::object()}, cs, workload::Derivers());
   }
   static double Figure(const std::vector<metrics::ResultRow>& rows, int cell,
                        const std::string& metric) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 #include "pipette/store/store.h"
 #include "pipette/testing/fake_device.h"
 
@@ -26,7 +26,7 @@ struct RunnerTestBed {
   config::Experiment ex;
 };
 
-inline Status OpenTestBed(const std::string& name, const config::ParamRegistry& registry,
+inline Status OpenTestBed(const std::string& name, const runtime::ParamRegistry& registry,
                           std::vector<std::pair<std::string, std::vector<std::string>>> params,
                           RunnerTestBed* bed) {
   namespace fs = std::filesystem;

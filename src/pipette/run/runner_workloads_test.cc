@@ -24,6 +24,7 @@
 #include "pipette/workload/kld/spec.h"
 #include "pipette/workload/mc/spec.h"
 #include "pipette/workload/ppl/spec.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::run {
 namespace {
@@ -85,7 +86,7 @@ class RunnerWorkloadTest : public ::testing::Test {
     return (dir_ / name).string();
   }
   Result<RunSummary> Run(const ResumePlan* resume = nullptr) {
-    auto cells = plan::Expand(ex_, runtime::Registry());
+    auto cells = plan::Expand(ex_, runtime::Registry(), workload::PlanNeeds());
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
@@ -112,7 +113,8 @@ class RunnerWorkloadTest : public ::testing::Test {
   std::vector<metrics::ResultRow> Rows(int64_t run_id) {
     std::vector<metrics::CellSamples> cs;
     for (const store::CellRecord& c : Cells(run_id)) cs.push_back({c, *store_->Samples(c.id)});
-    return metrics::DeriveRows(*store_->Run(run_id), {0, "fp", json::object()}, cs);
+    return metrics::DeriveRows(*store_->Run(run_id), {0, "fp", json::object()}, cs,
+                               workload::Derivers());
   }
   // A figure of the rows, NAN when there is none.
   static double Figure(const std::vector<metrics::ResultRow>& rows, int cell,
@@ -136,7 +138,7 @@ class RunnerWorkloadTest : public ::testing::Test {
     return out;
   }
 
-  config::ParamRegistry registry_ = config::ParamRegistry::Default();
+  runtime::ParamRegistry registry_ = runtime::ParamRegistry::Default();
   config::Experiment ex_;
   std::vector<plan::Cell> cells_;
   std::unique_ptr<FakeWorker> fake_;

@@ -11,18 +11,18 @@
 namespace pipette::run {
 namespace {
 
-using config::ParamDef;
-using config::ParamScope;
 using nlohmann::json;
+using runtime::ParamDef;
+using runtime::ParamScope;
 
 // The parameters of one stage the cell sets, each as its request fields.
-void AddStage(const plan::Cell& cell, const config::ParamRegistry& registry, ParamScope stage,
+void AddStage(const plan::Cell& cell, const runtime::ParamRegistry& registry, ParamScope stage,
               json* req) {
   for (const ParamDef& def : registry.defs()) {
     const std::string* value = runtime::FindParam(cell.params, def.name);
     if (def.scope != stage || !value || !def.BelongsTo(cell.runtime.name)) continue;
     for (const std::string& field : def.request_fields) {
-      (*req)[field] = config::ParamRegistry::ToJson(def, *value);
+      (*req)[field] = runtime::ParamRegistry::ToJson(def, *value);
     }
   }
 }
@@ -33,7 +33,7 @@ const json* AppliedValue(const ParamDef& def, const json& reply) {
   if (def.applied_field.empty() || !reply.is_object()) return nullptr;
   auto it = reply.find(def.applied_field);
   if (it == reply.end() || it->is_null()) return nullptr;
-  if (def.kind == config::ParamKind::kChoice &&
+  if (def.kind == runtime::ParamKind::kChoice &&
       (!it->is_string() || std::find(def.choices.begin(), def.choices.end(),
                                      it->get<std::string>()) == def.choices.end())) {
     return nullptr;
@@ -43,11 +43,11 @@ const json* AppliedValue(const ParamDef& def, const json& reply) {
 
 }  // namespace
 
-json LoadRequest(const plan::Cell& cell, const config::ParamRegistry& registry) {
+json LoadRequest(const plan::Cell& cell, const runtime::ParamRegistry& registry) {
   return LoadRequest(cell, registry, cell.model.path);
 }
 
-json LoadRequest(const plan::Cell& cell, const config::ParamRegistry& registry,
+json LoadRequest(const plan::Cell& cell, const runtime::ParamRegistry& registry,
                  const std::string& path) {
   protocol::LoadModelRequest req{.path = path};
   AddStage(cell, registry, ParamScope::kLoad, &req.options);
@@ -55,7 +55,7 @@ json LoadRequest(const plan::Cell& cell, const config::ParamRegistry& registry,
   return req.ToJson();
 }
 
-json ContextRequest(const plan::Cell& cell, const config::ParamRegistry& registry) {
+json ContextRequest(const plan::Cell& cell, const runtime::ParamRegistry& registry) {
   protocol::InitContextRequest req;
   AddStage(cell, registry, ParamScope::kContext, &req.options);
   // n_ctx is a field of the request itself (Pipette's own parameter: every cell holds it).
@@ -71,7 +71,7 @@ json RequestFacts(json request) {
   return request;
 }
 
-json AppliedLoadParams(const json& load_reply, const config::ParamRegistry& registry,
+json AppliedLoadParams(const json& load_reply, const runtime::ParamRegistry& registry,
                        std::string_view runtime) {
   json out = json::object();
   for (const ParamDef& def : registry.defs()) {
@@ -82,7 +82,7 @@ json AppliedLoadParams(const json& load_reply, const config::ParamRegistry& regi
 }
 
 json AppliedParams(const json& planned, const json& load_applied, const json& context_reply,
-                   const config::ParamRegistry& registry, std::string_view runtime) {
+                   const runtime::ParamRegistry& registry, std::string_view runtime) {
   json out = planned;
   for (const ParamDef& def : registry.defs()) {
     if (def.applied_field.empty() || def.scope == ParamScope::kTest || !def.BelongsTo(runtime)) {
@@ -93,14 +93,14 @@ json AppliedParams(const json& planned, const json& load_applied, const json& co
     if (const json* v = AppliedValue(def, reply); v && (!set || def.runtime_resolves)) {
       out[def.name] = *v;
     } else if (!set && !def.unreported.empty()) {
-      out[def.name] = config::ParamRegistry::ToJson(def, def.unreported);
+      out[def.name] = runtime::ParamRegistry::ToJson(def, def.unreported);
     }
   }
   return out;
 }
 
 Status AppliedAsPlanned(const plan::Cell& cell, const json& load_reply, const json& context_reply,
-                        const config::ParamRegistry& registry) {
+                        const runtime::ParamRegistry& registry) {
   for (const ParamDef& def : registry.defs()) {
     if (!def.must_apply_as_planned || def.scope == ParamScope::kTest) continue;
     const std::string* planned = runtime::FindParam(cell.params, def.name);
@@ -108,7 +108,7 @@ Status AppliedAsPlanned(const plan::Cell& cell, const json& load_reply, const js
     const json& reply = def.scope == ParamScope::kLoad ? load_reply : context_reply;
     const std::string field = def.applied_field.empty() ? def.name : def.applied_field;
     if (!reply.is_object() || !reply.contains(field)) continue;
-    const json want = config::ParamRegistry::ToJson(def, *planned);
+    const json want = runtime::ParamRegistry::ToJson(def, *planned);
     if (reply[field] != want) {
       return RuntimeError(fmt::format("the runtime applied {} {} instead of the planned {}",
                                       def.name, reply[field].dump(), *planned));

@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-const config::ParamRegistry kRegistry = config::ParamRegistry::Default();
+const runtime::ParamRegistry kRegistry = runtime::ParamRegistry::Default();
 
 plan::Cell CellWith(std::vector<std::pair<std::string, std::string>> params) {
   plan::Cell c;
@@ -53,19 +53,19 @@ TEST(RuntimeParams, OnlyWhatTheExperimentSetsIsSent) {
 }
 
 // One made-up context parameter, `poll`, sent as cpu_poll and applied as cpu_poll_applied.
-config::ParamRegistry PollParams() {
-  return config::ParamRegistry({{.name = "poll",
-                                 .kind = config::ParamKind::kInt,
-                                 .scope = config::ParamScope::kContext,
-                                 .min = 0,
-                                 .max = 100,
-                                 .request_fields = {"cpu_poll"},
-                                 .applied_field = "cpu_poll_applied"}});
+runtime::ParamRegistry PollParams() {
+  return runtime::ParamRegistry({{.name = "poll",
+                                  .kind = runtime::ParamKind::kInt,
+                                  .scope = runtime::ParamScope::kContext,
+                                  .min = 0,
+                                  .max = 100,
+                                  .request_fields = {"cpu_poll"},
+                                  .applied_field = "cpu_poll_applied"}});
 }
 
 TEST(RuntimeParams, ANewRegistryEntryIsSentWithoutCodeHere) {
   // A registry of one made-up context parameter: the request and what ran follow its entry.
-  const config::ParamRegistry r = PollParams();
+  const runtime::ParamRegistry r = PollParams();
   // n_ctx is a field of the request itself (protocol::InitContextRequest): 0 for a cell without
   // it (a cell of a plan always holds Pipette's n_ctx).
   EXPECT_EQ(ContextRequest(CellWith({{"poll", "50"}}), r),
@@ -130,7 +130,7 @@ runtime::RuntimeRegistry TwoRuntimes() {
 
 TEST(RuntimeParams, AWorkerIsSentOnlyItsRuntimesParameters) {
   const runtime::RuntimeRegistry runtimes = TwoRuntimes();
-  const config::ParamRegistry& r = runtimes.Params();
+  const runtime::ParamRegistry& r = runtimes.Params();
   plan::Cell c = CellWith({{"n_ctx", "256"}, {"flash_attn", "on"}, {"poll", "5"}});
   EXPECT_EQ(ContextRequest(c, r),
             (json{{"op", "init_context"}, {"n_ctx", 256}, {"flash_attn", "on"}}));

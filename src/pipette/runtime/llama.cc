@@ -17,14 +17,14 @@ Runtime LlamaCpp() {
           .runs_on_devices = true};
 }
 
-config::ParamRegistry LlamaParams() {
+ParamRegistry LlamaParams() {
   // No default_value: the runtime's own applies (see params.h). n_ctx and depth are Pipette's
   // own (runtime/pipette_params.cc); `order` keeps the places they always had among these.
-  using K = config::ParamKind;
-  using S = config::ParamScope;
+  using K = ParamKind;
+  using S = ParamScope;
   const std::vector<std::string> kv_types = {"f32",  "f16",  "bf16", "q8_0",
                                              "q4_0", "q4_1", "q5_0", "q5_1"};
-  return config::ParamRegistry({
+  return ParamRegistry({
       {.name = "threads",
        .help = "CPU threads for decoding and prompt processing (both)",
        .kind = K::kInt,

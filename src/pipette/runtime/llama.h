@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 #include "pipette/runtime/runtime.h"
 
 namespace pipette::runtime {
@@ -12,7 +12,7 @@ namespace pipette::runtime {
 Runtime LlamaCpp();
 
 // llama.cpp's own parameters (docs/config.md's table is made from these and Pipette's own).
-config::ParamRegistry LlamaParams();
+ParamRegistry LlamaParams();
 
 // The context llama.cpp runs for a requested n_ctx: rounded up to a multiple of 256, at least
 // 256 (llama.cpp pads it so).

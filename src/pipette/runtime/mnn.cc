@@ -12,8 +12,8 @@ Runtime Mnn() {
           .resolve_cell = OnnxRuntimeResolveCell};
 }
 
-config::ParamRegistry MnnParams() {
-  return config::ParamRegistry({
+ParamRegistry MnnParams() {
+  return ParamRegistry({
       // numThread of the module's runtime manager; made again when it differs from the load's.
       SharedWithLlama("threads", {"n_threads"},
                       "unset: MNN's own (`numThread` not set; the load reports `num_threads`)"),

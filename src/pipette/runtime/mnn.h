@@ -4,13 +4,13 @@
 // and the batch clamped to the context.
 #pragma once
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 #include "pipette/runtime/runtime.h"
 
 namespace pipette::runtime {
 
 Runtime Mnn();
 
-config::ParamRegistry MnnParams();
+ParamRegistry MnnParams();
 
 }  // namespace pipette::runtime

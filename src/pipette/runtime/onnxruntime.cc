@@ -17,18 +17,18 @@ Runtime OnnxRuntime() {
           .resolve_cell = OnnxRuntimeResolveCell};
 }
 
-config::ParamDef SharedWithLlama(const char* name, std::vector<std::string> request_fields,
-                                 std::string default_doc) {
-  config::ParamDef d = *LlamaParams().Find(name);
+ParamDef SharedWithLlama(const char* name, std::vector<std::string> request_fields,
+                         std::string default_doc) {
+  ParamDef d = *LlamaParams().Find(name);
   d.request_fields = std::move(request_fields);
   d.default_doc = std::move(default_doc);
   return d;
 }
 
-config::ParamRegistry OnnxRuntimeParams() {
-  using K = config::ParamKind;
-  using S = config::ParamScope;
-  return config::ParamRegistry({
+ParamRegistry OnnxRuntimeParams() {
+  using K = ParamKind;
+  using S = ParamScope;
+  return ParamRegistry({
       // The worker reads n_threads and replies it; the session is made again when it differs
       // from the load's.
       SharedWithLlama("threads", {"n_threads"},

@@ -26,10 +26,10 @@ TEST(OnnxRuntime, EntryNamesItsWorkerFormatAndParams) {
 }
 
 TEST(OnnxRuntime, GraphOptimizationIsALoadChoiceLeftToTheRuntime) {
-  const config::ParamRegistry params = OnnxRuntimeParams();
-  const config::ParamDef* d = params.Find("graph_optimization");
+  const ParamRegistry params = OnnxRuntimeParams();
+  const ParamDef* d = params.Find("graph_optimization");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->scope, config::ParamScope::kLoad);
+  EXPECT_EQ(d->scope, ParamScope::kLoad);
   EXPECT_EQ(d->choices, (std::vector<std::string>{"disable", "basic", "extended", "all"}));
   EXPECT_FALSE(d->HasDefault());  // unset: not sent, ORT's own (all) applies and is recorded
   EXPECT_EQ(d->request_fields, std::vector<std::string>{"graph_optimization"});
@@ -42,17 +42,17 @@ TEST(OnnxRuntime, GraphOptimizationIsALoadChoiceLeftToTheRuntime) {
 // registry keeps llama.cpp's definition, so what ORT's worker is sent and replies must be what
 // its own entry says.
 TEST(OnnxRuntime, SharedParametersAreOneEachWithBothRuntimes) {
-  const config::ParamRegistry& all = Registry().Params();
-  const config::ParamRegistry own_params = OnnxRuntimeParams();
+  const ParamRegistry& all = Registry().Params();
+  const ParamRegistry own_params = OnnxRuntimeParams();
   for (const char* name : {"threads", "n_batch"}) {
-    const config::ParamDef* merged = all.Find(name);
+    const ParamDef* merged = all.Find(name);
     ASSERT_NE(merged, nullptr) << name;
     // threads is the openai runtime's too (a started llama-server's --threads).
     std::vector<std::string> want = {"llama.cpp", "onnxruntime", "openvino", "mnn"};
     if (std::string(name) == "threads") want.push_back("openai");
     EXPECT_EQ(merged->runtimes, want) << name;
     EXPECT_TRUE(merged->BelongsTo("onnxruntime")) << name;
-    const config::ParamDef* own = own_params.Find(name);
+    const ParamDef* own = own_params.Find(name);
     ASSERT_NE(own, nullptr);
     EXPECT_EQ(own->scope, merged->scope) << name;
     EXPECT_EQ(own->applied_field, merged->applied_field) << name;
@@ -62,7 +62,7 @@ TEST(OnnxRuntime, SharedParametersAreOneEachWithBothRuntimes) {
           << name << ": " << f;
     }
   }
-  const config::ParamDef* g = all.Find("graph_optimization");
+  const ParamDef* g = all.Find("graph_optimization");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->runtimes, std::vector<std::string>{"onnxruntime"});
   EXPECT_EQ(all.Find("n_ubatch")->runtimes, std::vector<std::string>{"llama.cpp"});

@@ -36,10 +36,10 @@ Runtime OpenAi() {
           }};
 }
 
-config::ParamRegistry OpenAiParams() {
-  using K = config::ParamKind;
-  using S = config::ParamScope;
-  return config::ParamRegistry({
+ParamRegistry OpenAiParams() {
+  using K = ParamKind;
+  using S = ParamScope;
+  return ParamRegistry({
       SharedWithLlama("threads", {"n_threads"},
                       "the started llama-server's `--threads` (unset: llama-server's own choice); "
                       "a running server's are its own and are not recorded"),

@@ -11,7 +11,7 @@ namespace pipette::runtime {
 
 Runtime OpenAi();
 
-config::ParamRegistry OpenAiParams();
+ParamRegistry OpenAiParams();
 
 // The started llama-server pads its context as llama.cpp does (each slot holds n_ctx).
 void OpenAiResolveCell(CellParams& params);

@@ -12,8 +12,8 @@ Runtime OpenVino() {
           .resolve_cell = OnnxRuntimeResolveCell};
 }
 
-config::ParamRegistry OpenVinoParams() {
-  return config::ParamRegistry({
+ParamRegistry OpenVinoParams() {
+  return ParamRegistry({
       // INFERENCE_NUM_THREADS of the compiled model; made again when it differs from the load's.
       SharedWithLlama("threads", {"n_threads"},
                       "unset: the CPU plugin's own choice (`INFERENCE_NUM_THREADS`, reported by "

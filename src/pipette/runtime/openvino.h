@@ -4,13 +4,13 @@
 // threads and n_batch (llama.cpp's names) and the batch clamped to the context.
 #pragma once
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 #include "pipette/runtime/runtime.h"
 
 namespace pipette::runtime {
 
 Runtime OpenVino();
 
-config::ParamRegistry OpenVinoParams();
+ParamRegistry OpenVinoParams();
 
 }  // namespace pipette::runtime

@@ -2,11 +2,11 @@
 
 namespace pipette::runtime {
 
-config::ParamRegistry PipetteParams() {
-  using K = config::ParamKind;
-  using S = config::ParamScope;
+ParamRegistry PipetteParams() {
+  using K = ParamKind;
+  using S = ParamScope;
   // `order` places them among llama.cpp's as they always were (cell keys are stored).
-  return config::ParamRegistry({
+  return ParamRegistry({
       {.name = "n_ctx",
        .help = "context size in tokens",
        .kind = K::kInt,

@@ -3,10 +3,10 @@
 // them beside each runtime's own (runtime/registry.h).
 #pragma once
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::runtime {
 
-config::ParamRegistry PipetteParams();
+ParamRegistry PipetteParams();
 
 }  // namespace pipette::runtime

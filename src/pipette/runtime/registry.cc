@@ -42,14 +42,14 @@ std::optional<int64_t> IntParam(const CellParams& params, std::string_view name)
   return v;
 }
 
-RuntimeRegistry::RuntimeRegistry(std::vector<Runtime> runtimes, const config::ParamRegistry& own)
+RuntimeRegistry::RuntimeRegistry(std::vector<Runtime> runtimes, const ParamRegistry& own)
     : runtimes_(std::move(runtimes)) {
-  std::vector<config::ParamDef> defs = own.defs();
-  for (config::ParamDef& d : defs) d.runtimes.clear();
+  std::vector<ParamDef> defs = own.defs();
+  for (ParamDef& d : defs) d.runtimes.clear();
   for (const Runtime& r : runtimes_) {
-    for (const config::ParamDef& d : r.params.defs()) {
+    for (const ParamDef& d : r.params.defs()) {
       auto known = std::find_if(defs.begin(), defs.end(),
-                                [&](const config::ParamDef& k) { return k.name == d.name; });
+                                [&](const ParamDef& k) { return k.name == d.name; });
       if (known == defs.end()) {
         defs.push_back(d);
         defs.back().runtimes = {r.name};
@@ -62,10 +62,9 @@ RuntimeRegistry::RuntimeRegistry(std::vector<Runtime> runtimes, const config::Pa
       }
     }
   }
-  std::stable_sort(
-      defs.begin(), defs.end(),
-      [](const config::ParamDef& a, const config::ParamDef& b) { return a.order < b.order; });
-  params_ = config::ParamRegistry(std::move(defs));
+  std::stable_sort(defs.begin(), defs.end(),
+                   [](const ParamDef& a, const ParamDef& b) { return a.order < b.order; });
+  params_ = ParamRegistry(std::move(defs));
 }
 
 std::vector<std::string> RuntimeRegistry::Names() const {

@@ -17,7 +17,7 @@ class RuntimeRegistry {
  public:
   // `own`: the parameters every runtime has besides its own (Pipette's, pipette_params.h).
   explicit RuntimeRegistry(std::vector<Runtime> runtimes,
-                           const config::ParamRegistry& own = PipetteParams());
+                           const ParamRegistry& own = PipetteParams());
 
   const std::vector<Runtime>& runtimes() const { return runtimes_; }
   std::vector<std::string> Names() const;
@@ -29,11 +29,11 @@ class RuntimeRegistry {
   // and every runtime's, each name once, each saying the runtimes that define it
   // (ParamDef::runtimes). A name two runtimes share is the first one's definition; a runtime's
   // parameter named as one of Pipette's own is Pipette's.
-  const config::ParamRegistry& Params() const { return params_; }
+  const ParamRegistry& Params() const { return params_; }
 
  private:
   std::vector<Runtime> runtimes_;
-  config::ParamRegistry params_{{}};
+  ParamRegistry params_{{}};
 };
 
 // The runtimes Pipette ships, built once (immutable).

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::runtime {
 namespace {
@@ -58,16 +58,14 @@ TEST(RuntimeRegistry, EndpointRuntimeHasNoWorkerProgram) {
 }
 
 TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnceWithItsRuntimes) {
-  using config::ParamDef;
   Runtime a{.name = "a", .reach = WorkerProgram{"wa"}};
-  a.params =
-      config::ParamRegistry({ParamDef{.name = "threads", .help = "a's", .default_doc = "a's: 4"},
-                             ParamDef{.name = "only_a"}});
+  a.params = ParamRegistry({ParamDef{.name = "threads", .help = "a's", .default_doc = "a's: 4"},
+                            ParamDef{.name = "only_a"}});
   Runtime b{.name = "b", .reach = WorkerProgram{"wb"}};
-  b.params = config::ParamRegistry(
-      {ParamDef{.name = "threads", .help = "b's", .default_doc = "its own choice"},
-       ParamDef{.name = "only_b"}});
-  const RuntimeRegistry reg({a, b}, config::ParamRegistry({}));
+  b.params =
+      ParamRegistry({ParamDef{.name = "threads", .help = "b's", .default_doc = "its own choice"},
+                     ParamDef{.name = "only_b"}});
+  const RuntimeRegistry reg({a, b}, ParamRegistry({}));
   EXPECT_EQ(reg.Params().Names(), (std::vector<std::string>{"threads", "only_a", "only_b"}));
   EXPECT_EQ(reg.Params().Find("threads")->help, "a's");
   // The first's definition, with every runtime's default.
@@ -80,13 +78,12 @@ TEST(RuntimeRegistry, ParamsAreEveryRuntimesEachNameOnceWithItsRuntimes) {
 }
 
 TEST(RuntimeRegistry, PipettesOwnParametersBelongToEveryRuntimeInTheirOrder) {
-  using config::ParamDef;
   Runtime a{.name = "a", .reach = WorkerProgram{"wa"}};
-  a.params = config::ParamRegistry({ParamDef{.name = "first", .order = 10},
-                                    ParamDef{.name = "n_ctx", .help = "a's", .order = 20},
-                                    ParamDef{.name = "last", .order = 30}});
+  a.params = ParamRegistry({ParamDef{.name = "first", .order = 10},
+                            ParamDef{.name = "n_ctx", .help = "a's", .order = 20},
+                            ParamDef{.name = "last", .order = 30}});
   const RuntimeRegistry reg(
-      {a}, config::ParamRegistry({ParamDef{.name = "n_ctx", .help = "ours", .order = 15}}));
+      {a}, ParamRegistry({ParamDef{.name = "n_ctx", .help = "ours", .order = 15}}));
   EXPECT_EQ(reg.Params().Names(), (std::vector<std::string>{"first", "n_ctx", "last"}));
   EXPECT_EQ(reg.Params().Find("n_ctx")->help, "ours");  // a runtime cannot redefine it
   EXPECT_TRUE(reg.Params().Find("n_ctx")->runtimes.empty());
@@ -107,7 +104,7 @@ TEST(RuntimeRegistry, TheExperimentParametersArePipettesAndTheRuntimes) {
   // ParamRegistry::Default() (what `pipette run --help`, docs/config.md and every experiment
   // use) is the registry's parameters: Pipette's own and llama.cpp's, in the order cell keys
   // have always had (they are stored).
-  EXPECT_EQ(config::ParamRegistry::Default().Names(), Registry().Params().Names());
+  EXPECT_EQ(ParamRegistry::Default().Names(), Registry().Params().Names());
   EXPECT_TRUE(KeepsOrder(Registry().Params().Names(),
                          {"threads", "n_batch", "n_ubatch", "n_ctx", "type_k", "type_v",
                           "flash_attn", "swa_full", "depth", "n_gpu_layers", "use_mmap"}));

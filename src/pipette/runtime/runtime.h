@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 
 namespace pipette::runtime {
 
@@ -48,8 +48,8 @@ struct Runtime {
   Reach reach{};
   // The model formats it loads ("gguf"); a model of another format is refused at resolve.
   std::vector<std::string> model_formats{};
-  // Its parameters: what an experiment may set and sweep for it (config/params.h).
-  config::ParamRegistry params{{}};
+  // Its parameters: what an experiment may set and sweep for it (runtime/params.h).
+  ParamRegistry params{{}};
   // Makes a cell's values the ones that run, once n_ctx holds what the tests need (after the
   // plan's checks): llama.cpp pads the context and clamps the batches to it. Empty: none.
   std::function<void(CellParams&)> resolve_cell{};

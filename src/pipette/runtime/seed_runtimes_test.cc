@@ -22,7 +22,7 @@ void ExpectSeedEntry(const Runtime& r, const std::string& name, const std::strin
   EXPECT_FALSE(r.renders_chat_templates);  // the controller renders its prompts
   // Sent as the worker module reads them (pipette_decoder/model_ops.py).
   for (auto [param, field] : {std::pair{"threads", "n_threads"}, std::pair{"n_batch", "n_batch"}}) {
-    const config::ParamDef* d = r.params.Find(param);
+    const ParamDef* d = r.params.Find(param);
     ASSERT_NE(d, nullptr) << name << ": " << param;
     EXPECT_EQ(d->request_fields, std::vector<std::string>{field}) << name << ": " << param;
   }

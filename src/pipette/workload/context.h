@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/params.h"
 #include "pipette/device/device.h"
 #include "pipette/env/sensors.h"
 #include "pipette/plan/plan.h"
 #include "pipette/protocol/model_ops.h"
+#include "pipette/runtime/params.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 #include "pipette/util/seconds.h"
@@ -64,7 +64,7 @@ class Context {
   virtual Visit CurrentVisit() const { return {}; }
   virtual const config::Experiment& Experiment() const = 0;
   virtual const std::vector<plan::Cell>& Cells() const = 0;  // the run's plan
-  virtual const config::ParamRegistry& Params() const = 0;
+  virtual const runtime::ParamRegistry& Params() const = 0;
   virtual const plan::Cell& Cell() const = 0;
   virtual const store::CellRecord& Record() const = 0;
   // The loaded model as its runtime reported it (load_model's `model`), the key of that load

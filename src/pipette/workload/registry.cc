@@ -70,6 +70,15 @@ const std::vector<std::unique_ptr<Workload>>& Registered() {
   return kAll;
 }
 
+const metrics::RowDerivers& Derivers() {
+  static const metrics::RowDerivers kAll = [] {
+    metrics::RowDerivers all;
+    for (const auto& w : Registered()) all.push_back(w.get());
+    return all;
+  }();
+  return kAll;
+}
+
 const metrics::Headlines& Headlines() {
   static const metrics::Headlines kAll = [] {
     metrics::Headlines all;
@@ -111,5 +120,7 @@ std::string ContextNeedWhat(const config::Experiment& ex, int64_t depth) {
   }
   return what;
 }
+
+plan::ContextNeeds PlanNeeds() { return {ContextNeed, ContextNeedWhat}; }
 
 }  // namespace pipette::workload

@@ -9,6 +9,7 @@
 
 #include "pipette/config/quality_spec.h"
 #include "pipette/metrics/figures.h"
+#include "pipette/plan/plan.h"
 #include "pipette/workload/workload.h"
 
 namespace pipette::workload {
@@ -24,6 +25,9 @@ const config::QualityRegistry& QualitySpecs();
 // hooks: Headlines, ReadsOtherCells, RowsCacheable).
 const std::vector<std::unique_ptr<Workload>>& Registered();
 
+// The instances of Registered() as the derivation of rows takes them (metrics::DeriveRows).
+const metrics::RowDerivers& Derivers();
+
 // Every workload's headlines (Workload::Headlines), for the reports.
 const metrics::Headlines& Headlines();
 
@@ -36,5 +40,7 @@ int64_t ContextNeed(const config::Experiment& ex, int64_t depth);
 // What needs that most (Workload::ContextNeedWhat, else "the NAME workload"); "" when none needs
 // any.
 std::string ContextNeedWhat(const config::Experiment& ex, int64_t depth);
+// Both, as the plan takes them (plan::Expand).
+plan::ContextNeeds PlanNeeds();
 
 }  // namespace pipette::workload

@@ -24,7 +24,8 @@ class SpecTest : public config::ExperimentTest {
 
 // `text` as written (config/parse.h), named ex.yaml.
 inline Result<config::WrittenExperiment> ParseWritten(const std::string& text) {
-  return config::ParseExperiment(text, "ex.yaml", config::ParamRegistry::Default(), QualitySpecs());
+  return config::ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(),
+                                 QualitySpecs());
 }
 
 // The error of parsing `text`, which must be bad input.

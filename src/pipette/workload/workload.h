@@ -32,10 +32,8 @@ struct Phase {
 
 // One instance serves one run: what it keeps between cells (a dataset read once, a reference
 // distribution) are its members.
-class Workload {
+class Workload : public metrics::RowDeriver {
  public:
-  virtual ~Workload() = default;
-  virtual std::string Name() const = 0;
   // The phases the experiment asks of this workload, in order; none: it does not run.
   virtual std::vector<Phase> Phases(const config::Experiment& ex) const = 0;
   // Tokens a cell's context must hold for this workload with the cell's `depth` (0: none).
@@ -47,39 +45,11 @@ class Workload {
     return "";
   }
   // Appends the work it plans for `cell` (estimate/estimator.h), for the one time estimator:
-  // the plan's estimate and the progress line's time left (estimate::PlannedWork).
+  // the plan's estimate and the progress line's time left (workload::PlannedWork).
   virtual void PlanWork(const config::Experiment& ex, const plan::Cell& cell,
                         std::vector<estimate::Work>* out) const = 0;
-  // One of its stored samples as a measured request, for the history time estimates start from
-  // (metrics/history.h): kind, units and seconds as PlanWork plans them; nullopt for a sample of
-  // another workload or of no timed request.
-  virtual std::optional<estimate::Measured> Timed(const store::SampleRecord& s) const {
-    (void)s;
-    return std::nullopt;
-  }
-  // Its figures of one cell from the cell's stored samples (docs/metrics.md), appended to `rows`,
-  // each starting from `base` (the cell's identity). `by_id`: every cell of the run, for figures
-  // measured against a reference cell. An error when a stored sample cannot be read: the report
-  // then shows this workload's figures of the cell as n/a with it.
-  virtual Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
-                        const metrics::CellsById& by_id,
-                        std::vector<metrics::ResultRow>* rows) const {
-    (void)base, (void)cell, (void)by_id, (void)rows;
-    return {};
-  }
-  // Whether its figures of a cell with these samples read another cell's samples (a reference
-  // cell's): such a cell's rows are never cached, and a report deriving it live reads every cell
-  // of the run (metrics/row_cache.h).
-  virtual bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples) const {
-    (void)samples;
-    return false;
-  }
-  // Whether a cell's rows may be cached when it finishes, given that it reads no other cell
-  // (false: the report needs the samples themselves, as mc's per-item table does).
-  virtual bool RowsCacheable(const std::vector<store::SampleRecord>& samples) const {
-    (void)samples;
-    return true;
-  }
+  // Name, Timed, Derive, ReadsOtherCells and RowsCacheable: metrics::RowDeriver, what the
+  // derivation of a run's rows asks of it.
   // Its headline figures: the summary column and `report --vary` column its rows fill (none: its
   // figures are only in the results tables).
   virtual metrics::Headlines Headlines() const { return {}; }

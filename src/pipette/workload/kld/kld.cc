@@ -306,7 +306,7 @@ class Kld : public Workload {
     // one across cells, each sent only where set.
     json ctx_req = ctx.ContextRequest(ctx.Cell());
     const bool same_runtime = rc->runtime.name == ctx.Cell().runtime.name;
-    for (const config::ParamDef& def : ctx.Params().defs()) {
+    for (const runtime::ParamDef& def : ctx.Params().defs()) {
       // A reference of another runtime (llama.cpp's F32 against a converted model) is sent only
       // the parameters its runtime has.
       if (!same_runtime && !def.runtimes.empty() &&
@@ -315,10 +315,10 @@ class Kld : public Workload {
         for (const std::string& field : def.request_fields) ctx_req.erase(field);
         continue;
       }
-      if (!def.changes_distribution || def.scope != config::ParamScope::kContext) continue;
+      if (!def.changes_distribution || def.scope != runtime::ParamScope::kContext) continue;
       for (const std::string& field : def.request_fields) ctx_req.erase(field);
       if (!rc->HasParam(def.name)) continue;
-      const json value = config::ParamRegistry::ToJson(def, rc->Param(def.name));
+      const json value = runtime::ParamRegistry::ToJson(def, rc->Param(def.name));
       for (const std::string& field : def.request_fields) ctx_req[field] = value;
     }
     if (ctx_req.dump() != ref_.context_key) {

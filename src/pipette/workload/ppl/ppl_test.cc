@@ -25,7 +25,7 @@ class FakeContext : public Context {
  public:
   const config::Experiment& Experiment() const override { return ex; }
   const std::vector<plan::Cell>& Cells() const override { return cells; }
-  const config::ParamRegistry& Params() const override { return registry; }
+  const runtime::ParamRegistry& Params() const override { return registry; }
   const plan::Cell& Cell() const override { return cell; }
   const store::CellRecord& Record() const override { return rec; }
   const protocol::ModelInfo& Model() const override { return model; }
@@ -68,7 +68,7 @@ class FakeContext : public Context {
 
   config::Experiment ex;
   std::vector<plan::Cell> cells;
-  config::ParamRegistry registry = config::ParamRegistry::Default();
+  runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   plan::Cell cell;
   store::CellRecord rec;
   protocol::ModelInfo model = [] {

@@ -62,7 +62,7 @@ class EndpointLikeContext : public Context {
   Visit CurrentVisit() const override { return visit; }
   const config::Experiment& Experiment() const override { return ex; }
   const std::vector<plan::Cell>& Cells() const override { return cells; }
-  const config::ParamRegistry& Params() const override { return registry; }
+  const runtime::ParamRegistry& Params() const override { return registry; }
   const plan::Cell& Cell() const override { return cell; }
   const store::CellRecord& Record() const override { return rec; }
   const protocol::ModelInfo& Model() const override { return model; }
@@ -90,7 +90,7 @@ class EndpointLikeContext : public Context {
 
   config::Experiment ex = WithTests({"tg2"});
   std::vector<plan::Cell> cells;
-  config::ParamRegistry registry = config::ParamRegistry::Default();
+  runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   plan::Cell cell;
   store::CellRecord rec;
   protocol::ModelInfo model = [] {

@@ -18,7 +18,7 @@
 
 #include "pipette/util/result.h"
 
-namespace pipette::config {
+namespace pipette::runtime {
 
 enum class ParamKind { kInt, kBool, kChoice };
 
@@ -124,4 +124,4 @@ class ParamRegistry {
   std::vector<ParamDef> defs_;
 };
 
-}  // namespace pipette::config
+}  // namespace pipette::runtime

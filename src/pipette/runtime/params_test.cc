@@ -1,8 +1,8 @@
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 
 #include <gtest/gtest.h>
 
-namespace pipette::config {
+namespace pipette::runtime {
 namespace {
 
 std::string Nearest(const std::string& name) {
@@ -94,4 +94,4 @@ TEST(Params, EveryEntrySaysEverythingAboutItself) {
 }
 
 }  // namespace
-}  // namespace pipette::config
+}  // namespace pipette::runtime

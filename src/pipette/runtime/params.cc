@@ -1,4 +1,4 @@
-#include "pipette/config/params.h"
+#include "pipette/runtime/params.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 #include "pipette/runtime/registry.h"
 #include "pipette/util/strings.h"
 
-namespace pipette::config {
+namespace pipette::runtime {
 
 ParamRegistry ParamRegistry::Default() { return runtime::Registry().Params(); }
 
@@ -170,4 +170,4 @@ nlohmann::json ParamRegistry::ToJson(const ParamDef& def, const std::string& can
   return canonical;
 }
 
-}  // namespace pipette::config
+}  // namespace pipette::runtime

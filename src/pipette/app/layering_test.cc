@@ -1,0 +1,129 @@
+// Issue 39's layering: the folders of src/pipette in their intended order, lowest first. A file
+// may include its own folder and any folder before it, never one after it: so the folder graph
+// has no cycle and no include points upward. A dependency the order does not allow is passed
+// down as a parameter (a registry, the figure catalogue), never fetched from above.
+//
+// The includes that still point upward are listed, each with what removes it; the test fails on
+// any other, and on a listed one that is gone (the list only shrinks). Tests (*_test.cc) may
+// include anything: a test of config/ may use the workloads Pipette ships.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pipette/testing/paths.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Lowest first. "." is src/pipette itself (build_info.h).
+const std::vector<std::string>& Order() {
+  static const std::vector<std::string> order = {
+      ".",           "util",     "stats",   "model",   "http",      "protocol", "quality",
+      "sensitivity", "env",      "worker",  "store",   "device",    "testing",  "runtime",
+      "endpoint",    "estimate", "quant",   "convert", "config",    "plan",     "metrics",
+      "workload",    "report",   "compare", "select",  "reproduce", "run",      "app",
+  };
+  return order;
+}
+
+// Upward includes still owed (file relative to src/pipette -> the header it includes).
+const std::set<std::pair<std::string, std::string>>& Owed() {
+  static const std::set<std::pair<std::string, std::string>> owed = {
+      // The `select:` section: goes when experiment sections are a registry (part 5).
+      {"config/parse.cc", "select/profile.h"},
+  };
+  return owed;
+}
+
+std::string FolderOf(const std::string& relative) {
+  const size_t slash = relative.find('/');
+  return slash == std::string::npos ? "." : relative.substr(0, slash);
+}
+
+struct Include {
+  std::string file;    // relative to src/pipette
+  std::string header;  // as included, after "pipette/"
+};
+
+std::vector<Include> Includes() {
+  const fs::path root = fs::path(testing::SourceDir()) / "src" / "pipette";
+  const std::regex include(R"re(^\s*#\s*include\s*"pipette/([^"]+)")re");
+  std::vector<Include> out;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.ends_with("_test.cc")) continue;
+    if (!name.ends_with(".cc") && !name.ends_with(".h") && !name.ends_with(".in")) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line)) {
+      if (std::regex_search(line, m, include)) {
+        out.push_back({fs::relative(entry.path(), root).string(), m[1].str()});
+      }
+    }
+  }
+  return out;
+}
+
+size_t Rank(const std::string& folder) {
+  const auto& order = Order();
+  return static_cast<size_t>(std::find(order.begin(), order.end(), folder) - order.begin());
+}
+
+TEST(Layering, EveryFolderHasItsPlace) {
+  const fs::path root = fs::path(testing::SourceDir()) / "src" / "pipette";
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (!entry.is_directory()) continue;
+    const std::string folder = entry.path().filename().string();
+    EXPECT_LT(Rank(folder), Order().size())
+        << "src/pipette/" << folder << " is not in the layering order (app/layering_test.cc)";
+  }
+}
+
+TEST(Layering, NoIncludePointsUpward) {
+  const std::vector<Include> includes = Includes();
+  ASSERT_GT(includes.size(), 500u);  // the scan read the sources
+  std::set<std::pair<std::string, std::string>> upward;
+  for (const Include& inc : includes) {
+    const std::string from = FolderOf(inc.file), to = FolderOf(inc.header);
+    ASSERT_LT(Rank(to), Order().size()) << inc.file << " includes " << inc.header;
+    if (Rank(to) > Rank(from)) upward.insert({inc.file, inc.header});
+  }
+  for (const auto& [file, header] : upward) {
+    if (!Owed().count({file, header})) {
+      ADD_FAILURE() << "src/pipette/" << file << " includes pipette/" << header << ": "
+                    << FolderOf(header) << "/ comes after " << FolderOf(file)
+                    << "/ (pass the dependency down instead)";
+    }
+  }
+  for (const auto& [file, header] : Owed()) {
+    EXPECT_TRUE(upward.count({file, header}))
+        << "src/pipette/" << file << " no longer includes pipette/" << header
+        << ": take it off Owed()";
+  }
+}
+
+// The order is a checker, not a description: a made-up upward include is caught.
+TEST(Layering, TheOrderRanksLowerFoldersFirst) {
+  EXPECT_LT(Rank("util"), Rank("config"));
+  EXPECT_LT(Rank("runtime"), Rank("config"));   // ParamDef lives beside the runtimes
+  EXPECT_LT(Rank("endpoint"), Rank("config"));  // EndpointSpec beside the endpoint
+  EXPECT_LT(Rank("metrics"), Rank("workload"));
+  EXPECT_LT(Rank("workload"), Rank("run"));
+  EXPECT_LT(Rank("report"), Rank("compare"));  // compare's tables are rendered by report/
+  EXPECT_GT(Rank("config"), Rank("runtime"));
+  EXPECT_EQ(Rank("no-such-folder"), Order().size());
+}
+
+}  // namespace
+}  // namespace pipette
