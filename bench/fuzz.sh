@@ -3,11 +3,14 @@
 # other, from its seeds and the corpus earlier runs grew, and prints a Markdown table of the
 # executions, the wall time, executions per second and the crashes, for BENCHMARKS.md "Fuzzing".
 # Each row is also appended to build-fuzz/fuzz-bench.md as it completes (a long run can be
-# followed, or stopped and its finished rows kept). Usage: bench/fuzz.sh [HARNESS...]
+# followed, or stopped and its finished rows kept). FORK=N runs N jobs at once (libFuzzer's
+# -fork=N, one corpus, the executions of all jobs counted together toward RUNS), for a machine with
+# N cores to give. Usage: [RUNS=N] [FORK=N] bench/fuzz.sh [HARNESS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/fuzz-lib.sh
 RUNS=${RUNS:-10000000}
+FORK=${FORK:-}
 [ -x "$FUZZ_BIN/gate_fuzz" ] || scripts/fuzz-build.sh
 scripts/fuzz-seeds.sh 2>/dev/null
 harnesses=("$@")
@@ -20,11 +23,12 @@ for h in "${harnesses[@]}"; do
   start=$(date +%s)
   rc=0
   # shellcheck disable=SC2046
-  "$FUZZ_BIN/${h}_fuzz" "${FUZZ_OPTS[@]}" $(fuzz_dict "$h") -runs="$RUNS" \
+  "$FUZZ_BIN/${h}_fuzz" "${FUZZ_OPTS[@]}" $(fuzz_dict "$h") -runs="$RUNS" ${FORK:+-fork="$FORK"} \
     -artifact_prefix="build-fuzz/crashes/$h-" "build-fuzz/corpus/$h" "build-fuzz/seeds/$h" \
     >"$log" 2>&1 || rc=$?
   secs=$(($(date +%s) - start))
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  # Fork mode's parent prints no final stats: its last status line counts every job's.
   [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   crash="none"
   [ "$rc" -eq 0 ] || crash="**crash** ($(grep -o 'ERROR: [A-Za-z]*[^ ]* [a-z-]*\|runtime error: [^(]*\|deadly signal\|out-of-memory\|timeout' "$log" | head -1))"

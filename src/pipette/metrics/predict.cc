@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "pipette/stats/stats.h"
+#include "pipette/util/json_read.h"
 
 namespace pipette::metrics {
 namespace {
@@ -66,7 +67,7 @@ Result<std::vector<PredictionGroup>> Predict(const std::vector<ResultRow>& rows,
     }
     Prediction p;
     p.measured = &r;
-    p.depth = r.cell->params.is_object() ? r.cell->params.value("depth", int64_t{0}) : 0;
+    p.depth = json_read::Int(r.cell->params, "depth").value_or(0);
     p.bytes_per_token = bytes->second->value;
     if (auto u = by_key.find({r.cell->cell_id, r.test, "bw_util"}); u != by_key.end()) {
       p.bw_util = u->second->value;

@@ -24,7 +24,7 @@ namespace pipette::metrics {
 // change a row DeriveRows gives from stored samples (derive.cc, a workload's rows, stats/,
 // quality/, the facts a row takes from its cell) or the compact form below: rows cached under
 // another version are never used, every report derives those cells live again.
-inline constexpr int64_t kDerivationVersion = 4;  // 4: ms_per_kchar
+inline constexpr int64_t kDerivationVersion = 5;  // 5: no density from unreadable counts
 
 // Whether a cell's rows depend on its own samples only (and on the load sample of the cell whose
 // model load served it), as each workload says (Workload::ReadsOtherCells: kld and divergence

@@ -47,8 +47,8 @@ int64_t CountCodePoints(std::string_view utf8) {
   return n;
 }
 
-double TokensPerKchar(int64_t n_tokens, int64_t n_chars) {
-  return n_chars > 0 ? 1000.0 * static_cast<double>(n_tokens) / static_cast<double>(n_chars) : 0;
+double TokensPerKchar(double n_tokens, double n_chars) {
+  return n_chars > 0 ? 1000.0 * n_tokens / n_chars : 0;
 }
 
 }  // namespace pipette::quality

@@ -49,7 +49,7 @@ PplFigure PplFromLogprobs(std::span<const double> logprobs);
 // Unicode code points in UTF-8 text (continuation bytes are not counted).
 int64_t CountCodePoints(std::string_view utf8);
 
-// Tokens per 1000 characters.
-double TokensPerKchar(int64_t n_tokens, int64_t n_chars);
+// Tokens per 1000 characters (counts, or their sums over items); 0 without characters.
+double TokensPerKchar(double n_tokens, double n_chars);
 
 }  // namespace pipette::quality

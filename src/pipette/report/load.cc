@@ -10,6 +10,7 @@
 
 #include "pipette/build_info.h"
 #include "pipette/metrics/row_cache.h"
+#include "pipette/util/json_read.h"
 #include "pipette/util/shell_quote.h"
 
 namespace pipette::report {
@@ -182,8 +183,8 @@ Result<ReportData> LoadReportData(store::Store& store, const std::vector<int64_t
       if (c.status == "superseded" || !others.is_array() || others.empty()) continue;
       std::string list;
       for (const auto& o : others) {
-        list += fmt::format("{}pid {} {}", list.empty() ? "" : ", ", o.value("pid", 0),
-                            o.value("program", ""));
+        list += fmt::format("{}pid {} {}", list.empty() ? "" : ", ",
+                            json_read::Int(o, "pid").value_or(0), json_read::String(o, "program"));
       }
       data.warnings.push_back(fmt::format(
           "run {} cell {} was measured while another Pipette was measuring on this machine ({}): "

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pipette/quality/ppl.h"
+#include "pipette/util/json_read.h"
 
 namespace pipette::workload {
 
@@ -60,19 +61,24 @@ void AddProportionRows(const metrics::ResultRow& base, const std::string& test, 
 void AddDensityRows(const metrics::ResultRow& base, const std::string& test, const json& info,
                     const std::vector<store::SampleRecord>& samples,
                     std::vector<metrics::ResultRow>* rows) {
-  std::map<std::string, std::pair<int64_t, int64_t>> by_subset;  // tokens, chars
+  // tokens, chars: summed as doubles (exact for any real count; a stored count past int64 or of
+  // another type reads as absent, and its item is left out)
+  std::map<std::string, std::pair<double, double>> by_subset;
   for (const auto& s : samples) {
     if (s.test != test || !s.raw.contains("text_tokens")) continue;
     const json& meta = s.raw.contains("item") ? s.raw["item"] : s.raw;
     std::vector<std::string> subsets = {""};
     if (!meta.value("language", "").empty()) subsets.push_back(meta.value("language", ""));
+    const std::optional<int64_t> tokens = json_read::Int(s.raw, "text_tokens");
+    const std::optional<int64_t> chars = json_read::Int(s.raw, "text_chars");
+    if (!tokens || !chars || *tokens < 0 || *chars < 0) continue;
     for (const std::string& sub : subsets) {
-      by_subset[sub].first += s.raw.value("text_tokens", int64_t{0});
-      by_subset[sub].second += s.raw.value("text_chars", int64_t{0});
+      by_subset[sub].first += double(*tokens);
+      by_subset[sub].second += double(*chars);
     }
   }
   for (const auto& [subset, tc] : by_subset) {
-    if (tc.second == 0) continue;
+    if (tc.second <= 0) continue;
     metrics::ResultRow r = base;
     r.test = test;
     r.metric = "tok_per_kchar";

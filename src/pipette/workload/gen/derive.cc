@@ -86,7 +86,8 @@ void AddDivergenceRows(const metrics::ResultRow& base,
                        const metrics::CellsById& by_id, std::vector<metrics::ResultRow>* rows) {
   int64_t ref_id = 0;
   for (const auto& s : samples) {
-    if (s.test == "gen_dataset") ref_id = s.raw.value("divergence_reference_cell_id", int64_t{0});
+    if (s.test == "gen_dataset")
+      ref_id = json_read::Int(s.raw, "divergence_reference_cell_id").value_or(0);
   }
   auto it = by_id.find(ref_id);
   if (ref_id == 0 || it == by_id.end()) return;

@@ -10,6 +10,7 @@
 #include "pipette/protocol/quality_ops.h"
 #include "pipette/quality/datasets.h"
 #include "pipette/quality/ppl.h"
+#include "pipette/util/json_read.h"
 #include "pipette/util/sha256.h"
 #include "pipette/workload/divergence/spec.h"
 #include "pipette/workload/gen/derive.h"
@@ -64,7 +65,7 @@ class Gen : public Workload {
     int64_t ref = 0;
     for (const store::SampleRecord& s : *samples) {
       if (kept.count(s.cell_id) && !ref) {
-        ref = s.raw.value("divergence_reference_cell_id", int64_t{0});
+        ref = json_read::Int(s.raw, "divergence_reference_cell_id").value_or(0);
       }
     }
     if (!ref) ref = FirstKeptCellOf(in, DivergenceSpecOf(ex)->reference);

@@ -46,7 +46,7 @@ void AddKldRows(const metrics::ResultRow& base, const std::vector<store::SampleR
         chunk.push_back(p);
       }
     } else {
-      ref_cell = request.value("ref_cell_id", int64_t{0});
+      ref_cell = json_read::Int(request, "ref_cell_id").value_or(0);
       auto it = by_id.find(ref_cell);
       if (it == by_id.end()) continue;
       const store::SampleRecord* ref = nullptr;
@@ -56,7 +56,7 @@ void AddKldRows(const metrics::ResultRow& base, const std::vector<store::SampleR
       if (!ref) continue;
       const json ref_request = ref->raw.value("request", json::object());
       corpus_sha = ref_request.value("corpus_sha256", "");
-      top_k = ref_request.value("top_k", int64_t{0});
+      top_k = json_read::Int(ref_request, "top_k").value_or(0);
       const json& top = Ref(ref->raw, "top_logprobs");
       const json& ids_lp = Ref(s.raw, "ids_logprob");
       const json& ref_tail = ref->raw.value("top_tail_logprob", json::array());

@@ -11,6 +11,7 @@
 #include "pipette/protocol/session_ops.h"
 #include "pipette/protocol/version.h"
 #include "pipette/util/files.h"
+#include "pipette/util/json_read.h"
 #include "pipette/util/sha256.h"
 #include "pipette/util/utf8.h"
 #include "pipette/workload/chunks.h"
@@ -72,7 +73,7 @@ class Kld : public Workload {
     for (const store::SampleRecord& s : *samples) {
       const json request = s.raw.value("request", json::object());
       if (s.test == "kld" && kept.count(s.cell_id) && !ref) {
-        ref = request.value("ref_cell_id", int64_t{0});
+        ref = json_read::Int(request, "ref_cell_id").value_or(0);
       } else if (s.test == "kld_ref") {
         json& r = recorded[s.cell_id];
         r["cell_id"] = s.cell_id;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pipette/quality/ppl.h"
+#include "pipette/util/json_read.h"
 #include "pipette/workload/stored.h"
 
 namespace pipette::workload {
@@ -38,11 +39,15 @@ void AddPplRows(const metrics::ResultRow& base, const std::vector<store::SampleR
     p.summary.noisy = false;  // chunks differ in content: their spread is not measurement noise
     rows->push_back(std::move(p));
   }
+  // The corpus's density: none where its counts cannot be read (another type, a number past
+  // int64) or it has no characters.
+  const std::optional<int64_t> n_tokens = json_read::Int(*corpus, "n_tokens");
+  const std::optional<int64_t> n_chars = json_read::Int(*corpus, "n_chars");
+  if (!n_tokens || !n_chars || *n_tokens < 0 || *n_chars <= 0) return;
   metrics::ResultRow t = r;
   t.metric = "tok_per_kchar";
   t.unit = "tokens/kchar";
-  t.value = quality::TokensPerKchar(corpus->value("n_tokens", int64_t{0}),
-                                    corpus->value("n_chars", int64_t{0}));
+  t.value = quality::TokensPerKchar(double(*n_tokens), double(*n_chars));
   t.samples = {t.value};
   t.summary = stats::Summarize(t.samples);
   rows->push_back(std::move(t));
