@@ -1,6 +1,7 @@
 // The store's JSON columns as the reports read them: each sample's `raw` (the worker's response,
 // read as store.cc's Stmt::Json reads a column: text that does not parse is null) derived into a
-// cell's rows (metrics::DeriveRows, every workload's derivation), and the derived-rows cache
+// cell's rows (metrics::DeriveRows, every workload's derivation) and into the time history
+// (metrics::BuildHistory, every workload's Timed), and the derived-rows cache
 // (metrics::DecodeCellRows). The bytes are the cell's samples, cut at each 0x1E byte; a sample's
 // first byte picks its test (bits 0-4), its repetition (5-6) and whether it is a warm-up (7); the
 // rest is its column.
@@ -8,10 +9,13 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/history.h"
 #include "pipette/metrics/row_cache.h"
 #include "pipette/workload/registry.h"
 
@@ -51,6 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto rows = pipette::metrics::DeriveRows(run, {1, "fp", json::object()}, {c},
                                                  pipette::workload::Derivers());
   (void)rows;
+  // The same samples as the history time estimates start from (each workload's Timed).
+  std::vector<std::pair<std::string, pipette::store::SampleRecord>> keyed;
+  for (const auto& s : c.samples) keyed.emplace_back("model=m", s);
+  (void)pipette::metrics::BuildHistory(keyed, pipette::workload::Derivers());
   auto facts = std::make_shared<const pipette::metrics::CellFacts>();
   (void)pipette::metrics::DecodeCellRows(bytes, facts);
   return 0;

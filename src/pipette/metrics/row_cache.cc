@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pipette/util/json_read.h"
+
 namespace pipette::metrics {
 namespace {
 
@@ -55,7 +57,9 @@ void DecodeRow(const json& a, ResultRow& r) {
   r.unit = a[2].get<std::string>();
   const json& s = a[3];
   if (!s.is_array() || s.size() != 8) throw json::type_error::create(302, "not a summary", &s);
-  r.summary.n = s[0].get<size_t>();
+  const std::optional<int64_t> n = json_read::AsInt(s[0]);
+  if (!n || *n < 0) throw json::type_error::create(302, "not a count", &s[0]);
+  r.summary.n = size_t(*n);
   r.summary.median = ReadNum(s[1]);
   r.summary.min = ReadNum(s[2]);
   r.summary.max = ReadNum(s[3]);

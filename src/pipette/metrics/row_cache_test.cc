@@ -167,6 +167,12 @@ TEST(RowCache, NoRowsIsAnEmptyListAndAnythingElseIsUnreadable) {
         good.substr(0, good.size() / 2)}) {
     EXPECT_FALSE(DecodeCellRows(bad, Facts()).has_value()) << bad;
   }
+  // A sample count past any size, or below 0, is unreadable, never converted.
+  for (const nlohmann::json& n : {nlohmann::json(3.54526e+29), nlohmann::json(-1)}) {
+    nlohmann::json doc = nlohmann::json::parse(good);
+    doc["rows"][0][3][0] = n;
+    EXPECT_FALSE(DecodeCellRows(doc.dump(), Facts()).has_value()) << n.dump();
+  }
 }
 
 TEST(RowCache, CellsReadingAnotherCellOrWithItemsAreNotCached) {

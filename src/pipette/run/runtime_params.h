@@ -1,6 +1,6 @@
 // A cell's parameters as worker requests (only what the experiment sets is sent) and what ran,
 // from the worker's replies (what the runtime applied for the rest). Built from the parameter
-// registry (config/params.h): each parameter names its stage, its request fields and the reply
+// registry (runtime/params.h): each parameter names its stage, its request fields and the reply
 // field that says what was applied, so none is named here. A cell holds only its runtime's
 // parameters (plan/plan.h), so its worker is sent only those.
 #pragma once

@@ -7,12 +7,9 @@ namespace pipette::workload {
 
 std::optional<double> SpanSeconds(const nlohmann::json& raw) {
   if (!raw.is_object()) return std::nullopt;
-  auto t0 = raw.find("t_start_ns"), t1 = raw.find("t_end_ns");
-  if (t0 == raw.end() || t1 == raw.end() || !t0->is_number() || !t1->is_number()) {
-    return std::nullopt;
-  }
-  if (t1->get<int64_t>() <= t0->get<int64_t>()) return std::nullopt;
-  return SecondsBetween(t0->get<int64_t>(), t1->get<int64_t>());
+  const auto t0 = json_read::Int(raw, "t_start_ns"), t1 = json_read::Int(raw, "t_end_ns");
+  if (!t0 || !t1 || *t1 <= *t0) return std::nullopt;
+  return SecondsBetween(*t0, *t1);
 }
 
 std::optional<estimate::Measured> ChunkTimed(const nlohmann::json& raw, const std::string& kind) {

@@ -13,6 +13,9 @@ TEST(SpanSeconds, FromStartToEndOfTheWorkersClock) {
   EXPECT_FALSE(SpanSeconds({{"t_start_ns", 5}}));
   EXPECT_FALSE(SpanSeconds({{"t_start_ns", "5"}, {"t_end_ns", 9}}));
   EXPECT_FALSE(SpanSeconds(json::array()));
+  // A timestamp past int64 reads as absent (it was converted, undefined behaviour).
+  EXPECT_FALSE(SpanSeconds({{"t_start_ns", 0}, {"t_end_ns", 3.54526e+29}}));
+  EXPECT_FALSE(SpanSeconds({{"t_start_ns", -1e300}, {"t_end_ns", 5}}));
 }
 
 TEST(Timed, AChunkPerTokenOfItsRequestAndAnItemAsOneUnit) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pipette/metrics/items.h"
+#include "pipette/util/json_read.h"
 #include "pipette/workload/proportions.h"
 #include "pipette/workload/stored.h"
 
@@ -22,7 +23,14 @@ void AddMcRows(const metrics::ResultRow& base, const std::vector<store::SampleRe
     if (s.test == "mc_dataset") info = &s.raw;
     if (s.test != "mc") continue;
     const metrics::McPick pick = metrics::PickChoice(metrics::McChoices(s.raw));
-    const int answer = s.raw.value("answer", -1);
+    // An answer of another type makes the stored data unreadable (the workload's n/a row); a
+    // number out of any choice's range is no answer, never converted past int.
+    const json& stored = json_read::Ref(s.raw, "answer");
+    if (!stored.is_null() && !stored.is_number()) {
+      throw json::type_error::create(302, "an mc answer is not a number", &stored);
+    }
+    const auto index = json_read::AsInt(stored);
+    const int answer = index && *index >= -1 && *index <= 1 << 20 ? int(*index) : -1;
     props.push_back({s.raw.value("language", ""),
                      s.raw.value("task_type", ""),
                      // no pick (no choices) is never right, whatever `answer` says

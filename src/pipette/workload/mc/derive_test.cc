@@ -72,6 +72,21 @@ TEST(McDerive, NoPickIsNeverRight) {
   EXPECT_DOUBLE_EQ(acc->value, 0.0);
 }
 
+// An answer past int64 (or of any size past the choices) is no answer, never undefined behaviour:
+// the item is wrong.
+TEST(McDerive, AnAnswerPastAnyChoiceIsNoAnswer) {
+  for (const json& answer : {json(3.54526e+29), json(-1e300), json(int64_t{1} << 40)}) {
+    const std::vector<store::SampleRecord> samples = {
+        Stored("mc_dataset", 0, {{"path", "mc.jsonl"}}),
+        Stored("mc", 0, {{"answer", answer}, {"choices", {Choice(-1, 1), Choice(-5, 10)}}})};
+    std::vector<metrics::ResultRow> rows;
+    ASSERT_TRUE(DeriveMc({}, samples, &rows).ok());
+    const auto* acc = Find(rows, "acc", "");
+    ASSERT_TRUE(acc);
+    EXPECT_DOUBLE_EQ(acc->value, 0.0) << answer.dump();
+  }
+}
+
 TEST(McDerive, AMalformedSampleIsAnError) {
   std::vector<metrics::ResultRow> rows;
   const auto st = DeriveMc(

@@ -12,6 +12,7 @@
 #include "pipette/env/cgroup_tier.h"
 #include "pipette/env/sensors.h"
 #include "pipette/protocol/speed_ops.h"
+#include "pipette/util/json_read.h"
 #include "pipette/workload/speed/prompt_text.h"
 #include "pipette/workload/speed/random_tokens.h"
 #include "pipette/workload/timing.h"
@@ -140,22 +141,19 @@ class Speed : public Workload {
       return estimate::Measured{KindName(t->kind), double(t->n), secs->get<double>()};
     }
     std::optional<double> secs;
-    const auto t0 = s.raw.find("t_start_ns");
-    if (t0 == s.raw.end() || !t0->is_number()) return std::nullopt;
-    const int64_t start = t0->get<int64_t>();
+    const std::optional<int64_t> t0 = json_read::Int(s.raw, "t_start_ns");
+    if (!t0) return std::nullopt;
+    const int64_t start = *t0;
     if (t->kind == TestKind::kPP) {
       secs = SpanSeconds(s.raw);
     } else if (t->kind == TestKind::kTG || t->kind == TestKind::kE2E) {
-      const auto ends = s.raw.find("token_end_ns");
-      if (ends != s.raw.end() && ends->is_array() && !ends->empty() && ends->back().is_number() &&
-          ends->back().get<int64_t>() > start) {
-        secs = SecondsBetween(start, ends->back().get<int64_t>());
-      }
+      const json& ends = json_read::Ref(s.raw, "token_end_ns");
+      const std::optional<int64_t> last =
+          ends.is_array() && !ends.empty() ? json_read::AsInt(ends.back()) : std::nullopt;
+      if (last && *last > start) secs = SecondsBetween(start, *last);
     } else {
-      const auto first = s.raw.find("t_first_token_ns");
-      if (first != s.raw.end() && first->is_number() && first->get<int64_t>() >= start) {
-        secs = SecondsBetween(start, first->get<int64_t>());
-      }
+      const std::optional<int64_t> first = json_read::Int(s.raw, "t_first_token_ns");
+      if (first && *first >= start) secs = SecondsBetween(start, *first);
     }
     if (!secs) return std::nullopt;
     return estimate::Measured{KindName(t->kind), double(t->n + t->prompt), *secs};
@@ -338,10 +336,12 @@ class Speed : public Workload {
       return protocol::TgRequest{{}, static_cast<int32_t>(first), n_chunk, ctx.NBatch()}.ToJson();
     };
     auto next_size = [&](const json& resp) {
-      const int64_t t0 = resp.value("t_start_ns", int64_t{0});
-      const json& ends = resp.value("token_end_ns", json::array());
-      if (ends.empty() || ends.back().get<int64_t>() <= t0) return;
-      const double rate = double(ends.size()) / (double(ends.back().get<int64_t>() - t0) / 1e9);
+      const int64_t t0 = json_read::Int(resp, "t_start_ns").value_or(0);
+      const json& ends = json_read::Ref(resp, "token_end_ns");
+      const std::optional<int64_t> last =
+          ends.is_array() && !ends.empty() ? json_read::AsInt(ends.back()) : std::nullopt;
+      if (!last || *last <= t0) return;
+      const double rate = double(ends.size()) / SecondsBetween(t0, *last);
       n_chunk = std::clamp<int64_t>(std::llround(rate * kSustainedChunkS), 4, kSustainedChunk);
     };
     if (ex.warmup > 0) {
