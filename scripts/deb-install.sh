@@ -1,5 +1,10 @@
-# Sourced by scripts/setup.sh and scripts/build-worker.sh: deb_install PKG... installs the Debian
-# packages not installed yet (through sudo when not root); `say` is the caller's.
+# Sourced by scripts/setup.sh, scripts/fuzz-build.sh and scripts/build-worker.sh: deb_install
+# PKG... installs the Debian packages not installed yet (through sudo when not root); `say` is the
+# caller's.
+
+# The libraries pipette_core links (every build of it: setup's and the fuzz build's).
+CORE_LIB_PACKAGES=(libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev
+  libssl-dev libcpp-httplib-dev pkg-config)
 deb_install() {
   local missing=() p
   for p in "$@"; do

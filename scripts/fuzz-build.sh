@@ -7,11 +7,11 @@ cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[fuzz-build]\033[0m %s\n' "$*" >&2; }
 . scripts/deb-install.sh
-deb_install clang-14 libfuzzer-14-dev ccache cmake ninja-build
+deb_install clang-14 libfuzzer-14-dev ccache cmake ninja-build "${CORE_LIB_PACKAGES[@]}"
 [ -d web/node_modules ] || scripts/fetch-web.sh  # the core's HTML report inlines them
 
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=file_macro
-if [ ! -f build-fuzz/CMakeCache.txt ]; then
+if [ ! -f build-fuzz/build.ninja ]; then  # a configure that failed leaves no build.ninja
   say "configuring build-fuzz (clang-14, ASan, UBSan, libFuzzer)"
   # -O1 and line tables, as OSS-Fuzz builds: fast to compile, and asserts stay on (no NDEBUG).
   cmake -S . -B build-fuzz -G Ninja -DPIPETTE_FUZZ=ON -DCMAKE_BUILD_TYPE=Fuzz \

@@ -29,13 +29,12 @@ DEMO_TARGETS=(
 # 1. System packages (Debian): compilers, ccache, CMake, and the libraries Pipette links; for the
 #    tests also GoogleTest, clang-format (the lint test) and the tools the end-to-end tests drive
 #    (sqlite3, jq, bc, an SSH server and client, iproute2).
+. scripts/deb-install.sh
 DEB_PACKAGES=(g++ cmake ninja-build make git ccache curl ca-certificates python3-venv unzip
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libssl-dev
-  libcpp-httplib-dev pkg-config)
+  "${CORE_LIB_PACKAGES[@]}")
 DEB_TEST_PACKAGES=(libgtest-dev libgmock-dev clang-format sqlite3 jq bc util-linux
   openssh-server openssh-client iproute2)
 [ "$MODE" = demo ] || DEB_PACKAGES+=("${DEB_TEST_PACKAGES[@]}")
-. scripts/deb-install.sh
 deb_install "${DEB_PACKAGES[@]}"
 
 # 2. The llama.cpp source, pinned: the llama-cpp-python sdist from PyPI (SHA-256 checked), unpacked
