@@ -11,6 +11,10 @@ cd "$(dirname "$0")/.."
 . scripts/fuzz-lib.sh
 RUNS=${RUNS:-10000000}
 FORK=${FORK:-}
+# ASan records no allocation stack for each malloc (about 30% more executions a second for
+# endpoint_replies, measured side by side): a finding still stops the run with the stack of the bad
+# access; run its input through the harness alone (fuzz/README.md) for the allocation's stack too.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 [ -x "$FUZZ_BIN/gate_fuzz" ] || scripts/fuzz-build.sh
 scripts/fuzz-seeds.sh 2>/dev/null
 harnesses=("$@")
