@@ -183,26 +183,6 @@ std::optional<std::tuple<int, int, unsigned>> ControlCharacter(std::string_view 
   return std::nullopt;
 }
 
-// The first scalar (key or value) whose text is not UTF-8: an escape such as "\ud800" (a lone
-// surrogate) decodes to bytes the store's JSON refuses. nullopt if there is none.
-std::optional<YAML::Node> NotUtf8Scalar(const YAML::Node& node) {
-  if (node.IsScalar()) {
-    if (FirstInvalidUtf8(node.Scalar())) return node;
-    return std::nullopt;
-  }
-  if (node.IsSequence()) {
-    for (const auto& item : node) {
-      if (auto bad = NotUtf8Scalar(item)) return bad;
-    }
-  } else if (node.IsMap()) {
-    for (const auto& kv : node) {
-      if (auto bad = NotUtf8Scalar(kv.first)) return bad;
-      if (auto bad = NotUtf8Scalar(kv.second)) return bad;
-    }
-  }
-  return std::nullopt;
-}
-
 // The tab nearest before or on line `last` (0-based) that sits in a line's indentation, as
 // 0-based (line, column); nullopt if there is none. Only lines with something after their
 // indentation count.

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "pipette/util/utf8.h"
+
 namespace pipette::config {
 
 Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what) {
@@ -65,6 +67,24 @@ Result<double> Number(const Where& w, const YAML::Node& node, const std::string&
     return w.At(node, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, t));
   }
   return v;
+}
+
+std::optional<YAML::Node> NotUtf8Scalar(const YAML::Node& node) {
+  if (node.IsScalar()) {
+    if (FirstInvalidUtf8(node.Scalar())) return node;
+    return std::nullopt;
+  }
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (auto bad = NotUtf8Scalar(item)) return bad;
+    }
+  } else if (node.IsMap()) {
+    for (const auto& kv : node) {
+      if (auto bad = NotUtf8Scalar(kv.first)) return bad;
+      if (auto bad = NotUtf8Scalar(kv.second)) return bad;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace pipette::config

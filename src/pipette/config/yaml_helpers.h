@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,5 +77,8 @@ Result<double> Number(const Where& w, const YAML::Node& node, const std::string&
 Result<nlohmann::json> JsonScalar(const Where& w, const YAML::Node& node, const std::string& what);
 // A scalar or a list of scalars, as a list of nodes.
 std::vector<YAML::Node> AsList(const YAML::Node& node);
+// The first scalar (key or value) whose text is not UTF-8: an escape such as "\ud800" (a lone
+// surrogate) decodes to bytes the store's JSON refuses. nullopt if there is none.
+std::optional<YAML::Node> NotUtf8Scalar(const YAML::Node& node);
 
 }  // namespace pipette::config

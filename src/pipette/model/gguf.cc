@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include <utility>
 
 #include "pipette/model/ggml_types.h"
+#include "pipette/util/utf8.h"
 
 namespace pipette::model {
 namespace {
@@ -153,7 +155,8 @@ class HeaderReader {
     return {};
   }
 
-  // A GGUF string: uint64 length, then that many bytes.
+  // A GGUF string: uint64 length, then that many bytes of UTF-8 (the format's own rule; what is
+  // kept, a key, a value or a tensor name, reaches the store's JSON, which refuses anything else).
   Status ReadString(std::string* s, uint64_t max_bytes) {
     const uint64_t at = pos_;
     uint64_t len = 0;
@@ -164,7 +167,13 @@ class HeaderReader {
                      std::to_string(max_bytes));
     }
     s->resize(len);
-    return Read(s->data(), len);
+    if (Status st = Read(s->data(), len); !st) return st;
+    if (const std::optional<size_t> bad = FirstInvalidUtf8(*s)) {
+      return Invalid("the string at offset " + std::to_string(at) + " in " + context_ +
+                     " is not UTF-8: byte " + EscapeBytes(s->substr(*bad, 1)) + " at offset " +
+                     std::to_string(at + 8 + *bad) + " (GGUF strings are UTF-8)");
+    }
+    return {};
   }
 
   // Skips a GGUF string without keeping it.

@@ -411,6 +411,37 @@ TEST_F(GgufTest, BadMetadata) {
   EXPECT_NE(ErrorFor(deep.bytes()).find("nested more than"), std::string::npos);
 }
 
+// GGUF strings are UTF-8; a key, a value or a tensor name that is not would reach the store's
+// JSON (a model's general.name is in its cell's facts), which refuses it: the file is refused where
+// the bytes are. The elements of a string array (a vocabulary) are not kept, and not checked.
+TEST_F(GgufTest, StringsThatAreNotUtf8AreRefusedWhereTheyAre) {
+  GgufWriter name;
+  name.Header(3, 0, 2).KvString("general.architecture", "llama");
+  name.KvString("general.name", "Caf\xe9");  // Latin-1
+  const std::string value = ErrorFor(name.bytes());
+  EXPECT_NE(value.find("in the value of metadata key 'general.name' is not UTF-8: byte \\xe9"),
+            std::string::npos)
+      << value;
+  EXPECT_NE(value.find("(GGUF strings are UTF-8)"), std::string::npos) << value;
+  // The offset is the bad byte's own: 16+8 (header) + 8+20+4+8+5 (the first pair) + 8+12+4
+  // (the second key and type) + 8 (the value's length) + 3.
+  EXPECT_NE(value.find("at offset 104 "), std::string::npos) << value;
+
+  GgufWriter key;
+  key.Header(3, 0, 1).KvU32("general.\xff", 1);
+  EXPECT_NE(ErrorFor(key.bytes()).find("in metadata key #0 is not UTF-8: byte \\xff"),
+            std::string::npos);
+
+  GgufWriter tensor;
+  tensor.Header(3, 1, 0).TensorInfo("blk.0.\xc3", {8}, kGgmlF32, 0);  // a sequence cut short
+  tensor.PadTo(32).Fill(32);
+  EXPECT_NE(ErrorFor(tensor.bytes()).find("in tensor info #0 is not UTF-8"), std::string::npos);
+
+  GgufWriter vocab;  // the same bytes inside a string array are never kept
+  vocab.Header(3, 0, 1).Key("tokenizer.ggml.tokens", kArr).U32(kStr).U64(1).Str("\xe9");
+  EXPECT_TRUE(ReadGguf(Write("vocab.gguf", vocab.bytes())).ok());
+}
+
 TEST_F(GgufTest, DuplicateTensorName) {
   GgufWriter w;
   w.Header(3, 2, 0).TensorInfo("t", {8}, kGgmlF32, 0).TensorInfo("t", {8}, kGgmlF32, 32);

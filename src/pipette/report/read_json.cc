@@ -68,6 +68,15 @@ class Fields {
       Wrong("samples", "a list of numbers");
       return out;
     }
+    if (v->size() > kMaxReportSamples) {
+      if (!error_) {
+        error_ =
+            InputError(fmt::format("{}: results[{}].samples holds {} values, more than the {} "
+                                   "a figure may hold",
+                                   file_, index_, v->size(), kMaxReportSamples));
+      }
+      return out;
+    }
     out.reserve(v->size());
     for (const json& s : *v) {
       if (!s.is_null() && !s.is_number()) {

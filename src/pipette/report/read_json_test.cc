@@ -128,6 +128,24 @@ TEST(RowsFromReportJson, AFieldOfTheWrongTypeNamesTheResultAndTheField) {
   }
 }
 
+// Sample counts are bounded (the work a side costs, its bootstrap, grows with them): one more
+// than kMaxReportSamples is refused, naming the file, the result and the count.
+TEST(RowsFromReportJson, MoreSamplesThanAFigureMayHoldAreRefused) {
+  ordered_json doc = ordered_json::parse(Document({MakeRow(1, "tg128", {1, 2, 3})}));
+  doc["results"][0]["samples"] = ordered_json::array();
+  for (size_t i = 0; i < kMaxReportSamples; ++i) doc["results"][0]["samples"].push_back(1);
+  auto most = RowsFromReportJson(doc.dump(), "r.json", std::nullopt);
+  ASSERT_TRUE(most.ok()) << most.error().message;
+  EXPECT_EQ(most->rows[0].samples.size(), kMaxReportSamples);
+  doc["results"][0]["samples"].push_back(1);
+  auto more = RowsFromReportJson(doc.dump(), "r.json", std::nullopt);
+  ASSERT_FALSE(more.ok());
+  EXPECT_EQ(more.error().exit_code, 2);
+  EXPECT_EQ(more.error().message,
+            "r.json: results[0].samples holds 1000001 values, more than the 1000000 a figure may "
+            "hold");
+}
+
 // An empty sample list stays empty and a null sample reads as a sample that is not a finite
 // number, never as 0 (compare calls such a figure missing); a cell's untrusted warning comes back.
 TEST(RowsFromReportJson, NullSamplesAreNotZeroAndTheUntrustedWarningComesBack) {

@@ -7,6 +7,7 @@
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/select/shipped_profiles.h"
 #include "pipette/util/strings.h"
+#include "pipette/util/utf8.h"
 
 namespace pipette::select {
 namespace {
@@ -95,6 +96,8 @@ Result<Profiles> ParseProfiles(std::string_view yaml, const std::string& file,
                                const metrics::FigureCatalogue& figures,
                                const std::string& section) {
   const Where w(file);
+  // YAML is Unicode text; a profile's words reach select's JSON, which refuses any other bytes.
+  if (auto bad = FirstInvalidUtf8(yaml)) return NotUtf8Error(file, yaml, *bad);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
@@ -102,6 +105,9 @@ Result<Profiles> ParseProfiles(std::string_view yaml, const std::string& file,
     return w.At(config::Pos{e.mark.line, e.mark.column}, "not YAML: " + e.msg);
   }
   if (!root.IsMap() || !root[section]) return Profiles{};
+  if (auto bad = config::NotUtf8Scalar(root[section])) {
+    return w.At(*bad, "this text is not UTF-8 once decoded");
+  }
   return ParseProfileMap(w, root[section], &figures);
 }
 

@@ -57,6 +57,8 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
       {"profiles:\n  a:\n    constraints: ['format_ok >= 1.5']\n",
        "p.yaml:3:33: 'format_ok >= 1.5': no value of format_ok can be >= that: it is a "
        "proportion, from 0 to 1 (0% to 100%)"},
+      // A profile's words reach select's JSON, which refuses bytes that are not UTF-8.
+      {"profiles:\n  a:\n    about: caf\xe9\n", "p.yaml:3:15: not UTF-8: byte 0xE9"},
   };
   for (const Case& k : cases) {
     auto p = ParseProfiles(k.yaml, "p.yaml", workload::Figures());
@@ -65,6 +67,16 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
     EXPECT_EQ(p.error().message.substr(0, std::string(k.message).size()), k.message)
         << p.error().message;
   }
+  // Bytes that are UTF-8 but that yaml-cpp reads as UTF-16 (it takes "p\0" for UTF-16LE) can
+  // decode to a lone surrogate, which it writes out as bytes that are not UTF-8.
+  std::string utf16;
+  for (char c : std::string("profiles:\n  a:\n    about: ")) utf16 += {c, '\0'};
+  utf16 += std::string("\x41\xd8\x80\x00", 4);  // the units 0xD841 (alone) and 0x0080
+  utf16 += {'\n', '\0'};
+  auto decoded = ParseProfiles(utf16, "p.yaml", workload::Figures());
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.error().exit_code, 2);
+  EXPECT_EQ(decoded.error().message, "p.yaml:3:12: this text is not UTF-8 once decoded");
   // A file without the section has no profiles; an experiment's section is `select:`.
   EXPECT_TRUE(ParseProfiles("name: x\n", "ex.yaml", workload::Figures())->empty());
   auto ex = ParseProfiles("name: x\nselect:\n  mine: {constraints: [tg128 >= 5 t/s]}\n", "ex.yaml",
