@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "pipette/util/shell_quote.h"
+#include "pipette/util/utf8.h"
 
 namespace pipette::store {
 namespace fs = std::filesystem;
@@ -63,7 +64,11 @@ class Stmt {
     sqlite3_bind_text(st_, ++n_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
-  Stmt& Bind(const nlohmann::json& v) { return Bind(v.dump()); }
+  // Text inside the JSON that is not UTF-8 (a device's own words, a worker's output) is stored
+  // with each bad byte as U+FFFD: storing what was measured never throws.
+  Stmt& Bind(const nlohmann::json& v) {
+    return Bind(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
   Stmt& BindNull() {
     sqlite3_bind_null(st_, ++n_);
     return *this;
@@ -71,10 +76,12 @@ class Stmt {
   int Step() { return sqlite3_step(st_); }
   int64_t Int(int col) const { return sqlite3_column_int64(st_, col); }
   bool IsNull(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+  // Text as UTF-8, each byte that is not as U+FFFD (a worker's stderr cut to its last bytes, a
+  // store edited by hand): what is read goes into JSON reports, which refuse anything else.
   std::string Text(int col) const {
     const unsigned char* t = sqlite3_column_text(st_, col);
-    return t ? std::string(reinterpret_cast<const char*>(t),
-                           static_cast<size_t>(sqlite3_column_bytes(st_, col)))
+    return t ? ValidUtf8(std::string(reinterpret_cast<const char*>(t),
+                                     static_cast<size_t>(sqlite3_column_bytes(st_, col))))
              : std::string();
   }
   // Parsed in place from SQLite's text, and returned without a copy (a sample's JSON is parsed

@@ -105,6 +105,55 @@ TEST_F(StoreTest, RoundTripRunCellsSamples) {
   EXPECT_FALSE((*s)->Run(run_id + 1).ok());
 }
 
+// A worker's stderr cut to its last bytes can end inside a character, and a device's words need
+// not be UTF-8: storing them never throws, and what is read back is UTF-8 (each bad byte U+FFFD),
+// so that the JSON reports made from it never throw either. A store edited by hand reads the same.
+TEST_F(StoreTest, TextThatIsNotUtf8IsStoredAndReadBackAsUtf8) {
+  const std::string r = "\xEF\xBF\xBD";  // U+FFFD
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto env = (*s)->AddEnvironment({0, "abc", {{"cpu_model", "Caf\xE9 CPU"}}});
+  ASSERT_TRUE(env.ok()) << env.error().message;
+  RunRecord run;
+  run.name = "exp";
+  run.config_hash = std::string(64, 'f');
+  run.environment_id = *env;
+  auto rid = (*s)->BeginRun(run);
+  ASSERT_TRUE(rid.ok());
+  CellRecord c;
+  c.run_id = *rid;
+  c.key = "model=x";
+  c.model_name = "x";
+  c.conditions = {{"note", "\xFF"}};
+  auto cid = (*s)->BeginCell(c);
+  ASSERT_TRUE(cid.ok()) << cid.error().message;
+  c.id = *cid;
+  c.status = "failed";
+  c.error = "worker died: caf\xE9";
+  c.stderr_tail = "loaded \xE2\x82";  // a euro sign cut after two of its three bytes
+  ASSERT_TRUE((*s)->UpdateCell(c).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE cells SET model_name = CAST(X'78E9' AS TEXT)", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  auto cells = (*s)->Cells(*rid);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 1u);
+  const CellRecord& back = (*cells)[0];
+  EXPECT_EQ(back.stderr_tail, "loaded " + r + r);
+  EXPECT_EQ(back.error, "worker died: caf" + r);
+  EXPECT_EQ(back.model_name, "x" + r);  // the hand edit
+  EXPECT_EQ(back.conditions["note"], r);
+  auto e = (*s)->Environment(*env);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->facts["cpu_model"], "Caf" + r + " CPU");
+  const nlohmann::json all = {back.stderr_tail, back.error, back.model_name};
+  EXPECT_NO_THROW((void)all.dump());
+}
+
 TEST_F(StoreTest, EmptyStoreHasNoLatestRun) {
   auto s = Store::Open(path_);
   ASSERT_TRUE(s.ok());

@@ -40,6 +40,22 @@ std::optional<size_t> FirstInvalidUtf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::string ValidUtf8(std::string text) {
+  std::optional<size_t> bad = FirstInvalidUtf8(text);
+  if (!bad) return text;
+  std::string out;
+  out.reserve(text.size() + 16);
+  std::string_view rest(text);
+  while (bad) {
+    out.append(rest.substr(0, *bad));
+    out.append("\xEF\xBF\xBD");  // U+FFFD
+    rest.remove_prefix(*bad + 1);
+    bad = FirstInvalidUtf8(rest);
+  }
+  out.append(rest);
+  return out;
+}
+
 Error NotUtf8Error(const std::string& file, std::string_view text, size_t offset, int first_line,
                    size_t base) {
   offset = std::min(offset, text.size());

@@ -18,6 +18,12 @@ namespace pipette {
 // short), or nullopt when the whole text is well-formed.
 std::optional<size_t> FirstInvalidUtf8(std::string_view text);
 
+// `text` with each byte that starts no well-formed UTF-8 sequence (FirstInvalidUtf8) replaced by
+// U+FFFD, the replacement character; well-formed text comes back unchanged. For text that is only
+// shown (a worker's stderr cut to its last bytes, a store's text edited by hand), where refusing
+// it would lose what was measured.
+std::string ValidUtf8(std::string text);
+
 // The bad-input error (exit 2) for text read from `file` that is not UTF-8, placed at its first bad
 // byte `offset` (FirstInvalidUtf8): "corpus.txt:3:7: not UTF-8: byte 0xFF (offset 52 of the file)
 // starts no well-formed UTF-8 sequence; ...". `text` may be part of the file: `first_line` is the

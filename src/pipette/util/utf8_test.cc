@@ -30,6 +30,21 @@ TEST(Utf8, TheFirstBadByteIsFound) {
   for (const Case& k : cases) EXPECT_EQ(FirstInvalidUtf8(k.text), k.at) << k.text;
 }
 
+// Each byte that starts no well-formed sequence becomes one U+FFFD; what is well-formed around it
+// is kept, and well-formed text comes back as it was.
+TEST(Utf8, ValidUtf8ReplacesEachBadByte) {
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(ValidUtf8("caf\xC3\xA9"), "caf\xC3\xA9");
+  EXPECT_EQ(ValidUtf8(""), "");
+  EXPECT_EQ(ValidUtf8("caf\xE9"), "caf" + r);                                   // Latin-1
+  EXPECT_EQ(ValidUtf8("tail \xE2\x82"), "tail " + r + r);                       // cut short
+  EXPECT_EQ(ValidUtf8("\x80\xE2\x82\xAC\xFF!"), r + "\xE2\x82\xAC" + r + "!");  // around a €
+  EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), r + r + r);                              // a surrogate
+  for (const char* bad : {"ab\xFF", "\xC3(", "\xF4\x90\x80\x80 x"}) {
+    EXPECT_EQ(FirstInvalidUtf8(ValidUtf8(bad)), std::nullopt) << bad;
+  }
+}
+
 TEST(Utf8, TheErrorNamesTheFileLineColumnAndOffset) {
   const Error e = NotUtf8Error("c.txt", "ab\ncd\xFF", 5);
   EXPECT_EQ(e.exit_code, 2);
