@@ -25,6 +25,13 @@ class StoreTest : public ::testing::Test {
     path_ = (dir_ / "sub" / "results.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
+  // Runs `sql` on the store's file through a connection of its own (an edit by hand).
+  void Exec(const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(db);
+  }
   fs::path dir_;
   std::string path_;
 };
@@ -132,12 +139,7 @@ TEST_F(StoreTest, TextThatIsNotUtf8IsStoredAndReadBackAsUtf8) {
   c.error = "worker died: caf\xE9";
   c.stderr_tail = "loaded \xE2\x82";  // a euro sign cut after two of its three bytes
   ASSERT_TRUE((*s)->UpdateCell(c).ok());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE cells SET model_name = CAST(X'78E9' AS TEXT)", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  Exec("UPDATE cells SET model_name = CAST(X'78E9' AS TEXT)");
 
   auto cells = (*s)->Cells(*rid);
   ASSERT_TRUE(cells.ok());
@@ -164,12 +166,7 @@ TEST_F(StoreTest, EmptyStoreHasNoLatestRun) {
 
 TEST_F(StoreTest, RefusesANewerSchema) {
   { ASSERT_TRUE(Store::Open(path_).ok()); }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  Exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'");
   auto s = Store::Open(path_);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("schema version 99"), std::string::npos);
