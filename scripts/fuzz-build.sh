@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Configures and builds the libFuzzer harnesses (fuzz/README.md) in build-fuzz: Debian's clang 14
 # and libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer, through ccache. Builds only the
-# libraries the harnesses test (no llama.cpp, no workers, no tests).
+# libraries the harnesses test and the unit tests of those (no llama.cpp, no workers, no CLI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[fuzz-build]\033[0m %s\n' "$*" >&2; }
 . scripts/deb-install.sh
-deb_install clang-14 libfuzzer-14-dev ccache cmake ninja-build "${CORE_LIB_PACKAGES[@]}"
+deb_install clang-14 libfuzzer-14-dev ccache cmake ninja-build libgtest-dev "${CORE_LIB_PACKAGES[@]}"
 [ -d web/node_modules ] || scripts/fetch-web.sh  # the core's HTML report inlines them
 
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=file_macro

@@ -24,6 +24,9 @@ class FieldReader {
   // `what` names the message ("pp request", "hello response"); `prefix` is put before every
   // field name, for an object inside another ("messages[2].").
   FieldReader(const nlohmann::json& message, std::string what, std::string prefix = "");
+  // The reader keeps a reference to the message: a temporary would be gone before it is read
+  // (found by the unit tests under AddressSanitizer, fuzz/README.md).
+  FieldReader(nlohmann::json&& message, std::string what, std::string prefix = "") = delete;
 
   // Integer in [min, max]; the required form fails when the field is absent or null.
   int64_t Int(const char* name, int64_t min, int64_t max);
@@ -49,6 +52,7 @@ class FieldReader {
   // A reader for an object held in this message (an item of an array field): its problems are
   // this reader's, its fields named `name.` + field. Fails when `value` is not an object.
   FieldReader Nested(const nlohmann::json& value, const std::string& name);
+  FieldReader Nested(nlohmann::json&& value, const std::string& name) = delete;  // as above
   // Takes the first problem of a nested reader.
   void Take(const FieldReader& nested);
 

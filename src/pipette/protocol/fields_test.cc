@@ -30,7 +30,8 @@ TEST(FieldReader, AProblemNamesTheMessageAndTheField) {
   (void)f.Tokens("tokens");
   EXPECT_EQ(f.status().error().message, "pp request: field 'tokens' must be an array of token ids");
 
-  FieldReader missing(json::object(), "tokenize request");
+  const json empty = json::object();  // the reader keeps a reference: a named message
+  FieldReader missing(empty, "tokenize request");
   (void)missing.String("text");
   EXPECT_EQ(missing.status().error().message, "tokenize request: missing required field 'text'");
 }
@@ -94,13 +95,15 @@ TEST(FieldReader, NestedObjectsNameTheirPath) {
             "chat request: field 'messages[0].content' must be a string");
 
   FieldReader g(j, "chat request");
-  FieldReader not_object = g.Nested(json(3), "messages[1]");
+  const json three = 3;
+  FieldReader not_object = g.Nested(three, "messages[1]");
   g.Take(not_object);
   EXPECT_EQ(g.status().error().message, "chat request: field 'messages[1]' must be an object");
 }
 
 TEST(FieldReader, AMessageThatIsNotAnObjectFailsAtOnce) {
-  FieldReader f(json::array(), "hello response");
+  const json list = json::array();
+  FieldReader f(list, "hello response");
   EXPECT_EQ(f.status().error().message, "hello response is not a JSON object");
   EXPECT_FALSE(f.Has("x"));
 }
