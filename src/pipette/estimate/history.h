@@ -26,7 +26,7 @@ std::string DeviceOfKey(const std::string& cell_key);
 // The kind and device of a DeviceKind ("tg@board" -> {"tg", "board"}; "tg" -> {"tg", ""}).
 std::pair<std::string, std::string> SplitDeviceKind(const std::string& kind);
 
-// One stored sample as a measured request (workload::Workload::Timed): its kind of work, the
+// One stored sample as a measured request (metrics::RowDeriver::Timed): its kind of work, the
 // units of that kind it did, and the seconds it took.
 struct Measured {
   std::string kind;

@@ -1,7 +1,7 @@
 // Every figure Pipette reports is derived here, once, from the raw facts workers returned
 // (docs/metrics.md): the speed tests', the load's and the memory's here, each other workload's by
-// its folder (workload::Workload::Derive). The report (src/pipette/report/) formats these rows
-// and computes nothing.
+// its folder (RowDeriver::Derive, which workload::Workload implements). The report
+// (src/pipette/report/) formats these rows and computes nothing.
 #pragma once
 
 #include <cstdint>
@@ -131,7 +131,8 @@ using CellsById = std::map<int64_t, const CellSamples*>;
 // What a workload gives the derivation of a run's rows (workload::Workload is one): its figures
 // of a cell, how its samples read as timed requests, and whether a cell's rows read other cells.
 // Whoever holds the workloads hands them down (workload::Derivers(), from app/): metrics/ never
-// asks for them.
+// asks for them. Every answer depends on the samples given alone (no clock, no machine, no file),
+// so that rows cached from them stay right.
 class RowDeriver {
  public:
   virtual ~RowDeriver() = default;

@@ -27,12 +27,12 @@ namespace pipette::metrics {
 inline constexpr int64_t kDerivationVersion = 5;  // 5: no density from unreadable counts
 
 // Whether a cell's rows depend on its own samples only (and on the load sample of the cell whose
-// model load served it), as each workload says (Workload::ReadsOtherCells: kld and divergence
+// model load served it), as each workload says (RowDeriver::ReadsOtherCells: kld and divergence
 // read a reference cell's samples): such cells are never cached, and a report that derives one
 // live reads the samples of every cell of the run.
 bool ReadsOtherCells(const std::vector<store::SampleRecord>& samples, const RowDerivers& derivers);
 // Whether a cell's rows are cached when it finishes: it reads no other cell and every workload
-// allows it (Workload::RowsCacheable: mc's per-item results come from the samples themselves).
+// allows it (RowDeriver::RowsCacheable: mc's per-item results come from the samples themselves).
 bool Cacheable(const CellSamples& cell, const RowDerivers& derivers);
 
 // The compact text of one cell's rows (all rows of one cell): each row's figures, once the
