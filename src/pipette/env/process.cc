@@ -9,8 +9,11 @@
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
+#include <limits>
+#include <optional>
 
 #include "pipette/util/files.h"
+#include "pipette/util/json_read.h"
 
 namespace pipette::env {
 namespace fs = std::filesystem;
@@ -66,14 +69,20 @@ nlohmann::json ProcessIdentity::ToJson() const {
 }
 
 ProcessIdentity ProcessIdentity::FromJson(const nlohmann::json& j) {
+  // Read back from a store or another process's lock file: every field type-checked (a value of
+  // another type, or a number past what it holds, reads as absent), never an exception.
   ProcessIdentity p;
-  if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer()) return p;
-  p.host = j.value("host", "");
-  p.machine_id = j.value("machine_id", "");
-  p.boot_id = j.value("boot_id", "");
-  p.pid_ns = j.value("pid_ns", "");
-  p.pid = j.value("pid", 0);
-  p.start_ticks = j.value("start_ticks", uint64_t{0});
+  const nlohmann::json& pid = json_read::Ref(j, "pid");
+  if (!pid.is_number_integer()) return p;
+  const std::optional<int64_t> id = json_read::AsInt(pid);
+  if (!id || *id <= 0 || *id > std::numeric_limits<int>::max()) return p;
+  p.host = json_read::String(j, "host");
+  p.machine_id = json_read::String(j, "machine_id");
+  p.boot_id = json_read::String(j, "boot_id");
+  p.pid_ns = json_read::String(j, "pid_ns");
+  p.pid = static_cast<int>(*id);
+  const std::optional<int64_t> ticks = json_read::Int(j, "start_ticks");
+  p.start_ticks = ticks && *ticks > 0 ? static_cast<uint64_t>(*ticks) : 0;
   return p;
 }
 

@@ -70,5 +70,24 @@ TEST(Process, LivenessByHostBootAndStartTime) {
   EXPECT_TRUE(ProcessIdentity::FromJson(nullptr).empty());
 }
 
+// A controller or lock holder read back from a store or a lock file edited by hand: fields of
+// another type, or numbers past what they hold, read as absent (a pid that cannot be a pid: no
+// process at all), never an exception or an overflow.
+TEST(ProcessIdentity, FieldsOfAnotherTypeReadAsAbsent) {
+  using nlohmann::json;
+  const ProcessIdentity odd = ProcessIdentity::FromJson(
+      {{"pid", 42}, {"host", 5}, {"boot_id", json::array()}, {"start_ticks", 1e300}});
+  EXPECT_EQ(odd.pid, 42);
+  EXPECT_EQ(odd.host, "");
+  EXPECT_EQ(odd.boot_id, "");
+  EXPECT_EQ(odd.start_ticks, 0u);
+  EXPECT_EQ(ProcessIdentity::FromJson({{"pid", 42}, {"start_ticks", "7"}}).start_ticks, 0u);
+  EXPECT_EQ(ProcessIdentity::FromJson({{"pid", 42}, {"start_ticks", 7}}).start_ticks, 7u);
+  EXPECT_TRUE(ProcessIdentity::FromJson({{"pid", 4294967296LL}}).empty());
+  EXPECT_TRUE(ProcessIdentity::FromJson({{"pid", -3}}).empty());
+  EXPECT_TRUE(ProcessIdentity::FromJson({{"pid", 18446744073709551615ULL}}).empty());
+  EXPECT_TRUE(ProcessIdentity::FromJson({{"pid", "42"}}).empty());
+}
+
 }  // namespace
 }  // namespace pipette::env

@@ -139,5 +139,29 @@ TEST_F(ResumeReferences, AReferenceWithoutItsTokenHashIsRefusedUpFront) {
   EXPECT_NE(st.error().message.find("before store schema 2"), std::string::npos);
 }
 
+// A store edited by hand: reference samples of another shape read as absent (a sample that is no
+// object, a hash of another type), so the resume is refused with its reason, never an exception.
+TEST_F(ResumeReferences, StoredReferencesOfAnotherShapeAreNoCrash) {
+  const int64_t ref = Cell(0, "ok");
+  ASSERT_TRUE(store_->AddSample({0, ref, "kld", 0, false, "text"}).ok());
+  ASSERT_TRUE(store_->AddSample({0, ref, "kld_ref", 0, false, nlohmann::json::array({1, 2})}).ok());
+  ASSERT_TRUE(store_
+                  ->AddSample({0,
+                               ref,
+                               "kld_ref",
+                               1,
+                               false,
+                               {{"top_ids", {{1}}}, {"request", {{"tokens_sha256", 5}}}}})
+                  .ok());
+  ResumePlan plan;
+  plan.run_id = run_;
+  plan.done = {{0, ref}};
+  plan.to_run = {1};
+  Status st = Status();
+  ASSERT_NO_THROW(st = LoadReferences(*store_, ex_, plan_, &plan));
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().exit_code, 2);
+}
+
 }  // namespace
 }  // namespace pipette::run

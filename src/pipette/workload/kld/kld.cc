@@ -71,14 +71,15 @@ class Kld : public Workload {
     int64_t ref = 0;
     std::map<int64_t, json> recorded;  // cell id -> its reference
     for (const store::SampleRecord& s : *samples) {
-      const json request = s.raw.value("request", json::object());
+      // Stored samples are read type-checked: another shape reads as absent, never throws.
+      const json& request = json_read::Ref(s.raw, "request");
       if (s.test == "kld" && kept.count(s.cell_id) && !ref) {
         ref = json_read::Int(request, "ref_cell_id").value_or(0);
       } else if (s.test == "kld_ref") {
         json& r = recorded[s.cell_id];
         r["cell_id"] = s.cell_id;
-        r["top_ids"].push_back(s.raw.value("top_ids", json()));
-        r["tokens_sha256"] = request.value("tokens_sha256", "");
+        r["top_ids"].push_back(json_read::Member(s.raw, "top_ids"));
+        r["tokens_sha256"] = json_read::String(request, "tokens_sha256");
       }
     }
     if (!ref) ref = FirstKeptCellOf(in, KldSpecOf(ex)->reference);
