@@ -48,11 +48,11 @@ class NeedsByDepth {
   NeedsByDepth(const config::Experiment& ex, const ContextNeeds& needs) : ex_(ex), needs_(needs) {}
   int64_t At(int64_t depth) {
     auto [it, fresh] = need_.emplace(depth, 0);
-    if (fresh) it->second = needs_.tokens ? needs_.tokens(ex_, depth) : 0;
+    if (fresh) it->second = needs_.tokens(ex_, depth);
     return it->second;
   }
   // What needs it, for a message.
-  std::string What(int64_t depth) const { return needs_.what ? needs_.what(ex_, depth) : ""; }
+  std::string What(int64_t depth) const { return needs_.what(ex_, depth); }
 
  private:
   const config::Experiment& ex_;
@@ -137,6 +137,10 @@ std::string Cell::LoadKey(const runtime::ParamRegistry& registry) const {
 Result<std::vector<Cell>> Expand(const config::Experiment& ex,
                                  const runtime::RuntimeRegistry& runtimes,
                                  const ContextNeeds& needs) {
+  // Without both, every cell would be sized for no test at all: a caller's mistake, said so.
+  if (!needs.tokens || !needs.what) {
+    return RuntimeError("plan::Expand: the context needs must give both tokens and what");
+  }
   const runtime::ParamRegistry& registry = runtimes.Params();
   // Dimension order, slowest first: load-scope parameters, then the rest in registry order.
   std::vector<const Dim*> ordered;

@@ -44,7 +44,7 @@ struct Cell {
 
 // What the workloads of an experiment need of a cell's context at a depth: the most tokens any
 // needs, and what needs them (for a message). Given by the caller: workload::PlanNeeds() outside
-// tests.
+// tests. Both must be set (Expand refuses a plan without them).
 struct ContextNeeds {
   std::function<int64_t(const config::Experiment&, int64_t depth)> tokens;
   std::function<std::string(const config::Experiment&, int64_t depth)> what;

@@ -165,6 +165,11 @@ TEST(Plan, TheContextNeedsAreTheOnesGiven) {
   ASSERT_FALSE(small.ok());
   EXPECT_NE(small.error().message.find("at depth 0, for a made-up workload"), std::string::npos)
       << small.error().message;
+  // Without them no cell would be sized for its tests: refused, never a plan of n_ctx 256.
+  auto none = Expand(ex, TestRuntimes(), ContextNeeds{});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "plan::Expand: the context needs must give both tokens and what");
+  EXPECT_FALSE(Expand(ex, TestRuntimes(), ContextNeeds{.tokens = needs.tokens}).ok());
 }
 
 TEST(Plan, ThousandsOfCellsExpandQuickly) {
