@@ -169,7 +169,7 @@ TEST(Plan, TheContextNeedsAreTheOnesGiven) {
   auto none = Expand(ex, TestRuntimes(), ContextNeeds{});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, "plan::Expand: the context needs must give both tokens and what");
-  EXPECT_FALSE(Expand(ex, TestRuntimes(), ContextNeeds{.tokens = needs.tokens}).ok());
+  EXPECT_FALSE(Expand(ex, TestRuntimes(), ContextNeeds{.tokens = needs.tokens, .what = {}}).ok());
 }
 
 TEST(Plan, ThousandsOfCellsExpandQuickly) {
