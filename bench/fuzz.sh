@@ -31,11 +31,13 @@ for h in "${harnesses[@]}"; do
     -artifact_prefix="build-fuzz/crashes/$h-" "build-fuzz/corpus/$h" "build-fuzz/seeds/$h" \
     >"$log" 2>&1 || rc=$?
   secs=$(($(date +%s) - start))
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  # (`|| true`: a grep that finds nothing must not stop the script under set -e and pipefail.)
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}' ||
+    true)
   # Fork mode's parent prints no final stats: its last status line counts every job's.
-  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#' || true)
   crash="none"
-  [ "$rc" -eq 0 ] || crash="**crash** ($(grep -o 'ERROR: [A-Za-z]*[^ ]* [a-z-]*\|runtime error: [^(]*\|deadly signal\|out-of-memory\|timeout' "$log" | head -1))"
+  [ "$rc" -eq 0 ] || crash="**crash** ($(grep -o 'ERROR: [A-Za-z]*[^ ]* [a-z-]*\|runtime error: [^(]*\|deadly signal\|out-of-memory\|timeout' "$log" | head -1 || true))"
   printf '| %s | %s | %d min %02d s | %s | %s |\n' "$h" "$(printf "%'d" "${execs:-0}")" \
     $((secs / 60)) $((secs % 60)) "$(( ${execs:-0} / (secs > 0 ? secs : 1) ))" "$crash" | tee -a "$out"
 done
