@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   config::ResolveOptions options{argv[2], argv[3], argv[4], ""};
   options.qualities = &workload::QualitySpecs();
+  options.runtimes = &runtime::Registry();
   const auto t0 = std::chrono::steady_clock::now();
   auto ex = config::LoadExperiment(argv[1], registry, options);
   const double load_ms =

@@ -12,7 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto written = pipette::config::ParseExperiment(
-      text, "fuzz.yaml", pipette::runtime::Registry().Params(), pipette::workload::QualitySpecs());
+      text, "fuzz.yaml", pipette::runtime::Registry().Params(), pipette::workload::QualitySpecs(),
+      pipette::runtime::Registry());
   if (written) (void)pipette::config::CanonicalForm(*written).dump();
   return 0;
 }

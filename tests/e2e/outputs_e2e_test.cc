@@ -67,6 +67,17 @@ TEST_F(Outputs, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeAnythingIsWri
            (dir_ / "model-link.gguf").string()},
           "that is the model smollm2-135m-instruct-q4_1");
   EXPECT_TRUE(fs::is_symlink(dir_ / "model-link.gguf"));
+  // A dataset the experiment reads (quality: mc) is an input too.
+  const fs::path items = dir_ / "items.jsonl";
+  const std::string items_text =
+      "{\"id\": \"a\", \"question\": \"q?\", \"choices\": [\"x\", \"y\"], \"answer\": 0}\n";
+  std::ofstream(items) << items_text;
+  const fs::path mc = dir_ / "mc.yaml";
+  std::ofstream(mc) << "models: [smollm2-135m-instruct-q4_1]\nquality:\n  mc: {dataset: " +
+                           items.string() + "}\n";
+  refused({"run", mc.string(), "--store", Store(), "--dry-run", "--export-json", items.string()},
+          "--export-json " + items.string() + ": that is a file the experiment reads (");
+  EXPECT_EQ(ReadFile(items), items_text) << "the dataset was written";
   refused({"report", "--store", Store(), "-o", same_store},
           "-o " + same_store + ": that is the store");
   refused({"predict", "--store", Store(), "-o", same_store}, "that is the store");

@@ -22,6 +22,7 @@
 #include "pipette/env/process.h"
 #include "pipette/run/measure_lock.h"
 #include "pipette/store/store.h"
+#include "pipette/util/shell_quote.h"
 
 namespace pipette_e2e {
 namespace {
@@ -136,8 +137,9 @@ TEST_F(States, ExportsAreRewrittenWithTheRunsFinalState) {
   EXPECT_TRUE(doc["warnings"].empty()) << doc["warnings"];
   EXPECT_EQ(ReadFile(md_out).find("warning: run"), std::string::npos);
 
-  // Ctrl-C: the exports say interrupted, with the time it ended.
-  const fs::path long_ex = LongExperiment("long.yaml");
+  // Ctrl-C: the exports say interrupted, with the time it ended. The experiment's name has a
+  // space: the command that goes on quotes it.
+  const fs::path long_ex = LongExperiment("long run.yaml");
   const pid_t pid =
       StartPipette({"run", long_ex.string(), "--store", Store(), "--no-bandwidth", "--export-json",
                     json_out.string(), "--export-md", md_out.string()});
@@ -152,7 +154,10 @@ TEST_F(States, ExportsAreRewrittenWithTheRunsFinalState) {
   EXPECT_EQ(doc["cells"][0]["status"], "interrupted");
   EXPECT_NE(ReadFile(md_out).find("warning: run 2 was interrupted"), std::string::npos)
       << ReadFile(md_out);
-  EXPECT_NE(Err().find("--resume 2"), std::string::npos) << "says how to go on";
+  EXPECT_NE(Err().find("resume: build/pipette run '" + long_ex.string() + "' --store " +
+                       pipette::ShellQuote(Store()) + " --resume 2"),
+            std::string::npos)
+      << "says how to go on: " << Err();
 }
 
 TEST_F(States, AKilledControllerLeavesAnAbandonedRunThatResumeFinishes) {

@@ -128,6 +128,7 @@ config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
   config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
                            paths.variants_dir, paths.converted_dir};
   o.qualities = &workload::QualitySpecs();
+  o.runtimes = &runtime::Registry();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
 }

@@ -56,13 +56,18 @@ struct Include {
   std::string header;  // as included, after "pipette/"
 };
 
+// Tests and the helpers only tests include (*_testing.h) may include anything.
+bool IsTestFile(const std::string& name) {
+  return name.ends_with("_test.cc") || name.ends_with("_testing.h");
+}
+
 std::vector<Include> Includes() {
   const fs::path root = fs::path(testing::SourceDir()) / "src" / "pipette";
   const std::regex include(R"re(^\s*#\s*include\s*"pipette/([^"]+)")re");
   std::vector<Include> out;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.ends_with("_test.cc")) continue;
+    if (!entry.is_regular_file() || IsTestFile(name)) continue;
     if (!name.ends_with(".cc") && !name.ends_with(".h") && !name.ends_with(".in")) continue;
     std::ifstream in(entry.path());
     std::string line;
@@ -126,6 +131,15 @@ TEST(Layering, NoIncludePointsUpward) {
   }
 }
 
+// A *_testing.h, which may include anything, is for tests: no other file includes one.
+TEST(Layering, OnlyTestsIncludeTestHelpers) {
+  for (const Include& inc : Includes()) {
+    EXPECT_FALSE(inc.header.ends_with("_testing.h"))
+        << "src/pipette/" << inc.file << " includes pipette/" << inc.header
+        << ", a helper for tests";
+  }
+}
+
 // The check catches a made-up upward include, and lets a downward one and one within a folder be.
 TEST(Layering, AMadeUpUpwardIncludeIsCaught) {
   const auto upward = Upward({{"util/x.cc", "workload/y.h"},
@@ -134,6 +148,65 @@ TEST(Layering, AMadeUpUpwardIncludeIsCaught) {
                               {"plan/p.cc", "run/runner.h"}});
   EXPECT_EQ(upward, (std::set<std::pair<std::string, std::string>>{{"util/x.cc", "workload/y.h"},
                                                                    {"plan/p.cc", "run/runner.h"}}));
+}
+
+// The global registries and what is assembled from them, each with the file that defines it:
+// only app/ calls them (and tests); below app/ they are parameters.
+const std::vector<std::pair<std::string, std::string>>& Globals() {
+  static const std::vector<std::pair<std::string, std::string>> globals = {
+      {"runtime::Registry()", "runtime/registry.cc"},
+      {"ParamRegistry::Default()", "runtime/registry.cc"},
+      {"workload::MakeWorkloads", "workload/registry.cc"},
+      {"workload::QualitySpecs()", "workload/registry.cc"},
+      {"workload::Registered()", "workload/registry.cc"},
+      {"workload::Derivers()", "workload/registry.cc"},
+      {"workload::Headlines()", "workload/registry.cc"},
+      {"workload::Figures()", "workload/registry.cc"},
+      {"workload::PlanNeeds()", "workload/registry.cc"},
+      {"device::Registry()", "device/registry.cc"},
+      {"report::Formats()", "report/formats.cc"},
+  };
+  return globals;
+}
+
+// `line` calls `global` (not in a comment).
+bool Calls(const std::string& line, const std::string& global) {
+  const size_t at = line.find(global);
+  if (at == std::string::npos) return false;
+  const size_t comment = line.find("//");
+  return comment == std::string::npos || comment > at;
+}
+
+TEST(Layering, NoGlobalRegistryIsCalledBelowApp) {
+  const fs::path root = fs::path(testing::SourceDir()) / "src" / "pipette";
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || IsTestFile(name)) continue;
+    if (!name.ends_with(".cc") && !name.ends_with(".h")) continue;
+    const std::string file = fs::relative(entry.path(), root).string();
+    if (FolderOf(file) == "app" || FolderOf(file) == "testing") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      for (const auto& [global, home] : Globals()) {
+        // Within its own folder a registry may be written unqualified; its file defines it.
+        if (file == home) continue;
+        if (Calls(line, global)) {
+          ADD_FAILURE() << "src/pipette/" << file << ":" << n << " calls " << global
+                        << " below app/ (take it as a parameter)";
+        }
+      }
+    }
+  }
+  EXPECT_GT(files, 300);  // the scan read the sources
+}
+
+TEST(Layering, ACallInACommentIsNoCall) {
+  EXPECT_TRUE(Calls("  auto r = runtime::Registry().Find(x);", "runtime::Registry()"));
+  EXPECT_FALSE(Calls("  // (runtime::Registry() from app/)", "runtime::Registry()"));
+  EXPECT_FALSE(Calls("  int x = 0;", "runtime::Registry()"));
 }
 
 TEST(Layering, TheOrderRanksLowerFoldersFirst) {

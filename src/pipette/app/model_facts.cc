@@ -10,7 +10,9 @@
 #include "pipette/model/gguf.h"
 #include "pipette/model/onnx_model.h"
 #include "pipette/model/token_reads.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/sha256.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::app {
 
@@ -79,6 +81,9 @@ run::RunnerDeps LocalRunnerDeps(device::Device* device, store::Store* store,
                                 run::ProgressSink* progress, const std::atomic<bool>* stop,
                                 const env::ProcessTable* processes) {
   run::RunnerDeps deps;
+  deps.workloads = workload::MakeWorkloads;
+  deps.runtimes = &runtime::Registry();
+  deps.derivers = &workload::Derivers();
   deps.device = device;
   deps.store = store;
   deps.progress = progress;

@@ -9,6 +9,7 @@
 #include "pipette/config/canonical.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/quant/maker.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/util/sha256.h"
 #include "pipette/workload/kld/spec.h"
 #include "pipette/workload/registry.h"
@@ -75,7 +76,7 @@ Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment
     // or left out changes only what the file writes.
     std::string diff = run::DescribeDifference(then.dump(), now.dump());
     if (auto written = config::ParseExperiment(run.config_text, run.experiment_path, registry,
-                                               workload::QualitySpecs());
+                                               workload::QualitySpecs(), runtime::Registry());
         diff.empty() && written) {
       diff = run::DescribeDifference(config::CanonicalForm(*written).dump(), ex.Canonical().dump());
     }
@@ -133,7 +134,8 @@ Result<run::ResumePlan> PlanResumeOf(store::Store& store, const RunToResume& r,
   }
   plan->run_id = run.id;
   plan->resumes_seen = run.resumes;
-  if (auto st = run::LoadReferences(store, ex, cells, &*plan); !st) return st.error();
+  if (auto st = run::LoadReferences(store, ex, cells, workload::Registered(), &*plan); !st)
+    return st.error();
   return plan;
 }
 

@@ -14,15 +14,15 @@ namespace fs = std::filesystem;
 
 // The hash of a text as parsed (pure: no file is read).
 std::string HashOf(const std::string& text) {
-  auto ex =
-      ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), workload::QualitySpecs());
+  auto ex = ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(),
+                            workload::QualitySpecs(), runtime::Registry());
   EXPECT_TRUE(ex.ok()) << ex.error().message;
   return ex.ok() ? ConfigHash(*ex) : "";
 }
 
 nlohmann::json CanonicalOf(const std::string& text) {
-  auto ex =
-      ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), workload::QualitySpecs());
+  auto ex = ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(),
+                            workload::QualitySpecs(), runtime::Registry());
   EXPECT_TRUE(ex.ok()) << ex.error().message;
   return ex.ok() ? CanonicalForm(*ex) : nlohmann::json();
 }

@@ -51,6 +51,7 @@ nlohmann::json Experiment::Resolved() const {
 Result<Experiment> ExperimentFromText(const std::string& text, const std::string& path,
                                       const runtime::ParamRegistry& registry,
                                       const ResolveOptions& options) {
+  if (!options.runtimes) return RuntimeError("config: ResolveOptions.runtimes is unset");
   auto written = ParseExperiment(text, path, registry, QualitiesOf(options), RuntimesOf(options));
   if (!written) return written.error();
   auto ex = Resolve(*written, registry, options);

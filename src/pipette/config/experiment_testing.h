@@ -10,6 +10,8 @@
 #include <string>
 
 #include "pipette/config/experiment.h"
+#include "pipette/config/parse_testing.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/testing/paths.h"
 #include "pipette/util/temp_dir.h"
 
@@ -24,6 +26,8 @@ class ExperimentTest : public ::testing::Test {
         << "run scripts/setup.sh (fetches the bundled model)";
     std::ofstream(dir_ / "pipette-worker-llama") << "";
     opts_.workers_dir = dir_.path().string();
+    opts_.runtimes = &runtime::Registry();
+    opts_.qualities = &testing::TestsOnly();
   }
 
   std::string File() const { return dir_ / "ex.yaml"; }

@@ -138,11 +138,13 @@ Result<WrittenParam> ParseParam(const Where& w, const YAML::Node& key, const YAM
   return p;
 }
 
-Status ParseTests(const Where& w, const YAML::Node& v, std::vector<TestSpec>* tests) {
+Status ParseTests(const Where& w, const YAML::Node& v, const TestGrammar& grammar,
+                  std::vector<TestSpec>* tests) {
   for (const YAML::Node& n : AsList(v)) {
     auto s = Scalar(w, n, "a test");
     if (!s) return s.error();
-    auto t = ParseTestName(*s);
+    if (!grammar) return w.At(n, "no test kinds are known to this parser");
+    auto t = grammar(*s);
     if (!t) return w.At(n, t.error().message);
     t->line = Line(n);
     for (const auto& other : *tests) {
@@ -267,7 +269,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     ex->convert = std::move(*c);
   } else if (key == "tests") {
     *have_tests = true;
-    return ParseTests(w, v, &ex->tests);
+    return ParseTests(w, v, qualities.tests(), &ex->tests);
   } else if (key == "repetitions" || key == "warmup") {
     auto i = SmallInteger(w, v, key, key == "warmup" ? 0 : 1, 100000);
     if (!i) return i.error();
@@ -327,123 +329,6 @@ Status CheckQualityAcross(const Where& w, const QualitySpecs& quality) {
 }
 
 }  // namespace
-
-namespace {
-
-// A whole positive token count of a test name (`what`: the part it is, for the message).
-Result<int> TestTokens(std::string_view text, std::string_view num, std::string_view what) {
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  const bool digits = !num.empty() && ptr == num.data() + num.size();
-  if (digits &&
-      (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxTestTokens))) {
-    return InputError(fmt::format("test '{}' asks for {} tokens: a test takes at most {} (2^24)",
-                                  text, num, kMaxTestTokens));
-  }
-  if (!digits || ec != std::errc() || v < 1) {
-    return InputError(
-        fmt::format("test '{}' needs a positive whole number of tokens for {}, e.g. "
-                    "e2e@128+64",
-                    text, what));
-  }
-  return static_cast<int>(v);
-}
-
-}  // namespace
-
-Result<TestSpec> ParseTestName(std::string_view text) {
-  TestSpec t;
-  std::string_view num;
-  if (text.starts_with("e2e@")) {
-    // e2e@P+N: a P-token prompt and N generated tokens, timed as one request.
-    const std::string_view rest = text.substr(4);
-    const size_t plus = rest.find('+');
-    if (plus == std::string_view::npos) {
-      return InputError(fmt::format(
-          "test '{}' needs a prompt and a generation, e2e@<P>+<N>, e.g. e2e@128+64", text));
-    }
-    auto p = TestTokens(text, rest.substr(0, plus), "the prompt (P)");
-    if (!p) return p.error();
-    auto n = TestTokens(text, rest.substr(plus + 1), "the generation (N)");
-    if (!n) return n.error();
-    if (int64_t(*p) + *n > kMaxTestTokens) {
-      return InputError(fmt::format("test '{}' asks for {} tokens: a test takes at most {} (2^24)",
-                                    text, int64_t(*p) + *n, kMaxTestTokens));
-    }
-    t.kind = TestKind::kE2E;
-    t.prompt = *p;
-    t.n = *n;
-    t.name = fmt::format("e2e@{}+{}", *p, *n);
-    return t;
-  }
-  if (text.starts_with("sustained")) {
-    // sustained<T>: greedy generation for T seconds, in 10 s windows (two at least: the decay).
-    const std::string_view secs = text.substr(9);
-    int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(secs.data(), secs.data() + secs.size(), v);
-    if (secs.empty() || ptr != secs.data() + secs.size() || ec != std::errc() || v < 20 ||
-        v > kMaxSustainedSeconds) {
-      return InputError(
-          fmt::format("test '{}' needs whole seconds from 20 (two 10 s windows: the "
-                      "decay compares the first and the last) to {}, e.g. "
-                      "sustained60",
-                      text, kMaxSustainedSeconds));
-    }
-    t.kind = TestKind::kSustained;
-    t.n = static_cast<int>(v);
-    t.name = fmt::format("sustained{}", v);
-    return t;
-  }
-  if (text.starts_with("ttft@")) {
-    t.kind = TestKind::kTTFT;
-    num = text.substr(5);
-  } else if (text.starts_with("pp")) {
-    t.kind = TestKind::kPP;
-    num = text.substr(2);
-  } else if (text.starts_with("tg")) {
-    t.kind = TestKind::kTG;
-    num = text.substr(2);
-  } else {
-    return InputError(
-        fmt::format("unknown test '{}' (tests: pp<N>, tg<N>, ttft@<P>, e2e@<P>+<N>, "
-                    "sustained<seconds>, e.g. pp512, tg128, ttft@256, e2e@128+64, sustained60)",
-                    text));
-  }
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  const bool digits = !num.empty() && ptr == num.data() + num.size();
-  if (digits &&
-      (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxTestTokens))) {
-    return InputError(fmt::format("test '{}' asks for {} tokens: a test takes at most {} (2^24)",
-                                  text, num, kMaxTestTokens));
-  }
-  if (!digits || ec != std::errc()) {
-    return InputError(
-        fmt::format("test '{}' needs a whole number of tokens after '{}', e.g. pp512, tg128, "
-                    "ttft@256",
-                    text, text.substr(0, text.size() - num.size())));
-  }
-  if (v < 1) {
-    return InputError(
-        fmt::format("test '{}' needs a positive token count, e.g. pp512, tg128, ttft@256", text));
-  }
-  t.n = static_cast<int>(v);
-  switch (t.kind) {
-    case TestKind::kPP:
-      t.name = fmt::format("pp{}", v);
-      break;
-    case TestKind::kTG:
-      t.name = fmt::format("tg{}", v);
-      break;
-    case TestKind::kTTFT:
-      t.name = fmt::format("ttft@{}", v);
-      break;
-    case TestKind::kE2E:
-    case TestKind::kSustained:
-      break;  // returned above
-  }
-  return t;
-}
 
 Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
                                           const runtime::ParamRegistry& registry,

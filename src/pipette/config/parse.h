@@ -16,20 +16,13 @@
 
 namespace pipette::config {
 
-// The most tokens one test may ask for (pp, tg, ttft).
-inline constexpr int64_t kMaxTestTokens = int64_t{1} << 24;
-// The longest sustained<T> run: a day.
-inline constexpr int64_t kMaxSustainedSeconds = 86400;
-
-// Parses a test name ("pp512", "tg128", "ttft@64").
-Result<TestSpec> ParseTestName(std::string_view text);
-
 // Parses an experiment file's text; `path` names it in messages. `registry` holds the parameters
-// it may set (runtimes.Params() outside tests), `qualities` the quality workloads it may name
-// (workload::QualitySpecs() outside tests), `runtimes` the runtimes it may name.
-Result<WrittenExperiment> ParseExperiment(
-    const std::string& text, const std::string& path, const runtime::ParamRegistry& registry,
-    const QualityRegistry& qualities,
-    const runtime::RuntimeRegistry& runtimes = runtime::Registry());
+// it may set (runtimes.Params() outside tests), `qualities` the quality workloads it may name and
+// the grammar of its tests (workload::QualitySpecs() outside tests), `runtimes` the runtimes it
+// may name.
+Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
+                                          const runtime::ParamRegistry& registry,
+                                          const QualityRegistry& qualities,
+                                          const runtime::RuntimeRegistry& runtimes);
 
 }  // namespace pipette::config

@@ -4,6 +4,7 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/parse.h"
+#include "pipette/config/parse_testing.h"
 
 namespace pipette::config {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // Parsing is pure: the base named here is not looked for.
 Result<WrittenExperiment> Parse(const std::string& convert) {
   return ParseExperiment("tests: [pp16]\n" + convert, "ex.yaml", runtime::ParamRegistry::Default(),
-                         QualityRegistry());
+                         testing::TestsOnly(), runtime::Registry());
 }
 
 std::string ErrorOf(const std::string& convert) {

@@ -147,15 +147,17 @@ TEST(ResolveDevices, KeyFilesAreFoundBesideTheExperimentFile) {
   } cleanup{dir};  // passed or failed
   std::ofstream(dir / "id_board") << "key";
   const std::string path = (dir / "ex.yaml").string();
-  auto written = ParseExperiment(kHead + "devices: [{name: b, ssh: {host: h, key: id_board}}]\n",
-                                 path, runtime::ParamRegistry::Default(), QualityRegistry());
+  auto written =
+      ParseExperiment(kHead + "devices: [{name: b, ssh: {host: h, key: id_board}}]\n", path,
+                      runtime::ParamRegistry::Default(), testing::TestsOnly(), runtime::Registry());
   ASSERT_TRUE(written.ok()) << written.error().message;
   auto devices = ResolveDevices(Where(path), written->devices);
   ASSERT_TRUE(devices.ok()) << devices.error().message;
   EXPECT_EQ((*devices)[0].options["key"], (dir / "id_board").string());
   EXPECT_EQ((*devices)[0].Address(), "ssh h:22");
-  auto missing = ParseExperiment(kHead + "devices: [{name: b, ssh: {host: h, key: nope}}]\n", path,
-                                 runtime::ParamRegistry::Default(), QualityRegistry());
+  auto missing =
+      ParseExperiment(kHead + "devices: [{name: b, ssh: {host: h, key: nope}}]\n", path,
+                      runtime::ParamRegistry::Default(), testing::TestsOnly(), runtime::Registry());
   ASSERT_TRUE(missing.ok());
   auto bad = ResolveDevices(Where(path), missing->devices);
   ASSERT_FALSE(bad.ok());

@@ -1,4 +1,6 @@
-// The parse tests' helpers: parsing is pure, so the cases name files that do not exist.
+// The parse tests' helpers: parsing is pure, so the cases name files that do not exist. The
+// experiments may name the speed tests Pipette ships (their grammar is the speed workload's) and
+// no quality workload.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -6,11 +8,19 @@
 #include <string>
 
 #include "pipette/config/parse.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::config::testing {
 
+// Test names read by the speed workload's grammar; no quality workload.
+inline const QualityRegistry& TestsOnly() {
+  static const QualityRegistry tests_only({}, nullptr, workload::ParseTestName);
+  return tests_only;
+}
+
 inline Result<WrittenExperiment> Parse(const std::string& text) {
-  return ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), QualityRegistry());
+  return ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), TestsOnly(),
+                         runtime::Registry());
 }
 
 // The message of the bad-input error (exit code 2) `text` must give.

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <any>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -62,23 +63,32 @@ class QualitySpecDef {
   virtual nlohmann::json Resolved(const std::any& resolved) const = 0;
 };
 
-// The quality workloads an experiment may name, in order.
+// How a name under `tests:` is read: the speed workload's test kinds (workload::ParseTestName);
+// an input error (without a place: the parser adds it) for a name no kind reads.
+using TestGrammar = std::function<Result<TestSpec>(std::string_view name)>;
+
+// What the workloads tell the parser: the quality workloads an experiment may name, in order,
+// the grammar of its tests and the figures its select: profiles may name.
 class QualityRegistry {
  public:
   QualityRegistry() = default;
   // `figures`: what an experiment's select: profiles may name (workload::Figures()); null only in
-  // config's own tests, which leaves the constraints' figure names unchecked.
+  // config's own tests, which leaves the constraints' figure names unchecked. `tests`: null only
+  // in tests, where an experiment may then name no test.
   explicit QualityRegistry(std::vector<const QualitySpecDef*> defs,
-                           const metrics::FigureCatalogue* figures = nullptr)
-      : defs_(std::move(defs)), figures_(figures) {}
+                           const metrics::FigureCatalogue* figures = nullptr,
+                           TestGrammar grammar = nullptr)
+      : defs_(std::move(defs)), figures_(figures), tests_(std::move(grammar)) {}
   const QualitySpecDef* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
   const std::vector<const QualitySpecDef*>& defs() const { return defs_; }
   const metrics::FigureCatalogue* figures() const { return figures_; }
+  const TestGrammar& tests() const { return tests_; }
 
  private:
   std::vector<const QualitySpecDef*> defs_;
   const metrics::FigureCatalogue* figures_ = nullptr;
+  TestGrammar tests_ = nullptr;
 };
 
 // options.qualities, or a registry of none where it is unset.

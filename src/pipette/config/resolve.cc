@@ -385,11 +385,12 @@ std::string HelperWorker(const Experiment& ex, const ResolveOptions& opt,
 }  // namespace
 
 const runtime::RuntimeRegistry& RuntimesOf(const ResolveOptions& options) {
-  return options.runtimes ? *options.runtimes : runtime::Registry();
+  return *options.runtimes;
 }
 
 Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::ParamRegistry& registry,
                            const ResolveOptions& options) {
+  if (!options.runtimes) return RuntimeError("config::Resolve: ResolveOptions.runtimes is unset");
   const Where w(written.path);
   Experiment ex;
   ex.written = written;

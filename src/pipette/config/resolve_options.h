@@ -27,14 +27,14 @@ struct ResolveOptions {
   // Converted models (convert:) are cached here ("" = models_dir/converted).
   std::string converted_dir{};
   MachineFacts machine{};
-  // The runtimes an experiment may name; nullptr: those Pipette ships (runtime::Registry()).
+  // The runtimes an experiment may name (runtime::Registry() from app/): required.
   const runtime::RuntimeRegistry* runtimes = nullptr;
   // The quality workloads an experiment may name; nullptr: none (workload::QualitySpecs() are
   // those Pipette ships: config/ does not know them).
   const QualityRegistry* qualities = nullptr;
 };
 
-// options.runtimes, or runtime::Registry() where it is unset.
+// options.runtimes (ExperimentFromText and Resolve refuse options without them).
 const runtime::RuntimeRegistry& RuntimesOf(const ResolveOptions& options);
 
 }  // namespace pipette::config

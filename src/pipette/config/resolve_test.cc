@@ -7,6 +7,7 @@
 
 #include "pipette/config/experiment_testing.h"
 #include "pipette/config/parse.h"
+#include "pipette/config/parse_testing.h"
 #include "pipette/runtime/llama.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/onnx_folder.h"
@@ -20,7 +21,7 @@ using ResolveTest = ExperimentTest;
 
 TEST_F(ResolveTest, MinimalFileGetsDefaults) {
   auto written = ParseExperiment("models: [smollm2-135m-instruct-q4_1]\ntests: [pp512, tg128]\n",
-                                 File(), registry_, QualityRegistry());
+                                 File(), registry_, testing::TestsOnly(), runtime::Registry());
   ASSERT_TRUE(written.ok()) << written.error().message;
   auto ex = Resolve(*written, registry_, opts_);
   ASSERT_TRUE(ex.ok()) << ex.error().message;
@@ -188,9 +189,9 @@ class OnnxModelsTest : public ExperimentTest {
   void SetUp() override {
     ExperimentTest::SetUp();
     std::ofstream(dir_ / "pipette-worker-onnxruntime") << "";
-    testing::WriteOnnxFolder(
-        dir_ / "conv",
-        testing::OnnxMeta({{"name", "int4-rtn"}, {"block_size", 32}, {"symmetric", true}}));
+    pipette::testing::WriteOnnxFolder(
+        dir_ / "conv", pipette::testing::OnnxMeta(
+                           {{"name", "int4-rtn"}, {"block_size", 32}, {"symmetric", true}}));
   }
 };
 

@@ -27,10 +27,10 @@ struct Pos {
   int Line() const { return line + 1; }  // 1-based, as messages show it
 };
 
-enum class TestKind { kPP, kTG, kTTFT, kE2E, kSustained };
-
+// One test of `tests:`, as its kind's grammar read it (the speed workload's table of test kinds,
+// workload/speed/test_kinds.h, given to the parser with the quality specs).
 struct TestSpec {
-  TestKind kind = TestKind::kPP;
+  std::string kind{};  // the kind's name: pp, tg, ttft, e2e, sustained
   // pp: prompt tokens; tg, e2e: generated tokens; ttft: prompt tokens; sustained: seconds
   int n = 0;
   int prompt = 0;      // e2e: the prompt's tokens (P of e2e@P+N)

@@ -1,7 +1,9 @@
-// Every figure Pipette reports is derived here, once, from the raw facts workers returned
-// (docs/metrics.md): the speed tests', the load's and the memory's here, each other workload's by
-// its folder (RowDeriver::Derive, which workload::Workload implements). The report
-// (src/pipette/report/) formats these rows and computes nothing.
+// Every figure Pipette reports is derived once, from the raw facts workers returned
+// (docs/metrics.md), by the derivers given: each workload's by its folder (RowDeriver::Derive,
+// which workload::Workload implements: the speed tests' in workload/speed), the cell's own facts
+// (load, memory, model file) by metrics/cell_figures.h. This file holds the rows, the cell facts
+// they share and the loop over the cells. The report (src/pipette/report/) formats these rows and
+// computes nothing.
 #pragma once
 
 #include <cstdint>
@@ -111,13 +113,7 @@ struct ResultRow {
   nlohmann::json chat_template;
 };
 
-// Per-sample figures (one repetition's raw facts in, one number out).
-std::optional<double> PpTokensPerSecond(const nlohmann::json& raw);
-std::optional<double> TgTokensPerSecond(const nlohmann::json& raw);
-// Latency of each generated token in ms: the first from t_start_ns, the rest between tokens.
-std::vector<double> InterTokenLatenciesMs(const nlohmann::json& raw);
-std::optional<double> RuntimeMsPerToken(const nlohmann::json& raw);  // runtime's own counters
-std::optional<double> TtftMs(const nlohmann::json& raw);
+// The span of a reply from t_start_ns to t_end_ns, in ms (a load's, a context's).
 std::optional<double> LoadMs(const nlohmann::json& raw);
 
 struct CellSamples {
@@ -146,12 +142,21 @@ class RowDeriver {
   }
   // Its figures of one cell from the cell's stored samples (docs/metrics.md), appended to `rows`,
   // each starting from `base` (the cell's identity). `by_id`: every cell of the run, for figures
-  // measured against a reference cell. An error when a stored sample cannot be read: the report
-  // then shows this workload's figures of the cell as n/a with it.
+  // measured against a reference cell; `env`: the environment the cell was measured in (its
+  // machine's facts: the memory bandwidth). An error when a stored sample cannot be read: the
+  // report then shows this workload's figures of the cell as n/a with it.
   virtual Status Derive(const ResultRow& base, const CellSamples& cell, const CellsById& by_id,
-                        std::vector<ResultRow>* rows) const {
-    (void)base, (void)cell, (void)by_id, (void)rows;
+                        const store::EnvironmentRecord& env, std::vector<ResultRow>* rows) const {
+    (void)base, (void)cell, (void)by_id, (void)env, (void)rows;
     return {};
+  }
+  // After every deriver's rows of the cell (`rows` from `first` on): the figures it makes of
+  // another's rows (a speed test's time per 1000 characters, from the ppl corpus's density) and
+  // the n/a rows it shows last, appended to `rows`.
+  virtual void Complete(const ResultRow& base, const CellSamples& cell,
+                        const store::EnvironmentRecord& env, std::vector<ResultRow>* rows,
+                        size_t first) const {
+    (void)base, (void)cell, (void)env, (void)rows, (void)first;
   }
   // Whether its figures of a cell with these samples read another cell's samples (a reference
   // cell's): such a cell's rows are never cached, and a report deriving it live reads every cell
@@ -169,9 +174,9 @@ class RowDeriver {
 };
 using RowDerivers = std::vector<const RowDeriver*>;
 
-// All rows for a run's cells, in cell order then test order: the speed tests' own and each of
-// `derivers`' (the workloads'). `load_samples` resolves each cell's load_cell_id (a model loaded
-// once serves consecutive cells). `envs`: the environments of cells measured on other devices
+// All rows for a run's cells, in cell order: for each cell every deriver's rows in the order
+// given (the workloads' and the cell facts': workload::Derivers() from app/), then what each
+// completes (RowDeriver::Complete). `envs`: the environments of cells measured on other devices
 // (EnvironmentOf).
 std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::EnvironmentRecord& env,
                                   const std::vector<CellSamples>& cells,
@@ -179,7 +184,5 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
 
 // "pp512" is a test of kind "pp"; "ppl" is not.
 bool IsSpeedTest(std::string_view prefix, std::string_view test);
-// An e2e@P+N test's name.
-bool IsE2eTest(std::string_view test);
 
 }  // namespace pipette::metrics

@@ -11,31 +11,14 @@ namespace {
 
 using nlohmann::json;
 
-TEST(Derive, PpThroughputIsTokensOverTime) {
-  json raw = {{"n_tokens", 512}, {"t_start_ns", 1'000'000'000}, {"t_end_ns", 1'250'000'000}};
-  EXPECT_DOUBLE_EQ(*PpTokensPerSecond(raw), 2048.0);
-  EXPECT_FALSE(PpTokensPerSecond({{"n_tokens", 5}}).has_value());
-  EXPECT_FALSE(PpTokensPerSecond({{"n_tokens", 5}, {"t_start_ns", 5}, {"t_end_ns", 5}}));
-}
-
-TEST(Derive, TgThroughputAndInterTokenLatencies) {
-  // 4 tokens: 10 ms, 20 ms, 10 ms, 10 ms after a start at t=0.
-  json raw = {{"t_start_ns", 0},
-              {"token_end_ns", {10'000'000, 30'000'000, 40'000'000, 50'000'000}},
-              {"runtime_perf", {{"t_eval_ms", 48.0}, {"n_eval", 4}}}};
-  EXPECT_DOUBLE_EQ(*TgTokensPerSecond(raw), 80.0);
-  EXPECT_EQ(InterTokenLatenciesMs(raw), (std::vector<double>{10, 20, 10, 10}));
-  EXPECT_DOUBLE_EQ(*RuntimeMsPerToken(raw), 12.0);
-}
-
 // The derivation asks only the derivers it is given (metrics/ never fetches the workloads): a
-// made-up one's rows and its error row appear; without it, only the speed tests' own rows.
+// made-up one's rows and its error row appear; without any, there are no rows.
 class MadeUpDeriver : public RowDeriver {
  public:
   explicit MadeUpDeriver(bool fail) : fail_(fail) {}
   std::string Name() const override { return "madeup"; }
   Status Derive(const ResultRow& base, const CellSamples& cell, const CellsById&,
-                std::vector<ResultRow>* rows) const override {
+                const store::EnvironmentRecord&, std::vector<ResultRow>* rows) const override {
     if (fail_) return InputError("a stored sample of another shape");
     ResultRow r = base;
     r.test = "madeup";
@@ -62,10 +45,12 @@ TEST(Derive, RowsComeFromTheDeriversGiven) {
     }
     return out;
   };
-  EXPECT_EQ(tests({}).count("madeup"), 0u);
-  EXPECT_EQ(tests({}).count("pp8"), 1u);
+  // No deriver, no rows: even the speed tests' are the speed workload's.
+  EXPECT_TRUE(tests({}).empty());
+  EXPECT_EQ(tests(workload::Derivers()).count("pp8"), 1u);
   const MadeUpDeriver ok(false), broken(true);
   EXPECT_EQ(tests({&ok})["madeup"], "samples");
+  EXPECT_EQ(tests({&ok}).count("pp8"), 0u);
   EXPECT_EQ(tests({&broken})["madeup"], "a stored sample of another shape");
 }
 
@@ -105,16 +90,12 @@ TEST(Derive, MsPerKcharIsMsPerTokenTimesTheCorpusDensity) {
   }
 }
 
-TEST(Derive, TestKindsByName) {
+TEST(Derive, SpeedTestsByName) {
   EXPECT_TRUE(IsSpeedTest("pp", "pp512"));
   EXPECT_FALSE(IsSpeedTest("pp", "ppl"));
   EXPECT_FALSE(IsSpeedTest("pp", "pp"));
   EXPECT_TRUE(IsSpeedTest("ttft@", "ttft@64"));
   EXPECT_FALSE(IsSpeedTest("tg", "tg12x"));
-  EXPECT_TRUE(IsE2eTest("e2e@128+64"));
-  EXPECT_FALSE(IsE2eTest("e2e@128"));
-  EXPECT_FALSE(IsE2eTest("e2e@+64"));
-  EXPECT_FALSE(IsE2eTest("e2e@1x+2"));
 }
 
 // e2e@P+N: the whole request, its first token, and the decoding after it.
@@ -192,8 +173,7 @@ TEST(Derive, E2eIsTheWholeRequestFromThePromptsStart) {
   EXPECT_DOUBLE_EQ(find("decode_throughput")->summary.median, 100.0);  // 2 tokens in 20 ms
 }
 
-TEST(Derive, TtftAndLoad) {
-  EXPECT_DOUBLE_EQ(*TtftMs({{"t_start_ns", 1'000'000}, {"t_first_token_ns", 46'000'000}}), 45.0);
+TEST(Derive, LoadMsIsTheReplysSpan) {
   EXPECT_DOUBLE_EQ(*LoadMs({{"t_start_ns", 0}, {"t_end_ns", 123'000'000}}), 123.0);
 }
 

@@ -5,6 +5,7 @@
 #include "pipette/runtime/llama.h"
 #include "pipette/workload/mc/spec.h"
 #include "pipette/workload/registry.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::plan {
 namespace {
@@ -41,7 +42,7 @@ Experiment TwoModels() {
                {"n_ctx", {"0"}},
                {"depth", {"0"}},
                {"use_mmap", {"true", "false"}}};
-  ex.tests = {*config::ParseTestName("pp512"), *config::ParseTestName("tg128")};
+  ex.tests = {*workload::ParseTestName("pp512"), *workload::ParseTestName("tg128")};
   return ex;
 }
 
@@ -203,7 +204,7 @@ Experiment WithBatches(std::vector<std::string> n_batch, std::string n_ctx) {
     if (d.name == "depth") ex.params.push_back({d.name, {"0"}});
   }
   ex.param_lines["n_batch"] = 7;
-  ex.tests = {*config::ParseTestName("pp64")};
+  ex.tests = {*workload::ParseTestName("pp64")};
   return ex;
 }
 
@@ -223,7 +224,7 @@ TEST(Plan, StoredBatchIsTheBatchThatRuns) {
 TEST(Plan, ContextBeyondTheModelsTrainingIsAnInputError) {
   Experiment ex = WithBatches({"128"}, "0");
   ex.models[0].n_ctx_train = 8192;
-  ex.tests = {*config::ParseTestName("pp16000")};
+  ex.tests = {*workload::ParseTestName("pp16000")};
   auto cells = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_FALSE(cells.ok());
   EXPECT_EQ(cells.error().exit_code, 2);
@@ -361,7 +362,7 @@ TEST(Plan, AParameterMultipliesOnlyTheCellsOfTheRuntimesThatHaveIt) {
   // depth (Pipette's).
   ex.params = {
       {"poll", {"1", "2", "3"}}, {"n_ctx", {"0"}}, {"flash_attn", {"on", "off"}}, {"depth", {"0"}}};
-  ex.tests = {*config::ParseTestName("pp64")};
+  ex.tests = {*workload::ParseTestName("pp64")};
   auto cells = Expand(ex, LlamaAndOther(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 2u + 3u);  // not 2 x 3 for each runtime
@@ -395,7 +396,7 @@ TEST(Plan, ModelsPairOnlyWithTheRuntimesThatLoadTheirFormat) {
       {.name = "o16", .path = "/m/o16/model.onnx", .source = "path", .line = 1, .format = "onnx"}};
   ex.runtimes = {{"llama.cpp", "/w/llama", 2}, {"onnxruntime", "/w/ort", 2}};
   ex.params = {{"threads", {"1", "2"}}, {"n_ctx", {"0"}}, {"depth", {"0"}}};
-  ex.tests = {*config::ParseTestName("pp64")};
+  ex.tests = {*workload::ParseTestName("pp64")};
   auto cells = Expand(ex, runtime::Registry(), workload::PlanNeeds());
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   std::vector<std::string> keys;

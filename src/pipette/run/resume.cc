@@ -5,8 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "pipette/workload/registry.h"
-
 namespace pipette::run {
 
 Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
@@ -50,10 +48,12 @@ Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
 }
 
 Status LoadReferences(store::Store& store, const config::Experiment& ex,
-                      const std::vector<plan::Cell>& cells, ResumePlan* plan) {
+                      const std::vector<plan::Cell>& cells,
+                      const std::vector<std::unique_ptr<workload::Workload>>& workloads,
+                      ResumePlan* plan) {
   if (plan->to_run.empty()) return {};
   workload::ResumeInput in{plan->run_id, &cells, plan->done};
-  for (const auto& w : workload::MakeWorkloads()) {
+  for (const auto& w : workloads) {
     auto state = w->ResumeState(store, ex, in);
     if (!state) return state.error();
     if (!state->is_null()) plan->workload_state[w->Name()] = std::move(*state);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "pipette/plan/plan.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
+#include "pipette/workload/workload.h"
 
 namespace pipette::run {
 
@@ -38,9 +40,12 @@ Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
 // distribution, the divergence reference cell: the one the kept cells were compared with, else
 // the first complete cell of the reference model), through each workload's ResumeState. An input
 // error when the cells to measure need a kept reference that cannot be reused (a kld reference
-// written before store schema 2, without its token hash).
+// written before store schema 2, without its token hash). `workloads`: those the run has
+// (workload::Registered() from app/).
 Status LoadReferences(store::Store& store, const config::Experiment& ex,
-                      const std::vector<plan::Cell>& cells, ResumePlan* plan);
+                      const std::vector<plan::Cell>& cells,
+                      const std::vector<std::unique_ptr<workload::Workload>>& workloads,
+                      ResumePlan* plan);
 
 // What differs between the experiment a run recorded (as JSON text: Experiment::Resolved() or
 // Canonical()) and the one given now: "tests: [pp16] then, [pp16, tg4] now; ..."; empty when equal

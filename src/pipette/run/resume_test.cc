@@ -4,6 +4,7 @@
 
 #include "pipette/util/temp_dir.h"
 #include "pipette/workload/kld/spec.h"
+#include "pipette/workload/registry.h"
 
 namespace pipette::run {
 namespace {
@@ -112,7 +113,7 @@ TEST_F(ResumeReferences, TheKeptReferenceIsTakenFromTheStore) {
   plan.run_id = run_;
   plan.done = {{0, ref}};
   plan.to_run = {1};
-  ASSERT_TRUE(LoadReferences(*store_, ex_, plan_, &plan).ok());
+  ASSERT_TRUE(LoadReferences(*store_, ex_, plan_, workload::Registered(), &plan).ok());
   ASSERT_TRUE(plan.workload_state.count("kld"));
   const nlohmann::json& kld = plan.workload_state["kld"];
   EXPECT_EQ(kld["cell_id"], ref);
@@ -133,7 +134,7 @@ TEST_F(ResumeReferences, AReferenceWithoutItsTokenHashIsRefusedUpFront) {
   plan.run_id = run_;
   plan.done = {{0, ref}};
   plan.to_run = {1};
-  Status st = LoadReferences(*store_, ex_, plan_, &plan);
+  Status st = LoadReferences(*store_, ex_, plan_, workload::Registered(), &plan);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().exit_code, 2);
   EXPECT_NE(st.error().message.find("before store schema 2"), std::string::npos);
@@ -158,7 +159,7 @@ TEST_F(ResumeReferences, StoredReferencesOfAnotherShapeAreNoCrash) {
   plan.done = {{0, ref}};
   plan.to_run = {1};
   Status st = Status();
-  ASSERT_NO_THROW(st = LoadReferences(*store_, ex_, plan_, &plan));
+  ASSERT_NO_THROW(st = LoadReferences(*store_, ex_, plan_, workload::Registered(), &plan));
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().exit_code, 2);
 }

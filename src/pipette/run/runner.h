@@ -13,32 +13,20 @@
 #include "pipette/config/experiment.h"
 #include "pipette/device/device.h"
 #include "pipette/http/client.h"
+#include "pipette/metrics/derive.h"
 #include "pipette/plan/plan.h"
+#include "pipette/run/device_session.h"
+#include "pipette/run/progress.h"
 #include "pipette/run/readiness.h"
 #include "pipette/run/resume.h"
 #include "pipette/runtime/params.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/store/store.h"
 #include "pipette/util/result.h"
 #include "pipette/worker/channel.h"
+#include "pipette/workload/workload.h"
 
 namespace pipette::run {
-
-// What the runner reports as it goes; the console implementation prints progress with a
-// time-left estimate. Never computes a figure.
-class ProgressSink {
- public:
-  virtual ~ProgressSink() = default;
-  virtual void CellStarted(const plan::Cell& cell, int n_cells, int worker_pid) = 0;
-  // A phase of a cell (loading the model, one test, one quality workload) begins and ends; the
-  // end carries the run's fraction done and the estimate of seconds left (negative: unknown).
-  virtual void PhaseStarted(const plan::Cell& cell, int n_cells, const std::string& phase) = 0;
-  virtual void PhaseFinished(const plan::Cell& cell, int n_cells, const std::string& phase,
-                             double seconds, double fraction_done, double seconds_left) = 0;
-  // After each request: what ran, and the estimate of seconds left (negative: unknown yet).
-  virtual void Step(const plan::Cell& cell, int n_cells, const std::string& what,
-                    double fraction_done, double seconds_left) = 0;
-  virtual void CellFinished(const plan::Cell& cell, int n_cells, const store::CellRecord& rec) = 0;
-};
 
 // Facts about a model file, computed once per file per run.
 struct ModelFacts {
@@ -47,14 +35,16 @@ struct ModelFacts {
   nlohmann::json info;  // architecture, file type (quantization), parameter count from the file
 };
 
-// A device other than this machine, opened for the run: the device and its environment in the
-// store (its fingerprint, which the cells measured there point at).
-struct OpenDevice {
-  device::Device* device = nullptr;
-  int64_t environment_id = 0;
-};
-
 struct RunnerDeps {
+  // The workloads a cell runs, in order: a fresh instance of each for the run
+  // (workload::MakeWorkloads from app/). Unset: the run is refused.
+  std::function<std::vector<std::unique_ptr<workload::Workload>>()> workloads;
+  // The runtimes the cells name (runtime::Registry() from app/): what each says of the ops it
+  // does not serve. nullptr: a phase it does not serve gets the generic reason.
+  const runtime::RuntimeRegistry* runtimes = nullptr;
+  // What derives a finished cell's rows, stored for the reports (workload::Derivers() from
+  // app/: the workloads' derivations and the cell facts'). Unset: the run is refused.
+  const metrics::RowDerivers* derivers = nullptr;
   // This machine: the workers of its cells run here, and so do the helpers every cell shares
   // (the kld reference, the chat-template renderer) whatever device the cell is on.
   device::Device* device = nullptr;

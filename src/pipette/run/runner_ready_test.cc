@@ -14,6 +14,7 @@
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/fake_worker.h"
 #include "pipette/workload/registry.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::run {
 namespace {
@@ -52,7 +53,7 @@ class RunnerReadyTest : public ::testing::Test {
     store_ = std::move(bed.store);
     env_id_ = bed.env_id;
     ex_ = std::move(bed.ex);
-    ex_.tests = {*config::ParseTestName("tg4")};
+    ex_.tests = {*workload::ParseTestName("tg4")};
     ex_.repetitions = 2;
     ex_.warmup = 1;
   }
@@ -65,6 +66,9 @@ class RunnerReadyTest : public ::testing::Test {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
+    deps.workloads = workload::MakeWorkloads;
+    deps.runtimes = &runtime::Registry();
+    deps.derivers = &workload::Derivers();
     deps.device = &device_;
     deps.store = store_.get();
     deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };

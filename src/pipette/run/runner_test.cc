@@ -17,6 +17,7 @@
 #include "pipette/testing/fake_worker.h"
 #include "pipette/workload/kld/spec.h"
 #include "pipette/workload/registry.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::run {
 namespace {
@@ -33,7 +34,7 @@ class RunnerTest : public ::testing::Test {
     store_ = std::move(bed.store);
     env_id_ = bed.env_id;
     ex_ = std::move(bed.ex);
-    ex_.tests = {*config::ParseTestName("pp8"), *config::ParseTestName("tg4")};
+    ex_.tests = {*workload::ParseTestName("pp8"), *workload::ParseTestName("tg4")};
     ex_.repetitions = 3;
     ex_.warmup = 1;
     // Model b's logits are model a's scaled, so its KL against a is > 0.
@@ -49,6 +50,9 @@ class RunnerTest : public ::testing::Test {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
+    deps.workloads = workload::MakeWorkloads;
+    deps.runtimes = &runtime::Registry();
+    deps.derivers = &workload::Derivers();
     deps.resume = resume;
     deps.progress = progress;
     deps.controller = {{"pid", 1}, {"host", "fake"}};
@@ -498,6 +502,9 @@ class RunnerDevicesTest : public RunnerTest {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
+    deps.workloads = workload::MakeWorkloads;
+    deps.runtimes = &runtime::Registry();
+    deps.derivers = &workload::Derivers();
     deps.device = &device_;
     deps.store = store_.get();
     deps.conditions = [] { return json{{"load_avg_1", 0.1}}; };

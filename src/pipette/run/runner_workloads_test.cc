@@ -90,6 +90,9 @@ class RunnerWorkloadTest : public ::testing::Test {
     EXPECT_TRUE(cells.ok());
     cells_ = *cells;
     RunnerDeps deps;
+    deps.workloads = workload::MakeWorkloads;
+    deps.runtimes = &runtime::Registry();
+    deps.derivers = &workload::Derivers();
     testing::FakeDevice device(fake_.get());  // "local", its workers the fake's
     deps.device = &device;
     deps.store = store_.get();
@@ -578,7 +581,7 @@ TEST_F(RunnerGenTest, AResumeMeasuresOnlyTheFailedCellAgainstTheKeptReference) {
   auto rp = PlanResume(cells_, before, /*retry_failed=*/true);
   ASSERT_TRUE(rp.ok()) << rp.error().message;
   rp->run_id = first->run_id;
-  ASSERT_TRUE(LoadReferences(*store_, ex_, cells_, &*rp).ok());
+  ASSERT_TRUE(LoadReferences(*store_, ex_, cells_, workload::Registered(), &*rp).ok());
   EXPECT_EQ(rp->to_run, std::vector<int>{1});
   NewFake();
   auto s = Run(&*rp);

@@ -12,8 +12,6 @@
 
 namespace pipette::runtime {
 
-ParamRegistry ParamRegistry::Default() { return runtime::Registry().Params(); }
-
 const char* StageName(ParamScope scope) {
   switch (scope) {
     case ParamScope::kLoad:

@@ -98,4 +98,7 @@ const RuntimeRegistry& Registry() {
   return kRegistry;
 }
 
+// Declared in params.h: the parameters of the runtimes Pipette ships.
+ParamRegistry ParamRegistry::Default() { return Registry().Params(); }
+
 }  // namespace pipette::runtime

@@ -4,7 +4,7 @@
 
 #include <tuple>
 
-#include "pipette/select/select_test_rows.h"
+#include "pipette/select/select_rows_testing.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::select {

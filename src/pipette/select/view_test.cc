@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "pipette/select/select_test_rows.h"
+#include "pipette/select/select_rows_testing.h"
 #include "pipette/testing/golden.h"
 #include "pipette/workload/registry.h"
 

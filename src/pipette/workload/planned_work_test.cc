@@ -8,6 +8,7 @@
 #include "pipette/workload/mc/spec.h"
 #include "pipette/workload/ppl/spec.h"
 #include "pipette/workload/registry.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::workload {
 namespace {
@@ -23,7 +24,7 @@ plan::Cell MakeCell(const std::string& model, const std::string& threads) {
 
 TEST(PlannedWork, SpeedTestsAndLoadsOfAPlan) {
   config::Experiment ex;
-  ex.tests = {*config::ParseTestName("pp100"), *config::ParseTestName("tg10")};
+  ex.tests = {*workload::ParseTestName("pp100"), *workload::ParseTestName("tg10")};
   ex.warmup = 1;
   ex.repetitions = 3;
   const auto reg = runtime::ParamRegistry::Default();
@@ -47,7 +48,7 @@ TEST(PlannedWork, SpeedTestsAndLoadsOfAPlan) {
 
 TEST(PlannedWork, AnotherDevicesWorkIsItsOwnKind) {
   config::Experiment ex;
-  ex.tests = {*config::ParseTestName("tg10")};
+  ex.tests = {*workload::ParseTestName("tg10")};
   ex.repetitions = 1;
   const auto reg = runtime::ParamRegistry::Default();
   plan::Cell board = MakeCell("m", "1");
@@ -109,7 +110,7 @@ TEST(PlannedWork, AStoreThatMeasuredMcCoversIt) {
 // The plan's work is the work of the workloads given: none, only the loads.
 TEST(PlannedWork, IsTheWorkOfTheWorkloadsGiven) {
   config::Experiment ex;
-  ex.tests = {*config::ParseTestName("tg10")};
+  ex.tests = {*workload::ParseTestName("tg10")};
   ex.repetitions = 1;
   const auto work =
       PlannedWork(ex, {MakeCell("m", "1")}, runtime::ParamRegistry::Default(), Workloads());

@@ -18,27 +18,32 @@
 #include "pipette/workload/ppl/spec.h"
 #include "pipette/workload/speed/figures.h"
 #include "pipette/workload/speed/speed.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::workload {
 namespace {
 
 // One line per workload: how a run makes it (none: its rows come from another's samples), the
-// spec it reads from quality: (none: it reads the experiment's own keys) and the figures it
-// declares (metrics/figures.h), in report order.
+// spec it reads from quality: (none: it reads the experiment's own keys), the figures it
+// declares (metrics/figures.h), in report order, and, for one that a run does not make, what
+// derives its rows (none: another's derivation gives them).
 struct Entry {
   std::unique_ptr<Workload> (*make)() = nullptr;
   const config::QualitySpecDef* spec = nullptr;
   std::vector<metrics::FigureDef> (*figures)() = nullptr;
+  const metrics::RowDeriver* (*deriver)() = nullptr;
 };
+
+const metrics::RowDeriver* CellFacts() { return &metrics::CellDeriver(); }
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> kAll = {
-      {NewSpeed, nullptr, SpeedFigures},         // pp, tg, ttft, e2e, sustained: the `tests`
-      {nullptr, nullptr, metrics::CellFigures},  // every cell's facts (metrics::DeriveRows)
-      {NewPpl, &PplSpecDef(), PplFigures},       //
-      {NewKld, &KldSpecDef(), KldFigures},       //
-      {NewMc, &McSpecDef(), McFigures},          //
-      {NewGen, &GenSpecDef(), GenFigures},       //
+      {NewSpeed, nullptr, SpeedFigures},  // pp, tg, ttft, e2e, sustained: the `tests`
+      {nullptr, nullptr, metrics::CellFigures, CellFacts},  // every cell's facts
+      {NewPpl, &PplSpecDef(), PplFigures},                  //
+      {NewKld, &KldSpecDef(), KldFigures},                  //
+      {NewMc, &McSpecDef(), McFigures},                     //
+      {NewGen, &GenSpecDef(), GenFigures},                  //
       {nullptr, &DivergenceSpecDef(), DivergenceFigures},  // derived with gen's rows (workload/gen)
   };
   return kAll;
@@ -60,7 +65,7 @@ const config::QualityRegistry& QualitySpecs() {
     for (const Entry& e : Entries()) {
       if (e.spec) defs.push_back(e.spec);
     }
-    return config::QualityRegistry(std::move(defs), &Figures());
+    return config::QualityRegistry(std::move(defs), &Figures(), ParseTestName);
   }();
   return kRegistry;
 }
@@ -72,8 +77,16 @@ const std::vector<std::unique_ptr<Workload>>& Registered() {
 
 const metrics::RowDerivers& Derivers() {
   static const metrics::RowDerivers kAll = [] {
+    // In the entries' order: a run's workloads (Registered()) and the derivers of the others.
     metrics::RowDerivers all;
-    for (const auto& w : Registered()) all.push_back(w.get());
+    size_t made = 0;
+    for (const Entry& e : Entries()) {
+      if (e.make) {
+        all.push_back(Registered().at(made++).get());
+      } else if (e.deriver) {
+        all.push_back(e.deriver());
+      }
+    }
     return all;
   }();
   return kAll;

@@ -25,7 +25,8 @@ const config::QualityRegistry& QualitySpecs();
 // hooks: Headlines, ReadsOtherCells, RowsCacheable).
 const std::vector<std::unique_ptr<Workload>>& Registered();
 
-// The instances of Registered() as the derivation of rows takes them (metrics::DeriveRows).
+// What derives a run's rows (metrics::DeriveRows), in report order: the instances of Registered()
+// and the cell facts' deriver (metrics/cell_figures.h).
 const metrics::RowDerivers& Derivers();
 
 // Every workload's headlines (Workload::Headlines), for the reports.

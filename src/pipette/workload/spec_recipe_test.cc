@@ -91,7 +91,7 @@ TEST_F(SpecRecipeTest, AWorkloadOfItsOwnParsesCanonicalizesAndResolves) {
   std::ofstream(dir_ / "words.txt") << "one two three\n";
   const std::string text = kSmol + "quality:\n  echo: {file: words.txt, words: 2}\n  ppl:\n";
   auto written = config::ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(),
-                                         registry_of_test_);
+                                         registry_of_test_, runtime::Registry());
   ASSERT_TRUE(written.ok()) << written.error().message;
   const auto* we = written->quality.Get<WrittenEcho>("echo");
   ASSERT_NE(we, nullptr);

@@ -10,6 +10,7 @@
 
 #include "pipette/config/experiment_testing.h"
 #include "pipette/config/parse.h"
+#include "pipette/runtime/registry.h"
 #include "pipette/workload/registry.h"
 
 namespace pipette::workload {
@@ -19,13 +20,14 @@ class SpecTest : public config::ExperimentTest {
   void SetUp() override {
     config::ExperimentTest::SetUp();
     opts_.qualities = &QualitySpecs();
+    opts_.runtimes = &runtime::Registry();
   }
 };
 
 // `text` as written (config/parse.h), named ex.yaml.
 inline Result<config::WrittenExperiment> ParseWritten(const std::string& text) {
-  return config::ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(),
-                                 QualitySpecs());
+  return config::ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), QualitySpecs(),
+                                 runtime::Registry());
 }
 
 // The error of parsing `text`, which must be bad input.

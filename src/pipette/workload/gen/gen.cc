@@ -95,7 +95,7 @@ class Gen : public Workload {
   }
 
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
-                const metrics::CellsById& by_id,
+                const metrics::CellsById& by_id, const store::EnvironmentRecord&,
                 std::vector<metrics::ResultRow>* rows) const override {
     return DeriveGen(base, cell, by_id, rows);
   }

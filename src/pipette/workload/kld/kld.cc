@@ -118,7 +118,7 @@ class Kld : public Workload {
   }
 
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
-                const metrics::CellsById& by_id,
+                const metrics::CellsById& by_id, const store::EnvironmentRecord&,
                 std::vector<metrics::ResultRow>* rows) const override {
     return DeriveKld(base, cell.samples, by_id, rows);
   }

@@ -63,7 +63,7 @@ class Mc : public Workload {
   }
 
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
-                const metrics::CellsById& by_id,
+                const metrics::CellsById& by_id, const store::EnvironmentRecord&,
                 std::vector<metrics::ResultRow>* rows) const override {
     (void)by_id;
     return DeriveMc(base, cell.samples, rows);

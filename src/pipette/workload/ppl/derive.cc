@@ -90,4 +90,16 @@ std::vector<metrics::FigureDef> PplFigures() {
       .Take();
 }
 
+std::optional<double> CorpusTokensPerKchar(const std::vector<metrics::ResultRow>& rows,
+                                           size_t first) {
+  std::optional<double> density;
+  for (size_t i = first; i < rows.size(); ++i) {
+    const metrics::ResultRow& r = rows[i];
+    if (r.test == "ppl" && r.metric == "tok_per_kchar" && r.na_reason.empty() && r.value > 0) {
+      density = r.value;
+    }
+  }
+  return density;
+}
+
 }  // namespace pipette::workload

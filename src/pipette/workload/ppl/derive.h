@@ -1,6 +1,8 @@
 // Derivation of the ppl workload.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "pipette/metrics/derive.h"
@@ -15,6 +17,12 @@ namespace pipette::workload {
 // An error when a stored sample cannot be read.
 Status DerivePpl(const metrics::ResultRow& base, const std::vector<store::SampleRecord>& samples,
                  std::vector<metrics::ResultRow>* rows);
+
+// The tokens the cell's model makes of 1000 characters of the ppl corpus, from the cell's rows
+// (`rows` from `first` on), where ppl gave it: what a speed test's time per token is scaled by
+// to compare tokenizers alike (ms_per_kchar).
+std::optional<double> CorpusTokensPerKchar(const std::vector<metrics::ResultRow>& rows,
+                                           size_t first);
 
 // Its summary column (ppl ± its standard error) and `report --vary` column.
 metrics::Headline PplHeadline();

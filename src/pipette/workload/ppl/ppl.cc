@@ -58,7 +58,7 @@ class Ppl : public Workload {
   metrics::Headlines Headlines() const override { return {PplHeadline()}; }
 
   Status Derive(const metrics::ResultRow& base, const metrics::CellSamples& cell,
-                const metrics::CellsById& by_id,
+                const metrics::CellsById& by_id, const store::EnvironmentRecord&,
                 std::vector<metrics::ResultRow>* rows) const override {
     (void)by_id;
     return DerivePpl(base, cell.samples, rows);

@@ -6,13 +6,14 @@
 #include "pipette/worker/channel.h"
 #include "pipette/workload/ppl/spec.h"
 #include "pipette/workload/registry.h"
+#include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::workload {
 namespace {
 
 config::Experiment WithTests(const std::vector<std::string>& names) {
   config::Experiment ex;
-  for (const std::string& n : names) ex.tests.push_back(*config::ParseTestName(n));
+  for (const std::string& n : names) ex.tests.push_back(*workload::ParseTestName(n));
   return ex;
 }
 
@@ -44,9 +45,9 @@ TEST(Speed, TheRegistrysContextNeedIsTheLargestWorkloads) {
   SetPplSpec(&ex, ppl);
   EXPECT_EQ(ContextNeed(ex, 0), 512);
   EXPECT_EQ(ContextNeed(ex, 1000), 1064);  // pp64 after the depth's 1000 tokens
-  ex.tests.push_back(*config::ParseTestName("tg8"));
+  ex.tests.push_back(*workload::ParseTestName("tg8"));
   EXPECT_EQ(ContextNeed(ex, 1000), 1064);
-  ex.tests = {*config::ParseTestName("tg8")};
+  ex.tests = {*workload::ParseTestName("tg8")};
   EXPECT_EQ(ContextNeed(ex, 1000), 1009);
 }
 
