@@ -224,7 +224,10 @@ class EndpointChannel : public worker::WorkerChannel {
       const std::vector<std::string> argv =
           server_.Argv(tokens_.ModelPath(), req->n_ctx, threads, slots);
       auto started = server_.Ensure(argv);
-      if (!started) return FailedCall(op, started.error().message);
+      if (!started) {
+        StopServer();  // the server before is gone too: no request goes to its port
+        return FailedCall(op, started.error().message);
+      }
       if (*started) {
         http::Url url = server_.Process().url();
         url.base_path = "/v1";

@@ -24,7 +24,10 @@ namespace pipette::metrics {
 // change a row DeriveRows gives from stored samples (derive.cc, a workload's rows, stats/,
 // quality/, the facts a row takes from its cell) or the compact form below: rows cached under
 // another version are never used, every report derives those cells live again.
-inline constexpr int64_t kDerivationVersion = 5;  // 5: no density from unreadable counts
+// 5: no density from unreadable counts; 6: a cell's speed rows all before its load, memory and
+// model rows (the speed workload derives them; a speed figure first seen after the memory reading,
+// at a later --interleave visit or in an endpoint's stream counts, came after peak_rss before).
+inline constexpr int64_t kDerivationVersion = 6;
 
 // Whether a cell's rows depend on its own samples only (and on the load sample of the cell whose
 // model load served it), as each workload says (RowDeriver::ReadsOtherCells: kld and divergence

@@ -120,7 +120,7 @@ class CellMeasurement {
       rec_.model_info["runtime"] = worker.ModelRuntimeInfo();
     }
     const json request = ContextRequest(cell_, p_.registry);
-    auto made = worker.InitContext(cell_, p_.registry, request);
+    auto made = worker.InitContext(request);
     if (!made) return made.error();
     if (first_) {
       json raw = RawFacts(*made);

@@ -170,6 +170,35 @@ TEST_F(RunnerTest, AMalformedSetupReplyFailsTheCellNamingOpAndField) {
   EXPECT_EQ(Count("init_context"), contexts);  // no context after a load it could not read
 }
 
+// A runtime that applies another value than the one planned fails the cell (its figures would
+// be stored under the wrong parameters), and the context it made is still stored as it came: the
+// record of what the runtime applied.
+TEST_F(RunnerTest, APlannedParameterTheRuntimeChangedFailsTheCellKeepingItsContext) {
+  bool set = false;
+  for (auto& [name, values] : ex_.params) {
+    if (name == "n_ubatch") values = {"256"}, set = true;
+  }
+  if (!set) ex_.params.push_back({"n_ubatch", {"256"}});
+  fake_.CapUbatch(128);
+  auto s = Run();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->cells_ok, 0);
+  auto cells = store_->Cells(s->run_id);
+  ASSERT_TRUE(cells.ok() && !cells->empty());
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_EQ((*cells)[0].error, "the runtime applied n_ubatch 128 instead of the planned 256");
+  auto samples = store_->Samples((*cells)[0].id);
+  ASSERT_TRUE(samples.ok());
+  const store::SampleRecord* context = nullptr;
+  for (const auto& x : *samples) {
+    if (x.test == "context") context = &x;
+  }
+  ASSERT_NE(context, nullptr) << "the context sample was not stored";
+  EXPECT_EQ(context->raw["n_ubatch"], 128);
+  EXPECT_EQ(context->raw["params_set"]["n_ubatch"], 256);
+  EXPECT_EQ(Count("pp"), 0);  // nothing measured under parameters that did not apply
+}
+
 // A runtime may know no batch size (an HTTP endpoint): the replies need not say one, and the
 // requests then leave the batch to the context. Without the vocabulary size the random-token
 // tests cannot run: the cell fails saying which figure needs it; ttft (text) needs none.

@@ -99,20 +99,13 @@ Result<Loaded, RunError> WorkerSession::LoadModel(const plan::Cell& cell,
   return loaded;
 }
 
-Result<json, RunError> WorkerSession::InitContext(const plan::Cell& cell,
-                                                  const runtime::ParamRegistry& registry,
-                                                  const json& request) {
+Result<json, RunError> WorkerSession::InitContext(const json& request) {
   auto made = Call(request);
   if (!made) return made.error();
   auto typed = protocol::InitContextResponse::FromJson(*made);
   if (!typed) return Broken(typed.error().message);
   // The runtime may clamp the batch to the context; tests use what it applied.
   applied_n_batch_ = typed->n_batch;
-  // The stored parameters must be the ones that ran: a planned value the runtime changed fails
-  // the cell.
-  if (auto planned = AppliedAsPlanned(cell, load_applied_, *made, registry); !planned) {
-    return Failed(planned.error().message);
-  }
   return std::move(*made);
 }
 

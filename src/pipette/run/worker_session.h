@@ -69,11 +69,10 @@ class WorkerSession {
   Result<Loaded, workload::RunError> LoadModel(const plan::Cell& cell,
                                                const runtime::ParamRegistry& registry,
                                                device::Device& device, int64_t cell_id);
-  // A fresh context of `cell`'s parameters: the reply, its applied batch kept (NBatch), and an
-  // error where a planned parameter did not apply as planned.
-  Result<nlohmann::json, workload::RunError> InitContext(const plan::Cell& cell,
-                                                         const runtime::ParamRegistry& registry,
-                                                         const nlohmann::json& request);
+  // A fresh context (`request`: init_context of the cell's parameters): the reply, its applied
+  // batch kept (NBatch). Whether the planned parameters applied is the caller's to check, after
+  // it stored the reply.
+  Result<nlohmann::json, workload::RunError> InitContext(const nlohmann::json& request);
 
   // One request to the worker, or to `to`; a failure is the cell's error.
   Result<nlohmann::json, workload::RunError> Call(nlohmann::json request,

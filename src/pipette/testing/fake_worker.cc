@@ -265,7 +265,8 @@ class FakeChannel : public worker::WorkerChannel {
     const std::string fa = o.value("flash_attn", std::string("auto"));
     resp.applied = o;
     resp.applied.erase("n_batch");
-    resp.applied["n_ubatch"] = std::min<int64_t>(o.value("n_ubatch", int64_t{512}), r->n_ctx);
+    resp.applied["n_ubatch"] = std::min<int64_t>(
+        {o.value("n_ubatch", int64_t{512}), r->n_ctx, fake_->max_ubatch_.value_or(INT64_MAX)});
     resp.applied["n_threads"] = o.value("n_threads", int64_t{2});
     resp.applied["type_k"] = o.value("type_k", std::string("f16"));
     resp.applied["type_v"] = o.value("type_v", std::string("f16"));

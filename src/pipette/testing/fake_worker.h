@@ -88,6 +88,9 @@ class FakeWorker : public worker::WorkerLauncher {
   }
   // Drops field `field` from every reply of `op` (a worker breaking the protocol).
   void Drop(const std::string& op, const std::string& field) { dropped_.emplace_back(op, field); }
+  // Applies at most `n` as n_ubatch, whatever was asked (a runtime that changes a planned
+  // parameter).
+  void CapUbatch(int64_t n) { max_ubatch_ = n; }
 
   Result<std::unique_ptr<worker::WorkerChannel>> Launch(
       const std::vector<std::string>& argv) override;
@@ -114,8 +117,9 @@ class FakeWorker : public worker::WorkerLauncher {
   std::vector<std::pair<std::string, std::string>> lacking_;  // (op, program; "": every one)
   std::map<int, std::string> programs_;                       // launch -> argv[0]
   std::vector<std::pair<std::string, std::string>> dropped_;  // (op, field)
-  std::map<std::string, int> seen_;                           // op -> requests so far, every launch
-  std::map<std::pair<int, std::string>, int> seen_in_;        // (launch, op) -> requests so far
+  std::optional<int64_t> max_ubatch_;
+  std::map<std::string, int> seen_;                     // op -> requests so far, every launch
+  std::map<std::pair<int, std::string>, int> seen_in_;  // (launch, op) -> requests so far
   int launches_ = 0;
   int frames_read_ = 0;
   std::vector<FakeCall> calls_;
