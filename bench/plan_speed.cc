@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/app/experiment_specs.h"
 #include "pipette/config/experiment.h"
 #include "pipette/plan/plan.h"
 #include "pipette/runtime/registry.h"
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 5 ? std::max(1, std::atoi(argv[5])) : 15;
   const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   config::ResolveOptions options{argv[2], argv[3], argv[4], ""};
-  options.qualities = &workload::QualitySpecs();
+  options.qualities = &app::ExperimentSpecs();
   options.runtimes = &runtime::Registry();
   const auto t0 = std::chrono::steady_clock::now();
   auto ex = config::LoadExperiment(argv[1], registry, options);

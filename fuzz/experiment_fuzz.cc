@@ -1,5 +1,7 @@
 // Experiment files (docs/config.md): config::ParseExperiment on any text, with the parameters,
-// quality workloads and runtimes Pipette ships; a file that parses is put in canonical form too.
+// quality workloads, test kinds, runtimes and top-level sections (select:) Pipette ships, as
+// app::ExperimentSpecs() assembles them (app/ is not in the fuzz build); a file that parses is
+// put in canonical form too.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -7,13 +9,25 @@
 #include "pipette/config/canonical.h"
 #include "pipette/config/parse.h"
 #include "pipette/runtime/registry.h"
+#include "pipette/select/section.h"
 #include "pipette/workload/registry.h"
+
+namespace {
+
+const pipette::config::QualityRegistry& Specs() {
+  static const pipette::select::ProfilesSection kSelect(&pipette::workload::Figures());
+  static const pipette::config::QualityRegistry kAll =
+      pipette::workload::QualitySpecs().WithSections({&kSelect});
+  return kAll;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  auto written = pipette::config::ParseExperiment(
-      text, "fuzz.yaml", pipette::runtime::Registry().Params(), pipette::workload::QualitySpecs(),
-      pipette::runtime::Registry());
+  auto written =
+      pipette::config::ParseExperiment(text, "fuzz.yaml", pipette::runtime::Registry().Params(),
+                                       Specs(), pipette::runtime::Registry());
   if (written) (void)pipette::config::CanonicalForm(*written).dump();
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "pipette/app/console_progress.h"
 #include "pipette/app/conversions.h"
 #include "pipette/app/devices.h"
+#include "pipette/app/experiment_specs.h"
 #include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/resume_checks.h"
@@ -127,7 +128,7 @@ Paths DefaultPaths(const std::string& argv0) {
 config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
   config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
                            paths.variants_dir, paths.converted_dir};
-  o.qualities = &workload::QualitySpecs();
+  o.qualities = &ExperimentSpecs();
   o.runtimes = &runtime::Registry();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;

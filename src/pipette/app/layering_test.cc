@@ -39,10 +39,7 @@ const std::vector<std::string>& Order() {
 
 // Upward includes still owed (file relative to src/pipette -> the header it includes).
 const std::set<std::pair<std::string, std::string>>& Owed() {
-  static const std::set<std::pair<std::string, std::string>> owed = {
-      // The `select:` section: goes when experiment sections are a registry (part 5).
-      {"config/parse.cc", "select/profile.h"},
-  };
+  static const std::set<std::pair<std::string, std::string>> owed = {};
   return owed;
 }
 

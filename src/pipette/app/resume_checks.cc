@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "pipette/app/experiment_specs.h"
 #include "pipette/build_info.h"
 #include "pipette/config/canonical.h"
 #include "pipette/env/fingerprint.h"
@@ -76,7 +77,7 @@ Status CheckSameExperiment(const store::RunRecord& run, const config::Experiment
     // or left out changes only what the file writes.
     std::string diff = run::DescribeDifference(then.dump(), now.dump());
     if (auto written = config::ParseExperiment(run.config_text, run.experiment_path, registry,
-                                               workload::QualitySpecs(), runtime::Registry());
+                                               ExperimentSpecs(), runtime::Registry());
         diff.empty() && written) {
       diff = run::DescribeDifference(config::CanonicalForm(*written).dump(), ex.Canonical().dump());
     }

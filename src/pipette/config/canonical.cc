@@ -83,6 +83,10 @@ json CanonicalForm(const WrittenExperiment& ex) {
   for (const auto& p : ex.params) j["params"][p.name] = p.values;
   for (const auto& t : ex.tests) j["tests"].push_back(t.name);
   for (const QualitySpec& q : ex.quality.all()) j["quality"][q.name] = q.def->Canonical(q.value);
+  // A section that changes no measurement (select:) is left out of the hash.
+  for (const QualitySpec& s : ex.sections.all()) {
+    if (s.def->Hashed()) j[s.name] = s.def->Canonical(s.value);
+  }
   for (const auto& q : ex.quantize) j["quantize"].push_back(Quantize(q));
   for (const auto& c : ex.convert) j["convert"].push_back(Convert(c));
   PutWritten(j, "repetitions", ex.repetitions);

@@ -40,6 +40,9 @@ nlohmann::json Experiment::Resolved() const {
   for (const auto& [k, vs] : params) j["params"][k] = vs;
   for (const auto& t : tests) j["tests"].push_back(t.name);
   for (const QualitySpec& q : quality.all()) j["quality"][q.name] = q.def->Resolved(q.value);
+  for (const QualitySpec& s : sections.all()) {
+    if (s.def->Hashed()) j[s.name] = s.def->Resolved(s.value);
+  }
   j["repetitions"] = repetitions;
   j["warmup"] = warmup;
   j["timeout"] = timeout_s;

@@ -68,6 +68,8 @@ struct Experiment {
   // quality: each workload's spec as resolved, of its own type: read through the workload's
   // folder (workload/ppl/spec.h: ppl::SpecOf(ex)).
   QualitySpecs quality;
+  // The top-level sections their owners define (select:), as resolved.
+  QualitySpecs sections;
   int repetitions = 5;
   int warmup = 1;
   // `pipette run --interleave` (not the file's: not in the hash): every cell visited once per

@@ -17,7 +17,6 @@
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/runtime/registry.h"
-#include "pipette/select/profile.h"
 #include "pipette/util/strings.h"
 #include "pipette/util/utf8.h"
 
@@ -25,9 +24,9 @@ namespace pipette::config {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "quality", "name",     "description", "models",      "runtime",  "runtimes", "device",
-    "devices", "params",   "tests",       "repetitions", "warmup",   "timeout",  "seed",
-    "store",   "quantize", "convert",     "ready",       "cooldown", "select"};
+    "quality", "name",     "description", "models",      "runtime", "runtimes", "device",
+    "devices", "params",   "tests",       "repetitions", "warmup",  "timeout",  "seed",
+    "store",   "quantize", "convert",     "ready",       "cooldown"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -274,11 +273,11 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     auto i = SmallInteger(w, v, key, key == "warmup" ? 0 : 1, 100000);
     if (!i) return i.error();
     (key == "warmup" ? ex->warmup : ex->repetitions) = *i;
-  } else if (key == "select") {
-    // Profiles for `pipette select`: checked here, read from the stored experiment text there;
-    // they change no measurement, so the config hash leaves them out.
-    auto profiles = select::ParseProfileMap(w, v, qualities.figures());
-    if (!profiles) return profiles.error();
+  } else if (const QualitySpecDef* section = qualities.FindSection(key)) {
+    // A section its owner defines (select:): parsed by its def, held without its type.
+    auto spec = section->Parse(w, v);
+    if (!spec) return spec.error();
+    ex->sections.Set(*section, std::move(*spec));
   } else if (key == "timeout") {
     auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
     if (!i) return i.error();
@@ -301,7 +300,9 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     return w.At(k, fmt::format("unknown key '{}': the runtime parameter is '{}', under 'params:'",
                                key, alias->name));
   } else {
-    return w.At(k, fmt::format("unknown key '{}'{}", key, DidYouMean(key, kTopKeys)));
+    std::vector<std::string> keys = kTopKeys;
+    for (const QualitySpecDef* d : qualities.sections()) keys.push_back(d->Name());
+    return w.At(k, fmt::format("unknown key '{}'{}", key, DidYouMean(key, keys)));
   }
   return {};
 }

@@ -42,6 +42,19 @@ std::vector<std::string> QualityRegistry::Names() const {
   return names;
 }
 
+QualityRegistry QualityRegistry::WithSections(std::vector<const QualitySpecDef*> sections) const {
+  QualityRegistry r = *this;
+  r.sections_ = std::move(sections);
+  return r;
+}
+
+const QualitySpecDef* QualityRegistry::FindSection(std::string_view name) const {
+  for (const QualitySpecDef* d : sections_) {
+    if (d->Name() == name) return d;
+  }
+  return nullptr;
+}
+
 const QualityRegistry& QualitiesOf(const ResolveOptions& options) {
   static const QualityRegistry kNone;
   return options.qualities ? *options.qualities : kNone;

@@ -1,9 +1,10 @@
-// The spec of a quality workload (quality: ppl, kld, mc, gen, divergence): how its entry is
-// parsed, written in canonical form, resolved on this machine and checked against the whole
-// experiment. Each workload's folder (src/pipette/workload/<name>/spec.h) owns its spec type and
-// its QualitySpecDef; config/ holds the specs by workload name without knowing their types, and
-// is given the defs as a QualityRegistry (workload::QualitySpecs() outside tests), the way it is
-// given the parameters and the runtimes.
+// The spec of a quality workload (quality: ppl, kld, mc, gen, divergence) or of a section of the
+// experiment file's top level (select:): how its entry is parsed, written in canonical form,
+// resolved on this machine and checked against the whole experiment. Each owner's folder
+// (src/pipette/workload/<name>/spec.h, src/pipette/select/section.h) owns its spec type and its
+// QualitySpecDef; config/ holds the specs by name without knowing their types, and is given the
+// defs as a QualityRegistry (app::ExperimentSpecs() outside tests), the way it is given the
+// parameters and the runtimes.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -50,6 +51,9 @@ class QualitySpecDef {
   }
   // The canonical form of the written entry (config/canonical.h): the keys it gives, only those.
   virtual nlohmann::json Canonical(const std::any& written) const = 0;
+  // Whether the entry is part of the config hash (its canonical form and its resolved form are
+  // then stored): false for a section that changes no measurement (select:'s profiles).
+  virtual bool Hashed() const { return true; }
   // The written entry resolved on this machine: defaults applied, files found and read.
   virtual Result<std::any> Resolve(const Where& w, const std::any& written,
                                    const ResolveOptions& options) const = 0;
@@ -85,8 +89,16 @@ class QualityRegistry {
   const metrics::FigureCatalogue* figures() const { return figures_; }
   const TestGrammar& tests() const { return tests_; }
 
+  // This registry with `sections`: the experiment file's top-level sections its owners define
+  // (one key each, its def's Name()), parsed, hashed, resolved and checked as the quality
+  // entries are. A new top-level key is one def and one line where the registry is assembled.
+  QualityRegistry WithSections(std::vector<const QualitySpecDef*> sections) const;
+  const QualitySpecDef* FindSection(std::string_view name) const;
+  const std::vector<const QualitySpecDef*>& sections() const { return sections_; }
+
  private:
   std::vector<const QualitySpecDef*> defs_;
+  std::vector<const QualitySpecDef*> sections_;
   const metrics::FigureCatalogue* figures_ = nullptr;
   TestGrammar tests_ = nullptr;
 };

@@ -322,13 +322,18 @@ Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOp
   return {};
 }
 
-// Each quality workload's entry, by its def.
+// Each quality workload's entry, and each top-level section its owner defines, by its def.
 Status ResolveQuality(const Where& w, const WrittenExperiment& written, const ResolveOptions& opt,
                       Experiment* ex) {
   for (const QualitySpec& q : written.quality.all()) {
     auto spec = q.def->Resolve(w, q.value, opt);
     if (!spec) return spec.error();
     ex->quality.Set(*q.def, std::move(*spec));
+  }
+  for (const QualitySpec& s : written.sections.all()) {
+    auto spec = s.def->Resolve(w, s.value, opt);
+    if (!spec) return spec.error();
+    ex->sections.Set(*s.def, std::move(*spec));
   }
   return {};
 }

@@ -8,6 +8,9 @@ Status ValidateAndOrder(Experiment* ex) {
   for (const QualitySpec& q : ex->quality.all()) {
     if (auto st = q.def->Validate(ex); !st) return st;
   }
+  for (const QualitySpec& s : ex->sections.all()) {
+    if (auto st = s.def->Validate(ex); !st) return st;
+  }
   return {};
 }
 
