@@ -35,7 +35,7 @@ int Predict(const PredictArgs& args) {
   env::LinuxProcessTable processes;
   auto data = report::LoadReportData(**store, ids, workload::Derivers(), &processes);
   if (!data) return Fail(data.error());
-  auto groups = metrics::Predict(data->rows, args.from);
+  auto groups = metrics::Predict(data->rows, args.from, workload::Figures());
   if (!groups) return Fail(groups.error());
   std::ostringstream out;
   if (args.format == "json") {

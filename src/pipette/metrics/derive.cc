@@ -31,12 +31,6 @@ std::optional<double> LoadMs(const json& raw) {
   return double(*t1 - *t0) / 1e6;
 }
 
-bool IsSpeedTest(std::string_view prefix, std::string_view test) {
-  if (!test.starts_with(prefix) || test.size() == prefix.size()) return false;
-  return std::all_of(test.begin() + long(prefix.size()), test.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
-}
-
 const std::shared_ptr<const CellFacts>& NoCellFacts() {
   static const std::shared_ptr<const CellFacts> none = std::make_shared<const CellFacts>();
   return none;

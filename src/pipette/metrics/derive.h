@@ -182,7 +182,4 @@ std::vector<ResultRow> DeriveRows(const store::RunRecord& run, const store::Envi
                                   const std::vector<CellSamples>& cells,
                                   const RowDerivers& derivers, const Environments* envs = nullptr);
 
-// "pp512" is a test of kind "pp"; "ppl" is not.
-bool IsSpeedTest(std::string_view prefix, std::string_view test);
-
 }  // namespace pipette::metrics

@@ -90,14 +90,6 @@ TEST(Derive, MsPerKcharIsMsPerTokenTimesTheCorpusDensity) {
   }
 }
 
-TEST(Derive, SpeedTestsByName) {
-  EXPECT_TRUE(IsSpeedTest("pp", "pp512"));
-  EXPECT_FALSE(IsSpeedTest("pp", "ppl"));
-  EXPECT_FALSE(IsSpeedTest("pp", "pp"));
-  EXPECT_TRUE(IsSpeedTest("ttft@", "ttft@64"));
-  EXPECT_FALSE(IsSpeedTest("tg", "tg12x"));
-}
-
 // e2e@P+N: the whole request, its first token, and the decoding after it.
 // A store's raw column is outside data: values of another type read as absent, never throw (found
 // by fuzz/store_json_fuzz.cc: `reset` of another shape threw a JSON type_error).

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <tuple>
+#include <utility>
 
 #include "pipette/stats/stats.h"
 #include "pipette/util/json_read.h"
@@ -15,7 +15,7 @@
 namespace pipette::metrics {
 namespace {
 
-using Key = std::tuple<int64_t, std::string, std::string>;  // cell id, test, metric
+using Key = std::pair<int64_t, std::string>;  // cell id, test
 
 // The parameters a group shares: all but the depth and what sizes the context for it (n_ctx
 // defaults to just enough for each depth, and the batches are capped at it; a tg decodes one
@@ -38,21 +38,23 @@ bool IsVariant(const ResultRow& r, const std::string& from) {
 }  // namespace
 
 Result<std::vector<PredictionGroup>> Predict(const std::vector<ResultRow>& rows,
-                                             const std::string& from) {
-  std::map<Key, const ResultRow*> by_key;
+                                             const std::string& from,
+                                             const FigureCatalogue& figures) {
+  // Each test's bytes per token and bandwidth use, as the figures' declarations say which rows
+  // they are (metrics::Shown).
+  std::map<Key, const ResultRow*> bytes_of, bw_util_of;
   for (const ResultRow& r : rows) {
-    if (r.na_reason.empty()) by_key[{r.cell->cell_id, r.test, r.metric}] = &r;
+    if (!r.na_reason.empty()) continue;
+    if (figures.Shows(r, Shown::kBytesPerToken)) bytes_of[{r.cell->cell_id, r.test}] = &r;
+    if (figures.Shows(r, Shown::kBandwidthUse)) bw_util_of[{r.cell->cell_id, r.test}] = &r;
   }
   std::map<std::string, PredictionGroup> groups;
   std::vector<std::string> order;
   std::set<std::string> variants;
   for (const ResultRow& r : rows) {
-    if (!IsSpeedTest("tg", r.test) || r.metric != "throughput" || !r.na_reason.empty() ||
-        r.value <= 0) {
-      continue;
-    }
-    auto bytes = by_key.find({r.cell->cell_id, r.test, "bytes_per_token"});
-    if (bytes == by_key.end()) continue;  // not a GGUF model, or an endpoint's figure
+    if (!figures.Shows(r, Shown::kDecodeRate) || !r.na_reason.empty() || r.value <= 0) continue;
+    auto bytes = bytes_of.find({r.cell->cell_id, r.test});
+    if (bytes == bytes_of.end()) continue;  // not a GGUF model, or an endpoint's figure
     variants.insert(r.cell->model + " (" + r.cell->quant + ")");
     const std::string params = ParamsWithoutDepth(r.cell->params);
     const std::string runtime = r.cell->runtime + " " + r.cell->runtime_version;
@@ -69,7 +71,7 @@ Result<std::vector<PredictionGroup>> Predict(const std::vector<ResultRow>& rows,
     p.measured = &r;
     p.depth = json_read::Int(r.cell->params, "depth").value_or(0);
     p.bytes_per_token = bytes->second->value;
-    if (auto u = by_key.find({r.cell->cell_id, r.test, "bw_util"}); u != by_key.end()) {
+    if (auto u = bw_util_of.find({r.cell->cell_id, r.test}); u != bw_util_of.end()) {
       p.bw_util = u->second->value;
     }
     if (!g.reference && (from.empty() || IsVariant(r, from))) {

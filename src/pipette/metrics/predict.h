@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipette/metrics/derive.h"
+#include "pipette/metrics/figures.h"
 #include "pipette/util/result.h"
 
 namespace pipette::metrics {
@@ -42,11 +43,13 @@ struct PredictionGroup {
   std::optional<bool> bandwidth_bound;
 };
 
-// The groups of `rows` (a report's derived rows) with at least one tg figure whose bytes per
-// token are known. `from`: the reference variant, a model name or a quantization label (a group
-// without it is left out); "": each group's first tg figure. An input error when `from` matches
-// no tg figure, naming the variants there are.
+// The groups of `rows` (a report's derived rows) with at least one decode rate (a tg figure)
+// whose bytes per token are known. `from`: the reference variant, a model name or a quantization
+// label (a group without it is left out); "": each group's first tg figure. An input error when
+// `from` matches no tg figure, naming the variants there are. `figures`: which rows are a decode
+// rate, its bytes per token and its bandwidth use (metrics::Shown; workload::Figures() from app/).
 Result<std::vector<PredictionGroup>> Predict(const std::vector<ResultRow>& rows,
-                                             const std::string& from);
+                                             const std::string& from,
+                                             const FigureCatalogue& figures);
 
 }  // namespace pipette::metrics

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pipette/workload/registry.h"
+
 namespace pipette::metrics {
 namespace {
 
@@ -28,6 +30,7 @@ void AddCell(std::vector<ResultRow>& rows, int64_t cell_id, const std::string& q
   ResultRow b = base;
   b.test = "tg128";
   b.metric = "bytes_per_token";
+  b.unit = "bytes";
   b.value = bytes;
   rows.push_back(b);
 }
@@ -37,7 +40,7 @@ TEST(PredictTest, BandwidthBoundVariantsArePredicted) {
   AddCell(rows, 1, "Q4_0", 40, 100e6);  // moves 4 GB/s
   AddCell(rows, 2, "Q8_0", 20, 200e6);  // exactly as predicted
   AddCell(rows, 3, "F16", 8, 400e6);    // predicted 10: 25% high
-  auto groups = Predict(rows, "");
+  auto groups = Predict(rows, "", workload::Figures());
   ASSERT_TRUE(groups) << groups.error().message;
   ASSERT_EQ(groups->size(), 1u);
   const PredictionGroup& g = (*groups)[0];
@@ -60,12 +63,12 @@ TEST(PredictTest, FromAVariantAndPerDevice) {
   AddCell(rows, 1, "Q4_0", 40, 100e6);
   AddCell(rows, 2, "Q8_0", 25, 200e6);
   AddCell(rows, 3, "Q4_0", 10, 100e6, "dev2");
-  auto groups = Predict(rows, "Q8_0");
+  auto groups = Predict(rows, "Q8_0", workload::Figures());
   ASSERT_TRUE(groups) << groups.error().message;
   ASSERT_EQ(groups->size(), 1u);  // dev2 has no Q8_0 figure to predict from
   EXPECT_EQ((*groups)[0].reference->cell->quant, "Q8_0");
   EXPECT_DOUBLE_EQ((*groups)[0].rows[0].predicted, 50);  // Q4_0 from Q8_0: 5 GB/s / 100 MB
-  groups = Predict(rows, "");
+  groups = Predict(rows, "", workload::Figures());
   ASSERT_TRUE(groups);
   EXPECT_EQ(groups->size(), 2u);
   EXPECT_FALSE((*groups)[1].median_abs_error);  // dev2: one figure, nothing to compare
@@ -76,7 +79,7 @@ TEST(PredictTest, DepthsOfOneVariantAreOneGroup) {
   std::vector<ResultRow> rows;
   AddCell(rows, 1, "Q4_0", 40, 100e6);
   AddCell(rows, 2, "Q4_0", 27, 150e6, "dev1", 4096);  // n_ctx 4352 there
-  auto groups = Predict(rows, "");
+  auto groups = Predict(rows, "", workload::Figures());
   ASSERT_TRUE(groups) << groups.error().message;
   ASSERT_EQ(groups->size(), 1u);
   ASSERT_EQ((*groups)[0].rows.size(), 2u);
@@ -89,7 +92,7 @@ TEST(PredictTest, DepthsOfOneVariantAreOneGroup) {
 TEST(PredictTest, UnknownReferenceNamesTheVariants) {
   std::vector<ResultRow> rows;
   AddCell(rows, 1, "Q4_0", 40, 100e6);
-  auto groups = Predict(rows, "Q5_K_M");
+  auto groups = Predict(rows, "Q5_K_M", workload::Figures());
   ASSERT_FALSE(groups);
   EXPECT_EQ(groups.error().exit_code, 2);
   EXPECT_NE(groups.error().message.find("m-Q4_0 (Q4_0)"), std::string::npos)
@@ -100,7 +103,7 @@ TEST(PredictTest, FiguresWithoutBytesAreLeftOut) {
   std::vector<ResultRow> rows;
   AddCell(rows, 1, "Q4_0", 40, 100e6);
   rows.pop_back();  // no bytes_per_token: an ONNX model's figure
-  auto groups = Predict(rows, "");
+  auto groups = Predict(rows, "", workload::Figures());
   ASSERT_TRUE(groups);
   EXPECT_TRUE(groups->empty());
 }
