@@ -14,6 +14,7 @@
 #include "pipette/app/experiment_specs.h"
 #include "pipette/config/experiment.h"
 #include "pipette/plan/plan.h"
+#include "pipette/model_formats/formats.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/stats/stats.h"
 #include "pipette/workload/registry.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   config::ResolveOptions options{argv[2], argv[3], argv[4], ""};
   options.qualities = &app::ExperimentSpecs();
   options.runtimes = &runtime::Registry();
+  options.formats = &model_formats::Registry();
   const auto t0 = std::chrono::steady_clock::now();
   auto ex = config::LoadExperiment(argv[1], registry, options);
   const double load_ms =

@@ -32,6 +32,7 @@
 #include "pipette/metrics/history.h"
 #include "pipette/metrics/vary.h"
 #include "pipette/model/gguf.h"
+#include "pipette/model_formats/formats.h"
 #include "pipette/plan/plan.h"
 #include "pipette/report/document.h"
 #include "pipette/report/formats.h"
@@ -130,6 +131,7 @@ config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
                            paths.variants_dir, paths.converted_dir};
   o.qualities = &ExperimentSpecs();
   o.runtimes = &runtime::Registry();
+  o.formats = &model_formats::Registry();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
 }

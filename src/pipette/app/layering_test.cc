@@ -29,10 +29,11 @@ namespace fs = std::filesystem;
 // Lowest first. "." is src/pipette itself (build_info.h).
 const std::vector<std::string>& Order() {
   static const std::vector<std::string> order = {
-      ".",           "util",     "stats",   "model",   "http",      "protocol", "quality",
-      "sensitivity", "env",      "worker",  "store",   "device",    "testing",  "runtime",
-      "endpoint",    "estimate", "quant",   "convert", "config",    "plan",     "metrics",
-      "workload",    "report",   "compare", "select",  "reproduce", "run",      "app",
+      ".",           "util",     "stats",  "model",   "http",          "protocol",  "quality",
+      "sensitivity", "env",      "worker", "store",   "device",        "testing",   "runtime",
+      "endpoint",    "estimate", "quant",  "convert", "model_formats", "config",    "plan",
+      "metrics",     "workload", "report", "compare", "select",        "reproduce", "run",
+      "app",
   };
   return order;
 }
@@ -162,6 +163,7 @@ const std::vector<std::pair<std::string, std::string>>& Globals() {
       {"workload::PlanNeeds()", "workload/registry.cc"},
       {"device::Registry()", "device/registry.cc"},
       {"report::Formats()", "report/formats.cc"},
+      {"model_formats::Registry()", "model_formats/registry.cc"},
   };
   return globals;
 }
@@ -208,8 +210,9 @@ TEST(Layering, ACallInACommentIsNoCall) {
 
 TEST(Layering, TheOrderRanksLowerFoldersFirst) {
   EXPECT_LT(Rank("util"), Rank("config"));
-  EXPECT_LT(Rank("runtime"), Rank("config"));   // ParamDef lives beside the runtimes
-  EXPECT_LT(Rank("endpoint"), Rank("config"));  // EndpointSpec beside the endpoint
+  EXPECT_LT(Rank("runtime"), Rank("config"));        // ParamDef lives beside the runtimes
+  EXPECT_LT(Rank("endpoint"), Rank("config"));       // EndpointSpec beside the endpoint
+  EXPECT_LT(Rank("model_formats"), Rank("config"));  // the formats are passed to resolve
   EXPECT_LT(Rank("metrics"), Rank("workload"));
   EXPECT_LT(Rank("workload"), Rank("run"));
   EXPECT_LT(Rank("report"), Rank("compare"));  // compare's tables are rendered by report/

@@ -1,5 +1,5 @@
-// Facts about a model file that every cell records: SHA-256, size, and what its GGUF header says
-// (a converted ONNX model's pipette-model.json: model.onnx's SHA-256, every file's too).
+// Facts about a model file that every cell records, measured by its format (model_formats/): its
+// cache key (SHA-256), size, and what the file says.
 #pragma once
 
 #include <atomic>

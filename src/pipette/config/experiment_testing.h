@@ -11,6 +11,7 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/config/parse_testing.h"
+#include "pipette/model_formats/formats.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/testing/paths.h"
 #include "pipette/util/temp_dir.h"
@@ -27,6 +28,7 @@ class ExperimentTest : public ::testing::Test {
     std::ofstream(dir_ / "pipette-worker-llama") << "";
     opts_.workers_dir = dir_.path().string();
     opts_.runtimes = &runtime::Registry();
+    opts_.formats = &model_formats::Registry();
     opts_.qualities = &testing::TestsOnly();
   }
 

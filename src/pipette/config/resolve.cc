@@ -13,7 +13,7 @@
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/endpoint/api_key.h"
 #include "pipette/model/bundled.h"
-#include "pipette/model/onnx_model.h"
+#include "pipette/model/gguf.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/util/sha256.h"
 
@@ -194,7 +194,7 @@ Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOpti
                       Experiment* ex) {
   auto base = ResolveBase(w, c.base, opt, *ex);
   if (!base) return base.error();
-  if (base->format != "gguf") {
+  if (base->format != model::kGgufFormat) {
     return w.At(c.base.pos, fmt::format("convert: reads a GGUF, and base '{}' is a {} model",
                                         base->name, base->format));
   }
@@ -450,8 +450,8 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::Para
   ex.quantize_threads = std::max(1, options.machine.logical_cpus);
   ex.chat_renderer =
       HelperWorker(ex, options, [](const runtime::Runtime& r) { return r.renders_chat_templates; });
-  ex.source_tokenizer =
-      HelperWorker(ex, options, [](const runtime::Runtime& r) { return r.Accepts("gguf"); });
+  ex.source_tokenizer = HelperWorker(
+      ex, options, [](const runtime::Runtime& r) { return r.Accepts(model::kGgufFormat); });
   return ex;
 }
 

@@ -7,10 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "pipette/convert/provenance.h"
 #include "pipette/model/bundled.h"
-#include "pipette/model/gguf.h"
-#include "pipette/model/onnx_model.h"
+#include "pipette/model/format.h"
 #include "pipette/util/files.h"
 #include "pipette/util/strings.h"
 #include "pipette/util/utf8.h"
@@ -42,54 +40,41 @@ Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::s
 
 namespace {
 
-// A converted ONNX model named by its folder or its model.onnx (relative to the experiment
-// file, then to the current folder), or nullopt when `ref` names none.
-std::optional<std::string> OnnxModelPath(const Where& w, const std::string& ref) {
+// Where a reference that is not a bundled name may be: itself if absolute, else relative to the
+// experiment file, then to the current folder.
+std::vector<fs::path> PlacesOf(const Where& w, const std::string& ref) {
   fs::path p(ref);
-  std::vector<fs::path> tried = {p};
-  if (p.is_relative()) tried = {fs::path(w.path()).parent_path() / p, fs::current_path() / p};
-  for (const fs::path& t : tried) {
-    std::error_code ec;
-    if (fs::exists(t, ec) && model::IsOnnxModelPath(t.string())) {
-      return fs::absolute(t).lexically_normal().string();
-    }
-  }
-  return std::nullopt;
+  if (p.is_absolute()) return {p};
+  return {fs::path(w.path()).parent_path() / p, fs::current_path() / p};
 }
 
-// The ONNX branch of ResolveModel: the facts a GGUF header gives, from pipette-model.json.
-Status ResolveOnnxModel(const Where& w, const WrittenModel& written, const std::string& path,
-                        ModelSpec* m) {
-  auto onnx = model::ReadOnnxModel(path);
-  if (!onnx) return w.At(written.pos, onnx.error().message);
-  m->path = onnx->graph_path;
-  m->source = "path";
-  m->format = onnx->format;  // "onnx", or "mnn" for a folder converted for MNN
-  if (m->name.empty()) m->name = fs::path(onnx->dir).filename().string();
-  m->n_ctx_train = onnx->n_ctx_train;
-  m->quant = model::OnnxQuantLabel(onnx->meta.value("variant", nlohmann::json::object()));
-  m->provenance = convert::ConversionProvenance(*onnx, "");
-  // The GGUF it was converted from, where it is still there: its tokenizer is checked against
-  // that one's (a quantized variant's source is the fp32 folder's source).
-  const nlohmann::json& meta = onnx->meta;
-  const nlohmann::json* source = &meta;
-  while (source->contains("source_folder") && (*source)["source_folder"].contains("meta")) {
-    source = &(*source)["source_folder"]["meta"];
-  }
-  const std::string gguf = source->value("source", nlohmann::json::object()).value("path", "");
-  if (std::error_code ec; !gguf.empty() && fs::is_regular_file(gguf, ec)) {
-    m->tokenizer_source = gguf;
-  }
-  return {};
+// The model at `path`, read by `format`: its facts, as every format gives them.
+Result<ModelSpec> ReadModel(const Where& w, const WrittenModel& written,
+                            const model::ModelFormat& format, const std::string& path,
+                            ModelSpec m) {
+  auto facts = format.read(path);
+  if (!facts) return w.At(written.pos, facts.error().message);
+  m.path = facts->path;
+  m.format = format.name;  // whether the runtimes load it is theirs to say (runtime/registry.h)
+  if (m.name.empty()) m.name = facts->name;
+  m.n_ctx_train = facts->n_ctx_train;
+  m.quant = facts->quant;
+  m.provenance = std::move(facts->provenance);
+  m.tokenizer_source = facts->tokenizer_source;
+  return m;
 }
 
 }  // namespace
 
 Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
                                const ResolveOptions& options) {
+  if (!options.formats)
+    return RuntimeError("config::ResolveModel: ResolveOptions.formats is unset");
+  const model::ModelFormats& formats = *options.formats;
   ModelSpec m;
   m.line = written.pos.Line();
   m.name = written.name.value_or("");
+  m.source = "path";
   const std::string& ref = written.ref;
   if (const model::BundledModel* b = model::FindBundled(ref)) {
     fs::path file = fs::path(options.models_dir) / b->file;
@@ -99,48 +84,45 @@ Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
                                            "scripts/fetch-models.sh (or `make models`)",
                                            ref, file.string()));
     }
-    m.path = fs::absolute(file).lexically_normal().string();
     m.source = "bundled:" + b->name;
     if (m.name.empty()) m.name = b->name;
-  } else if (auto onnx = OnnxModelPath(w, ref)) {
-    if (auto st = ResolveOnnxModel(w, written, *onnx, &m); !st) return st.error();
-    return m;
-  } else {
-    const bool looks_like_path =
-        ref.find('/') != std::string::npos || ref.ends_with(".gguf") || ref.ends_with(".onnx");
-    if (!looks_like_path) {
-      std::vector<std::string> names;
-      for (const auto& bm : model::BundledModels()) names.push_back(bm.name);
-      std::string known;
-      for (const auto& n : names) known += " " + n;
-      return w.At(written.pos, fmt::format("unknown model '{}'{}: give a path to a .gguf file, "
-                                           "a converted ONNX folder or a bundled name (known:{})",
-                                           ref, DidYouMean(ref, names), known));
+    const std::string path = fs::absolute(file).lexically_normal().string();
+    const model::ModelFormat* format = formats.Of(path);
+    if (!format) {
+      return w.At(written.pos, fmt::format("bundled model '{}' at {} is in no format Pipette "
+                                           "reads",
+                                           ref, path));
     }
-    auto resolved = ResolveDataPath(w, written.pos, ref, "model file");
-    if (!resolved) return resolved.error();
-    m.path = *resolved;
-    m.source = "path";
-    if (m.name.empty()) m.name = fs::path(m.path).stem().string();
+    return ReadModel(w, written, *format, path, std::move(m));
   }
-  // A missing or corrupt model is bad input: check the file now, before anything is measured.
-  auto gguf = model::ReadGguf(m.path);
-  if (!gguf) return w.At(written.pos, gguf.error().message);
-  m.format = "gguf";  // whether the runtimes load it is theirs to say (runtime/registry.h)
-  if (auto ft = gguf->file_type()) m.quant = model::FileTypeName(*ft).value_or("");
-  // A variant Pipette made, named by its path: it keeps its provenance (and so its origin).
-  if (auto side = ReadFileToString(m.path + ".json")) {
-    nlohmann::json p = nlohmann::json::parse(*side, nullptr, /*allow_exceptions=*/false);
-    if (p.is_object() && p.value("format", "") == "pipette-variant/1" &&
-        p.value("file", nlohmann::json::object()).value("size", uint64_t{0}) == gguf->file_size) {
-      m.provenance = std::move(p);
+  // A path: the first place something is, read by the format that recognises it.
+  const std::vector<fs::path> places = PlacesOf(w, ref);
+  for (const fs::path& place : places) {
+    std::error_code ec;
+    if (!fs::exists(place, ec)) continue;
+    const std::string path = fs::absolute(place).lexically_normal().string();
+    if (const model::ModelFormat* format = formats.Of(path)) {
+      return ReadModel(w, written, *format, path, std::move(m));
     }
+    if (!formats.NamesAPath(ref)) continue;  // a name that happens to be a file here
+    if (fs::is_directory(place, ec)) {
+      return w.At(written.pos, fmt::format("'{}' is a directory, not a model file", ref));
+    }
+    return w.At(written.pos, fmt::format("'{}' is not a model in a format Pipette reads ({})", ref,
+                                         formats.Abouts()));
   }
-  if (auto arch = gguf->architecture()) {
-    auto it = gguf->metadata.find(*arch + ".context_length");
-    if (it != gguf->metadata.end()) m.n_ctx_train = std::atoll(it->second.c_str());
+  if (!formats.NamesAPath(ref)) {
+    std::vector<std::string> names;
+    for (const auto& bm : model::BundledModels()) names.push_back(bm.name);
+    std::string known;
+    for (const auto& n : names) known += " " + n;
+    return w.At(written.pos,
+                fmt::format("unknown model '{}'{}: give a path to {} (known:{})", ref,
+                            DidYouMean(ref, names), formats.Abouts({"a bundled name"}), known));
   }
-  return m;
+  std::string where;
+  for (const fs::path& t : places) where += fmt::format(" {}", t.lexically_normal().string());
+  return w.At(written.pos, fmt::format("model file not found: '{}' (looked at:{})", ref, where));
 }
 
 Result<std::string> CorpusFile(const Where& w, const WrittenFile& corpus,

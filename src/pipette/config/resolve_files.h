@@ -1,5 +1,5 @@
 // The files an experiment names, found and checked on this machine: models (bundled names or
-// paths, read as GGUF), corpora and datasets. Part of the resolve step (config/resolve.h).
+// paths, read by their model format), corpora and datasets. Part of the resolve step (config/resolve.h).
 #pragma once
 
 #include <string>
@@ -17,9 +17,9 @@ namespace pipette::config {
 Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::string& written,
                                     const std::string& what);
 
-// A model: a bundled name (installed under options.models_dir) or a path to a GGUF file, whose
-// header gives its quantization and trained context; a file Pipette made keeps its provenance
-// (the .json beside it).
+// A model: a bundled name (installed under options.models_dir) or a path (relative to the
+// experiment file, then to the current folder) to a model in one of options.formats, which
+// reads its quantization, trained context and, for a model Pipette made, its provenance.
 Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
                                const ResolveOptions& options);
 

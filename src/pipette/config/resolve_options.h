@@ -5,6 +5,10 @@
 
 #include <string>
 
+namespace pipette::model {
+class ModelFormats;
+}  // namespace pipette::model
+
 namespace pipette::runtime {
 class RuntimeRegistry;
 }  // namespace pipette::runtime
@@ -29,6 +33,8 @@ struct ResolveOptions {
   MachineFacts machine{};
   // The runtimes an experiment may name (runtime::Registry() from app/): required.
   const runtime::RuntimeRegistry* runtimes = nullptr;
+  // The model formats a model may be in (model_formats::Registry() from app/): required.
+  const model::ModelFormats* formats = nullptr;
   // The quality workloads an experiment may name; nullptr: none (workload::QualitySpecs() are
   // those Pipette ships: config/ does not know them).
   const QualityRegistry* qualities = nullptr;

@@ -18,6 +18,9 @@
 
 namespace pipette::model {
 
+// The model format's name (model_formats/gguf.cc): what runtimes that load GGUF files list.
+inline constexpr const char* kGgufFormat = "gguf";
+
 struct GgufTensor {
   std::string name;
   std::vector<uint64_t> dims;  // ggml order: dims[0] is the contiguous (row) dimension

@@ -14,6 +14,7 @@
 #include "pipette/device/device.h"
 #include "pipette/http/client.h"
 #include "pipette/metrics/derive.h"
+#include "pipette/model/format.h"
 #include "pipette/plan/plan.h"
 #include "pipette/run/device_session.h"
 #include "pipette/run/progress.h"
@@ -28,12 +29,8 @@
 
 namespace pipette::run {
 
-// Facts about a model file, computed once per file per run.
-struct ModelFacts {
-  std::string sha256;
-  int64_t file_size = 0;
-  nlohmann::json info;  // architecture, file type (quantization), parameter count from the file
-};
+// Facts about a model file, measured once per file per run by its format (model/format.h).
+using ModelFacts = model::ModelFacts;
 
 struct RunnerDeps {
   // The workloads a cell runs, in order: a fresh instance of each for the run

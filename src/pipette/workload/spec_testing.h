@@ -10,6 +10,7 @@
 
 #include "pipette/config/experiment_testing.h"
 #include "pipette/config/parse.h"
+#include "pipette/model_formats/formats.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/workload/registry.h"
 
@@ -21,6 +22,7 @@ class SpecTest : public config::ExperimentTest {
     config::ExperimentTest::SetUp();
     opts_.qualities = &QualitySpecs();
     opts_.runtimes = &runtime::Registry();
+    opts_.formats = &model_formats::Registry();
   }
 };
 
