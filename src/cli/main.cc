@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
   cmp_cmd->add_option("--candidate-only", cmp.candidate_only,
                       "only the candidate's cells with these values: key=value,...");
   cmp_cmd->add_option("--gate", cmp.gate, "a gate file: what may not get worse, by how much");
-  cmp_cmd->add_option("--format,-f", cmp.format, "md or json")->capture_default_str();
+  cmp_cmd->add_option("--format,-f", cmp.format, "md, json, or the figures as csv or jsonl")
+      ->capture_default_str();
   cmp_cmd->add_option("--output,-o", cmp.output, "write to this file instead of stdout");
   cmp_cmd->add_option("--seed", cmp.seed, "the bootstrap's seed")->capture_default_str();
   cmp_cmd->add_option("--resamples", cmp.resamples, "the bootstrap's resamples")
@@ -180,7 +181,8 @@ int main(int argc, char** argv) {
   sel_cmd->add_option("--run", sel.runs,
                       "run id(s) whose cells are the candidates (default: the "
                       "latest run)");
-  sel_cmd->add_option("--format,-f", sel.format, "md or json")->capture_default_str();
+  sel_cmd->add_option("--format,-f", sel.format, "md, json, or the ranking as csv or jsonl")
+      ->capture_default_str();
   sel_cmd->add_option("--output,-o", sel.output, "write to this file instead of stdout");
 
   pipette::app::ReproduceArgs repro;
@@ -190,7 +192,8 @@ int main(int argc, char** argv) {
       "it reproduced: quality bit-identical, speed within the noise band; exit 1 when not");
   repro_cmd->add_option("run", repro.run, "the run to reproduce")->required();
   repro_cmd->add_option("--store", repro.store, "SQLite store")->capture_default_str();
-  repro_cmd->add_option("--format,-f", repro.format, "md or json")->capture_default_str();
+  repro_cmd->add_option("--format,-f", repro.format, "md, json, or the figures as csv or jsonl")
+      ->capture_default_str();
   repro_cmd->add_option("--output,-o", repro.output, "write to this file instead of stdout");
   repro_cmd->add_flag("--no-bandwidth", repro.no_bandwidth,
                       "skip the memory bandwidth probe of the environment record");

@@ -5,6 +5,9 @@
 // (compare/verdict_test.cc, compare/compare_test.cc): real runs' speeds are not known answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "fixture.h"
 #include "pipette/testing/paths.h"
 
@@ -59,6 +62,28 @@ TEST_F(CompareE2E, ARunAgainstItselfIsNeverBetterOrWorse) {
   EXPECT_TRUE(throughput) << js.out;
   EXPECT_TRUE(j["baseline_only"].empty());
   EXPECT_TRUE(j["candidate_only"].empty());
+
+  // The figures as CSV and JSONL: the JSON's rows, one a line.
+  Output csv = Pipette({"compare", Store(), Store(), "--format", "csv", "--seed", "7"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("figure,key,test,metric,unit,compared_as,baseline,candidate,ratio,", 0),
+            0u)
+      << csv.out;
+  EXPECT_EQ(size_t(std::count(csv.out.begin(), csv.out.end(), '\n')), j["figures"].size() + 1);
+  Output jsonl = Pipette({"compare", Store(), Store(), "--format", "jsonl", "--seed", "7"});
+  ASSERT_EQ(jsonl.code, 0) << jsonl.err;
+  std::istringstream lines(jsonl.out);
+  std::string line;
+  for (const json& f : j["figures"]) {
+    ASSERT_TRUE(std::getline(lines, line));
+    EXPECT_EQ(json::parse(line), f);
+  }
+  EXPECT_FALSE(std::getline(lines, line));
+  Output html = Pipette({"compare", Store(), Store(), "--format", "html"});
+  EXPECT_EQ(html.code, 2);
+  EXPECT_NE(html.err.find("--format html: compare writes md, json, csv or jsonl"),
+            std::string::npos)
+      << html.err;
 }
 
 TEST_F(CompareE2E, AGateThatHoldsExitsZeroAndBadInputTwoWithItsPlace) {

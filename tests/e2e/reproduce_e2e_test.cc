@@ -120,8 +120,11 @@ TEST_F(ReproduceE2E, BadInputExitsTwo) {
   Output store = Pipette({"reproduce", "1", "--store", (dir_ / "none.db").string()});
   EXPECT_EQ(store.code, 2);
   EXPECT_NE(store.err.find("no such store"), std::string::npos) << store.err;
-  Output format = Pipette({"reproduce", "1", "--store", Store(), "--format", "csv"});
+  Output format = Pipette({"reproduce", "1", "--store", Store(), "--format", "html"});
   EXPECT_EQ(format.code, 2);
+  EXPECT_NE(format.err.find("--format html: reproduce writes md, json, csv or jsonl"),
+            std::string::npos)
+      << format.err;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "pipette/compare/compare.h"
 #include "pipette/compare/view.h"
 #include "pipette/env/process.h"
+#include "pipette/report/command_output.h"
 #include "pipette/report/load.h"
 #include "pipette/report/read_json.h"
 #include "pipette/store/store.h"
@@ -118,9 +119,8 @@ Result<Side> SideOf(const std::string& side, const std::string& filter, const st
 }  // namespace
 
 int Compare(const CompareArgs& args) {
-  if (args.format != "md" && args.format != "json") {
-    return FailInput(
-        InputError(fmt::format("--format {}: compare writes md or json", args.format)));
+  if (auto st = report::CheckCommandFormat("compare", args.format); !st) {
+    return FailInput(st.error());
   }
   if (args.resamples < 100 || args.resamples > 1000000) {
     return FailInput(InputError(
@@ -159,11 +159,12 @@ int Compare(const CompareArgs& args) {
   if (!c) return FailInput(c.error());
   c->interleaving = compare::DescribeInterleaving(base->source, cand->source);
   std::ostringstream out;
-  if (args.format == "json") {
-    out << compare::ComparisonJson(*c, base->name, cand->name).dump(2) << "\n";
-  } else {
-    compare::WriteComparisonMarkdown(*c, base->name, cand->name, out);
-  }
+  report::RenderCommandOutput(
+      args.format,
+      {[&](std::ostream& o) { compare::WriteComparisonMarkdown(*c, base->name, cand->name, o); },
+       [&] { return compare::ComparisonJson(*c, base->name, cand->name); },
+       [&] { return compare::ComparisonTable(*c); }},
+      out);
   if (args.output.empty()) {
     std::cout << out.str();
   } else {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "pipette/env/process.h"
+#include "pipette/report/command_output.h"
 #include "pipette/report/load.h"
 #include "pipette/reproduce/reproduce.h"
 #include "pipette/reproduce/view.h"
@@ -110,8 +111,8 @@ Result<report::ReportData> Load(const std::string& store_path, const std::vector
 }  // namespace
 
 int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& device) {
-  if (args.format != "md" && args.format != "json") {
-    return Fail(InputError(fmt::format("--format {}: reproduce writes md or json", args.format)));
+  if (auto st = report::CheckCommandFormat("reproduce", args.format); !st) {
+    return Fail(st.error());
   }
   if (args.run < 1) {
     return Fail(
@@ -198,11 +199,12 @@ int Reproduce(const ReproduceArgs& args, const Paths& paths, device::Device& dev
   const std::string name_a = fmt::format("{} run {}", args.store, original.id);
   const std::string name_b = fmt::format("{} run {}", args.store, now_id);
   std::ostringstream out;
-  if (args.format == "json") {
-    out << reproduce::ReproduceJson(v, name_a, name_b).dump(2) << "\n";
-  } else {
-    reproduce::WriteReproduceMarkdown(v, name_a, name_b, out);
-  }
+  report::RenderCommandOutput(
+      args.format,
+      {[&](std::ostream& o) { reproduce::WriteReproduceMarkdown(v, name_a, name_b, o); },
+       [&] { return reproduce::ReproduceJson(v, name_a, name_b); },
+       [&] { return reproduce::ReproduceTable(v); }},
+      out);
   if (args.output.empty()) {
     std::cout << out.str();
   } else {

@@ -10,6 +10,7 @@
 
 #include "pipette/app/commands.h"
 #include "pipette/env/process.h"
+#include "pipette/report/command_output.h"
 #include "pipette/report/load.h"
 #include "pipette/select/profile.h"
 #include "pipette/select/select.h"
@@ -61,8 +62,8 @@ Result<select::Profiles> ProfilesFor(const SelectArgs& args,
 }  // namespace
 
 int Select(const SelectArgs& args) {
-  if (args.format != "md" && args.format != "json") {
-    return FailInput(InputError(fmt::format("--format {}: select writes md or json", args.format)));
+  if (auto st = report::CheckCommandFormat("select", args.format); !st) {
+    return FailInput(st.error());
   }
   std::error_code ec;
   if (!fs::exists(args.store, ec)) {
@@ -130,11 +131,12 @@ int Select(const SelectArgs& args) {
   if (!s) return FailInput(s.error());
   const std::string source = fmt::format("{} run {}", args.store, fmt::join(runs, ", "));
   std::ostringstream out;
-  if (args.format == "json") {
-    out << select::SelectionJson(*s, it->second, source).dump(2) << "\n";
-  } else {
-    select::WriteSelectionMarkdown(*s, it->second, source, out);
-  }
+  report::RenderCommandOutput(
+      args.format,
+      {[&](std::ostream& o) { select::WriteSelectionMarkdown(*s, it->second, source, o); },
+       [&] { return select::SelectionJson(*s, it->second, source); },
+       [&] { return select::RankedTable(*s); }},
+      out);
   if (args.output.empty()) {
     std::cout << out.str();
   } else {

@@ -18,55 +18,55 @@ std::string ComparedAs(const Change& c) {
   return c.measured_once ? "single values" : "ratio of medians";
 }
 
-// Four significant digits, or a size ("190.7 MiB") for a figure in bytes.
-std::string Num(double v, const std::string& unit) {
-  return unit == "bytes" ? FormatBytes(v) : fmt::format("{:.4g}", v);
-}
+// Four significant digits, or a size ("190.7 MiB") for a figure in bytes (Row::unit).
+const report::TextForm kFour{.real = "{:.4g}", .sizes = true};
 
 }  // namespace
 
-report::Table ComparisonTable(const Comparison& c, bool for_text) {
+report::Table ComparisonTable(const Comparison& c) {
   report::Table t;
   t.name = "comparison";
   const auto left = report::Align::kLeft, right = report::Align::kRight;
-  if (for_text) {
-    for (const char* name : {"figure", "metric", "unit"}) {
-      t.columns.push_back({name, ColumnType::kText, "", left});
-    }
-    for (const char* name : {"baseline", "candidate", "change", "95% interval", "n"}) {
-      t.columns.push_back({name, ColumnType::kText, "", right});
-    }
-    for (const char* name : {"verdict", "gate", "why"}) {
-      t.columns.push_back({name, ColumnType::kText, "", left});
-    }
-  } else {
-    t.columns = {{"figure", ColumnType::kText, "", left},
-                 {"key", ColumnType::kJson, "", left},
-                 {"test", ColumnType::kText, "", left},
-                 {"metric", ColumnType::kText, "", left},
-                 {"unit", ColumnType::kText, "", left},
-                 {"compared_as", ColumnType::kText, "", left},
-                 {"baseline", ColumnType::kReal, "", right},
-                 {"candidate", ColumnType::kReal, "", right},
-                 {"ratio", ColumnType::kReal, "", right},
-                 {"difference", ColumnType::kReal, "", right},
-                 {"ci_low", ColumnType::kReal, "", right},
-                 {"ci_high", ColumnType::kReal, "", right},
-                 {"baseline_n", ColumnType::kInteger, "", right},
-                 {"candidate_n", ColumnType::kInteger, "", right},
-                 {"baseline_cv", ColumnType::kReal, "", right},
-                 {"candidate_cv", ColumnType::kReal, "", right},
-                 {"verdict", ColumnType::kText, "", left},
-                 {"why", ColumnType::kText, "", left},
-                 {"missing", ColumnType::kText, "", left},
-                 {"gate", ColumnType::kText, "", left},
-                 {"gate_line", ColumnType::kInteger, "", right},
-                 {"gate_failed", ColumnType::kBoolean, "", left},
-                 {"gate_outcome", ColumnType::kText, "", left},
-                 {"gate_inconclusive", ColumnType::kText, "", left},
-                 {"untrusted", ColumnType::kText, "", left},
-                 {"same_cells", ColumnType::kBoolean, "", left}};
-  }
+  const auto text = report::ShownIn::kText, data = report::ShownIn::kData;
+  // The columns people read (Markdown) and every column, typed (JSON, CSV, JSONL): shared where
+  // they are the same; the text formats' change, interval and counts write several data columns
+  // as one.
+  t.columns = {{"figure", ColumnType::kText, "", left},
+               {"key", ColumnType::kJson, "", left, {}, data},
+               {"test", ColumnType::kText, "", left, {}, data},
+               {"metric", ColumnType::kText, "", left},
+               {"unit", ColumnType::kText, "", left},
+               {"compared_as", ColumnType::kText, "", left, {}, data},
+               {"baseline", ColumnType::kReal, "", right, kFour},
+               {"candidate",
+                ColumnType::kReal,
+                "",
+                right,
+                {.real = "{:.4g}", .null = "missing", .sizes = true}},
+               {"change", ColumnType::kText, "", right, {}, text},
+               {"95% interval", ColumnType::kText, "", right, {}, text},
+               {"n", ColumnType::kText, "", right, {}, text},
+               {"verdict", ColumnType::kText, "", left, {}, text},
+               {"gate", ColumnType::kText, "", left, {}, text},
+               {"why", ColumnType::kText, "", left, {}, text},
+               {"ratio", ColumnType::kReal, "", right, {}, data},
+               {"difference", ColumnType::kReal, "", right, {}, data},
+               {"ci_low", ColumnType::kReal, "", right, {}, data},
+               {"ci_high", ColumnType::kReal, "", right, {}, data},
+               {"baseline_n", ColumnType::kInteger, "", right, {}, data},
+               {"candidate_n", ColumnType::kInteger, "", right, {}, data},
+               {"baseline_cv", ColumnType::kReal, "", right, {}, data},
+               {"candidate_cv", ColumnType::kReal, "", right, {}, data},
+               {"verdict", ColumnType::kText, "", left, {}, data},
+               {"why", ColumnType::kText, "", left, {}, data},
+               {"missing", ColumnType::kText, "", left, {}, data},
+               {"gate", ColumnType::kText, "", left, {}, data},
+               {"gate_line", ColumnType::kInteger, "", right, {}, data},
+               {"gate_failed", ColumnType::kBoolean, "", left, {}, data},
+               {"gate_outcome", ColumnType::kText, "", left, {}, data},
+               {"gate_inconclusive", ColumnType::kText, "", left, {}, data},
+               {"untrusted", ColumnType::kText, "", left, {}, data},
+               {"same_cells", ColumnType::kBoolean, "", left, {}, data}};
   for (const FigureComparison& f : c.figures) {
     const Change& r = f.change;
     const bool have = f.missing.empty();
@@ -81,25 +81,15 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
     // The verdict as people read it: marked when a side was measured under a warning.
     std::string verdict = have ? VerdictName(r.verdict) : "missing";
     if (!f.untrusted.empty()) verdict += " (untrusted)";
-    if (for_text) {
-      std::string change, interval;
-      if (have && r.of == Change::Of::kDifference) {
-        change = fmt::format("{:+.4g}", r.difference);
-        if (r.interval)
-          interval = fmt::format("[{:+.4g}, {:+.4g}]", r.interval->low, r.interval->high);
-      } else if (have && r.ratio) {
-        change = fmt::format("×{:.4g}", *r.ratio);
-        if (r.interval)
-          interval = fmt::format("[{:.4g}, {:.4g}]", r.interval->low, r.interval->high);
+    std::string change, interval;
+    if (have && r.of == Change::Of::kDifference) {
+      change = fmt::format("{:+.4g}", r.difference);
+      if (r.interval) {
+        interval = fmt::format("[{:+.4g}, {:+.4g}]", r.interval->low, r.interval->high);
       }
-      t.Add({report::Text(f.label), report::Text(f.metric), report::Text(f.unit),
-             report::Text(r.baseline_n ? Num(r.baseline, f.unit) : ""),
-             report::Text(have ? Num(r.candidate, f.unit) : "missing"), report::Text(change),
-             report::Text(interval),
-             report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)), report::Text(verdict),
-             report::Text(gate),
-             report::Text(f.untrusted.empty() ? r.why : r.why + "; untrusted: " + f.untrusted)});
-      continue;
+    } else if (have && r.ratio) {
+      change = fmt::format("×{:.4g}", *r.ratio);
+      if (r.interval) interval = fmt::format("[{:.4g}, {:.4g}]", r.interval->low, r.interval->high);
     }
     nlohmann::ordered_json key = nlohmann::ordered_json::object();
     for (const auto& [name, value] : f.key) key[name] = value;
@@ -112,6 +102,12 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
            report::Text(ComparedAs(r)),
            r.baseline_n ? report::Real(r.baseline) : report::Null(),
            real(r.candidate),
+           report::Text(change),
+           report::Text(interval),
+           report::Text(fmt::format("{}/{}", r.baseline_n, r.candidate_n)),
+           report::Text(verdict),
+           report::Text(gate),
+           report::Text(f.untrusted.empty() ? r.why : r.why + "; untrusted: " + f.untrusted),
            have ? report::RealOrNull(r.ratio) : report::Null(),
            real(r.difference),
            r.interval ? report::Real(r.interval->low) : report::Null(),
@@ -130,6 +126,7 @@ report::Table ComparisonTable(const Comparison& c, bool for_text) {
            report::TextOrNull(f.gate_inconclusive),
            report::TextOrNull(f.untrusted),
            report::Boolean(f.same_cells)});
+    t.rows.back().unit = f.unit;
   }
   if (c.same_cells > 0) {
     t.footnotes.push_back(fmt::format(
@@ -162,7 +159,7 @@ void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,
                              const std::string& candidate, std::ostream& out) {
   out << fmt::format("Baseline: {}\n\nCandidate: {}\n\n", MarkdownLine(baseline),
                      MarkdownLine(candidate));
-  const report::Table t = ComparisonTable(c, true);
+  const report::Table t = ComparisonTable(c);
   if (t.rows.empty()) {
     out << "No figure pairs: nothing to compare.\n";
   } else {
@@ -197,7 +194,7 @@ void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,
 
 nlohmann::ordered_json ComparisonJson(const Comparison& c, const std::string& baseline,
                                       const std::string& candidate) {
-  const report::Table t = ComparisonTable(c, false);
+  const report::Table t = ComparisonTable(c);
   nlohmann::ordered_json j;
   j["schema"] = "pipette.compare";
   j["schema_version"] = kCompareSchemaVersion;

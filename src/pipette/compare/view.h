@@ -1,5 +1,5 @@
-// A comparison as the table model (report/table.h), built once: typed for JSON, and as text of
-// four significant digits for the Markdown grid (a terminal or a pull-request comment). No figure
+// A comparison as the table model (report/table.h), built once and rendered as Markdown (a
+// terminal or a pull-request comment), JSON, or its figures as CSV or JSONL. No figure
 // is computed here.
 #pragma once
 
@@ -19,9 +19,10 @@ inline constexpr int kCompareSchemaVersion = 4;
 // interval of the change, the sample counts, the verdict and why, and the gate line that applies;
 // footnotes name the shared keys, the ignored keys, the bootstrap's seed, and the unpaired and
 // uncompared figures.
-// `for_text`: the columns people read, numbers as text of four significant digits (Markdown);
-// else every column, typed (JSON).
-report::Table ComparisonTable(const Comparison& c, bool for_text);
+// Built once: the columns people read are those Markdown shows (numbers to four significant
+// digits, the change, its interval and the counts each as one text), every column typed is what
+// JSON, CSV and JSONL show (report::ShownIn).
+report::Table ComparisonTable(const Comparison& c);
 
 void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,
                              const std::string& candidate, std::ostream& out);

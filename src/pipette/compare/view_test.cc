@@ -7,6 +7,8 @@
 
 #include <sstream>
 
+#include "pipette/report/command_output.h"
+#include "pipette/report/table_formats.h"
 #include "pipette/testing/golden.h"
 #include "pipette/workload/registry.h"
 
@@ -70,6 +72,28 @@ TEST(CompareView, MarkdownGolden) {
 TEST(CompareView, JsonGolden) {
   testing::ExpectGolden(ComparisonJson(Fixed(), "base.db run 1", "cand.db run 2").dump(2) + "\n",
                         "compare.json");
+}
+
+// The figures as csv and jsonl write them: the JSON's columns (none of the Markdown's text-only
+// ones), from the same table.
+TEST(CompareView, FiguresAsCsvAndJsonlGolden) {
+  const Comparison c = Fixed();
+  for (const char* format : {"csv", "jsonl"}) {
+    std::ostringstream out;
+    report::RenderCommandOutput(format, {nullptr, nullptr, [&] { return ComparisonTable(c); }},
+                                out);
+    testing::ExpectGolden(out.str(), std::string("compare.") + format);
+  }
+  const report::Table t = ComparisonTable(c);
+  std::ostringstream jsonl;
+  report::WriteJsonlTable(t, jsonl);
+  const nlohmann::json json = ComparisonJson(c, "a", "b");
+  std::istringstream lines(jsonl.str());
+  std::string line;
+  for (const auto& f : json["figures"]) {
+    ASSERT_TRUE(std::getline(lines, line));
+    EXPECT_EQ(nlohmann::json::parse(line), f);
+  }
 }
 
 TEST(CompareView, JsonFieldsAreTyped) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipette/report/document.h"
+#include "pipette/report/table_formats.h"
 
 namespace pipette::report {
 namespace {
@@ -103,6 +104,25 @@ void RenderCsv(const Report& report, std::ostream& out) {
     for (size_t k = 0; k < at.size(); ++k) {
       if (k) line += ',';
       line += std::visit(Field{}, row.values[at[k]]);
+    }
+    out << line << "\n";
+  }
+}
+
+void WriteCsvTable(const Table& table, std::ostream& out) {
+  std::vector<size_t> at;
+  std::string line;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (table.columns[i].shown == ShownIn::kText) continue;
+    at.push_back(i);
+    line += (line.empty() ? "" : ",") + Quoted(table.columns[i].name);
+  }
+  out << line << "\n";
+  for (const Row& row : table.rows) {
+    line.clear();
+    for (size_t k = 0; k < at.size(); ++k) {
+      if (k) line += ',';
+      if (at[k] < row.values.size()) line += std::visit(Field{}, row.values[at[k]]);
     }
     out << line << "\n";
   }

@@ -11,13 +11,6 @@
 namespace pipette::report {
 namespace {
 
-std::string CellText(const Value& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (IsNull(v)) return "";
-  const nlohmann::ordered_json j = ToJson(v);
-  return j.is_string() ? j.get<std::string>() : j.dump();
-}
-
 size_t DisplayWidth(const std::string& s) {  // count UTF-8 code points
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
@@ -27,36 +20,40 @@ size_t DisplayWidth(const std::string& s) {  // count UTF-8 code points
 }  // namespace
 
 void WriteMarkdownTable(const Table& table, std::ostream& out) {
-  const size_t n = table.columns.size();
+  std::vector<size_t> shown;  // the columns a text format shows
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (table.columns[i].shown != ShownIn::kData) shown.push_back(i);
+  }
+  const size_t n = shown.size();
   std::vector<std::string> header(n);
   std::vector<size_t> w(n);
-  for (size_t i = 0; i < n; ++i) {
-    header[i] = MarkdownCell(table.columns[i].name);
-    w[i] = DisplayWidth(header[i]);
+  for (size_t k = 0; k < n; ++k) {
+    header[k] = MarkdownCell(table.columns[shown[k]].name);
+    w[k] = DisplayWidth(header[k]);
   }
   std::vector<std::vector<std::string>> body;
   for (const Row& row : table.rows) {
     std::vector<std::string> cells(n);
-    for (size_t i = 0; i < n && i < row.values.size(); ++i) {
-      cells[i] = MarkdownCell(CellText(row.values[i]));
-      w[i] = std::max(w[i], DisplayWidth(cells[i]));
+    for (size_t k = 0; k < n && shown[k] < row.values.size(); ++k) {
+      cells[k] = MarkdownCell(TextOf(table.columns[shown[k]], row, row.values[shown[k]]));
+      w[k] = std::max(w[k], DisplayWidth(cells[k]));
     }
     body.push_back(std::move(cells));
   }
-  auto right = [&](size_t i) { return table.columns[i].align == Align::kRight; };
+  auto right = [&](size_t k) { return table.columns[shown[k]].align == Align::kRight; };
   auto line = [&](const std::vector<std::string>& cells) {
     out << "|";
-    for (size_t i = 0; i < n; ++i) {
-      const std::string pad(w[i] - DisplayWidth(cells[i]), ' ');
-      out << " " << (right(i) ? pad + cells[i] : cells[i] + pad) << " |";
+    for (size_t k = 0; k < n; ++k) {
+      const std::string pad(w[k] - DisplayWidth(cells[k]), ' ');
+      out << " " << (right(k) ? pad + cells[k] : cells[k] + pad) << " |";
     }
     out << "\n";
   };
   line(header);
   out << "|";
-  for (size_t i = 0; i < n; ++i) {
-    out << (right(i) ? " " + std::string(w[i] - 1, '-') + ": |"
-                     : " " + std::string(w[i], '-') + " |");
+  for (size_t k = 0; k < n; ++k) {
+    out << (right(k) ? " " + std::string(w[k] - 1, '-') + ": |"
+                     : " " + std::string(w[k], '-') + " |");
   }
   out << "\n";
   for (const auto& row : body) line(row);

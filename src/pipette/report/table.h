@@ -24,13 +24,32 @@ enum class ColumnType {
 
 enum class Align { kLeft, kRight };
 
+// Which formats show a column: every one; only the text formats (Markdown: a column that
+// writes several data columns as one, "×1.20" or "[0.98, 1.02]"); only the data formats (JSON,
+// CSV, JSONL).
+enum class ShownIn { kAll, kText, kData };
+
+// How a text format (Markdown) writes a column's typed values; the data formats write them as
+// they are. The defaults write them as JSON does.
+struct TextForm {
+  std::string real{};        // a real's fmt form ("{:.4g}"); "": as JSON writes it
+  std::string null{};        // what a null reads as ("—", "missing")
+  std::string yes = "true";  // a boolean's text
+  std::string no = "false";
+  // A real in bytes (the column's unit, or the row's where the column has none) as a size:
+  // "190.73 MiB".
+  bool sizes = false;
+};
+
 struct Column {
   std::string name;  // a JSON key, an SQL column, a header
   ColumnType type = ColumnType::kText;
   // The unit of every value of the column; "" when it has none or when each row names its own
-  // (the results table's `unit` column).
+  // (the results table's `unit` column; Row::unit).
   std::string unit;
   Align align = Align::kLeft;  // in text tables (Markdown)
+  TextForm text{};
+  ShownIn shown = ShownIn::kAll;
 };
 
 // One value: null (std::monostate) or of its column's type.
@@ -62,6 +81,9 @@ struct Row {
   // What else a reader must see in place (the HTML report marks the row with them):
   // "re-quantized", "emulated", "emulated tier", "n/a".
   std::vector<std::string> marks;
+  // The unit of the row's figure, for a table whose rows each have their own and whose data
+  // formats do not show it (TextForm::sizes reads it).
+  std::string unit{};
 };
 
 struct Table {
@@ -74,13 +96,16 @@ struct Table {
   // Position of the column named `name`, if there is one.
   std::optional<size_t> Find(std::string_view column) const;
   void Add(std::vector<Value> values, bool noisy = false) {
-    rows.push_back({std::move(values), noisy, {}});
+    rows.push_back({std::move(values), noisy, {}, {}});
   }
 };
 
 // A value as JSON: null, a string, a number, a boolean, the JSON itself or an array.
 nlohmann::ordered_json ToJson(const Value& v);
-// A row as one JSON object whose keys are the column names, in column order.
+// A row as one JSON object whose keys are the column names, in column order (the columns the data
+// formats show).
 nlohmann::ordered_json RowObject(const Table& table, const Row& row);
+// A row's value of `column` as a text format writes it (TextForm): a text as it is.
+std::string TextOf(const Column& column, const Row& row, const Value& value);
 
 }  // namespace pipette::report

@@ -23,43 +23,44 @@ std::string KindName(FigureCheck::Kind k) {
   return "?";
 }
 
-// yes / NO / cannot say; JSON: true / false / null.
-report::Value Outcome(FigureCheck::Outcome o, bool for_text) {
+// true / false / null; Markdown: yes / NO / cannot say.
+report::Value Outcome(FigureCheck::Outcome o) {
   switch (o) {
     case FigureCheck::Outcome::kYes:
-      return for_text ? report::Text("yes") : report::Boolean(true);
+      return report::Boolean(true);
     case FigureCheck::Outcome::kNo:
-      return for_text ? report::Text("NO") : report::Boolean(false);
+      return report::Boolean(false);
     case FigureCheck::Outcome::kCannotSay:
-      return for_text ? report::Text("cannot say") : report::Null();
+      return report::Null();
   }
   return report::Null();
 }
 
 }  // namespace
 
-report::Table ReproduceTable(const Verdict& v, bool for_text) {
+report::Table ReproduceTable(const Verdict& v) {
   report::Table t;
   t.name = "figures";
-  const ColumnType real = for_text ? ColumnType::kText : ColumnType::kReal;
   const auto left = report::Align::kLeft, right = report::Align::kRight;
+  const report::TextForm six{.real = "{:.6g}"};
   t.columns = {{"figure", ColumnType::kText, "", left},
                {"metric", ColumnType::kText, "", left},
                {"unit", ColumnType::kText, "", left},
                {"check", ColumnType::kText, "", left},
-               {"original", real, "", right},
-               {"now", real, "", right},
-               {"ratio", real, "", right},
-               {"reproduced", for_text ? ColumnType::kText : ColumnType::kBoolean, "", left},
+               {"original", ColumnType::kReal, "", right, six},
+               {"now", ColumnType::kReal, "", right, six},
+               {"ratio", ColumnType::kReal, "", right, six},
+               {"reproduced",
+                ColumnType::kBoolean,
+                "",
+                left,
+                {.null = "cannot say", .yes = "yes", .no = "NO"}},
                {"why", ColumnType::kText, "", left}};
-  auto number = [&](std::optional<double> x) {
-    if (!x) return report::Null();
-    return for_text ? report::Text(fmt::format("{:.6g}", *x)) : report::Real(*x);
-  };
   for (const FigureCheck& f : v.figures) {
     t.Add({report::Text(f.label), report::Text(f.metric), report::Text(f.unit),
-           report::Text(KindName(f.kind)), number(f.original), number(f.now), number(f.ratio),
-           Outcome(f.outcome, for_text), report::Text(f.why)});
+           report::Text(KindName(f.kind)), report::RealOrNull(f.original),
+           report::RealOrNull(f.now), report::RealOrNull(f.ratio), Outcome(f.outcome),
+           report::Text(f.why)});
   }
   return t;
 }
@@ -67,7 +68,7 @@ report::Table ReproduceTable(const Verdict& v, bool for_text) {
 void WriteReproduceMarkdown(const Verdict& v, const std::string& original, const std::string& again,
                             std::ostream& out) {
   out << fmt::format("Original: {}\n\nAgain: {}\n\n", MarkdownLine(original), MarkdownLine(again));
-  const report::Table t = ReproduceTable(v, true);
+  const report::Table t = ReproduceTable(v);
   if (t.rows.empty()) {
     out << "No figure to check.\n";
   } else {
@@ -91,7 +92,7 @@ void WriteReproduceMarkdown(const Verdict& v, const std::string& original, const
 
 nlohmann::ordered_json ReproduceJson(const Verdict& v, const std::string& original,
                                      const std::string& again) {
-  const report::Table t = ReproduceTable(v, false);
+  const report::Table t = ReproduceTable(v);
   nlohmann::ordered_json j;
   j["schema"] = "pipette.reproduce";
   j["schema_version"] = kReproduceSchemaVersion;

@@ -1,5 +1,6 @@
 // A reproduce verdict as the table model (report/table.h), built once and rendered as Markdown
-// (a terminal) or JSON. No figure is computed here.
+// (a terminal), JSON, CSV or JSONL (its figures: report/table_formats.h). No figure is computed
+// here.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,8 +16,9 @@ namespace pipette::reproduce {
 inline constexpr int kReproduceSchemaVersion = 1;
 
 // One row per figure checked: what it is, how it is checked, both values, the ratio, whether it
-// reproduced and why. `for_text`: numbers as text of six significant digits.
-report::Table ReproduceTable(const Verdict& v, bool for_text);
+// reproduced and why. Typed; Markdown writes numbers to six significant digits and the outcome
+// as yes, NO or cannot say.
+report::Table ReproduceTable(const Verdict& v);
 
 // `original`, `again`: the runs, as "results/pipette.db run 3".
 void WriteReproduceMarkdown(const Verdict& v, const std::string& original, const std::string& again,

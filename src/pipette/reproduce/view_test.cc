@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "pipette/report/command_output.h"
 #include "pipette/testing/golden.h"
 #include "pipette/workload/registry.h"
 
@@ -53,6 +54,16 @@ TEST(ReproduceView, JsonGolden) {
   testing::ExpectGolden(
       ReproduceJson(Fixed(), "results/pipette.db run 1", "results/pipette.db run 2").dump(2) + "\n",
       "reproduce.json");
+}
+
+// The figures as csv and jsonl write them: the JSON's rows, typed, from the same table.
+TEST(ReproduceView, FiguresAsCsvAndJsonlGolden) {
+  const Verdict v = Fixed();
+  for (const char* format : {"csv", "jsonl"}) {
+    std::ostringstream out;
+    report::RenderCommandOutput(format, {nullptr, nullptr, [&] { return ReproduceTable(v); }}, out);
+    testing::ExpectGolden(out.str(), std::string("reproduce.") + format);
+  }
 }
 
 }  // namespace

@@ -12,12 +12,17 @@ using report::ColumnType;
 
 namespace {
 
-// A value: typed for JSON; as text in `form`, or as a size ("1.50 GiB") for a value in bytes.
-report::Value Number(std::optional<double> v, bool for_text, const char* form = "{:.3f}",
-                     const std::string& unit = "") {
-  if (!v) return for_text ? report::Text("—") : report::Null();
-  if (!for_text) return report::Real(*v);
-  return report::Text(unit == "bytes" ? FormatBytes(*v) : fmt::format(fmt::runtime(form), *v));
+const auto kLeft = report::Align::kLeft;
+const auto kRight = report::Align::kRight;
+
+// A score or a scaled figure: three decimals, "—" where there is none.
+report::Column Score(const std::string& name, const std::string& null = "—") {
+  return {name, ColumnType::kReal, "", kRight, {.real = "{:.3f}", .null = null}};
+}
+
+// A figure's value in its unit (Row::unit): six significant digits, or a size in bytes.
+report::Column FigureValue(const std::string& name) {
+  return {name, ColumnType::kReal, "", kRight, {.real = "{:.6g}", .null = "—", .sizes = true}};
 }
 
 std::string WeightsText(const Weights& w) {
@@ -27,69 +32,66 @@ std::string WeightsText(const Weights& w) {
 
 }  // namespace
 
-report::Table RankedTable(const Selection& s, bool for_text) {
+report::Table RankedTable(const Selection& s) {
   report::Table t;
   t.name = "ranked";
-  const ColumnType real = for_text ? ColumnType::kText : ColumnType::kReal;
-  const auto left = report::Align::kLeft, right = report::Align::kRight;
-  t.columns = {{"rank", ColumnType::kInteger, "", right},
-               {"candidate", ColumnType::kText, "", left},
-               {"device", ColumnType::kText, "", left},
-               {"score", real, "", right}};
-  for (size_t g = 0; g < kGroups; ++g) t.columns.push_back({GroupName(Group(g)), real, "", right});
-  t.columns.push_back(
-      {"pareto", for_text ? ColumnType::kText : ColumnType::kBoolean, "", report::Align::kLeft});
-  t.columns.push_back({"not measured", ColumnType::kText, "", report::Align::kLeft});
+  t.columns = {{"rank", ColumnType::kInteger, "", kRight},
+               {"candidate", ColumnType::kText, "", kLeft},
+               {"device", ColumnType::kText, "", kLeft},
+               Score("score")};
+  // A group no figure of the profile scores reads "unused".
+  for (size_t g = 0; g < kGroups; ++g) {
+    t.columns.push_back(Score(GroupName(Group(g)), s.group_used[g] ? "—" : "unused"));
+  }
+  t.columns.push_back({"pareto", ColumnType::kBoolean, "", kLeft, {.yes = "yes", .no = ""}});
+  t.columns.push_back({"not measured", ColumnType::kText, "", kLeft});
   int rank = 0;
   for (const Candidate& c : s.ranked) {
     std::vector<report::Value> row = {report::Integer(++rank), report::Text(c.name),
-                                      report::Text(c.device), Number(c.total, for_text)};
+                                      report::Text(c.device), report::Real(c.total)};
     for (size_t g = 0; g < kGroups; ++g) {
-      row.push_back(s.group_used[g] ? Number(c.groups[g], for_text)
-                                    : (for_text ? report::Text("unused") : report::Null()));
+      row.push_back(s.group_used[g] ? report::RealOrNull(c.groups[g]) : report::Null());
     }
-    row.push_back(for_text ? report::Text(c.pareto ? "yes" : "") : report::Boolean(c.pareto));
+    row.push_back(report::Boolean(c.pareto));
     row.push_back(report::Text(fmt::format("{}", fmt::join(c.missing, ", "))));
     t.Add(std::move(row));
   }
   return t;
 }
 
-report::Table FiguresTable(const Selection& s, bool for_text) {
+report::Table FiguresTable(const Selection& s) {
   report::Table t;
   t.name = "figures";
-  const ColumnType real = for_text ? ColumnType::kText : ColumnType::kReal;
-  const auto left = report::Align::kLeft, right = report::Align::kRight;
-  t.columns = {{"candidate", ColumnType::kText, "", left},
-               {"group", ColumnType::kText, "", left},
-               {"figure", ColumnType::kText, "", left},
-               {"better", ColumnType::kText, "", left},
-               {"value", real, "", right},
-               {"scaled", real, "", right}};
+  t.columns = {{"candidate", ColumnType::kText, "", kLeft},
+               {"group", ColumnType::kText, "", kLeft},
+               {"figure", ColumnType::kText, "", kLeft},
+               {"better", ColumnType::kText, "", kLeft},
+               FigureValue("value"),
+               Score("scaled")};
   for (const Candidate& c : s.ranked) {
     for (const Scored& f : c.figures) {
       t.Add({report::Text(c.name), report::Text(GroupName(f.group)), report::Text(f.name),
-             report::Text(f.higher_is_better ? "higher" : "lower"),
-             Number(f.value, for_text, "{:.6g}", f.unit), Number(f.scaled, for_text)});
+             report::Text(f.higher_is_better ? "higher" : "lower"), report::Real(f.value),
+             report::Real(f.scaled)});
+      t.rows.back().unit = f.unit;
     }
   }
   return t;
 }
 
-report::Table VetoTable(const Selection& s, bool for_text) {
+report::Table VetoTable(const Selection& s) {
   report::Table t;
   t.name = "vetoed";
-  const auto left = report::Align::kLeft, right = report::Align::kRight;
-  t.columns = {{"candidate", ColumnType::kText, "", left},
-               {"device", ColumnType::kText, "", left},
-               {"constraint", ColumnType::kText, "", left},
-               {"figure", ColumnType::kText, "", left},
-               {"value", for_text ? ColumnType::kText : ColumnType::kReal, "", right},
-               {"by", ColumnType::kText, "", left}};
+  t.columns = {{"candidate", ColumnType::kText, "", kLeft},
+               {"device", ColumnType::kText, "", kLeft},
+               {"constraint", ColumnType::kText, "", kLeft},
+               {"figure", ColumnType::kText, "", kLeft},
+               FigureValue("value"),
+               {"by", ColumnType::kText, "", kLeft}};
   for (const Veto& v : s.vetoed) {
     t.Add({report::Text(v.candidate), report::Text(v.device), report::Text(v.constraint),
-           report::Text(v.figure), Number(v.value, for_text, "{:.6g}", v.unit),
-           report::Text(v.by)});
+           report::Text(v.figure), report::RealOrNull(v.value), report::Text(v.by)});
+    t.rows.back().unit = v.unit;
   }
   return t;
 }
@@ -107,7 +109,7 @@ void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const st
       constraints.empty() ? "none" : MarkdownLine(fmt::format("{}", fmt::join(constraints, "; "))),
       WeightsText(profile.weights));
   out << "## Ranked\n\n";
-  const report::Table ranked = RankedTable(s, true);
+  const report::Table ranked = RankedTable(s);
   if (ranked.rows.empty()) {
     out << "No candidate meets every constraint.\n";
   } else {
@@ -115,7 +117,7 @@ void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const st
   }
   if (!s.vetoed.empty()) {
     out << "\n## Vetoed\n\n";
-    report::WriteMarkdownTable(VetoTable(s, true), out);
+    report::WriteMarkdownTable(VetoTable(s), out);
   }
   for (const std::string& n : s.notes) out << "\nNote: " << MarkdownLine(n) << "\n";
   if (!s.unchecked.empty()) {
@@ -136,7 +138,7 @@ void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const st
     }
   }
   out << "\n## Recommendation\n\n" << MarkdownLine(s.recommendation) << "\n";
-  const report::Table figures = FiguresTable(s, true);
+  const report::Table figures = FiguresTable(s);
   if (!figures.rows.empty()) {
     out << "\n## Scored figures\n\nEach figure scaled 0 (the worst candidate that fits) to 1 (the "
            "best); a group scores the mean of its figures.\n\n";
@@ -157,8 +159,7 @@ nlohmann::ordered_json SelectionJson(const Selection& s, const Profile& profile,
                              {"efficiency", profile.weights.efficiency},
                              {"robustness", profile.weights.robustness},
                              {"engineering", profile.weights.engineering}};
-  for (const report::Table& t :
-       {RankedTable(s, false), VetoTable(s, false), FiguresTable(s, false)}) {
+  for (const report::Table& t : {RankedTable(s), VetoTable(s), FiguresTable(s)}) {
     j[t.name] = nlohmann::ordered_json::array();
     for (const report::Row& row : t.rows) j[t.name].push_back(report::RowObject(t, row));
   }

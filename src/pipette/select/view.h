@@ -1,5 +1,6 @@
 // A selection as tables of the table model (report/table.h), built once and rendered as Markdown
-// (a terminal) or JSON. No figure is computed here.
+// (a terminal), JSON, or its ranking as CSV or JSONL (report/table_formats.h). No figure is
+// computed here.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,10 +16,10 @@ namespace pipette::select {
 inline constexpr int kSelectSchemaVersion = 1;
 
 // The ranked candidates with their group scores; each candidate's scored figures; the vetoes.
-// `for_text`: numbers as text (Markdown).
-report::Table RankedTable(const Selection& s, bool for_text);
-report::Table FiguresTable(const Selection& s, bool for_text);
-report::Table VetoTable(const Selection& s, bool for_text);
+// Typed, each column saying how Markdown writes it (report::TextForm).
+report::Table RankedTable(const Selection& s);
+report::Table FiguresTable(const Selection& s);
+report::Table VetoTable(const Selection& s);
 
 void WriteSelectionMarkdown(const Selection& s, const Profile& profile, const std::string& source,
                             std::ostream& out);

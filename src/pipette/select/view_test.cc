@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "pipette/report/command_output.h"
 #include "pipette/select/select_rows_testing.h"
 #include "pipette/testing/golden.h"
 #include "pipette/workload/registry.h"
@@ -28,6 +29,18 @@ TEST(SelectView, JsonGolden) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   testing::ExpectGolden(SelectionJson(*s, p, "results/pipette.db run 1").dump(2) + "\n",
                         "select.json");
+}
+
+// The ranking, the table csv and jsonl write, from the same table as the Markdown and the JSON.
+TEST(SelectView, RankingAsCsvAndJsonlGolden) {
+  const Profile p = fixture::TestProfile();
+  auto s = Select(workload::Figures(), fixture::Fixture(), p);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  for (const char* format : {"csv", "jsonl"}) {
+    std::ostringstream out;
+    report::RenderCommandOutput(format, {nullptr, nullptr, [&] { return RankedTable(*s); }}, out);
+    testing::ExpectGolden(out.str(), std::string("select.") + format);
+  }
 }
 
 }  // namespace
