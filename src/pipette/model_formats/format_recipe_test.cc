@@ -119,31 +119,15 @@ TEST_F(ModelFormatRecipe, AMadeUpFormatIsPairedMeasuredStoredAndDerived) {
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 1u);
 
-  run::RunnerTestBed bed;
-  ASSERT_TRUE(run::OpenTestBed("format-recipe", registry_, {}, &bed).ok());
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() { fs::remove_all(dir); }
-  } cleanup{bed.dir};
-  pipette::testing::FakeWorker fake;
-  pipette::testing::FakeDevice device(&fake);
-  run::RunnerDeps deps;
-  deps.workloads = workload::MakeWorkloads;
-  deps.derivers = &workload::Derivers();
-  deps.runtimes = &Runtimes();
-  deps.device = &device;
-  deps.store = bed.store.get();
-  deps.model_facts = [](const std::string& path) { return Formats().Measure(path); };
-  auto summary = run::RunExperiment(*ex, *cells, registry_, bed.env_id, deps);
-  ASSERT_TRUE(summary.ok()) << summary.error().message;
-  ASSERT_EQ(summary->cells_ok, 1) << (summary->failures.empty() ? ""
-                                                                : summary->failures[0].message);
+  run::FakeWorkerRun run("format-recipe", registry_);
+  auto data =
+      run.Run(*ex, *cells, registry_, Runtimes(), workload::MakeWorkloads, workload::Derivers(),
+              [](const std::string& path) { return Formats().Measure(path); });
+  ASSERT_TRUE(data.ok()) << data.error().message;
 
   // Its cache key and facts are the cell's.
-  auto stored = bed.store->Cells(summary->run_id);
-  ASSERT_TRUE(stored.ok());
-  ASSERT_EQ(stored->size(), 1u);
-  const store::CellRecord& cell = stored->at(0);
+  ASSERT_EQ(data->cells.size(), 1u);
+  const store::CellRecord& cell = data->cells.at(0);
   EXPECT_EQ(cell.model_sha256, *Sha256File(dir_ / "m.toy"));
   EXPECT_EQ(cell.model_info["file"].value("format", ""), "toy");
   EXPECT_EQ(cell.model_info["file"].value("quant", ""), "T4");
@@ -151,13 +135,8 @@ TEST_F(ModelFormatRecipe, AMadeUpFormatIsPairedMeasuredStoredAndDerived) {
   EXPECT_EQ(cell.model_file_size, size);
 
   // Derived: the decode rate, and the file's size as the model's.
-  auto run = bed.store->Run(summary->run_id);
-  ASSERT_TRUE(run.ok());
-  const std::vector<metrics::CellSamples> samples = {{cell, *bed.store->Samples(cell.id)}};
-  const auto rows =
-      metrics::DeriveRows(*run, {bed.env_id, "fp", json::object()}, samples, workload::Derivers());
   bool rate = false, file_size = false;
-  for (const metrics::ResultRow& r : rows) {
+  for (const metrics::ResultRow& r : data->rows) {
     rate = rate || (r.test == "tg4" && r.metric == "throughput" && r.value > 0);
     if (r.test == "model" && r.metric == "file_size") {
       file_size = true;

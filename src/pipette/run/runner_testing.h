@@ -13,9 +13,12 @@
 #include <vector>
 
 #include "pipette/config/experiment.h"
+#include "pipette/report/load.h"
+#include "pipette/run/runner.h"
 #include "pipette/runtime/params.h"
 #include "pipette/store/store.h"
 #include "pipette/testing/fake_device.h"
+#include "pipette/testing/fake_worker.h"
 
 namespace pipette::run {
 
@@ -49,5 +52,50 @@ inline Status OpenTestBed(const std::string& name, const runtime::ParamRegistry&
   }
   return {};
 }
+
+// The recipe tests' run on the fake worker: a store of its own (removed with it), the fake
+// worker, and Run: `cells` of `ex` run by the runner (on a FakeDevice) with the workloads
+// `workloads` makes and the runtimes given, every cell measured, then the run's data read back
+// as the reports read it.
+class FakeWorkerRun {
+ public:
+  FakeWorkerRun(const std::string& name, const runtime::ParamRegistry& registry)
+      : opened_(OpenTestBed(name, registry, {}, &bed)) {}
+  ~FakeWorkerRun() { std::filesystem::remove_all(bed.dir); }
+  FakeWorkerRun(const FakeWorkerRun&) = delete;
+  FakeWorkerRun& operator=(const FakeWorkerRun&) = delete;
+
+  Result<report::ReportData> Run(
+      const config::Experiment& ex, const std::vector<plan::Cell>& cells,
+      const runtime::ParamRegistry& registry, const runtime::RuntimeRegistry& runtimes,
+      std::function<std::vector<std::unique_ptr<workload::Workload>>()> workloads,
+      const metrics::RowDerivers& derivers,
+      std::function<Result<ModelFacts>(const std::string&)> model_facts = nullptr) {
+    if (!opened_) return opened_.error();
+    testing::FakeDevice device(&fake);
+    RunnerDeps deps;
+    deps.workloads = std::move(workloads);
+    deps.derivers = &derivers;
+    deps.runtimes = &runtimes;
+    deps.device = &device;
+    deps.store = bed.store.get();
+    deps.model_facts = std::move(model_facts);
+    auto summary = RunExperiment(ex, cells, registry, bed.env_id, deps);
+    if (!summary) return summary.error();
+    if (summary->cells_ok != int(cells.size())) {
+      return RuntimeError(summary->failures.empty() ? "a cell was not measured"
+                                                    : summary->failures[0].message);
+    }
+    run_id = summary->run_id;
+    return report::LoadReportData(*bed.store, {run_id}, derivers);
+  }
+
+  RunnerTestBed bed;
+  testing::FakeWorker fake;
+  int64_t run_id = 0;
+
+ private:
+  Status opened_;
+};
 
 }  // namespace pipette::run

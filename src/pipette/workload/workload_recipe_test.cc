@@ -158,38 +158,21 @@ TEST_F(WorkloadRecipe, AMadeUpWorkloadRunsIsDerivedJudgedSelectableAndShown) {
   auto cells = plan::Expand(*ex, runtime::Registry(), needs);
   ASSERT_TRUE(cells.ok()) << cells.error().message;
 
-  run::RunnerTestBed bed;
-  ASSERT_TRUE(run::OpenTestBed("workload-recipe", registry_, {}, &bed).ok());
-  struct Cleanup {
-    std::filesystem::path dir;
-    ~Cleanup() { std::filesystem::remove_all(dir); }
-  } cleanup{bed.dir};
+  run::FakeWorkerRun run("workload-recipe", registry_);
   // This test's workloads: the speed tests Pipette ships, and wc.
   const std::unique_ptr<Workload> speed = NewSpeed();
   Wc wc;
   const metrics::RowDerivers derivers = {speed.get(), &wc, &metrics::CellDeriver()};
-  pipette::testing::FakeWorker fake;
-  pipette::testing::FakeDevice device(&fake);
-  run::RunnerDeps deps;
-  deps.workloads = [] {
-    std::vector<std::unique_ptr<Workload>> w;
-    w.push_back(NewSpeed());
+  auto workloads = [] {
+    std::vector<std::unique_ptr<Workload>> w = SpeedAlone();
     w.push_back(std::make_unique<Wc>());
     return w;
   };
-  deps.derivers = &derivers;
-  deps.runtimes = &runtime::Registry();
-  deps.device = &device;
-  deps.store = bed.store.get();
-  auto summary = run::RunExperiment(*ex, *cells, registry_, bed.env_id, deps);
-  ASSERT_TRUE(summary.ok()) << summary.error().message;
-  ASSERT_EQ(summary->cells_ok, 1) << (summary->failures.empty() ? ""
-                                                                : summary->failures[0].message);
-  EXPECT_EQ(fake.Count(protocol::op::kTokenize), 1);
+  auto data = run.Run(*ex, *cells, registry_, runtime::Registry(), workloads, derivers);
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  EXPECT_EQ(run.fake.Count(protocol::op::kTokenize), 1);
 
   // Derived from its stored sample: "word word word word" is 19 bytes, a fake token each.
-  auto data = report::LoadReportData(*bed.store, {summary->run_id}, derivers);
-  ASSERT_TRUE(data.ok()) << data.error().message;
   const metrics::ResultRow* row = nullptr;
   for (const metrics::ResultRow& r : data->rows) {
     if (r.test == "wc" && r.metric == "tokens_per_word") row = &r;
