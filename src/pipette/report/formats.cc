@@ -14,8 +14,8 @@ void RenderJsonl(const Report& report, std::ostream& out);     // jsonl.cc
 void RenderSql(const Report& report, std::ostream& out);       // sql.cc
 void RenderHtml(const Report& report, std::ostream& out);      // html.cc
 
-const std::vector<Format>& Formats() {
-  static const std::vector<Format> kFormats = {
+const FormatRegistry& Formats() {
+  static const FormatRegistry kFormats({
       {"md", "the console table (Markdown): one line per cell and speed test", RenderMarkdown,
        ReportParts::kSummary},
       {"csv", "one line per (cell, test, metric) with its summary and samples", RenderCsv,
@@ -27,31 +27,35 @@ const std::vector<Format>& Formats() {
        ReportParts::kAll},
       {"html", "one self-contained page: sortable tables and charts (Vega-Lite), opens offline",
        RenderHtml, ReportParts::kPage},
-  };
+  });
   return kFormats;
 }
 
-std::vector<std::string> FormatNames() {
+std::vector<std::string> FormatRegistry::Names() const {
   std::vector<std::string> names;
-  for (const Format& f : Formats()) names.emplace_back(f.name);
+  for (const Format& f : formats_) names.emplace_back(f.name);
   return names;
 }
 
-std::string FormatList(std::string_view separator) {
+std::string FormatRegistry::List(std::string_view separator) const {
   std::string list;
-  for (const Format& f : Formats()) {
+  for (const Format& f : formats_) {
     if (!list.empty()) list += separator;
     list += f.name;
   }
   return list;
 }
 
-Result<const Format*> FindFormat(std::string_view name) {
-  for (const Format& f : Formats()) {
+Result<const Format*> FormatRegistry::Find(std::string_view name) const {
+  for (const Format& f : formats_) {
     if (f.name == name) return &f;
   }
   return InputError(fmt::format("unknown report format '{}'{} (formats: {})", name,
-                                DidYouMean(name, FormatNames()), FormatList()));
+                                DidYouMean(name, Names()), List()));
 }
+
+std::vector<std::string> FormatNames() { return Formats().Names(); }
+std::string FormatList(std::string_view separator) { return Formats().List(separator); }
+Result<const Format*> FindFormat(std::string_view name) { return Formats().Find(name); }
 
 }  // namespace pipette::report
