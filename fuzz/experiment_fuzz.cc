@@ -1,5 +1,6 @@
 // Experiment files (docs/config.md): config::ParseExperiment on any text, with the parameters,
-// quality workloads, test kinds, runtimes and top-level sections (select:) Pipette ships, as
+// quality workloads, test kinds, runtimes, device kinds and top-level sections (select:) Pipette
+// ships, as
 // app::ExperimentSpecs() assembles them (app/ is not in the fuzz build); a file that parses is
 // put in canonical form too.
 #include <cstddef>
@@ -8,6 +9,7 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/parse.h"
+#include "pipette/device/registry.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/select/section.h"
 #include "pipette/workload/registry.h"
@@ -17,7 +19,9 @@ namespace {
 const pipette::config::QualityRegistry& Specs() {
   static const pipette::select::ProfilesSection kSelect(&pipette::workload::Figures());
   static const pipette::config::QualityRegistry kAll =
-      pipette::workload::QualitySpecs().WithSections({&kSelect});
+      pipette::workload::QualitySpecs()
+          .WithSections({&kSelect})
+          .WithDevices(&pipette::device::DeviceKinds());
   return kAll;
 }
 

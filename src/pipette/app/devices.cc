@@ -30,7 +30,7 @@ std::string CrossWorkersDir(const std::string& workers_dir, const std::string& a
 
 Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spec,
                                                    CommandRunner& runner) {
-  const device::DeviceKind* kind = device::FindDeviceKind(spec.kind);
+  const device::DeviceKind* kind = device::DeviceKinds().Find(spec.kind);
   if (!kind) return RuntimeError(fmt::format("device kind '{}' is not known", spec.kind));
   auto made = kind->make(spec.name, spec.options, runner);
   if (!made || !spec.Tiered()) return made;

@@ -1,5 +1,6 @@
 #include "pipette/app/experiment_specs.h"
 
+#include "pipette/device/registry.h"
 #include "pipette/select/section.h"
 #include "pipette/workload/registry.h"
 
@@ -7,9 +8,11 @@ namespace pipette::app {
 
 const config::QualityRegistry& ExperimentSpecs() {
   static const select::ProfilesSection kSelect(&workload::Figures());
-  static const config::QualityRegistry kAll = workload::QualitySpecs().WithSections({
-      &kSelect,  // select: the profiles of `pipette select`
-  });
+  static const config::QualityRegistry kAll = workload::QualitySpecs()
+                                                  .WithSections({
+                                                      &kSelect,  // select: `pipette select`'s
+                                                  })
+                                                  .WithDevices(&device::DeviceKinds());
   return kAll;
 }
 

@@ -161,7 +161,7 @@ const std::vector<std::pair<std::string, std::string>>& Globals() {
       {"workload::Headlines()", "workload/registry.cc"},
       {"workload::Figures()", "workload/registry.cc"},
       {"workload::PlanNeeds()", "workload/registry.cc"},
-      {"device::Registry()", "device/registry.cc"},
+      {"device::DeviceKinds()", "device/registry.cc"},
       {"report::Formats()", "report/formats.cc"},
       {"model_formats::Registry()", "model_formats/registry.cc"},
   };

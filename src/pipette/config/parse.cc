@@ -215,7 +215,8 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     if (ex->device || !ex->devices.empty()) {
       return w.At(k, "give either 'device:' or 'devices:', not both");
     }
-    auto devices = ParseDevices(w, v);
+    if (!qualities.devices()) return w.At(k, "no device kinds are known to this parser");
+    auto devices = ParseDevices(w, v, *qualities.devices());
     if (!devices) return devices.error();
     ex->devices = std::move(*devices);
   } else if (key == "name" || key == "description" || key == "store" || key == "device") {

@@ -141,7 +141,8 @@ Status ParseTier(const Where& w, const YAML::Node& node, WrittenDevice* d) {
   return {};
 }
 
-Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
+Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node,
+                                  const device::DeviceKindRegistry& kinds) {
   WrittenDevice d;
   d.line = PosOf(node).line;
   d.column = PosOf(node).column;
@@ -152,13 +153,13 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
     }
     return w.At(node, fmt::format("device '{}' is not known: write `local`, or a named device "
                                   "such as {{name: board, ssh: {{host: 10.0.0.2}}}} (kinds: {})",
-                                  node.Scalar(), fmt::join(device::DeviceKindNames(), ", ")));
+                                  node.Scalar(), fmt::join(kinds.Names(), ", ")));
   }
   if (!node.IsMap()) {
     return w.At(node, "a device is `local` or a mapping {name: ..., ssh: {...}}");
   }
   std::vector<std::string> known = {"name", "tier"};
-  for (const std::string& k : device::DeviceKindNames()) known.push_back(k);
+  for (const std::string& k : kinds.Names()) known.push_back(k);
   KeySet keys;
   for (const auto& kv : node) {
     if (auto st = keys.Add(w, kv.first, "in a device "); !st) return st.error();
@@ -178,7 +179,7 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
       if (auto st = ParseTier(w, kv.second, &d); !st) return st.error();
       continue;
     }
-    const device::DeviceKind* kind = device::FindDeviceKind(key);
+    const device::DeviceKind* kind = kinds.Find(key);
     if (!kind) {
       return w.At(kv.first,
                   fmt::format("unknown key '{}' in a device{}", key, DidYouMean(key, known)));
@@ -191,8 +192,8 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
     if (auto st = ParseOptions(w, *kind, kv.second, &d); !st) return st.error();
   }
   if (d.kind.empty()) {
-    return w.At(node, fmt::format("a device needs its kind: one of {}",
-                                  fmt::join(device::DeviceKindNames(), ", ")));
+    return w.At(node,
+                fmt::format("a device needs its kind: one of {}", fmt::join(kinds.Names(), ", ")));
   }
   if (d.kind == "local" && d.tier.is_null() && d.name && *d.name != "local") {
     return w.At(node,
@@ -216,7 +217,8 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node) {
 
 }  // namespace
 
-Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node& node) {
+Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node& node,
+                                                const device::DeviceKindRegistry& kinds) {
   std::vector<WrittenDevice> out;
   if (node.IsNull() || (node.IsSequence() && node.size() == 0)) {
     return w.At(node, "devices: needs at least one device (`local` is this machine)");
@@ -224,7 +226,7 @@ Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node
   const std::vector<YAML::Node> entries =
       node.IsSequence() ? AsList(node) : std::vector<YAML::Node>{node};
   for (const YAML::Node& n : entries) {
-    auto d = ParseDevice(w, n);
+    auto d = ParseDevice(w, n, kinds);
     if (!d) return d.error();
     const std::string name = d->name.value_or(d->kind);
     for (const WrittenDevice& other : out) {
@@ -239,7 +241,8 @@ Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node
 }
 
 Result<std::vector<DeviceSpec>> ResolveDevices(const Where& w,
-                                               const std::vector<WrittenDevice>& written) {
+                                               const std::vector<WrittenDevice>& written,
+                                               const device::DeviceKindRegistry& kinds) {
   std::vector<DeviceSpec> out;
   for (const WrittenDevice& d : written) {
     DeviceSpec s;
@@ -248,7 +251,7 @@ Result<std::vector<DeviceSpec>> ResolveDevices(const Where& w,
     s.line = d.line + 1;
     s.options = d.options;
     s.tier = d.tier;
-    const device::DeviceKind* kind = device::FindDeviceKind(d.kind);
+    const device::DeviceKind* kind = kinds.Find(d.kind);
     for (const device::DeviceOption& o :
          kind ? kind->options : std::vector<device::DeviceOption>{}) {
       if (o.type != OptionType::kPath || !s.options.contains(o.key)) continue;

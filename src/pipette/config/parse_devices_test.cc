@@ -109,7 +109,7 @@ TEST(ParseDevices, ATierIsALocalDeviceOfItsOwnName) {
                      "  - {name: board-low, ssh: {host: b}, tier: {memory: 1GB}}\n");
   ASSERT_TRUE(other.ok()) << other.error().message;
   EXPECT_NE(ConfigHash(*ex), ConfigHash(*other));
-  auto resolved = ResolveDevices(Where("ex.yaml"), ex->devices);
+  auto resolved = ResolveDevices(Where("ex.yaml"), ex->devices, device::DeviceKinds());
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;
   EXPECT_TRUE((*resolved)[0].IsLocal());
   EXPECT_FALSE((*resolved)[1].IsLocal());  // opened as a device of its own, with its own facts
@@ -151,7 +151,7 @@ TEST(ResolveDevices, KeyFilesAreFoundBesideTheExperimentFile) {
       ParseExperiment(kHead + "devices: [{name: b, ssh: {host: h, key: id_board}}]\n", path,
                       runtime::ParamRegistry::Default(), testing::TestsOnly(), runtime::Registry());
   ASSERT_TRUE(written.ok()) << written.error().message;
-  auto devices = ResolveDevices(Where(path), written->devices);
+  auto devices = ResolveDevices(Where(path), written->devices, device::DeviceKinds());
   ASSERT_TRUE(devices.ok()) << devices.error().message;
   EXPECT_EQ((*devices)[0].options["key"], (dir / "id_board").string());
   EXPECT_EQ((*devices)[0].Address(), "ssh h:22");
@@ -159,7 +159,7 @@ TEST(ResolveDevices, KeyFilesAreFoundBesideTheExperimentFile) {
       ParseExperiment(kHead + "devices: [{name: b, ssh: {host: h, key: nope}}]\n", path,
                       runtime::ParamRegistry::Default(), testing::TestsOnly(), runtime::Registry());
   ASSERT_TRUE(missing.ok());
-  auto bad = ResolveDevices(Where(path), missing->devices);
+  auto bad = ResolveDevices(Where(path), missing->devices, device::DeviceKinds());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
             fmt::format("{}:3:41: ssh.key: no such file: {}", path, (dir / "nope").string()));

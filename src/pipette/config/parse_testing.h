@@ -8,13 +8,15 @@
 #include <string>
 
 #include "pipette/config/parse.h"
+#include "pipette/device/registry.h"
 #include "pipette/workload/speed/test_kinds.h"
 
 namespace pipette::config::testing {
 
 // Test names read by the speed workload's grammar; no quality workload.
 inline const QualityRegistry& TestsOnly() {
-  static const QualityRegistry tests_only({}, nullptr, workload::ParseTestName);
+  static const QualityRegistry tests_only =
+      QualityRegistry({}, nullptr, workload::ParseTestName).WithDevices(&device::DeviceKinds());
   return tests_only;
 }
 

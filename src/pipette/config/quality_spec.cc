@@ -48,6 +48,12 @@ QualityRegistry QualityRegistry::WithSections(std::vector<const QualitySpecDef*>
   return r;
 }
 
+QualityRegistry QualityRegistry::WithDevices(const device::DeviceKindRegistry* devices) const {
+  QualityRegistry r = *this;
+  r.devices_ = devices;
+  return r;
+}
+
 const QualitySpecDef* QualityRegistry::FindSection(std::string_view name) const {
   for (const QualitySpecDef* d : sections_) {
     if (d->Name() == name) return d;

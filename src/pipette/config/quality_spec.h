@@ -23,6 +23,10 @@
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
 
+namespace pipette::device {
+class DeviceKindRegistry;
+}  // namespace pipette::device
+
 namespace pipette::metrics {
 class FigureCatalogue;
 }  // namespace pipette::metrics
@@ -96,11 +100,17 @@ class QualityRegistry {
   const QualitySpecDef* FindSection(std::string_view name) const;
   const std::vector<const QualitySpecDef*>& sections() const { return sections_; }
 
+  // This registry with the device kinds `devices:` may name (device::DeviceKinds() from app/);
+  // null: an experiment may name no device but `local`.
+  QualityRegistry WithDevices(const device::DeviceKindRegistry* devices) const;
+  const device::DeviceKindRegistry* devices() const { return devices_; }
+
  private:
   std::vector<const QualitySpecDef*> defs_;
   std::vector<const QualitySpecDef*> sections_;
   const metrics::FigureCatalogue* figures_ = nullptr;
   TestGrammar tests_ = nullptr;
+  const device::DeviceKindRegistry* devices_ = nullptr;
 };
 
 // options.qualities, or a registry of none where it is unset.

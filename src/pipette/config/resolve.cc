@@ -405,7 +405,10 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::Para
   ex.description = written.description.value_or("");
   ex.device = written.device.value_or(ex.device);
   if (!written.devices.empty()) {
-    auto devices = ResolveDevices(w, written.devices);
+    if (!QualitiesOf(options).devices()) {
+      return RuntimeError("config::Resolve: the registry given names no device kinds");
+    }
+    auto devices = ResolveDevices(w, written.devices, *QualitiesOf(options).devices());
     if (!devices) return devices.error();
     ex.devices = std::move(*devices);
   }

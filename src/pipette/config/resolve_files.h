@@ -1,5 +1,6 @@
 // The files an experiment names, found and checked on this machine: models (bundled names or
-// paths, read by their model format), corpora and datasets. Part of the resolve step (config/resolve.h).
+// paths, read by their model format), corpora and datasets. Part of the resolve step
+// (config/resolve.h).
 #pragma once
 
 #include <string>

@@ -77,7 +77,8 @@ TEST_F(ResolveTest, ModelFilesAreCheckedBeforeAnythingRuns) {
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4]\ntests: [pp16]\n"),
             "ex.yaml:1:10: unknown model 'smollm2-135m-instruct-q4' (did you mean "
             "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file, a converted ONNX "
-            "folder, a folder converted for MNN or a bundled name (known: smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)");
+            "folder, a folder converted for MNN or a bundled name (known: "
+            "smollm2-135m-instruct-q4_1 gemma3-270m-q4_k_m)");
   EXPECT_NE(ErrorOf("models: [" + dir_.path().string() + "]\ntests: [pp16]\n")
                 .find("is a directory, not a model file"),
             std::string::npos);

@@ -93,26 +93,26 @@ std::vector<std::string> DeviceKind::Keys() const {
   return keys;
 }
 
-const std::vector<DeviceKind>& DeviceKinds() {
+const DeviceKindRegistry& DeviceKinds() {
   // One line per kind of device.
-  static const std::vector<DeviceKind> kinds = {
+  static const DeviceKindRegistry kinds({
       {"local", {}, MakeLocal},
       {"ssh", kSshOptions, MakeSsh},
       {"adb", kAdbOptions, MakeAdb},
-  };
+  });
   return kinds;
 }
 
-const DeviceKind* FindDeviceKind(const std::string& name) {
-  for (const DeviceKind& k : DeviceKinds()) {
+const DeviceKind* DeviceKindRegistry::Find(const std::string& name) const {
+  for (const DeviceKind& k : kinds_) {
     if (k.name == name) return &k;
   }
   return nullptr;
 }
 
-std::vector<std::string> DeviceKindNames() {
+std::vector<std::string> DeviceKindRegistry::Names() const {
   std::vector<std::string> names;
-  for (const DeviceKind& k : DeviceKinds()) names.push_back(k.name);
+  for (const DeviceKind& k : kinds_) names.push_back(k.name);
   return names;
 }
 

@@ -42,9 +42,20 @@ struct DeviceKind {
   std::vector<std::string> Keys() const;
 };
 
-// The kinds Pipette ships: local, ssh, adb.
-const std::vector<DeviceKind>& DeviceKinds();
-const DeviceKind* FindDeviceKind(const std::string& name);
-std::vector<std::string> DeviceKindNames();
+// Device kinds by name.
+class DeviceKindRegistry {
+ public:
+  explicit DeviceKindRegistry(std::vector<DeviceKind> kinds) : kinds_(std::move(kinds)) {}
+  const std::vector<DeviceKind>& kinds() const { return kinds_; }
+  const DeviceKind* Find(const std::string& name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::vector<DeviceKind> kinds_;
+};
+
+// The kinds Pipette ships: local, ssh, adb. Only app/ calls it; below app/ (the experiment's
+// parser, config::QualityRegistry::devices()) the registry is a parameter.
+const DeviceKindRegistry& DeviceKinds();
 
 }  // namespace pipette::device
