@@ -122,7 +122,9 @@ TEST_F(ModelFormatRecipe, AMadeUpFormatIsPairedMeasuredStoredAndDerived) {
   run::FakeWorkerRun run("format-recipe", registry_);
   auto data =
       run.Run(*ex, *cells, registry_, Runtimes(), workload::MakeWorkloads, workload::Derivers(),
-              [](const std::string& path) { return Formats().Measure(path); });
+              [](run::RunnerDeps& deps) {
+                deps.model_facts = [](const std::string& p) { return Formats().Measure(p); };
+              });
   ASSERT_TRUE(data.ok()) << data.error().message;
 
   // Its cache key and facts are the cell's.

@@ -55,8 +55,9 @@ inline Status OpenTestBed(const std::string& name, const runtime::ParamRegistry&
 
 // The recipe tests' run on the fake worker: a store of its own (removed with it), the fake
 // worker, and Run: `cells` of `ex` run by the runner (on a FakeDevice) with the workloads
-// `workloads` makes and the runtimes given, every cell measured, then the run's data read back
-// as the reports read it.
+// `workloads` makes and the runtimes given, and what `adjust` sets of the runner's dependencies
+// (a model's facts, the experiment's other devices), every cell measured, then the run's data
+// read back as the reports read it.
 class FakeWorkerRun {
  public:
   FakeWorkerRun(const std::string& name, const runtime::ParamRegistry& registry)
@@ -70,7 +71,7 @@ class FakeWorkerRun {
       const runtime::ParamRegistry& registry, const runtime::RuntimeRegistry& runtimes,
       std::function<std::vector<std::unique_ptr<workload::Workload>>()> workloads,
       const metrics::RowDerivers& derivers,
-      std::function<Result<ModelFacts>(const std::string&)> model_facts = nullptr) {
+      const std::function<void(RunnerDeps&)>& adjust = nullptr) {
     if (!opened_) return opened_.error();
     testing::FakeDevice device(&fake);
     RunnerDeps deps;
@@ -79,7 +80,7 @@ class FakeWorkerRun {
     deps.runtimes = &runtimes;
     deps.device = &device;
     deps.store = bed.store.get();
-    deps.model_facts = std::move(model_facts);
+    if (adjust) adjust(deps);
     auto summary = RunExperiment(ex, cells, registry, bed.env_id, deps);
     if (!summary) return summary.error();
     if (summary->cells_ok != int(cells.size())) {
