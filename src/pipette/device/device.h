@@ -1,7 +1,7 @@
 // The device a run measures on (the experiment's `device:`): where workers run, where the files
 // they load must be, what the machine is and how it is doing. The runner starts its workers
 // through a Device and speaks the protocol over the channel it returns; LocalDevice
-// (local_device.h) is this machine. docs/architecture.md "Devices" has the design of remote
+// (local_device.h) is this machine. docs/internals.md "Devices" has the design of remote
 // devices (ssh, adb), which copy the worker and the model over and stream the protocol.
 #pragma once
 

@@ -2,7 +2,7 @@
 // by `pipette run` when the cell finishes, so that `pipette report` need not parse the cell's raw
 // samples again. The raw samples stay in the store; the cache is only ever a shortcut to what
 // DeriveRows gives from them, and a report derives live every cell whose cache is missing, stale
-// or unreadable (docs/architecture.md, "The derived-results cache").
+// or unreadable (docs/internals.md, "The derived-results cache").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// A converted ONNX model (docs/architecture.md, converters/onnx): a folder holding model.onnx,
+// A converted ONNX model (docs/internals.md, converters/onnx): a folder holding model.onnx,
 // its external data (model.onnx.data), tokenizer.json and pipette-model.json (format
 // "pipette-onnx/1"), which says what the GGUF header says for a GGUF: the architecture, the
 // trained context, the sizes, the variant, the source and the SHA-256 of every file. The same

@@ -1,6 +1,6 @@
 // One runtime, everything the controller knows about it: its name, how it is reached, the model
 // formats it loads, its parameters and its rule for resolving a cell. The registry
-// (runtime/registry.h) holds one entry per runtime; docs/architecture.md "Runtimes: the
+// (runtime/registry.h) holds one entry per runtime; docs/internals.md "Runtimes: the
 // registry" says how to add one.
 #pragma once
 
