@@ -1,6 +1,7 @@
 #include "pipette/app/experiment_specs.h"
 
 #include "pipette/device/registry.h"
+#include "pipette/run/ready_section.h"
 #include "pipette/select/section.h"
 #include "pipette/workload/registry.h"
 
@@ -10,6 +11,7 @@ const config::QualityRegistry& ExperimentSpecs() {
   static const select::ProfilesSection kSelect(&workload::Figures());
   static const config::QualityRegistry kAll = workload::QualitySpecs()
                                                   .WithSections({
+                                                      &run::ReadySectionDef(),  // ready:
                                                       &kSelect,  // select: `pipette select`'s
                                                   })
                                                   .WithDevices(&device::DeviceKinds());

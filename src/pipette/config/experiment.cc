@@ -28,7 +28,6 @@ nlohmann::json Experiment::Resolved() const {
     for (const DeviceSpec& d : devices) j["devices"].push_back(d.ToJson());
   }
   // Only when written, likewise.
-  if (ready) j["ready"] = ready->ToJson();
   if (written.cooldown) j["cooldown"] = cooldown.ToJson();
   for (const auto& m : models) {
     nlohmann::json mj = {{"name", m.name}, {"path", m.path}};

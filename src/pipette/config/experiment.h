@@ -78,7 +78,6 @@ struct Experiment {
   bool interleave = false;
   // The readiness gate before every measured repetition (none: not gated) and the cooldown
   // between cells (docs/config.md "A clean device").
-  std::optional<ReadySpec> ready;
   CooldownSpec cooldown;
   double timeout_s = 300;  // per worker request
   uint64_t seed = 42;

@@ -24,9 +24,9 @@ namespace pipette::config {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "quality", "name",     "description", "models",      "runtime", "runtimes", "device",
-    "devices", "params",   "tests",       "repetitions", "warmup",  "timeout",  "seed",
-    "store",   "quantize", "convert",     "ready",       "cooldown"};
+    "quality", "name",    "description", "models",   "runtime",     "runtimes",
+    "device",  "devices", "params",      "tests",    "repetitions", "warmup",
+    "timeout", "seed",    "store",       "quantize", "convert",     "cooldown"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -283,10 +283,6 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
     if (!i) return i.error();
     ex->timeout = *i;
-  } else if (key == "ready") {
-    auto r = ParseReady(w, v);
-    if (!r) return r.error();
-    ex->ready = *r;
   } else if (key == "cooldown") {
     auto c = ParseCooldown(w, v);
     if (!c) return c.error();

@@ -9,48 +9,6 @@
 
 namespace pipette::config {
 
-Result<ReadySpec> ParseReady(const Where& w, const YAML::Node& node) {
-  ReadySpec r;
-  if (node.IsScalar()) {
-    if (node.Scalar() == "true") return r;
-    return w.At(node,
-                "ready: is true (the defaults) or a mapping {cpu_busy, temperature, window, "
-                "deadline}");
-  }
-  if (!node.IsMap()) {
-    return w.At(node,
-                "ready: is true (the defaults) or a mapping {cpu_busy, temperature, window, "
-                "deadline}");
-  }
-  static const std::vector<std::string> kKeys = {"cpu_busy", "temperature", "window", "deadline"};
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in ready: "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "cpu_busy") {
-      auto v = Number(w, kv.second, "ready: cpu_busy (percent of all CPUs)", 0, 100);
-      if (!v) return v.error();
-      r.cpu_busy_max = *v / 100;
-    } else if (key == "temperature") {
-      auto v = Number(w, kv.second, "ready: temperature (°C)", 0, 150);
-      if (!v) return v.error();
-      r.temp_max_c = *v;
-    } else if (key == "window") {
-      auto v = Number(w, kv.second, "ready: window (seconds)", 0.1, 60);
-      if (!v) return v.error();
-      r.window_s = *v;
-    } else if (key == "deadline") {
-      auto v = Number(w, kv.second, "ready: deadline (seconds)", 0, 86400);
-      if (!v) return v.error();
-      r.deadline_s = *v;
-    } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in ready:{}", key, DidYouMean(key, kKeys)));
-    }
-  }
-  return r;
-}
-
 Result<CooldownSpec> ParseCooldown(const Where& w, const YAML::Node& node) {
   static const std::string kForms =
       "cooldown: is seconds, 'temperature', or {seconds: SECONDS, until: temperature}";

@@ -1,4 +1,5 @@
-// `ready:` and `cooldown:` of an experiment file: pure parsing (docs/config.md "A clean device").
+// `cooldown:` of an experiment file: pure parsing (docs/config.md "A clean device"). `ready:` is
+// the runner's section (run/ready_section.h).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -8,10 +9,6 @@
 #include "pipette/util/result.h"
 
 namespace pipette::config {
-
-// `ready: true` (the defaults) or {cpu_busy: PERCENT, temperature: CELSIUS, window: SECONDS,
-// deadline: SECONDS}, each optional.
-Result<ReadySpec> ParseReady(const Where& w, const YAML::Node& node);
 
 // `cooldown: SECONDS`, `cooldown: temperature`, or {seconds: SECONDS, until: temperature}.
 Result<CooldownSpec> ParseCooldown(const Where& w, const YAML::Node& node);

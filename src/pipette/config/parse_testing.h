@@ -20,14 +20,16 @@ inline const QualityRegistry& TestsOnly() {
   return tests_only;
 }
 
-inline Result<WrittenExperiment> Parse(const std::string& text) {
-  return ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), TestsOnly(),
+// `text` as ex.yaml, with the registry `specs` (TestsOnly() unless given).
+inline Result<WrittenExperiment> Parse(const std::string& text,
+                                       const QualityRegistry& specs = TestsOnly()) {
+  return ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), specs,
                          runtime::Registry());
 }
 
 // The message of the bad-input error (exit code 2) `text` must give.
-inline std::string ErrorOf(const std::string& text) {
-  auto r = Parse(text);
+inline std::string ErrorOf(const std::string& text, const QualityRegistry& specs = TestsOnly()) {
+  auto r = Parse(text, specs);
   EXPECT_FALSE(r.ok()) << text;
   if (r.ok()) return "";
   EXPECT_EQ(r.error().exit_code, 2);

@@ -1,6 +1,6 @@
-// `ready:` and `cooldown:` of an experiment file (docs/config.md "A clean device"): when a device
-// is ready to measure on, and how long to let it cool between cells. Plain values: as written
-// (left-out keys at their defaults) and as the runner uses them (run/readiness.h).
+// `cooldown:` of an experiment file (docs/config.md "A clean device"): how long to let a device
+// cool between cells. A plain value: as written and as the runner uses it (run/readiness.h).
+// `ready:` is the runner's section (run/ready_section.h).
 #pragma once
 
 #include <cmath>
@@ -8,23 +8,6 @@
 #include <optional>
 
 namespace pipette::config {
-
-struct ReadySpec {
-  double cpu_busy_max = 0.10;        // share of all CPUs' time other processes may take
-  std::optional<double> temp_max_c;  // the hottest CPU zone; none: temperature does not gate
-  double window_s = 1;               // how long each look at the CPUs lasts
-  double deadline_s = 600;           // how long to wait before giving up on a repetition
-
-  // As the canonical form and the stored experiment write it.
-  nlohmann::json ToJson() const {
-    // The percent as written (7, not 7.000000000000001).
-    const double pct = std::round(cpu_busy_max * 100 * 1e9) / 1e9;
-    nlohmann::json out = {{"cpu_busy", pct}, {"window", window_s}, {"deadline", deadline_s}};
-    if (temp_max_c) out["temperature"] = *temp_max_c;
-    return out;
-  }
-  bool operator==(const ReadySpec&) const = default;
-};
 
 struct CooldownSpec {
   double seconds = 0;                    // sleep this long between cells

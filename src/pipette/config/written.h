@@ -118,7 +118,6 @@ struct WrittenExperiment {
   std::optional<int> repetitions{}, warmup{}, timeout{};
   std::optional<uint64_t> seed{};
   // ready: and cooldown: (docs/config.md "A clean device"), when written.
-  std::optional<ReadySpec> ready{};
   std::optional<CooldownSpec> cooldown{};
 };
 

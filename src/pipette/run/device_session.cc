@@ -67,7 +67,8 @@ json DeviceSession::CoolDownBefore() {
   const config::CooldownSpec& c = ex_.cooldown;
   if (c.seconds <= 0 && !c.until_start_temperature) return json::object();
   ReadyProbe* probe = Probe();
-  const config::ReadySpec limits = ex_.ready.value_or(config::ReadySpec{});
+  const ReadySpec* ready = ReadyOf(ex_);
+  const ReadySpec limits = ready ? *ready : ReadySpec{};
   if (!cells_begun_.count(dev_)) {
     cells_begun_.insert(dev_);
     if (!c.until_start_temperature || !probe) return json::object();
@@ -86,10 +87,11 @@ json DeviceSession::CoolDownBefore() {
 }
 
 Result<json, RunError> DeviceSession::Ready() {
-  if (!ex_.ready) return json(nullptr);
+  const ReadySpec* ready = ReadyOf(ex_);
+  if (!ready) return json(nullptr);
   ReadyProbe* probe = Probe();
   if (!probe) return json(nullptr);
-  auto found = WaitUntilReady(*ex_.ready, *probe, deps_.clock, [this] { return Stopped(); });
+  auto found = WaitUntilReady(*ready, *probe, deps_.clock, [this] { return Stopped(); });
   if (!found)
     return Failed("the readiness gate could not look at the device: " + found.error().message);
   if (Stopped()) return Failed("interrupted");

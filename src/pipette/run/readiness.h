@@ -13,12 +13,13 @@
 
 #include "pipette/config/ready_spec.h"
 #include "pipette/env/sensors.h"
+#include "pipette/run/ready_section.h"
 #include "pipette/util/result.h"
 
 namespace pipette::run {
 
-// The experiment's `ready:` and `cooldown:` (config/ready_spec.h).
-using ReadyLimits = config::ReadySpec;
+// The experiment's `ready:` (run/ready_section.h) and `cooldown:` (config/ready_spec.h).
+using ReadyLimits = ReadySpec;
 using Cooldown = config::CooldownSpec;
 
 // One look at the device.

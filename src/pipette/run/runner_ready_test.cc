@@ -124,7 +124,7 @@ TEST_F(RunnerReadyTest, WithoutReadyNothingIsGatedOrStored) {
 }
 
 TEST_F(RunnerReadyTest, EachMeasuredRepetitionWaitsUntilReadyAndStoresWhatWasFound) {
-  ex_.ready = config::ReadySpec{};              // 10% over 1 s, 600 s
+  SetReady(&ex_, ReadySpec{});                  // 10% over 1 s, 600 s
   looks_ = {Look(0.5), Look(0.3), Look(0.02)};  // busy twice, then quiet for good
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
@@ -140,9 +140,9 @@ TEST_F(RunnerReadyTest, EachMeasuredRepetitionWaitsUntilReadyAndStoresWhatWasFou
 }
 
 TEST_F(RunnerReadyTest, NotReadyByTheDeadlineFailsTheCellAndTheRunGoesOn) {
-  config::ReadySpec ready;
+  ReadySpec ready;
   ready.deadline_s = 3;
-  ex_.ready = ready;
+  SetReady(&ex_, ready);
   looks_ = {Look(0.8)};  // someone else keeps the CPUs busy throughout
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
@@ -160,9 +160,9 @@ TEST_F(RunnerReadyTest, NotReadyByTheDeadlineFailsTheCellAndTheRunGoesOn) {
 }
 
 TEST_F(RunnerReadyTest, StrictRefusesTheRestOfTheRun) {
-  config::ReadySpec ready;
+  ReadySpec ready;
   ready.deadline_s = 2;
-  ex_.ready = ready;
+  SetReady(&ex_, ready);
   looks_ = {Look(0.8)};
   auto s = Run(/*strict=*/true);
   ASSERT_FALSE(s.ok());

@@ -1,0 +1,50 @@
+// `ready:` of an experiment file (docs/config.md "A clean device"): when a device is ready to
+// measure on. A section of the experiment file the runner owns (config::QualitySpecDef: parsed,
+// hashed, resolved and stored by config/ through its def alone), registered in
+// app/experiment_specs.cc; the runner reads it with ReadyOf.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "pipette/config/experiment.h"
+#include "pipette/config/quality_spec.h"
+#include "pipette/config/yaml_helpers.h"
+#include "pipette/util/result.h"
+
+namespace pipette::run {
+
+// As written (left-out keys at their defaults) and as the runner uses it (run/readiness.h).
+struct ReadySpec {
+  double cpu_busy_max = 0.10;        // share of all CPUs' time other processes may take
+  std::optional<double> temp_max_c;  // the hottest CPU zone; none: temperature does not gate
+  double window_s = 1;               // how long each look at the CPUs lasts
+  double deadline_s = 600;           // how long to wait before giving up on a repetition
+
+  // As the canonical form and the stored experiment write it.
+  nlohmann::json ToJson() const {
+    // The percent as written (7, not 7.000000000000001).
+    const double pct = std::round(cpu_busy_max * 100 * 1e9) / 1e9;
+    nlohmann::json out = {{"cpu_busy", pct}, {"window", window_s}, {"deadline", deadline_s}};
+    if (temp_max_c) out["temperature"] = *temp_max_c;
+    return out;
+  }
+  bool operator==(const ReadySpec&) const = default;
+};
+
+// `ready: true` (the defaults) or {cpu_busy: PERCENT, temperature: CELSIUS, window: SECONDS,
+// deadline: SECONDS}, each optional.
+Result<ReadySpec> ParseReady(const config::Where& w, const YAML::Node& node);
+
+// The section's def.
+const config::QualitySpecDef& ReadySectionDef();
+
+// The experiment's `ready:`; null when it writes none (nothing gates).
+const ReadySpec* ReadyOf(const config::Experiment& ex);
+// For tests: `ex` with `ready:` as `spec`.
+void SetReady(config::Experiment* ex, const ReadySpec& spec);
+
+}  // namespace pipette::run

@@ -1,0 +1,85 @@
+// `ready:`, the runner's section of the experiment file: parsed, hashed and stored by config/
+// through its def (registered here as app/experiment_specs.cc registers it).
+#include "pipette/run/ready_section.h"
+
+#include <gtest/gtest.h>
+
+#include "pipette/config/canonical.h"
+#include "pipette/config/parse_testing.h"
+
+namespace pipette::run {
+namespace {
+
+const std::string kHead = "models: [m.gguf]\ntests: [pp16]\n";
+
+const config::QualityRegistry& WithReady() {
+  static const config::QualityRegistry r =
+      config::testing::TestsOnly().WithSections({&ReadySectionDef()});
+  return r;
+}
+
+Result<config::WrittenExperiment> Parse(const std::string& text) {
+  return config::testing::Parse(text, WithReady());
+}
+
+std::string ErrorOf(const std::string& text) { return config::testing::ErrorOf(text, WithReady()); }
+
+const ReadySpec* Written(const config::WrittenExperiment& ex) {
+  return ex.sections.Get<ReadySpec>("ready");
+}
+
+TEST(ReadySection, TheGateAsWritten) {
+  auto ex = Parse(kHead + "ready: {cpu_busy: 5, temperature: 70, window: 0.5, deadline: 120}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  const ReadySpec* ready = Written(*ex);
+  ASSERT_NE(ready, nullptr);
+  EXPECT_DOUBLE_EQ(ready->cpu_busy_max, 0.05);
+  EXPECT_EQ(ready->temp_max_c, 70.0);
+  EXPECT_DOUBLE_EQ(ready->window_s, 0.5);
+  EXPECT_DOUBLE_EQ(ready->deadline_s, 120);
+  // Written, so part of what the file says (its hash), as config/ wrote it before it was a
+  // section: at the top level.
+  const auto canonical = config::CanonicalForm(*ex);
+  EXPECT_EQ(canonical["ready"],
+            (nlohmann::json{
+                {"cpu_busy", 5.0}, {"temperature", 70.0}, {"window", 0.5}, {"deadline", 120.0}}));
+  auto seven = Parse(kHead + "ready: {cpu_busy: 7}\n");
+  ASSERT_TRUE(seven.ok());
+  EXPECT_EQ(config::CanonicalForm(*seven)["ready"]["cpu_busy"].dump(), "7.0");  // as written
+  auto defaults = Parse(kHead + "ready: true\n");
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  ASSERT_NE(Written(*defaults), nullptr);
+  EXPECT_EQ(*Written(*defaults), ReadySpec{});
+  EXPECT_NE(config::ConfigHash(*defaults), config::ConfigHash(*seven));
+  // Not written: not gated, and the hash of a file without it is unchanged.
+  auto plain = Parse(kHead);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(Written(*plain), nullptr);
+  EXPECT_FALSE(config::CanonicalForm(*plain).contains("ready"));
+}
+
+TEST(ReadySection, BadValuesSayWhereAndWhat) {
+  EXPECT_EQ(ErrorOf(kHead + "ready: {cpu_bsy: 5}\n"),
+            "ex.yaml:3:9: unknown key 'cpu_bsy' in ready: (did you mean 'cpu_busy'?)");
+  EXPECT_EQ(ErrorOf(kHead + "ready: {cpu_busy: 150}\n"),
+            "ex.yaml:3:19: ready: cpu_busy (percent of all CPUs) must be between 0 and 100, got "
+            "150");
+  EXPECT_EQ(ErrorOf(kHead + "ready: yes please\n"),
+            "ex.yaml:3:8: ready: is true (the defaults) or a mapping {cpu_busy, temperature, "
+            "window, deadline}");
+  EXPECT_EQ(ErrorOf(kHead + "redy: true\n"),
+            "ex.yaml:3:1: unknown key 'redy' (did you mean 'ready'?)");
+}
+
+TEST(ReadySection, TheRunnerReadsWhatWasResolved) {
+  config::Experiment ex;
+  EXPECT_EQ(ReadyOf(ex), nullptr);
+  ReadySpec spec;
+  spec.deadline_s = 5;
+  SetReady(&ex, spec);
+  ASSERT_NE(ReadyOf(ex), nullptr);
+  EXPECT_EQ(ReadyOf(ex)->deadline_s, 5);
+}
+
+}  // namespace
+}  // namespace pipette::run
