@@ -15,6 +15,7 @@
 #include "pipette/run/runner_testing.h"
 #include "pipette/workload/registry.h"
 #include "pipette/workload/speed/speed.h"
+#include "pipette/workload/speed/speed_testing.h"
 
 namespace pipette::device {
 namespace {

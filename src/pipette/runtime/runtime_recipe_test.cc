@@ -23,6 +23,7 @@
 #include "pipette/testing/fake_worker.h"
 #include "pipette/workload/registry.h"
 #include "pipette/workload/speed/speed.h"
+#include "pipette/workload/speed/speed_testing.h"
 
 namespace pipette::runtime {
 namespace {

@@ -26,6 +26,7 @@
 #include "pipette/testing/fake_worker.h"
 #include "pipette/workload/spec_testing.h"
 #include "pipette/workload/speed/speed.h"
+#include "pipette/workload/speed/speed_testing.h"
 
 namespace pipette::workload {
 namespace {

@@ -4,8 +4,6 @@
 
 namespace pipette::workload {
 
-std::vector<metrics::FigureDef> SpeedFigures() { return SpeedFiguresOf(speed::TestKinds()); }
-
 std::vector<metrics::FigureDef> SpeedFiguresOf(const speed::TestKindTable& kinds) {
   std::vector<metrics::FigureDef> all;
   for (const speed::TestKind& k : kinds) {

@@ -230,14 +230,6 @@ int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth,
   return need;
 }
 
-std::unique_ptr<Workload> NewSpeed() { return NewSpeed(speed::TestKinds()); }
-
-std::vector<std::unique_ptr<Workload>> SpeedAlone() {
-  std::vector<std::unique_ptr<Workload>> w;
-  w.push_back(NewSpeed());
-  return w;
-}
-
 std::unique_ptr<Workload> NewSpeed(const speed::TestKindTable& kinds) {
   return std::make_unique<Speed>(kinds);
 }

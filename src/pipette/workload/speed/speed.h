@@ -16,11 +16,9 @@ namespace pipette::workload {
 // workload).
 std::unique_ptr<Workload> NewSpeed();
 std::unique_ptr<Workload> NewSpeed(const speed::TestKindTable& kinds);
-// The speed workload alone, as a run's workloads (RunnerDeps::workloads): a run of tests only.
-std::vector<std::unique_ptr<Workload>> SpeedAlone();
 
 // Tokens a cell's tests need in the context: the most any of them needs (TestKind::context_need).
 int64_t TokensNeeded(const std::vector<config::TestSpec>& tests, int64_t depth,
-                     const speed::TestKindTable& kinds = speed::TestKinds());
+                     const speed::TestKindTable& kinds);
 
 }  // namespace pipette::workload

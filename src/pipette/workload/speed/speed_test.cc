@@ -30,10 +30,10 @@ TEST(Speed, OnePhasePerTestWithItsOps) {
 
 TEST(Speed, ItsContextNeedFitsTheLargestTest) {
   const auto tests = WithTests({"pp512", "tg128", "ttft@64"}).tests;
-  EXPECT_EQ(TokensNeeded(tests, 0), 512);
+  EXPECT_EQ(TokensNeeded(tests, 0, speed::TestKinds()), 512);
   // At a depth pp and tg both follow its tokens: pp512 after 1000 needs 1512.
-  EXPECT_EQ(TokensNeeded(tests, 1000), 1512);
-  EXPECT_EQ(TokensNeeded(WithTests({"tg128", "ttft@64"}).tests, 1000), 1129);
+  EXPECT_EQ(TokensNeeded(tests, 1000, speed::TestKinds()), 1512);
+  EXPECT_EQ(TokensNeeded(WithTests({"tg128", "ttft@64"}).tests, 1000, speed::TestKinds()), 1129);
 }
 
 // The context need of an experiment is the most any registered workload needs.

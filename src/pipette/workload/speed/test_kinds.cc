@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "pipette/workload/speed/figures.h"
 #include "pipette/workload/speed/kinds/kinds.h"
+#include "pipette/workload/speed/speed.h"
 
 namespace pipette::workload::speed {
 
@@ -39,8 +41,14 @@ Result<config::TestSpec> ParseTestNameIn(const TestKindTable& kinds, std::string
 
 namespace pipette::workload {
 
+// What hands the shipped table on (to the parser, the workload, the catalogue): only this file
+// calls TestKinds() (app/layering_test.cc).
 Result<config::TestSpec> ParseTestName(std::string_view text) {
   return speed::ParseTestNameIn(speed::TestKinds(), text);
 }
+
+std::unique_ptr<Workload> NewSpeed() { return NewSpeed(speed::TestKinds()); }
+
+std::vector<metrics::FigureDef> SpeedFigures() { return SpeedFiguresOf(speed::TestKinds()); }
 
 }  // namespace pipette::workload

@@ -17,7 +17,7 @@ using TestKindTable = std::vector<TestKind>;
 const TestKindTable& TestKinds();
 
 // The kind of the test `t` (config::TestSpec::kind) in `kinds`, or nullptr.
-const TestKind* KindOf(const config::TestSpec& t, const TestKindTable& kinds = TestKinds());
+const TestKind* KindOf(const config::TestSpec& t, const TestKindTable& kinds);
 
 // A test's name read by the kind of `kinds` whose grammar it is; an input error (without a
 // place) naming every kind of `kinds` for a name none reads.
