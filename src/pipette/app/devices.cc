@@ -29,8 +29,9 @@ std::string CrossWorkersDir(const std::string& workers_dir, const std::string& a
 }
 
 Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spec,
-                                                   CommandRunner& runner) {
-  const device::DeviceKind* kind = device::DeviceKinds().Find(spec.kind);
+                                                   CommandRunner& runner,
+                                                   const device::DeviceKindRegistry& kinds) {
+  const device::DeviceKind* kind = kinds.Find(spec.kind);
   if (!kind) return RuntimeError(fmt::format("device kind '{}' is not known", spec.kind));
   auto made = kind->make(spec.name, spec.options, runner);
   if (!made || !spec.Tiered()) return made;
@@ -87,7 +88,7 @@ env::FingerprintOptions FingerprintOptionsFor(bool measure_bandwidth,
 }
 
 Result<run::OpenDevice> RunDevices::Open(const config::DeviceSpec& spec) {
-  auto made = MakeDevice(spec, runner_);
+  auto made = MakeDevice(spec, runner_, kinds_);
   if (!made) return made.error();
   device::Device& d = **made;
   std::string note;

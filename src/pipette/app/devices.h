@@ -11,6 +11,7 @@
 
 #include "pipette/config/experiment.h"
 #include "pipette/device/device.h"
+#include "pipette/device/registry.h"
 #include "pipette/run/runner.h"
 #include "pipette/store/store.h"
 #include "pipette/util/command.h"
@@ -22,9 +23,11 @@ namespace pipette::app {
 // (scripts/build-worker.sh ARCH builds them there).
 std::string CrossWorkersDir(const std::string& workers_dir, const std::string& arch);
 
-// A device made from its experiment entry (device/registry.h), not yet connected.
-Result<std::unique_ptr<device::Device>> MakeDevice(const config::DeviceSpec& spec,
-                                                   CommandRunner& runner);
+// A device made from its experiment entry by its kind (`kinds`: Pipette's unless given), not yet
+// connected.
+Result<std::unique_ptr<device::Device>> MakeDevice(
+    const config::DeviceSpec& spec, CommandRunner& runner,
+    const device::DeviceKindRegistry& kinds = device::DeviceKinds());
 // Connects (a `true` through its shell), reads its architecture and its fingerprint (on the
 // device; with options.measure_bandwidth the probe options.bandwidth_probe staged and run there),
 // with the entry's name, kind and address as `device`, and for an emulated one the instruction
@@ -50,12 +53,15 @@ class RunDevices {
  public:
   // `measure_bandwidth`: each device's fingerprint gets its memory bandwidth, measured there by
   // pipette-probe built for its architecture (found as its worker is: ProgramFor).
+  // `kinds`: the device kinds the experiment's entries name (Pipette's unless given).
   RunDevices(device::Device& local, store::Store& store, std::string workers_dir,
-             bool measure_bandwidth = true)
+             bool measure_bandwidth = true,
+             const device::DeviceKindRegistry& kinds = device::DeviceKinds())
       : local_(local),
         store_(store),
         workers_dir_(std::move(workers_dir)),
-        measure_bandwidth_(measure_bandwidth) {}
+        measure_bandwidth_(measure_bandwidth),
+        kinds_(kinds) {}
 
   // When resuming run `run_id`: the environment each device had when it measured its earlier
   // cells there (DeviceEnvironmentsOf), which Open checks the device against.
@@ -86,6 +92,7 @@ class RunDevices {
   std::string workers_dir_;
   bool measure_bandwidth_ = true;
   ProcessCommandRunner runner_;
+  const device::DeviceKindRegistry& kinds_;
   std::map<std::string, std::unique_ptr<device::Device>> devices_;
   std::set<std::string> notes_;
   int64_t resumed_run_ = 0;

@@ -21,7 +21,8 @@ inline constexpr int kCompareSchemaVersion = 4;
 // uncompared figures.
 // Built once: the columns people read are those Markdown shows (numbers to four significant
 // digits, the change, its interval and the counts each as one text), every column typed is what
-// JSON, CSV and JSONL show (report::ShownIn).
+// JSON, CSV and JSONL show (report::ShownIn). Three names are both a Markdown and a data column
+// (verdict, gate, why: the Markdown's say more); Table::Find finds the Markdown one.
 report::Table ComparisonTable(const Comparison& c);
 
 void WriteComparisonMarkdown(const Comparison& c, const std::string& baseline,

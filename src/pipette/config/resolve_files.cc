@@ -95,7 +95,7 @@ Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
     }
     return ReadModel(w, written, *format, path, std::move(m));
   }
-  // A path: the first place something is, read by the format that recognises it.
+  // A path: the first place a format recognises, read by that format; else what is there.
   const std::vector<fs::path> places = PlacesOf(w, ref);
   for (const fs::path& place : places) {
     std::error_code ec;
@@ -104,7 +104,10 @@ Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
     if (const model::ModelFormat* format = formats.Of(path)) {
       return ReadModel(w, written, *format, path, std::move(m));
     }
-    if (!formats.NamesAPath(ref)) continue;  // a name that happens to be a file here
+  }
+  for (const fs::path& place : places) {
+    std::error_code ec;
+    if (!fs::exists(place, ec) || !formats.NamesAPath(ref)) continue;
     if (fs::is_directory(place, ec)) {
       return w.At(written.pos, fmt::format("'{}' is a directory, not a model file", ref));
     }

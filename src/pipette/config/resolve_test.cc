@@ -74,6 +74,11 @@ TEST_F(ResolveTest, ModelFilesAreCheckedBeforeAnythingRuns) {
   const std::string err = ErrorOf("models: [notgguf.gguf]\ntests: [pp16]\n");
   EXPECT_EQ(err.rfind("ex.yaml:1:10: ", 0), 0u) << err;
   EXPECT_NE(err.find("not a GGUF file"), std::string::npos) << err;
+  // A file of no format Pipette reads: the formats are named.
+  std::ofstream(dir_ / "notmodel.bin") << "PK\x03\x04 this is a zip";
+  EXPECT_EQ(ErrorOf("models: [./notmodel.bin]\ntests: [pp16]\n"),
+            "ex.yaml:1:10: './notmodel.bin' is not a model in a format Pipette reads (a .gguf "
+            "file, a converted ONNX folder or a folder converted for MNN)");
   EXPECT_EQ(ErrorOf("models: [smollm2-135m-instruct-q4]\ntests: [pp16]\n"),
             "ex.yaml:1:10: unknown model 'smollm2-135m-instruct-q4' (did you mean "
             "'smollm2-135m-instruct-q4_1'?): give a path to a .gguf file, a converted ONNX "

@@ -1,11 +1,12 @@
 // The recipe of docs/architecture.md "Adding a device": a made-up device kind, `toydev` (a test
 // fixture, in this test's device kinds only: one required key, `host`, and a device that is a
 // FakeDevice over a fake worker of its own, as no board reaches this machine), is parsed and
-// checked under `devices:` from its options alone, hashed, given its cells by the plan, opened by
-// the runner when its first cell runs and measured there, its rows and the report's results naming
-// it, with nothing outside this file written for it.
+// checked under `devices:` from its options alone, hashed, given its cells by the plan, opened as
+// `pipette run` opens a device (app::RunDevices) when its first cell runs and measured there, its
+// rows and the report's results naming it, with nothing outside this file written for it.
 #include <gtest/gtest.h>
 
+#include "pipette/app/devices.h"
 #include "pipette/config/experiment_testing.h"
 #include "pipette/device/registry.h"
 #include "pipette/metrics/cell_figures.h"
@@ -89,23 +90,16 @@ TEST_F(DeviceRecipe, AMadeUpKindIsOpenedAndMeasuredOn) {
   run::FakeWorkerRun run("device-recipe", registry_);  // its fake worker: this machine's
   const std::unique_ptr<workload::Workload> speed = workload::NewSpeed();
   const metrics::RowDerivers derivers = {speed.get(), &metrics::CellDeriver()};
-  std::unique_ptr<Device> bench;
-  ProcessCommandRunner commands;  // toydev runs none
-  auto data =
-      run.Run(*ex, *cells, registry_, runtime::Registry(), workload::SpeedAlone, derivers,
-              [&](run::RunnerDeps& deps) {
-                deps.open_device = [&](const config::DeviceSpec& spec) -> Result<run::OpenDevice> {
-                  auto made = kinds_.Find(spec.kind)->make(spec.name, spec.options, commands);
-                  if (!made) return made.error();
-                  bench = std::move(*made);
-                  // What every device's fingerprint holds (app/devices.cc): its name.
-                  nlohmann::json facts = bench->Fingerprint({});
-                  facts["device"] = {{"name", spec.name}, {"kind", spec.kind}};
-                  auto env = run.bed.store->AddEnvironment({0, "toy", facts});
-                  if (!env) return env.error();
-                  return run::OpenDevice{bench.get(), *env};
-                };
-              });
+  // Opened as `pipette run` opens a device (app::RunDevices), with this test's kinds.
+  pipette::testing::FakeDevice local(&run.fake);
+  app::RunDevices devices(local, *run.bed.store, dir_.path().string(),
+                          /*measure_bandwidth=*/false, kinds_);
+  auto data = run.Run(*ex, *cells, registry_, runtime::Registry(), workload::SpeedAlone, derivers,
+                      [&](run::RunnerDeps& deps) {
+                        deps.open_device = [&](const config::DeviceSpec& spec) {
+                          return devices.Open(spec);
+                        };
+                      });
   ASSERT_TRUE(data.ok()) << data.error().message;
   // Measured on the toy board, not on this machine.
   EXPECT_GT(board_.Count(protocol::op::kTg), 0);

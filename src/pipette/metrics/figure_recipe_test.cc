@@ -54,14 +54,18 @@ ResultRow Warm(const std::string& model, int index, std::vector<double> samples)
 }
 
 TEST(FigureRecipe, AMadeUpFigureIsComparedByItsDirection) {
-  const std::vector<ResultRow> base = {Warm("m", 1, {100, 101, 99, 100, 100})};
-  const std::vector<ResultRow> faster = {Warm("m", 1, {50, 51, 49, 50, 50})};
+  // Skewed samples: their medians (100, 50) are not their means.
+  const std::vector<ResultRow> base = {Warm("m", 1, {100, 101, 99, 100, 160})};
+  const std::vector<ResultRow> faster = {Warm("m", 1, {50, 51, 49, 50, 20})};
   auto c = compare::Compare(Catalogue(true), base, faster, {});
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_EQ(c->figures.size(), 1u);
-  EXPECT_EQ(c->figures[0].change.verdict, compare::Verdict::kBetter);  // lower is better
-  ASSERT_TRUE(c->figures[0].change.ratio.has_value());
-  EXPECT_DOUBLE_EQ(*c->figures[0].change.ratio, 0.5);  // a ratio of medians
+  const compare::Change& change = c->figures[0].change;
+  EXPECT_EQ(change.verdict, compare::Verdict::kBetter);  // lower is better
+  EXPECT_EQ(change.of, compare::Change::Of::kRatio);
+  EXPECT_FALSE(change.measured_once);
+  ASSERT_TRUE(change.ratio.has_value());
+  EXPECT_DOUBLE_EQ(*change.ratio, 0.5);  // a ratio of medians
   // Without its def, no rule: not compared.
   auto none = compare::Compare(Catalogue(false), base, faster, {});
   ASSERT_TRUE(none.ok()) << none.error().message;

@@ -13,14 +13,20 @@ namespace fs = std::filesystem;
 std::string ConvertedFolderFormat(const std::string& path) {
   std::error_code ec;
   if (!model::IsOnnxModelPath(path)) return "";
-  if (!fs::is_directory(path, ec)) return fs::path(path).extension() == ".mnn" ? "mnn" : "onnx";
-  // A folder: its meta says which; one that cannot say is the ONNX reader's to refuse.
-  auto text = ReadFileToString((fs::path(path) / model::kOnnxMetaFile).string());
-  if (!text) return "onnx";
+  // The folder's meta says which, for the folder and for its graph file (the reader loads the
+  // graph the meta names); a meta that cannot say leaves it to the graph file's name, and the
+  // reader refuses what is wrong.
+  const bool folder = fs::is_directory(path, ec);
+  const fs::path dir = folder ? fs::path(path) : fs::path(path).parent_path();
+  const std::string by_name = !folder && fs::path(path).extension() == ".mnn" ? "mnn" : "onnx";
+  auto text = ReadFileToString((dir / model::kOnnxMetaFile).string());
+  if (!text) return by_name;
   const nlohmann::json meta = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  const bool mnn = meta.is_object() && meta.value("format", nlohmann::json()).is_string() &&
-                   meta["format"].get<std::string>() == model::kMnnModelFormat;
-  return mnn ? "mnn" : "onnx";
+  if (!meta.is_object() || !meta.value("format", nlohmann::json()).is_string()) return by_name;
+  const std::string format = meta["format"].get<std::string>();
+  if (format == model::kMnnModelFormat) return "mnn";
+  if (format == model::kOnnxModelFormat) return "onnx";
+  return by_name;
 }
 
 Result<model::ModelFileFacts> ReadConvertedFolder(const std::string& path) {

@@ -8,11 +8,11 @@
 
 #include <fstream>
 
-#include "pipette/config/canonical.h"
 #include "pipette/config/experiment_testing.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/model_formats/formats.h"
 #include "pipette/plan/plan.h"
+#include "pipette/report/document.h"
 #include "pipette/run/runner.h"
 #include "pipette/run/runner_testing.h"
 #include "pipette/runtime/registry.h"
@@ -96,7 +96,6 @@ TEST_F(ModelFormatRecipe, AMadeUpFormatIsRecognisedAndReadWhenResolved) {
   EXPECT_EQ(m.path, dir_ / "m.toy");
   EXPECT_EQ(m.quant, "T4");
   EXPECT_EQ(m.n_ctx_train, 512);
-  EXPECT_FALSE(config::ConfigHash(ex->written).empty());
   // A reference ending .toy names a path, and the messages list the format.
   EXPECT_EQ(ErrorOf("models: [no.toy]\nruntimes: [llama.cpp]\ntests: [tg4]\n")
                 .rfind("ex.yaml:1:10: model file not found: 'no.toy'", 0),
@@ -147,6 +146,16 @@ TEST_F(ModelFormatRecipe, AMadeUpFormatIsPairedMeasuredStoredAndDerived) {
   }
   EXPECT_TRUE(rate);
   EXPECT_TRUE(file_size);
+
+  // Shown: the summary's line of the cell gives the quantization the format read.
+  const report::Report report = report::BuildReport(*data, registry_, workload::Figures());
+  ASSERT_FALSE(report.summary.rows.empty());
+  bool quant = false;
+  for (const report::Value& v : report.summary.rows[0].values) {
+    if (const auto* s = std::get_if<std::string>(&v))
+      quant = quant || s->find("T4") != std::string::npos;
+  }
+  EXPECT_TRUE(quant);
 }
 
 }  // namespace

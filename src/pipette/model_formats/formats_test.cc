@@ -100,6 +100,10 @@ TEST(ShippedModelFormats, AConvertedFolderIsOnnxOrMnnByItsMeta) {
     ASSERT_NE(Registry().Of(path), nullptr) << path;
     EXPECT_EQ(Registry().Of(path)->name, "mnn");
   }
+  // The folder's meta decides, for the folder and its graph file alike: an ONNX folder's stray
+  // model.mnn is still that folder's ONNX model.
+  std::ofstream(onnx + "/model.mnn") << "stray";
+  EXPECT_EQ(Registry().Of(onnx + "/model.mnn")->name, "onnx");
   auto mnn_facts = Registry().Measure(mnn + "/model.mnn");
   ASSERT_TRUE(mnn_facts.ok()) << mnn_facts.error().message;
   EXPECT_EQ(mnn_facts->info["format"], "mnn");

@@ -1,8 +1,8 @@
 // The recipe of docs/architecture.md "Adding an output format": a made-up format, `toy` (a test
 // fixture, in this test's format registry only: one line per result row, "test metric value
-// unit"), is found by name, listed in the help and the unknown-format message, and renders a
-// report built from a run against the fake worker, with nothing outside this file written for
-// it.
+// unit"), is found by name, listed by its registry (what --help and the unknown-format message
+// print of Pipette's) and in the unknown-format message, and renders a report built from a run
+// against the fake worker, with nothing outside this file written for it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
