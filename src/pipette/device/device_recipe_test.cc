@@ -117,6 +117,11 @@ TEST_F(DeviceRecipe, AMadeUpKindIsOpenedAndMeasuredOn) {
   for (const report::Row& row : report.results.rows) {
     EXPECT_EQ(std::get<std::string>(row.values[*device]).rfind("bench: ", 0), 0u);
   }
+  // select's candidate is on it, and the page names it.
+  const std::vector<std::string> candidates = run::CandidatesOf(*data, workload::Figures());
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_NE(candidates[0].find("@ bench: "), std::string::npos) << candidates[0];
+  EXPECT_NE(run::PageOf(*data, registry_, workload::Figures()).find("bench"), std::string::npos);
 }
 
 }  // namespace

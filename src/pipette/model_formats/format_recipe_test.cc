@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "pipette/compare/compare.h"
 #include "pipette/config/experiment_testing.h"
 #include "pipette/metrics/derive.h"
 #include "pipette/model_formats/formats.h"
@@ -156,6 +157,16 @@ TEST_F(ModelFormatRecipe, AMadeUpFormatIsPairedMeasuredStoredAndDerived) {
       quant = quant || s->find("T4") != std::string::npos;
   }
   EXPECT_TRUE(quant);
+  // Paired by its cache key, a candidate of select, and on the page.
+  bool keyed = false;
+  for (const metrics::ResultRow& r : data->rows) {
+    for (const auto& [name, value] : compare::PairingKey(r, workload::Figures())) {
+      keyed = keyed || value == cell.model_sha256;
+    }
+  }
+  EXPECT_TRUE(keyed);
+  EXPECT_EQ(run::CandidatesOf(*data, workload::Figures()).size(), 1u);
+  EXPECT_NE(run::PageOf(*data, registry_, workload::Figures()).find("T4"), std::string::npos);
 }
 
 }  // namespace

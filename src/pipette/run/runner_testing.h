@@ -8,14 +8,18 @@
 
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "pipette/config/experiment.h"
+#include "pipette/report/document.h"
+#include "pipette/report/formats.h"
 #include "pipette/report/load.h"
 #include "pipette/run/runner.h"
 #include "pipette/runtime/params.h"
+#include "pipette/select/select.h"
 #include "pipette/store/store.h"
 #include "pipette/testing/fake_device.h"
 #include "pipette/testing/fake_worker.h"
@@ -98,5 +102,28 @@ class FakeWorkerRun {
  private:
   Status opened_;
 };
+
+// The recipe tests' look at what a user sees of a run: the HTML page of `data`.
+inline std::string PageOf(const report::ReportData& data, const runtime::ParamRegistry& registry,
+                          const metrics::FigureCatalogue& figures) {
+  const report::Report r = report::BuildReport(data, registry, figures, report::ReportParts::kPage);
+  std::ostringstream page;
+  (*report::FindFormat("html"))->render(r, page);
+  return page.str();
+}
+
+// ... and the candidates `pipette select` ranks of it (a profile that weighs speed alone): their
+// names and devices, "NAME @ DEVICE".
+inline std::vector<std::string> CandidatesOf(const report::ReportData& data,
+                                             const metrics::FigureCatalogue& figures) {
+  select::Profile p;
+  p.name = "speed";
+  p.weights = {.quality = 0, .efficiency = 1, .robustness = 0, .engineering = 0};
+  std::vector<std::string> out;
+  auto s = select::Select(figures, data.rows, p);
+  if (!s) return {"(select refused: " + s.error().message + ")"};
+  for (const select::Candidate& c : s->ranked) out.push_back(c.name + " @ " + c.device);
+  return out;
+}
 
 }  // namespace pipette::run

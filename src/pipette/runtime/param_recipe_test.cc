@@ -125,6 +125,13 @@ TEST_F(ParamRecipe, AMadeUpParameterIsSentStoredPairedAndShown) {
   ASSERT_TRUE(column.has_value());
   EXPECT_EQ(std::get<std::string>(report.summary.rows.at(0).values[*column]), "2");
   EXPECT_EQ(std::get<std::string>(report.summary.rows.at(1).values[*column]), "4");
+  // select tells the two candidates apart by it, and the page shows it.
+  const std::vector<std::string> candidates = run::CandidatesOf(*data, workload::Figures());
+  ASSERT_EQ(candidates.size(), 2u);
+  for (const std::string& c : candidates) {
+    EXPECT_NE(c.find("toy_knob="), std::string::npos) << c;
+  }
+  EXPECT_NE(run::PageOf(*data, registry_, workload::Figures()).find("toy_knob"), std::string::npos);
 }
 
 }  // namespace

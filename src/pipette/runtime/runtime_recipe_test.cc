@@ -127,6 +127,11 @@ TEST_F(RuntimeRecipe, AMadeUpRuntimeRunsAndItsRowsSayIt) {
   EXPECT_NE(std::get<std::string>(report.summary.rows[0].values[*runtime]).find("toyrt"),
             std::string::npos);
   EXPECT_TRUE(report.summary.Find("lanes").has_value());
+  // select's candidates and the page name it.
+  const std::vector<std::string> candidates = run::CandidatesOf(*data, workload::Figures());
+  ASSERT_EQ(candidates.size(), 2u);
+  for (const std::string& c : candidates) EXPECT_NE(c.find("toyrt"), std::string::npos) << c;
+  EXPECT_NE(run::PageOf(*data, registry_, workload::Figures()).find("toyrt"), std::string::npos);
 }
 
 }  // namespace
