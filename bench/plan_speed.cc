@@ -13,8 +13,8 @@
 
 #include "pipette/app/experiment_specs.h"
 #include "pipette/config/experiment.h"
-#include "pipette/plan/plan.h"
 #include "pipette/model_formats/formats.h"
+#include "pipette/plan/plan.h"
 #include "pipette/runtime/registry.h"
 #include "pipette/stats/stats.h"
 #include "pipette/workload/registry.h"
