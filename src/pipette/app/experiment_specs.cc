@@ -11,7 +11,8 @@ const config::QualityRegistry& ExperimentSpecs() {
   static const select::ProfilesSection kSelect(&workload::Figures());
   static const config::QualityRegistry kAll = workload::QualitySpecs()
                                                   .WithSections({
-                                                      &run::ReadySectionDef(),  // ready:
+                                                      &run::ReadySectionDef(),     // ready:
+                                                      &run::CooldownSectionDef(),  // cooldown:
                                                       &kSelect,  // select: `pipette select`'s
                                                   })
                                                   .WithDevices(&device::DeviceKinds());

@@ -67,7 +67,6 @@ json CanonicalForm(const WrittenExperiment& ex) {
     if (!d.tier.is_null()) dj["tier"] = d.tier;  // another tier is another experiment
     j["devices"].push_back(std::move(dj));
   }
-  if (ex.cooldown) j["cooldown"] = ex.cooldown->ToJson();
   for (const auto& m : ex.models) j["models"].push_back(Model(m));
   for (const auto& r : ex.runtimes) {
     if (r.endpoint) {

@@ -27,8 +27,6 @@ nlohmann::json Experiment::Resolved() const {
   if (!written.devices.empty()) {
     for (const DeviceSpec& d : devices) j["devices"].push_back(d.ToJson());
   }
-  // Only when written, likewise.
-  if (written.cooldown) j["cooldown"] = cooldown.ToJson();
   for (const auto& m : models) {
     nlohmann::json mj = {{"name", m.name}, {"path", m.path}};
     if (m.variant) mj["variant"] = m.variant->Definition();

@@ -76,9 +76,6 @@ struct Experiment {
   // repetition, in rounds (A B A B ...), each visit warming up again. The runner visits so, and
   // the workloads plan their work so.
   bool interleave = false;
-  // The readiness gate before every measured repetition (none: not gated) and the cooldown
-  // between cells (docs/config.md "A clean device").
-  CooldownSpec cooldown;
   double timeout_s = 300;  // per worker request
   uint64_t seed = 42;
   std::string store = "results/pipette.db";

@@ -13,7 +13,6 @@
 #include "pipette/config/parse_convert.h"
 #include "pipette/config/parse_devices.h"
 #include "pipette/config/parse_endpoint.h"
-#include "pipette/config/parse_ready.h"
 #include "pipette/config/parse_workloads.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/runtime/registry.h"
@@ -26,7 +25,7 @@ namespace {
 const std::vector<std::string> kTopKeys = {
     "quality", "name",    "description", "models",   "runtime",     "runtimes",
     "device",  "devices", "params",      "tests",    "repetitions", "warmup",
-    "timeout", "seed",    "store",       "quantize", "convert",     "cooldown"};
+    "timeout", "seed",    "store",       "quantize", "convert"};
 
 Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
   WrittenModel m;
@@ -283,10 +282,6 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
     if (!i) return i.error();
     ex->timeout = *i;
-  } else if (key == "cooldown") {
-    auto c = ParseCooldown(w, v);
-    if (!c) return c.error();
-    ex->cooldown = *c;
   } else if (key == "seed") {
     auto i = Integer(w, v, "seed", 0, INT64_MAX);
     if (!i) return i.error();

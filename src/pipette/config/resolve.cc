@@ -413,7 +413,6 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::Para
     ex.devices = std::move(*devices);
   }
   ex.store = written.store.value_or(ex.store);
-  ex.cooldown = written.cooldown.value_or(ex.cooldown);
   for (const WrittenModel& wm : written.models) {
     auto m = ResolveModel(w, wm, options);
     if (!m) return m.error();

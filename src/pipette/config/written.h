@@ -15,7 +15,6 @@
 #include "pipette/config/device_spec.h"
 #include "pipette/config/endpoint_spec.h"
 #include "pipette/config/quality_specs.h"
-#include "pipette/config/ready_spec.h"
 #include "pipette/quant/variant.h"
 
 namespace pipette::config {
@@ -117,8 +116,6 @@ struct WrittenExperiment {
   std::vector<WrittenConvert> convert{};
   std::optional<int> repetitions{}, warmup{}, timeout{};
   std::optional<uint64_t> seed{};
-  // ready: and cooldown: (docs/config.md "A clean device"), when written.
-  std::optional<CooldownSpec> cooldown{};
 };
 
 }  // namespace pipette::config

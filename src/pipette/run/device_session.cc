@@ -64,7 +64,7 @@ ReadyProbe* DeviceSession::Probe() {
 }
 
 json DeviceSession::CoolDownBefore() {
-  const config::CooldownSpec& c = ex_.cooldown;
+  const CooldownSpec c = CooldownOf(ex_);
   if (c.seconds <= 0 && !c.until_start_temperature) return json::object();
   ReadyProbe* probe = Probe();
   const ReadySpec* ready = ReadyOf(ex_);
@@ -77,7 +77,7 @@ json DeviceSession::CoolDownBefore() {
     start_temp_[dev_] = look->temp_c;
     return {{"start_temp_c", look->temp_c ? json(*look->temp_c) : json(nullptr)}};
   }
-  config::CooldownSpec spec = c;
+  CooldownSpec spec = c;
   if (!probe) spec.until_start_temperature = false;  // nothing to look with: by time alone
   NullProbe none;
   auto done = CoolDown(spec, start_temp_[dev_], limits, probe ? *probe : none, deps_.clock,

@@ -11,16 +11,15 @@
 #include <optional>
 #include <string>
 
-#include "pipette/config/ready_spec.h"
 #include "pipette/env/sensors.h"
 #include "pipette/run/ready_section.h"
 #include "pipette/util/result.h"
 
 namespace pipette::run {
 
-// The experiment's `ready:` (run/ready_section.h) and `cooldown:` (config/ready_spec.h).
+// The experiment's `ready:` and `cooldown:` (run/ready_section.h).
 using ReadyLimits = ReadySpec;
-using Cooldown = config::CooldownSpec;
+using Cooldown = CooldownSpec;
 
 // One look at the device.
 struct ReadyLook {

@@ -1,7 +1,8 @@
-// `ready:` of an experiment file (docs/config.md "A clean device"): when a device is ready to
-// measure on. A section of the experiment file the runner owns (config::QualitySpecDef: parsed,
-// hashed, resolved and stored by config/ through its def alone), registered in
-// app/experiment_specs.cc; the runner reads it with ReadyOf.
+// `ready:` and `cooldown:` of an experiment file (docs/config.md "A clean device"): when a device
+// is ready to measure on, and how long to let it cool between cells. Two sections of the
+// experiment file the runner owns (config::QualitySpecDef: parsed, hashed, resolved and stored by
+// config/ through its def alone), registered in app/experiment_specs.cc; the runner reads them
+// with ReadyOf and CooldownOf.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -35,16 +36,36 @@ struct ReadySpec {
   bool operator==(const ReadySpec&) const = default;
 };
 
+struct CooldownSpec {
+  double seconds = 0;                    // sleep this long between cells
+  bool until_start_temperature = false;  // then wait until the CPU is as cool as at the start
+
+  nlohmann::json ToJson() const {
+    if (until_start_temperature && seconds > 0) {
+      return {{"seconds", seconds}, {"until", "temperature"}};
+    }
+    if (until_start_temperature) return "temperature";
+    return seconds;
+  }
+  bool operator==(const CooldownSpec&) const = default;
+};
+
 // `ready: true` (the defaults) or {cpu_busy: PERCENT, temperature: CELSIUS, window: SECONDS,
 // deadline: SECONDS}, each optional.
 Result<ReadySpec> ParseReady(const config::Where& w, const YAML::Node& node);
+// `cooldown: SECONDS`, `cooldown: temperature`, or {seconds: SECONDS, until: temperature}.
+Result<CooldownSpec> ParseCooldown(const config::Where& w, const YAML::Node& node);
 
-// The section's def.
+// The sections' defs.
 const config::QualitySpecDef& ReadySectionDef();
+const config::QualitySpecDef& CooldownSectionDef();
 
 // The experiment's `ready:`; null when it writes none (nothing gates).
 const ReadySpec* ReadyOf(const config::Experiment& ex);
-// For tests: `ex` with `ready:` as `spec`.
+// The experiment's `cooldown:`; none written: no cooldown.
+CooldownSpec CooldownOf(const config::Experiment& ex);
+// For tests: `ex` with `ready:` (`cooldown:`) as `spec`.
 void SetReady(config::Experiment* ex, const ReadySpec& spec);
+void SetCooldown(config::Experiment* ex, const CooldownSpec& spec);
 
 }  // namespace pipette::run

@@ -1,5 +1,5 @@
-// `ready:`, the runner's section of the experiment file: parsed, hashed and stored by config/
-// through its def (registered here as app/experiment_specs.cc registers it).
+// `ready:` and `cooldown:`, the runner's sections of the experiment file: parsed, hashed and stored
+// by config/ through their defs (registered here as app/experiment_specs.cc registers them).
 #include "pipette/run/ready_section.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ const std::string kHead = "models: [m.gguf]\ntests: [pp16]\n";
 
 const config::QualityRegistry& WithReady() {
   static const config::QualityRegistry r =
-      config::testing::TestsOnly().WithSections({&ReadySectionDef()});
+      config::testing::TestsOnly().WithSections({&ReadySectionDef(), &CooldownSectionDef()});
   return r;
 }
 
@@ -71,6 +71,37 @@ TEST(ReadySection, BadValuesSayWhereAndWhat) {
             "ex.yaml:3:1: unknown key 'redy' (did you mean 'ready'?)");
 }
 
+TEST(CooldownSection, AsWritten) {
+  auto ex = Parse(kHead + "cooldown: {seconds: 10, until: temperature}\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  const CooldownSpec* c = ex->sections.Get<CooldownSpec>("cooldown");
+  ASSERT_NE(c, nullptr);
+  EXPECT_DOUBLE_EQ(c->seconds, 10);
+  EXPECT_TRUE(c->until_start_temperature);
+  // Written, so part of what the file says (its hash), as config/ wrote it before.
+  EXPECT_EQ(config::CanonicalForm(*ex)["cooldown"],
+            (nlohmann::json{{"seconds", 10.0}, {"until", "temperature"}}));
+  auto seconds = Parse(kHead + "cooldown: 30\n");
+  ASSERT_TRUE(seconds.ok()) << seconds.error().message;
+  EXPECT_EQ(config::CanonicalForm(*seconds)["cooldown"], 30.0);
+  auto temperature = Parse(kHead + "cooldown: temperature\n");
+  ASSERT_TRUE(temperature.ok());
+  EXPECT_EQ(config::CanonicalForm(*temperature)["cooldown"], "temperature");
+  EXPECT_FALSE(config::CanonicalForm(*Parse(kHead)).contains("cooldown"));
+}
+
+TEST(CooldownSection, BadValuesSayWhereAndWhat) {
+  EXPECT_EQ(ErrorOf(kHead + "cooldown: warm\n"),
+            "ex.yaml:3:11: cooldown: is seconds, 'temperature', or {seconds: SECONDS, until: "
+            "temperature}, not 'warm'");
+  EXPECT_EQ(ErrorOf(kHead + "cooldown: 100000\n"),
+            "ex.yaml:3:11: cooldown (seconds) must be between 0 and 86400, got 100000");
+  EXPECT_EQ(ErrorOf(kHead + "cooldown: {until: cold}\n"),
+            "ex.yaml:3:19: cooldown: until is 'temperature' (back at the run's start)");
+  EXPECT_EQ(ErrorOf(kHead + "cooldwn: 5\n"),
+            "ex.yaml:3:1: unknown key 'cooldwn' (did you mean 'cooldown'?)");
+}
+
 TEST(ReadySection, TheRunnerReadsWhatWasResolved) {
   config::Experiment ex;
   EXPECT_EQ(ReadyOf(ex), nullptr);
@@ -79,6 +110,9 @@ TEST(ReadySection, TheRunnerReadsWhatWasResolved) {
   SetReady(&ex, spec);
   ASSERT_NE(ReadyOf(ex), nullptr);
   EXPECT_EQ(ReadyOf(ex)->deadline_s, 5);
+  EXPECT_EQ(CooldownOf(ex), CooldownSpec{});  // none written: no cooldown
+  SetCooldown(&ex, {30, false});
+  EXPECT_EQ(CooldownOf(ex).seconds, 30);
 }
 
 }  // namespace

@@ -178,7 +178,7 @@ TEST_F(RunnerReadyTest, StrictRefusesTheRestOfTheRun) {
 }
 
 TEST_F(RunnerReadyTest, CooldownWaitsBetweenCellsNotBeforeTheFirst) {
-  ex_.cooldown = {30, false};
+  SetCooldown(&ex_, {30, false});
   auto s = Run();
   ASSERT_TRUE(s.ok()) << s.error().message;
   // Between the two cells only, a second at a time (Ctrl-C need not wait for the rest).
@@ -190,7 +190,7 @@ TEST_F(RunnerReadyTest, CooldownWaitsBetweenCellsNotBeforeTheFirst) {
 }
 
 TEST_F(RunnerReadyTest, CooldownUntilTheTemperatureTheDeviceStartedAt) {
-  ex_.cooldown = {0, true};
+  SetCooldown(&ex_, {0, true});
   // At the first cell 40 °C; after it, 46 and 43 before it is back at 40.
   looks_ = {Look(0.0, 40.0), Look(0.0, 46.0), Look(0.0, 43.0), Look(0.0, 40.0)};
   auto s = Run();
