@@ -29,7 +29,7 @@ std::string KnownKvCacheTypes() {
   return out;
 }
 
-Result<std::string> FlashAttnSetting(const nlohmann::json& request, protocol::FieldReader& fields) {
+Result<std::string> FlashAttnSetting(const nlohmann::json& request, FieldReader& fields) {
   if (!fields.Has("flash_attn")) return std::string("auto");
   const nlohmann::json& fa = request["flash_attn"];
   if (fa.is_boolean()) return std::string(fa.get<bool>() ? "on" : "off");

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "pipette/protocol/fields.h"
+#include "pipette/util/field_reader.h"
 #include "pipette/util/result.h"
 
 namespace pipette::llama_worker {
@@ -24,7 +24,7 @@ std::string KnownKvCacheTypes();
 // The request's flash_attn as "auto" (absent: llama.cpp's default), "on" or "off"; true and
 // false (protocol 1's form) mean on and off. A field of the wrong type is `fields`' problem; a
 // string other than the three is an error.
-Result<std::string> FlashAttnSetting(const nlohmann::json& request, protocol::FieldReader& fields);
+Result<std::string> FlashAttnSetting(const nlohmann::json& request, FieldReader& fields);
 // llama.cpp's setting for a word FlashAttnSetting returned.
 llama_flash_attn_type FlashAttnType(const std::string& setting);
 

@@ -26,7 +26,7 @@ TEST(KvCacheType, OtherNamesAreNotAccepted) {
 }
 
 Result<std::string> Setting(const json& request) {
-  protocol::FieldReader fields(request, "init_context request");
+  FieldReader fields(request, "init_context request");
   auto s = FlashAttnSetting(request, fields);
   if (Status st = fields.status(); s && !st) return st.error();
   return s;

@@ -19,11 +19,11 @@
 #include "imatrix_collector.h"
 #include "imatrix_file.h"
 #include "log_softmax.h"
-#include "pipette/protocol/fields.h"
 #include "pipette/protocol/model_ops.h"
 #include "pipette/protocol/ops.h"
 #include "pipette/protocol/quant_ops.h"
 #include "pipette/protocol/speed_ops.h"
+#include "pipette/util/field_reader.h"
 #include "runtime_info.h"
 #include "runtime_log.h"
 
@@ -240,7 +240,7 @@ Result<LlamaSession::TemplatedChat> LlamaSession::TemplatedPrompt(
 }
 
 Reply LlamaSession::LoadModel(const json& request) {
-  protocol::FieldReader fields(request, protocol::RequestName(op::kLoadModel));
+  FieldReader fields(request, protocol::RequestName(op::kLoadModel));
   const std::string path = fields.String("path");
   // Absent: llama.cpp's defaults (llama_model_default_params(): load mode auto, all layers).
   llama_model_params params = llama_model_default_params();
@@ -303,7 +303,7 @@ Reply LlamaSession::InitContext(const json& request) {
   // for threads what llama.cpp's own tools default to (common_cpu_get_num_math(), as llama-bench
   // and llama-cli do; libllama's GGML_DEFAULT_N_THREADS is a fixed placeholder).
   const llama_context_params defaults = llama_context_default_params();
-  protocol::FieldReader fields(request, protocol::RequestName(op::kInitContext));
+  FieldReader fields(request, protocol::RequestName(op::kInitContext));
   const int64_t n_ctx = fields.Int("n_ctx", 0, kInt32Max);
   const int64_t n_batch = fields.Int("n_batch", 1, kInt32Max, defaults.n_batch);
   const int64_t n_ubatch = fields.Int("n_ubatch", 1, kInt32Max, defaults.n_ubatch);
@@ -584,9 +584,9 @@ Reply LlamaSession::Score(const json& request, FrameStream* stream) {
                 std::to_string(llama_n_ctx(context_.get())) + ")");
   }
   // Optional: for each scored position, token ids whose log-probabilities are wanted.
-  const std::vector<protocol::TokenIds> no_ids;
-  const std::vector<protocol::TokenIds>& ids = req->ids ? *req->ids : no_ids;
-  for (const protocol::TokenIds& row : ids) {
+  const std::vector<TokenIds> no_ids;
+  const std::vector<TokenIds>& ids = req->ids ? *req->ids : no_ids;
+  for (const TokenIds& row : ids) {
     if (Status in_vocab = CheckTokens(row, "ids"); !in_vocab) return in_vocab.error();
   }
   auto n_batch = ResolveBatch(req->n_batch);

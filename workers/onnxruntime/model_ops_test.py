@@ -71,7 +71,7 @@ class ModelOpsTest(unittest.TestCase):
         r = self.calls.ok("init_context", n_ctx=1000)
         self.assertEqual((r["n_ctx"], r["n_batch"]), (1000, 512))
         self.assertEqual(self.calls.error("init_context", n_ctx="big"),
-                         "init_context request: field 'n_ctx' must be an integer")
+                         "init_context request: field 'n_ctx' must be an integer, got a string")
 
     def test_other_threads_make_the_session_again_with_them(self):
         self.calls.ok("load_model", path=fake_model_for(self), threads=2)

@@ -7,19 +7,20 @@
 #include <optional>
 #include <string>
 
+#include "pipette/util/place.h"
+
 namespace pipette::config {
 
-// As written. Positions are 0-based lines and columns (config/written.h's Pos, kept here as
-// plain numbers so this header stands alone).
+// As written, with the places (util/place.h) the errors resolving it name.
 struct WrittenDevice {
   std::optional<std::string> name{};  // `name:`; none: the kind's default (local, the host)
   std::string kind{};                 // "local", "ssh", "adb"
   // The kind's keys as written: strings, whole numbers, lists of strings.
   nlohmann::json options = nlohmann::json::object();
-  std::map<std::string, std::pair<int, int>> option_pos{};  // key -> its value's line, column
+  std::map<std::string, Place> option_pos{};  // key -> its value's place
   // `tier:` as parsed: {cpus: [..], cpu_quota: x, memory_bytes: n} (env::Tier); null: none.
   nlohmann::json tier{};
-  int line = -1, column = -1;  // the entry
+  Place pos{};  // the entry
 };
 
 // Resolved: what the run makes the device from.

@@ -101,7 +101,7 @@ Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
                                     r.name));
     }
     if (auto st = CheckEndpoint(w, node, endpoint); !st) return st.error();
-    endpoint.line = r.pos.Line();
+    endpoint.line = r.pos.line;
     r.endpoint = std::move(endpoint);
   } else if (first_endpoint_key) {
     return w.At(*first_endpoint_key,
@@ -335,7 +335,7 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   if (auto bad = FirstInvalidUtf8(text)) return NotUtf8Error(path, text, *bad);
   if (auto control = ControlCharacter(text)) {
     const auto [line, column, byte] = *control;
-    return w.At(Pos{line, column},
+    return w.At(PlaceAt(line, column),
                 fmt::format("a control character (byte 0x{:02X}) is not allowed in YAML", byte));
   }
   YAML::Node root;
@@ -344,10 +344,10 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   } catch (const YAML::Exception& e) {
     // yaml-cpp's words for a tab in the indentation ("illegal map value", ...) do not say so.
     if (auto tab = TabInIndentation(text, e.mark.line)) {
-      return w.At(Pos{tab->first, tab->second},
+      return w.At(PlaceAt(tab->first, tab->second),
                   "a tab in the indentation: YAML indents with spaces");
     }
-    return w.At(Pos{e.mark.line, e.mark.column}, "malformed YAML: " + e.msg);
+    return w.At(PlaceAt(e.mark.line, e.mark.column), "malformed YAML: " + e.msg);
   }
   if (!root.IsMap()) return w.File("an experiment file must be a YAML mapping (key: value)");
   if (auto bad = NotUtf8Scalar(root)) {

@@ -34,7 +34,7 @@ TEST(ParseConvert, OneEntryOrAListWithItsVariantsAndInt4Options) {
   ASSERT_EQ(ex->convert.size(), 1u);
   const WrittenConvert& c = ex->convert[0];
   EXPECT_EQ(c.base.ref, "smollm2-135m-instruct-q4_1");
-  EXPECT_EQ(c.base.pos.Line(), 3);
+  EXPECT_EQ(c.base.pos.line, 3);
   EXPECT_EQ(c.to, "onnx");
   EXPECT_EQ(c.variants, (std::vector<std::string>{"fp32", "fp16", "int8-dynamic", "int4-rtn"}));
   EXPECT_EQ(c.block_size, 64);

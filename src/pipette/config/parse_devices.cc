@@ -42,7 +42,7 @@ Status ParseOptions(const Where& w, const device::DeviceKind& kind, const YAML::
                                         DidYouMean(key, kind.Keys())));
     }
     const std::string what = kind.name + "." + key;
-    d->option_pos[key] = {PosOf(kv.second).line, PosOf(kv.second).column};
+    d->option_pos[key] = PosOf(kv.second);
     switch (opt->type) {
       case OptionType::kString:
       case OptionType::kPath: {
@@ -144,8 +144,7 @@ Status ParseTier(const Where& w, const YAML::Node& node, WrittenDevice* d) {
 Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node,
                                   const device::DeviceKindRegistry& kinds) {
   WrittenDevice d;
-  d.line = PosOf(node).line;
-  d.column = PosOf(node).column;
+  d.pos = PosOf(node);
   if (node.IsScalar()) {
     if (node.Scalar() == "local") {
       d.kind = "local";
@@ -232,7 +231,7 @@ Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node
     for (const WrittenDevice& other : out) {
       if (other.name.value_or(other.kind) == name) {
         return w.At(
-            n, fmt::format("device '{}' is listed twice (first at line {})", name, other.line + 1));
+            n, fmt::format("device '{}' is listed twice (first at line {})", name, other.pos.line));
       }
     }
     out.push_back(std::move(*d));
@@ -248,7 +247,7 @@ Result<std::vector<DeviceSpec>> ResolveDevices(const Where& w,
     DeviceSpec s;
     s.kind = d.kind;
     s.name = d.name.value_or(d.kind);
-    s.line = d.line + 1;
+    s.line = d.pos.line;
     s.options = d.options;
     s.tier = d.tier;
     const device::DeviceKind* kind = kinds.Find(d.kind);
@@ -263,11 +262,10 @@ Result<std::vector<DeviceSpec>> ResolveDevices(const Where& w,
       fs::path p(v);
       if (p.is_relative()) p = fs::path(w.path()).parent_path() / p;
       p = fs::absolute(p).lexically_normal();
-      const auto [line, column] = d.option_pos.at(o.key);
+      const Place& place = d.option_pos.at(o.key);
       std::error_code ec;
       if (!fs::is_regular_file(p, ec)) {
-        return w.At(Pos{line, column},
-                    fmt::format("{}.{}: no such file: {}", d.kind, o.key, p.string()));
+        return w.At(place, fmt::format("{}.{}: no such file: {}", d.kind, o.key, p.string()));
       }
       s.options[o.key] = p.string();
     }

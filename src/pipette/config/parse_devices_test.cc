@@ -34,7 +34,7 @@ TEST(ParseDevices, LocalAndNamedDevicesOfEachKind) {
   EXPECT_EQ(ex->devices[1].name, "board");
   EXPECT_EQ(ex->devices[1].options["port"], 2222);
   EXPECT_EQ(ex->devices[1].options["emulator"], nlohmann::json::array({"qemu-aarch64"}));
-  EXPECT_EQ(ex->devices[1].line + 1, 5);
+  EXPECT_EQ(ex->devices[1].pos.line, 5);
   EXPECT_EQ(ex->devices[2].options["serial"], "R58M");
   // The canonical form holds the devices as written: a board added is another experiment.
   const auto canonical = CanonicalForm(*ex);

@@ -24,7 +24,7 @@ TEST(Parse, WhatTheFileWritesAndNothingElse) {
   EXPECT_EQ(ex->models[0].ref, "no/such/model.gguf");
   EXPECT_FALSE(ex->models[0].name.has_value());
   EXPECT_EQ(ex->models[1].name, "o");
-  EXPECT_EQ(ex->models[1].pos.Line(), 1);
+  EXPECT_EQ(ex->models[1].pos.line, 1);
   EXPECT_TRUE(ex->runtimes.empty());  // none written
   EXPECT_TRUE(ex->params.empty());    // n_ctx and depth have defaults, but none is written
   ASSERT_EQ(ex->tests.size(), 3u);
@@ -46,7 +46,7 @@ TEST(Parse, ListsSweepAndScalarsAreOneValue) {
   ASSERT_EQ(ex->params.size(), 4u);
   EXPECT_EQ(ex->params[0].name, "threads");
   EXPECT_EQ(ex->params[0].values, (std::vector<std::string>{"1", "2"}));  // duplicates dropped
-  EXPECT_EQ(ex->params[0].pos.Line(), 3);
+  EXPECT_EQ(ex->params[0].pos.line, 3);
   EXPECT_EQ(ex->params[1].values, (std::vector<std::string>{"64"}));
   // true/false are on/off, and the canonical forms are what is kept (the second on dropped).
   EXPECT_EQ(ex->params[2].values, (std::vector<std::string>{"on", "off", "auto"}));

@@ -90,7 +90,7 @@ Result<RuntimeSpec> ResolveRuntime(const Where& w, const WrittenRuntime& written
                                    const ResolveOptions& opt) {
   RuntimeSpec r;
   r.name = written.name;
-  r.line = written.pos.Line();
+  r.line = written.pos.line;
   auto entry = RuntimesOf(opt).Lookup(r.name);
   if (!entry) return w.At(written.name_pos, entry.error().message);
   if (const runtime::Endpoint* reach = (*entry)->EndpointReach()) {
@@ -151,7 +151,7 @@ std::string VariantsDir(const ResolveOptions& opt) {
   return (fs::path(opt.models_dir) / "variants").lexically_normal().string();
 }
 
-Status AddModel(const Where& w, const Pos& pos, ModelSpec m, Experiment* ex) {
+Status AddModel(const Where& w, const Place& pos, ModelSpec m, Experiment* ex) {
   for (const auto& other : ex->models) {
     if (other.name == m.name && (m.variant || m.conversion || other.path == m.path)) {
       return w.At(pos,
@@ -179,7 +179,7 @@ Result<ModelSpec> ResolveBase(const Where& w, const WrittenModel& ref, const Res
 }
 
 // The SHA-256 of a base: a bundled model's was verified when it was fetched.
-Result<std::string> BaseSha256(const Where& w, const Pos& pos, const ModelSpec& base) {
+Result<std::string> BaseSha256(const Where& w, const Place& pos, const ModelSpec& base) {
   const model::BundledModel* bundled =
       base.source.starts_with("bundled:") ? model::FindBundled(base.source.substr(8)) : nullptr;
   if (bundled) return bundled->sha256;
@@ -234,7 +234,7 @@ Status ResolveConvert(const Where& w, const WrittenConvert& c, const ResolveOpti
     m.name = v.name;
     m.path = (fs::path(ConvertedDir(opt)) / v.FolderName() / v.GraphFile()).string();
     m.source = "converted:" + base->source;
-    m.line = c.pos.Line();
+    m.line = c.pos.line;
     m.n_ctx_train = base->n_ctx_train;
     m.quant = v.Label();
     m.format = v.Format();
@@ -303,7 +303,7 @@ Status ResolveQuantize(const Where& w, const WrittenQuantize& q, const ResolveOp
     m.name = v.name;
     m.path = (fs::path(VariantsDir(opt)) / v.FileName()).string();
     m.source = "variant:" + base.source;
-    m.line = q.pos.Line();
+    m.line = q.pos.line;
     m.n_ctx_train = base.n_ctx_train;
     m.quant = v.label;
     m.format = base.format;  // the quantizer writes the base's format
@@ -349,7 +349,7 @@ Status CheckParamsHaveARuntime(const Where& w, const WrittenExperiment& written,
     const runtime::ParamDef* def = registry.Find(p.name);
     if (!def || theirs.Find(p.name)) continue;
     return w.AtLine(
-        p.pos.Line(),
+        p.pos.line,
         fmt::format("parameter '{}' is {}'s; no runtime of this experiment ({}) has it{}", p.name,
                     fmt::join(def->runtimes, ", "), fmt::join(names, ", "),
                     theirs.DidYouMean(p.name)));
@@ -366,7 +366,7 @@ void ResolveParams(const WrittenExperiment& written, const runtime::ParamRegistr
                            [&](const WrittenParam& p) { return p.name == def.name; });
     if (it != written.params.end()) {
       ex->params.emplace_back(def.name, it->values);
-      ex->param_lines[def.name] = it->pos.Line();
+      ex->param_lines[def.name] = it->pos.line;
     } else if (def.HasDefault()) {
       ex->params.emplace_back(def.name, std::vector<std::string>{def.default_value});
     }

@@ -16,7 +16,7 @@
 namespace pipette::config {
 namespace fs = std::filesystem;
 
-Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::string& written,
+Result<std::string> ResolveDataPath(const Where& w, const Place& pos, const std::string& written,
                                     const std::string& what) {
   fs::path p(written);
   std::vector<fs::path> tried;
@@ -72,7 +72,7 @@ Result<ModelSpec> ResolveModel(const Where& w, const WrittenModel& written,
     return RuntimeError("config::ResolveModel: ResolveOptions.formats is unset");
   const model::ModelFormats& formats = *options.formats;
   ModelSpec m;
-  m.line = written.pos.Line();
+  m.line = written.pos.line;
   m.name = written.name.value_or("");
   m.source = "path";
   const std::string& ref = written.ref;
@@ -149,7 +149,7 @@ Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
   return ResolveDataPath(w, dataset.pos, *dataset.path, workload + " dataset");
 }
 
-Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& path, int n_ctx,
+Status CheckCorpusFitsAChunk(const Where& w, const Place& pos, const std::string& path, int n_ctx,
                              const std::string& what) {
   std::error_code ec;
   const uintmax_t bytes = fs::file_size(path, ec);

@@ -15,7 +15,7 @@ namespace pipette::config {
 
 // A data file named in the experiment: relative to the experiment file, then to the current
 // folder; it must be a readable regular file. Errors are placed at `pos`.
-Result<std::string> ResolveDataPath(const Where& w, const Pos& pos, const std::string& written,
+Result<std::string> ResolveDataPath(const Where& w, const Place& pos, const std::string& written,
                                     const std::string& what);
 
 // A model: a bundled name (installed under options.models_dir) or a path (relative to the
@@ -44,7 +44,7 @@ Result<std::string> DatasetFile(const Where& w, const WrittenFile& dataset,
 // one byte: a file of fewer bytes than n_ctx, less the one BOS token a tokenizer may add, can
 // never fill a chunk, whatever the model. Its text must be UTF-8 (it is sent in JSON requests):
 // the first bad byte is named by line, column and offset (exit 2).
-Status CheckCorpusFitsAChunk(const Where& w, const Pos& pos, const std::string& path, int n_ctx,
+Status CheckCorpusFitsAChunk(const Where& w, const Place& pos, const std::string& path, int n_ctx,
                              const std::string& what);
 
 }  // namespace pipette::config

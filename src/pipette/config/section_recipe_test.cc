@@ -24,7 +24,7 @@ class NoteSection : public QualitySpecDef {
     auto s = Scalar(w, node, Name());
     if (!s) return s.error();
     if (s->empty()) return w.At(node, Name() + ": needs some text");
-    return std::any(Note{*s, PosOf(node).Line()});
+    return std::any(Note{*s, PosOf(node).line});
   }
   nlohmann::json Canonical(const std::any& written) const override {
     return std::any_cast<const Note&>(written).text;

@@ -1,8 +1,8 @@
 // An experiment as its file writes it: what parsing (config/parse.h) makes of the text alone,
 // before any file is looked at. Every key the file gives is here, and only those: a value the
 // file leaves out is empty (std::nullopt), so the canonical form (config/canonical.h) can tell a
-// default written out from one left out. Positions are kept for the errors resolving names later
-// (config/resolve.h).
+// default written out from one left out. Places (util/place.h: line 0, none) are kept for the
+// errors resolving names later (config/resolve.h).
 #pragma once
 
 #include <cstdint>
@@ -16,15 +16,9 @@
 #include "pipette/config/endpoint_spec.h"
 #include "pipette/config/quality_specs.h"
 #include "pipette/quant/variant.h"
+#include "pipette/util/place.h"
 
 namespace pipette::config {
-
-// A place in the experiment file, 0-based as yaml-cpp marks it; line -1: no place (the file).
-struct Pos {
-  int line = -1;
-  int column = -1;
-  int Line() const { return line + 1; }  // 1-based, as messages show it
-};
 
 // One test of `tests:`, as its kind's grammar read it (the speed workload's table of test kinds,
 // workload/speed/test_kinds.h, given to the parser with the quality specs).
@@ -41,7 +35,7 @@ struct TestSpec {
 struct WrittenModel {
   std::string ref{};  // as written
   std::optional<std::string> name{};
-  Pos pos{};  // the entry
+  Place pos{};  // the entry
 };
 
 // A runtime entry: a name, optionally with its own worker program ({name:, worker:}), or an
@@ -50,21 +44,21 @@ struct WrittenRuntime {
   std::string name{};
   std::optional<std::string> worker{};        // as written (relative to the experiment file)
   std::optional<WrittenEndpoint> endpoint{};  // an endpoint runtime's keys
-  Pos pos{};                                  // the entry
-  Pos name_pos{};                             // its name
+  Place pos{};                                // the entry
+  Place name_pos{};                           // its name
 };
 
 // One parameter under params:, its values in canonical text, duplicates dropped.
 struct WrittenParam {
   std::string name{};
   std::vector<std::string> values{};
-  Pos pos{};  // the key
+  Place pos{};  // the key
 };
 
 // A data file a workload names (a corpus or a dataset), or none: the shipped default.
 struct WrittenFile {
   std::optional<std::string> path{};  // as written
-  Pos pos{};  // the value, or the workload's node when none is written (errors about the default)
+  Place pos{};  // the value, or the workload's node when none is written (errors about the default)
 };
 
 struct WrittenImatrix {
@@ -80,7 +74,7 @@ struct WrittenQuantize {
   std::optional<WrittenImatrix> imatrix{};
   std::vector<quant::TensorOverride> overrides{};  // in the order written
   std::optional<std::string> label{};
-  Pos pos{};  // the entry
+  Place pos{};  // the entry
 };
 
 // One convert: entry (convert/conversion.h).
@@ -95,7 +89,7 @@ struct WrittenConvert {
   std::optional<WrittenFile> calibration{};
   std::optional<int> calibration_tokens{}, calibration_samples{};
   std::optional<double> damp{};
-  Pos pos{};  // the entry
+  Place pos{};  // the entry
 };
 
 struct WrittenExperiment {

@@ -12,33 +12,41 @@
 #include <vector>
 
 #include "pipette/config/written.h"
+#include "pipette/util/place.h"
 #include "pipette/util/result.h"
 
 namespace pipette::config {
 
+// A place in the file from yaml-cpp's 0-based line and column (-1: none, as for a node made in
+// memory).
+inline Place PlaceAt(int line, int column) {
+  return {.line = line < 0 ? 0 : line + 1, .column = column < 0 ? 0 : column + 1};
+}
 // Where a node is in the file.
-inline Pos PosOf(const YAML::Node& node) {
+inline Place PosOf(const YAML::Node& node) {
   const YAML::Mark m = node.Mark();
-  return {m.line, m.column};
+  return PlaceAt(m.line, m.column);
 }
 
-// Builds bad-input errors of the form "file:line:col: message", which keep the file, line and
-// column as their context (util/result.h ErrorAt).
+// Builds bad-input errors of the form "file:line:col: message" at places of the experiment file,
+// which keep the file, line and column as their context (util/place.h).
 class Where {
  public:
   explicit Where(std::string path) : path_(std::move(path)) {}
-  Error At(const Pos& pos, const std::string& message) const {
-    if (pos.line < 0) return File(message);
-    return ErrorAt({.file = path_, .line = pos.line + 1, .column = pos.column + 1}, message, 2);
+  // At a place of the file (util/place.h); one whose line is not known names the file alone.
+  Error At(const Place& pos, const std::string& message) const {
+    if (!pos.Known()) return File(message);
+    return Place{.file = path_, .line = pos.line, .column = pos.column, .what = pos.what}.Fail(
+        message);
   }
   Error At(const YAML::Node& node, const std::string& message) const {
     return At(PosOf(node), message);
   }
   // At a 1-based line whose column is not known: "file:line: message".
   Error AtLine(int line, const std::string& message) const {
-    return ErrorAt({.file = path_, .line = line}, message, 2);
+    return Place{.file = path_, .line = line}.Fail(message);
   }
-  Error File(const std::string& message) const { return ErrorAt({.file = path_}, message, 2); }
+  Error File(const std::string& message) const { return Place{.file = path_}.Fail(message); }
   const std::string& path() const { return path_; }
 
  private:

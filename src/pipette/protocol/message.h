@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "pipette/protocol/fields.h"
+#include "pipette/util/field_reader.h"
 #include "pipette/util/result.h"
 
 namespace pipette::protocol {

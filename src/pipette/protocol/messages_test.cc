@@ -92,11 +92,11 @@ TEST(Messages, RequestsAndResponsesRoundTrip) {
 TEST(Messages, AMissingOrMistypedFieldNamesTheOpAndTheField) {
   EXPECT_EQ(ErrorOf<PpRequest>({{"op", "pp"}}), "pp request: missing required field 'tokens'");
   EXPECT_EQ(ErrorOf<PpRequest>({{"op", "pp"}, {"tokens", {1}}, {"n_batch", "x"}}),
-            "pp request: field 'n_batch' must be an integer");
+            "pp request: field 'n_batch' must be an integer, got a string");
   EXPECT_EQ(ErrorOf<TgRequest>({{"op", "tg"}, {"first_token", 1}}),
             "tg request: missing required field 'n_gen'");
   EXPECT_EQ(ErrorOf<TokenizeRequest>({{"op", "tokenize"}, {"text", 3}}),
-            "tokenize request: field 'text' must be a string");
+            "tokenize request: field 'text' must be a string, got an integer");
   EXPECT_EQ(ErrorOf<LoadModelRequest>({{"op", "load_model"}}),
             "load_model request: missing required field 'path'");
   EXPECT_EQ(ErrorOf<InitContextRequest>({{"op", "init_context"}, {"n_ctx", -1}}),
@@ -104,13 +104,13 @@ TEST(Messages, AMissingOrMistypedFieldNamesTheOpAndTheField) {
   EXPECT_EQ(ErrorOf<QuantizeRequest>({{"op", "quantize"}, {"input", "a"}, {"output", "b"}}),
             "quantize request: missing required field 'type'");
   EXPECT_EQ(ErrorOf<ImatrixRequest>({{"op", "imatrix"}, {"output", "o"}, {"chunks", {{1}, "x"}}}),
-            "imatrix request: field 'chunks[1]' must be an array of token ids");
+            "imatrix request: field 'chunks[1]' must be an array of token ids, got a string");
   EXPECT_EQ(
       ErrorOf<ChatRequest>({{"op", "chat"}, {"max_tokens", 1}, {"messages", {{{"role", "user"}}}}}),
       "chat request: missing required field 'messages[0].content'");
   EXPECT_EQ(ErrorOf<MemoryResponse>({{"rss", 1}}), "memory response: missing required field 'hwm'");
   EXPECT_EQ(ErrorOf<HelloResponse>({{"protocol", "1"}}),
-            "hello response: field 'protocol' must be an integer");
+            "hello response: field 'protocol' must be an integer, got a string");
 }
 
 TEST(Messages, AChatStopsAtEndOfGenerationAtMaxTokensOrAsAFailedRequest) {
@@ -147,7 +147,7 @@ TEST(Messages, ScoreRequestsAreCheckedBeyondTheirTypes) {
             "position (2)");
   ids["ids"] = {{1}, {"x"}};
   EXPECT_EQ(ErrorOf<ScoreRequest>(ids),
-            "score request: field 'ids' must hold only integer token ids");
+            "score request: field 'ids' must hold only integer token ids, not a string");
 }
 
 TEST(Messages, ChatTakesExactlyOnePromptForm) {

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "pipette/quality/ppl.h"
+#include "pipette/util/field_reader.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::quality {

@@ -67,7 +67,4 @@ const std::vector<std::string>& GenCheckerTypes();
 // contains; "" for an unknown type.
 std::string DefaultCheckerRole(std::string_view type);
 
-// "a string", "an array", ... for messages about a JSON value of the wrong kind.
-std::string JsonKind(const nlohmann::json& v);
-
 }  // namespace pipette::quality

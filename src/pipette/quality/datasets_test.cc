@@ -203,24 +203,25 @@ TEST_F(DatasetFile, ALinePastTheBoundIsRefusedByItsPlace) {
 
 TEST_F(DatasetFile, McFieldProblems) {
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "answer": 0})"),
-            "x.jsonl:1: missing 'choices'");
+            "x.jsonl:1: missing required field 'choices'");
   EXPECT_EQ(
       McError(R"({"id": "q", "question": "Q", "choices": ["a", "b", "c", "d"], "answer": 4})"),
-      "x.jsonl:1: 'answer' is 4 but there are only 4 choices (0-based)");
+      "x.jsonl:1: field 'answer' is 4 but there are only 4 choices (0-based)");
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a", "b"], "answer": -1})"),
-            "x.jsonl:1: 'answer' is -1 but must be a 0-based index into 'choices' (0-1)");
-  EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a", "b"], "answer": 1.0})"),
-            "x.jsonl:1: 'answer' must be an integer, got a number with a fraction or exponent");
+            "x.jsonl:1: field 'answer' is -1 but must be a 0-based index into 'choices' (0-1)");
+  EXPECT_EQ(
+      McError(R"({"id": "q", "question": "Q", "choices": ["a", "b"], "answer": 1.0})"),
+      "x.jsonl:1: field 'answer' must be an integer, got a number with a fraction or exponent");
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a"], "answer": 0})"),
-            "x.jsonl:1: 'choices' needs at least 2 entries, has 1");
+            "x.jsonl:1: field 'choices' needs at least 2 entries, has 1");
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a", 2], "answer": 0})"),
-            "x.jsonl:1: 'choices'[1] must be a string, got an integer");
+            "x.jsonl:1: field 'choices[1]' must be a string, got an integer");
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a", "b", "a"], "answer": 0})"),
-            "x.jsonl:1: 'choices'[0] and [2] are the same (\"a\")");
+            "x.jsonl:1: field 'choices': [0] and [2] are the same (\"a\")");
   EXPECT_EQ(McError(R"({"id": 7, "question": "Q", "choices": ["a", "b"], "answer": 0})"),
-            "x.jsonl:1: 'id' must be a string, got an integer");
+            "x.jsonl:1: field 'id' must be a string, got an integer");
   EXPECT_EQ(McError(R"({"id": "q", "question": "", "choices": ["a", "b"], "answer": 0})"),
-            "x.jsonl:1: 'question' is empty");
+            "x.jsonl:1: field 'question' is empty");
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a", "b"], "anwser": 0})"),
             "x.jsonl:1: unknown field 'anwser' (did you mean 'answer'?)");
   const std::string far = McError(R"({"id": "q", "zzz": 1})");
@@ -236,7 +237,7 @@ TEST_F(DatasetFile, AProblemKeepsItsFileAndLineAsContext) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().context.file, path);
   EXPECT_EQ(r.error().context.line, 2);
-  EXPECT_EQ(r.error().message, Describe(r.error().context, "missing 'choices'"));
+  EXPECT_EQ(r.error().message, Describe(r.error().context, "missing required field 'choices'"));
   Result<McDataset> empty = LoadMcDataset(Write("\n"));
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().context.line, 0);
@@ -272,50 +273,57 @@ TEST_F(DatasetFile, GenCheckerProblems) {
   EXPECT_EQ(GenError(line(R"({"type": "regex", "patern": "a"})")),
             "x.jsonl:1: checker 2 (regex): unknown field 'patern' (did you mean 'pattern'?)");
   EXPECT_EQ(GenError(line(R"({"type": "regex"})")),
-            "x.jsonl:1: checker 2 (regex): missing 'pattern'");
+            "x.jsonl:1: checker 2 (regex): missing required field 'pattern'");
   const std::string bad_regex = GenError(line(R"({"type": "regex", "pattern": "[0-9"})"));
   EXPECT_EQ(
       bad_regex.rfind(
-          "x.jsonl:1: checker 2 (regex): 'pattern' \"[0-9\" is not a valid ECMAScript regex", 0),
+          "x.jsonl:1: checker 2 (regex): field 'pattern' \"[0-9\" is not a valid ECMAScript regex",
+          0),
       0u)
       << bad_regex;
   const std::string non_ascii = GenError(line(R"({"type": "regex", "pattern": "是"})"));
   EXPECT_NE(non_ascii.find("non-ASCII"), std::string::npos) << non_ascii;
-  EXPECT_EQ(GenError(line(R"({"type": "json_keys", "keys": {"a": "int"}})")),
-            "x.jsonl:1: checker 2 (json_keys): 'keys': the type of 'a' is 'int' (expected one of: "
-            "string, integer, number, boolean, array, object, null)");
-  EXPECT_EQ(GenError(line(R"({"type": "json_keys", "keys": {"a": "strng"}})")),
-            "x.jsonl:1: checker 2 (json_keys): 'keys': the type of 'a' is 'strng' (did you mean "
-            "'string'?)");
+  EXPECT_EQ(
+      GenError(line(R"({"type": "json_keys", "keys": {"a": "int"}})")),
+      "x.jsonl:1: checker 2 (json_keys): field 'keys': the type of 'a' is 'int' (expected one of: "
+      "string, integer, number, boolean, array, object, null)");
+  EXPECT_EQ(
+      GenError(line(R"({"type": "json_keys", "keys": {"a": "strng"}})")),
+      "x.jsonl:1: checker 2 (json_keys): field 'keys': the type of 'a' is 'strng' (did you mean "
+      "'string'?)");
   EXPECT_EQ(GenError(line(R"({"type": "json_values", "values": {}})")),
-            "x.jsonl:1: checker 2 (json_values): 'values' must be a non-empty object {name: "
+            "x.jsonl:1: checker 2 (json_values): field 'values' must be a non-empty object {name: "
             "value}, got an empty object");
   EXPECT_EQ(GenError(line(R"({"type": "max_chars", "value": "10"})")),
-            "x.jsonl:1: checker 2 (max_chars): 'value' must be an integer, got a string");
-  EXPECT_EQ(GenError(line(R"({"type": "exact", "value": "a", "ignore_case": "no"})")),
-            "x.jsonl:1: checker 2 (exact): 'ignore_case' must be true or false, got a string");
+            "x.jsonl:1: checker 2 (max_chars): field 'value' must be an integer, got a string");
+  EXPECT_EQ(
+      GenError(line(R"({"type": "exact", "value": "a", "ignore_case": "no"})")),
+      "x.jsonl:1: checker 2 (exact): field 'ignore_case' must be true or false, got a string");
   EXPECT_EQ(GenError(line(R"({"type": "contains", "value": ""})")),
-            "x.jsonl:1: checker 2 (contains): 'value' is empty");
-  EXPECT_EQ(GenError(line(R"({"type": "exact", "value": "a", "role": "fromat"})")),
-            "x.jsonl:1: checker 2 (exact): 'role' must be \"format\" or \"task\", got 'fromat' "
-            "(did you mean 'format'?)");
-  EXPECT_EQ(GenError(line(R"("exact")")), "x.jsonl:1: checker 2: must be an object, got a string");
-  EXPECT_EQ(GenError(R"({"id": "g", "prompt": "p", "checkers": []})"),
-            "x.jsonl:1: 'checkers' must be a non-empty array of checker objects, got an empty "
-            "array");
+            "x.jsonl:1: checker 2 (contains): field 'value' is empty");
+  EXPECT_EQ(
+      GenError(line(R"({"type": "exact", "value": "a", "role": "fromat"})")),
+      "x.jsonl:1: checker 2 (exact): field 'role' must be \"format\" or \"task\", got 'fromat' "
+      "(did you mean 'format'?)");
+  EXPECT_EQ(GenError(line(R"("exact")")), "x.jsonl:1: checker 2: not a JSON object, got a string");
+  EXPECT_EQ(
+      GenError(R"({"id": "g", "prompt": "p", "checkers": []})"),
+      "x.jsonl:1: field 'checkers' must be a non-empty array of checker objects, got an empty "
+      "array");
 }
 
 TEST_F(DatasetFile, GenItemFieldProblems) {
   EXPECT_EQ(GenError(R"({"id": "g", "checkers": [{"type": "json_valid"}]})"),
-            "x.jsonl:1: missing 'prompt'");
+            "x.jsonl:1: missing required field 'prompt'");
   EXPECT_EQ(
       GenError(
           R"({"id": "g", "prompt": "p", "max_tokens": 0, "checkers": [{"type": "json_valid"}]})"),
-      "x.jsonl:1: 'max_tokens' is 0 but must be between 1 and 1048576");
+      "x.jsonl:1: field 'max_tokens' must be between 1 and 1048576, got 0");
   EXPECT_EQ(
       GenError(R"({"id": "g", "prompt": "p", "sytem": "s", "checkers": [{"type": "json_valid"}]})"),
       "x.jsonl:1: unknown field 'sytem' (did you mean 'system'?)");
-  EXPECT_EQ(GenError(R"({"id": "g", "prompt": "p"})"), "x.jsonl:1: missing 'checkers'");
+  EXPECT_EQ(GenError(R"({"id": "g", "prompt": "p"})"),
+            "x.jsonl:1: missing required field 'checkers'");
 }
 
 }  // namespace

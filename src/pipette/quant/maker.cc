@@ -150,7 +150,7 @@ Status MakeImatrix(Quantizer& q, const MakeJob& job, const MakerOptions& options
   if (!tok) return tok.error();
   auto tokenized = protocol::TokenizeResponse::FromJson(*tok);
   if (!tokenized) return RuntimeError(tokenized.error().message);
-  const protocol::TokenIds& tokens = tokenized->tokens;
+  const TokenIds& tokens = tokenized->tokens;
   const auto chunks = quality::PplChunks(static_cast<int64_t>(tokens.size()), m.n_ctx, m.chunks);
   if (chunks.empty()) {
     return InputError(fmt::format("the imatrix corpus {} has {} tokens, fewer than one chunk of {}",

@@ -169,7 +169,7 @@ class RunnerPplTest : public RunnerWorkloadTest {
   }
   // The perplexity of model `scale` over the first `chunks` chunks, from the formula.
   static double ExpectedPpl(double scale, int chunks) {
-    const protocol::TokenIds t = FakeTokens(kCorpus.substr(0, kCorpus.size() - 1), false);
+    const TokenIds t = FakeTokens(kCorpus.substr(0, kCorpus.size() - 1), false);
     double nll = 0;
     int n = 0;
     for (int c = 0; c < chunks; ++c) {
@@ -191,11 +191,11 @@ TEST_F(RunnerPplTest, TokenizesOnceScoresEachChunkAndThePerplexityIsTheModels) {
                     "memory"};
   EXPECT_EQ(fake_->Ops(1), cell);
   EXPECT_EQ(fake_->Ops(2), cell);
-  const protocol::TokenIds t = FakeTokens(kCorpus.substr(0, kCorpus.size() - 1), false);
+  const TokenIds t = FakeTokens(kCorpus.substr(0, kCorpus.size() - 1), false);
   const auto scores = Requests(1, "score");
   for (size_t c = 0; c < scores.size(); ++c) {
     EXPECT_EQ(scores[c]["tokens"],
-              json(protocol::TokenIds(t.begin() + 16 * long(c), t.begin() + 16 * long(c) + 16)));
+              json(TokenIds(t.begin() + 16 * long(c), t.begin() + 16 * long(c) + 16)));
     EXPECT_EQ(scores[c]["from"], 8);
     EXPECT_FALSE(scores[c].contains("top_k"));
   }
@@ -294,7 +294,7 @@ class RunnerKldFakeTest : public RunnerWorkloadTest {
   std::vector<int32_t> Scored(int c) const {
     return {tokens_.begin() + 16 * c + 8, tokens_.begin() + 16 * c + 15};
   }
-  protocol::TokenIds tokens_;
+  TokenIds tokens_;
 };
 
 TEST_F(RunnerKldFakeTest, FullVocabularyStoresThePerPositionKlOfTheTwoModels) {
@@ -417,7 +417,7 @@ class RunnerMcTest : public RunnerWorkloadTest {
   // The summed log-probability of `choice`'s tokens after `question`'s prompt.
   static double ChoiceLp(double scale, const std::string& question, const std::string& choice) {
     const std::string prompt = "Question: " + question + "\nAnswer:";
-    const protocol::TokenIds full = FakeTokens(prompt + " " + choice, false);
+    const TokenIds full = FakeTokens(prompt + " " + choice, false);
     double lp = 0;
     for (size_t p = prompt.size() - 1; p + 1 < full.size(); ++p) {
       lp += Lp(scale, full[p], full[p + 1]);

@@ -102,7 +102,7 @@ Result<Profiles> ParseProfiles(std::string_view yaml, const std::string& file,
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::ParserException& e) {
-    return w.At(config::Pos{e.mark.line, e.mark.column}, "not YAML: " + e.msg);
+    return w.At(config::PlaceAt(e.mark.line, e.mark.column), "not YAML: " + e.msg);
   }
   if (!root.IsMap() || !root[section]) return Profiles{};
   if (auto bad = config::NotUtf8Scalar(root[section])) {

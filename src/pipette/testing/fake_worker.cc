@@ -23,8 +23,8 @@ std::vector<float> Logits(double scale, int32_t token) {
   return out;
 }
 
-protocol::TokenIds FakeTokens(const std::string& text, bool add_bos) {
-  protocol::TokenIds out;
+TokenIds FakeTokens(const std::string& text, bool add_bos) {
+  TokenIds out;
   if (add_bos) out.push_back(kBos);
   for (unsigned char ch : text) out.push_back(2 + int32_t(ch));
   return out;
@@ -32,7 +32,7 @@ protocol::TokenIds FakeTokens(const std::string& text, bool add_bos) {
 
 namespace {
 
-std::string FakeText(const protocol::TokenIds& tokens) {
+std::string FakeText(const TokenIds& tokens) {
   std::string out;
   for (int32_t t : tokens) {
     if (t >= 2) out.push_back(static_cast<char>(t - 2));
@@ -163,7 +163,7 @@ class FakeChannel : public worker::WorkerChannel {
 
   static json Out(const nlohmann::ordered_json& typed) { return json(typed); }
 
-  Status CheckTokens(const protocol::TokenIds& tokens) const {
+  Status CheckTokens(const TokenIds& tokens) const {
     for (int32_t t : tokens) {
       if (t < 0 || t >= kVocab) return Error{"token id " + std::to_string(t) + " out of range"};
     }
@@ -317,7 +317,7 @@ class FakeChannel : public worker::WorkerChannel {
     auto r = protocol::TtftRequest::FromJson(req);
     if (!r) return r.error();
     if (auto st = Ready(true); !st) return st.error();
-    const protocol::TokenIds tokens = FakeTokens(r->text, r->add_special && model_.add_bos);
+    const TokenIds tokens = FakeTokens(r->text, r->add_special && model_.add_bos);
     if (tokens.empty()) return Error{"nothing to decode"};
     protocol::TtftResponse resp;
     resp.n_prompt_tokens = int64_t(tokens.size());
@@ -373,7 +373,7 @@ class FakeChannel : public worker::WorkerChannel {
         resp.top_logprobs->push_back(std::move(lp));
       }
       if (r->ids) {
-        const protocol::TokenIds& ids = (*r->ids)[size_t(p - r->from)];
+        const TokenIds& ids = (*r->ids)[size_t(p - r->from)];
         if (auto st = CheckTokens(ids); !st) return st.error();
         std::vector<double> lp;
         for (int32_t v : ids) lp.push_back(double(l[size_t(v)]) - lse);
@@ -447,7 +447,7 @@ class FakeChannel : public worker::WorkerChannel {
   FakeModel model_;
   bool loaded_ = false;
   int64_t n_ctx_ = 0, n_batch_ = 0;
-  protocol::TokenIds frame_tokens_;
+  TokenIds frame_tokens_;
   int64_t frame_position_ = 0, frames_left_ = 0;
 };
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "pipette/protocol/fields.h"
+#include "pipette/util/field_reader.h"
 #include "pipette/worker/channel.h"
 
 namespace pipette::testing {
@@ -44,7 +44,7 @@ inline constexpr int64_t kRss = 500'000'000, kHwm = 600'000'000;
 std::vector<float> Logits(double scale, int32_t token);
 
 // The fake's tokens of `text` (see above).
-protocol::TokenIds FakeTokens(const std::string& text, bool add_bos);
+TokenIds FakeTokens(const std::string& text, bool add_bos);
 
 // One model file the fake can load, by its path; a path not configured loads FakeModel{}.
 struct FakeModel {

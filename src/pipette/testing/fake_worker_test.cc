@@ -45,13 +45,13 @@ TEST_F(FakeWorkerTest, EveryOpAnswersInItsTypedShape) {
   Ready({1.0, true, "hi"});
   auto tok = protocol::TokenizeResponse::FromJson(Ok({{"op", "tokenize"}, {"text", "ab"}}));
   ASSERT_TRUE(tok.ok());
-  EXPECT_EQ(tok->tokens, (protocol::TokenIds{kBos, 2 + 'a', 2 + 'b'}));
+  EXPECT_EQ(tok->tokens, (TokenIds{kBos, 2 + 'a', 2 + 'b'}));
   auto detok =
       protocol::DetokenizeResponse::FromJson(Ok({{"op", "detokenize"}, {"tokens", tok->tokens}}));
   ASSERT_TRUE(detok.ok());
   EXPECT_EQ(detok->text, "ab");
   auto pp = protocol::PpResponse::FromJson(
-      Ok({{"op", "pp"}, {"tokens", protocol::TokenIds(10, 5)}, {"n_batch", 4}}));
+      Ok({{"op", "pp"}, {"tokens", TokenIds(10, 5)}, {"n_batch", 4}}));
   ASSERT_TRUE(pp.ok()) << pp.error().message;
   EXPECT_EQ(pp->t_end_ns - pp->t_start_ns, 10 * kPpNsPerToken);
   EXPECT_EQ(pp->batch_end_ns.size(), 3u);
@@ -77,7 +77,7 @@ TEST_F(FakeWorkerTest, EveryOpAnswersInItsTypedShape) {
 
 TEST_F(FakeWorkerTest, ScoreFactsAndFramesAreTheFormulaLogits) {
   Ready({2.0, false, ""});
-  const protocol::TokenIds t = {5, 9, 7, 3};
+  const TokenIds t = {5, 9, 7, 3};
   auto s = protocol::ScoreResponse::FromJson(
       Ok({{"op", "score"}, {"tokens", t}, {"from", 1}, {"top_k", 3}}));
   ASSERT_TRUE(s.ok()) << s.error().message;

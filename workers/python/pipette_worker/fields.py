@@ -1,7 +1,7 @@
 """Reading typed fields out of a request, with errors that name the op and the field.
 
-The messages are those of the C++ side (src/pipette/protocol/fields.cc):
-"pp request: field 'tokens' must be an array of token ids".
+The messages are those of the C++ side (src/pipette/util/field_reader.cc):
+"pp request: field 'tokens' must be an array of token ids, got a string".
 """
 
 INT32_MIN = -(2**31)
@@ -16,6 +16,20 @@ class RequestError(Exception):
 
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+# The words for a JSON value's kind, as the C++ side's JsonKind has them (bool before int: a
+# boolean is an int in Python).
+_KINDS = ((str, "a string"), (bool, "a boolean"), (int, "an integer"),
+          (float, "a number with a fraction or exponent"), (list, "an array"),
+          (dict, "an object"), (type(None), "null"))
+
+
+def json_kind(value):
+    for kind, words in _KINDS:
+        if isinstance(value, kind):
+            return words
+    return "an unknown value"
 
 
 class Fields:
@@ -34,9 +48,10 @@ class Fields:
         self.error = ""
         if not isinstance(request, dict):
             if prefix:
-                self.fail("field '" + prefix[:-1] + "' must be an object")
+                kind = json_kind(request)
+                self.fail("field '%s' must be an object, got %s" % (prefix[:-1], kind))
             else:
-                self.error = self._what + " is not a JSON object"
+                self.fail("not a JSON object, got " + json_kind(request))
 
     def has(self, name):
         return self._request.get(name) is not None
@@ -70,7 +85,7 @@ class Fields:
         if value is None:
             return lo if default is Fields._REQUIRED else default
         if not _is_int(value):
-            self._field_fail(name, "must be an integer")
+            self._field_fail(name, "must be an integer, got " + json_kind(value))
             return lo
         if value < lo or value > hi:
             if hi == NO_MAX:
@@ -85,7 +100,7 @@ class Fields:
         if value is None:
             return False if default is Fields._REQUIRED else default
         if not isinstance(value, bool):
-            self._field_fail(name, "must be true or false")
+            self._field_fail(name, "must be true or false, got " + json_kind(value))
             return False
         return value
 
@@ -94,7 +109,7 @@ class Fields:
         if value is None:
             return "" if default is Fields._REQUIRED else default
         if not isinstance(value, str):
-            self._field_fail(name, "must be a string")
+            self._field_fail(name, "must be a string, got " + json_kind(value))
             return ""
         return value
 
@@ -104,11 +119,11 @@ class Fields:
         if value is None:
             return [] if default is Fields._REQUIRED else default
         if not isinstance(value, list):
-            self._field_fail(name, "must be an array of token ids")
+            self._field_fail(name, "must be an array of token ids, got " + json_kind(value))
             return []
         for item in value:
             if not _is_int(item):
-                self._field_fail(name, "must hold only integer token ids")
+                self._field_fail(name, "must hold only integer token ids, not " + json_kind(item))
                 return []
             if item < INT32_MIN or item > INT32_MAX:
                 self._field_fail(name, "holds %d, which is not a 32-bit token id" % item)
@@ -120,7 +135,7 @@ class Fields:
         if value is None:
             return {} if default is Fields._REQUIRED else default
         if not isinstance(value, dict):
-            self._field_fail(name, "must be an object")
+            self._field_fail(name, "must be an object, got " + json_kind(value))
             return {}
         return value
 
@@ -129,7 +144,7 @@ class Fields:
         if value is None:
             return [] if default is Fields._REQUIRED else default
         if not isinstance(value, list):
-            self._field_fail(name, "must be an array")
+            self._field_fail(name, "must be an array, got " + json_kind(value))
             return []
         return value
 
@@ -156,7 +171,7 @@ class Fields:
         sub._prefix = self._prefix + name + "."
         sub.error = ""
         if not isinstance(value, dict):
-            sub.fail("field '" + sub._prefix[:-1] + "' must be an object")
+            sub.fail("field '" + sub._prefix[:-1] + "' must be an object, got " + json_kind(value))
         return sub
 
     def take(self, nested):

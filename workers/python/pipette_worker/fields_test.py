@@ -20,17 +20,20 @@ class FieldsTest(unittest.TestCase):
         cases = [
             ({}, lambda f: f.tokens("tokens"), "pp request: missing required field 'tokens'"),
             ({"tokens": "abc"}, lambda f: f.tokens("tokens"),
-             "pp request: field 'tokens' must be an array of token ids"),
+             "pp request: field 'tokens' must be an array of token ids, got a string"),
             ({"tokens": [1, True]}, lambda f: f.tokens("tokens"),
-             "pp request: field 'tokens' must hold only integer token ids"),
+             "pp request: field 'tokens' must hold only integer token ids, not a boolean"),
             ({"tokens": [2**32]}, lambda f: f.tokens("tokens"),
              "pp request: field 'tokens' holds 4294967296, which is not a 32-bit token id"),
             ({"n": 0}, lambda f: f.int("n", 1, 10),
              "pp request: field 'n' must be between 1 and 10, got 0"),
             ({"n": 0}, lambda f: f.int("n", 1), "pp request: field 'n' must be at least 1, got 0"),
-            ({"n": 2.0}, lambda f: f.int("n", 1), "pp request: field 'n' must be an integer"),
-            ({"n": True}, lambda f: f.int("n", 0), "pp request: field 'n' must be an integer"),
-            ({"b": 1}, lambda f: f.bool("b"), "pp request: field 'b' must be true or false"),
+            ({"n": 2.0}, lambda f: f.int("n", 1),
+             "pp request: field 'n' must be an integer, got a number with a fraction or exponent"),
+            ({"n": True}, lambda f: f.int("n", 0),
+             "pp request: field 'n' must be an integer, got a boolean"),
+            ({"b": 1}, lambda f: f.bool("b"),
+             "pp request: field 'b' must be true or false, got an integer"),
         ]
         for request, read, message in cases:
             f = Fields(request, "pp")
@@ -50,8 +53,8 @@ class FieldsTest(unittest.TestCase):
         self.assertEqual(f.error, "chat request: missing required field 'messages[0].content'")
         g = Fields({}, "chat")
         g.take(g.nested(3, "messages[1]"))
-        self.assertEqual(g.error, "chat request: field 'messages[1]' must be an object")
-        self.assertEqual(Fields([1], "pp").error, "pp request is not a JSON object")
+        self.assertEqual(g.error, "chat request: field 'messages[1]' must be an object, got an integer")
+        self.assertEqual(Fields([1], "pp").error, "pp request: not a JSON object, got an array")
 
     def test_chat_messages_are_a_non_empty_array_of_roles_and_contents(self):
         f = Fields({"messages": [{"role": "user", "content": "hi"}]}, "chat")
@@ -62,7 +65,7 @@ class FieldsTest(unittest.TestCase):
                      "{\"role\":..,\"content\":..} objects"),
                 ([{"role": "user"}], "chat request: missing required field 'messages[0].content'"),
                 ([{"role": "user", "content": 1}],
-                 "chat request: field 'messages[0].content' must be a string")):
+                 "chat request: field 'messages[0].content' must be a string, got an integer")):
             f = Fields({"messages": messages}, "chat")
             f.messages()
             self.assertEqual(f.error, error)

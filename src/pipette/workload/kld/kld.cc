@@ -413,7 +413,7 @@ class Kld : public Workload {
       if (ctx.Stopped()) return Failed("interrupted");
       const quality::PplChunk& ch = chunks[c];
       protocol::ScoreRequest req = ChunkScoreRequest(ctx, tokens, ch);
-      req.ids = ref_ids_[c].get<std::vector<protocol::TokenIds>>();
+      req.ids = ref_ids_[c].get<std::vector<TokenIds>>();
       const auto t0 = std::chrono::steady_clock::now();
       auto resp = ctx.Call(req.ToJson());
       if (!resp) return resp.error();

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "pipette/protocol/fields.h"
+#include "pipette/util/field_reader.h"
 #include "pipette/workload/speed/test_kind.h"
 
 namespace pipette::workload::speed {
@@ -16,7 +16,7 @@ TestKind TtftKind();       // kinds/ttft.cc
 TestKind E2eKind();        // kinds/e2e.cc
 TestKind SustainedKind();  // kinds/sustained.cc
 
-inline protocol::TokenIds Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+inline TokenIds Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
 // A typed response's check (TestKind::check): its error, or none.
 template <class R>

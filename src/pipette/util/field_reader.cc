@@ -1,20 +1,52 @@
-#include "pipette/protocol/fields.h"
+#include "pipette/util/field_reader.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
-namespace pipette::protocol {
+namespace pipette {
 
 using nlohmann::json;
 
-FieldReader::FieldReader(const json& message, std::string what, std::string prefix)
-    : message_(message.is_object() ? message : EmptyObject()),
-      what_(std::move(what)),
+std::string JsonKind(const json& v) {
+  switch (v.type()) {
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number with a fraction or exponent";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::null:
+      return "null";
+    default:
+      return "an unknown value";
+  }
+}
+
+FieldReader::FieldReader(const json& message, std::string what)
+    : FieldReader(message, Place{.what = std::move(what)}, /*exit_code=*/1, "") {}
+
+FieldReader::FieldReader(const json& object, Place place, int exit_code)
+    : FieldReader(object, std::move(place), exit_code, "") {}
+
+FieldReader::FieldReader(const json& object, Place place, int exit_code, std::string prefix)
+    : object_(object.is_object() ? object : EmptyObject()),
+      place_(std::move(place)),
+      exit_code_(exit_code),
       prefix_(std::move(prefix)) {
-  if (!message.is_object()) {
-    error_ = prefix_.empty() ? what_ + " is not a JSON object"
-                             : what_ + ": field '" + prefix_.substr(0, prefix_.size() - 1) +
-                                   "' must be an object";
+  if (object.is_object()) return;
+  if (prefix_.empty()) {
+    Fail("not a JSON object, got " + JsonKind(object));
+  } else {
+    Fail("field '" + prefix_.substr(0, prefix_.size() - 1) + "' must be an object, got " +
+         JsonKind(object));
   }
 }
 
@@ -24,34 +56,45 @@ const json& FieldReader::EmptyObject() {
 }
 
 bool FieldReader::Has(const char* name) const {
-  auto it = message_.find(name);
-  return it != message_.end() && !it->is_null();
+  auto it = object_.find(name);
+  return it != object_.end() && !it->is_null();
+}
+
+std::optional<std::string> FieldReader::FirstUnknown(const std::vector<std::string>& known) const {
+  for (const auto& [key, value] : object_.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) return key;
+  }
+  return std::nullopt;
 }
 
 const json* FieldReader::Find(const char* name, bool required) {
-  auto it = message_.find(name);
-  if (it == message_.end() || it->is_null()) {
+  auto it = object_.find(name);
+  if (it == object_.end() || it->is_null()) {
     if (required) Fail("missing required field " + Name(name));
     return nullptr;
   }
   return &*it;
 }
 
-void FieldReader::Fail(const std::string& message) {
-  if (error_.empty()) error_ = what_ + ": " + message;
+void FieldReader::Fail(const std::string& problem) {
+  if (!error_) error_ = place_.Fail(problem, exit_code_);
 }
 
 void FieldReader::FieldFail(const char* name, const std::string& problem) {
   Fail("field " + Name(name) + " " + problem);
 }
 
-void FieldReader::Take(const FieldReader& nested) {
-  if (error_.empty() && !nested.ok()) error_ = nested.error_;
+void FieldReader::WrongKind(const char* name, const std::string& wanted, const json& value) {
+  FieldFail(name, "must be " + wanted + ", got " + JsonKind(value));
+}
+
+void FieldReader::Take(const FieldReader& other) {
+  if (!error_ && other.error_) error_ = other.error_;
 }
 
 Status FieldReader::status() const {
-  if (ok()) return {};
-  return Error{error_};
+  if (!error_) return {};
+  return *error_;
 }
 
 int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, int64_t max) {
@@ -66,7 +109,7 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
   } else if (value.is_number_integer()) {
     v = value.get<int64_t>();
   } else {
-    FieldFail(name, "must be an integer");
+    WrongKind(name, "an integer", value);
     return min;
   }
   if (v < min || v > max) {
@@ -80,7 +123,7 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
 
 bool FieldReader::ReadBool(const json& value, const char* name) {
   if (!value.is_boolean()) {
-    FieldFail(name, "must be true or false");
+    WrongKind(name, "true or false", value);
     return false;
   }
   return value.get<bool>();
@@ -88,7 +131,7 @@ bool FieldReader::ReadBool(const json& value, const char* name) {
 
 std::string FieldReader::ReadString(const json& value, const char* name) {
   if (!value.is_string()) {
-    FieldFail(name, "must be a string");
+    WrongKind(name, "a string", value);
     return {};
   }
   return value.get<std::string>();
@@ -96,14 +139,14 @@ std::string FieldReader::ReadString(const json& value, const char* name) {
 
 TokenIds FieldReader::ReadTokens(const json& value, const char* name) {
   if (!value.is_array()) {
-    FieldFail(name, "must be an array of token ids");
+    WrongKind(name, "an array of token ids", value);
     return {};
   }
   TokenIds tokens;
   tokens.reserve(value.size());
   for (const json& item : value) {
     if (!item.is_number_integer()) {
-      FieldFail(name, "must hold only integer token ids");
+      FieldFail(name, "must hold only integer token ids, not " + JsonKind(item));
       return {};
     }
     const bool fits = item.is_number_unsigned()
@@ -160,6 +203,35 @@ std::optional<std::string> FieldReader::OptionalString(const char* name) {
   return ReadString(*value, name);
 }
 
+std::string FieldReader::Text(const char* name) {
+  const json* value = Find(name, /*required=*/true);
+  if (!value) return {};
+  std::string s = ReadString(*value, name);
+  if (value->is_string() && s.empty()) FieldFail(name, "is empty");
+  return s;
+}
+
+std::vector<std::string> FieldReader::Strings(const char* name) {
+  const json* value = Find(name, /*required=*/true);
+  if (!value) return {};
+  if (!value->is_array()) {
+    WrongKind(name, "an array of strings", *value);
+    return {};
+  }
+  std::vector<std::string> out;
+  out.reserve(value->size());
+  for (size_t i = 0; i < value->size(); ++i) {
+    const json& item = (*value)[i];
+    if (!item.is_string()) {
+      Fail("field '" + prefix_ + name + "[" + std::to_string(i) + "]' must be a string, got " +
+           JsonKind(item));
+      return {};
+    }
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
 TokenIds FieldReader::Tokens(const char* name) {
   const json* value = Find(name, /*required=*/true);
   return value ? ReadTokens(*value, name) : TokenIds();
@@ -176,14 +248,16 @@ std::vector<T> FieldReader::ReadNumbers(const char* name) {
   const json* value = Find(name, /*required=*/true);
   if (!value) return {};
   if (!value->is_array()) {
-    FieldFail(name, kIntegers ? "must be an array of integers" : "must be an array of numbers");
+    WrongKind(name, kIntegers ? "an array of integers" : "an array of numbers", *value);
     return {};
   }
   std::vector<T> out;
   out.reserve(value->size());
   for (const json& item : *value) {
     if (kIntegers ? !item.is_number_integer() : !item.is_number()) {
-      FieldFail(name, kIntegers ? "must hold only integers" : "must hold only numbers");
+      FieldFail(name,
+                std::string(kIntegers ? "must hold only integers" : "must hold only numbers") +
+                    ", not " + JsonKind(item));
       return {};
     }
     out.push_back(item.get<T>());
@@ -199,7 +273,7 @@ double FieldReader::Number(const char* name) {
   const json* value = Find(name, /*required=*/true);
   if (!value) return 0;
   if (!value->is_number()) {
-    FieldFail(name, "must be a number");
+    WrongKind(name, "a number", *value);
     return 0;
   }
   return value->get<double>();
@@ -209,7 +283,7 @@ json FieldReader::Object(const char* name) {
   const json* value = Find(name, /*required=*/true);
   if (!value) return json::object();
   if (!value->is_object()) {
-    FieldFail(name, "must be an object");
+    WrongKind(name, "an object", *value);
     return json::object();
   }
   return *value;
@@ -224,14 +298,14 @@ json FieldReader::Array(const char* name) {
   const json* value = Find(name, /*required=*/true);
   if (!value) return json::array();
   if (!value->is_array()) {
-    FieldFail(name, "must be an array");
+    WrongKind(name, "an array", *value);
     return json::array();
   }
   return *value;
 }
 
 FieldReader FieldReader::Nested(const json& value, const std::string& name) {
-  return FieldReader(value, what_, prefix_ + name + ".");
+  return FieldReader(value, place_, exit_code_, prefix_ + name + ".");
 }
 
-}  // namespace pipette::protocol
+}  // namespace pipette

@@ -1,8 +1,8 @@
-#include "pipette/protocol/fields.h"
+#include "pipette/util/field_reader.h"
 
 #include <gtest/gtest.h>
 
-namespace pipette::protocol {
+namespace pipette {
 namespace {
 
 using nlohmann::json;
@@ -28,7 +28,7 @@ TEST(FieldReader, AProblemNamesTheMessageAndTheField) {
   const json j = {{"tokens", "abc"}};
   FieldReader f(j, "pp request");
   (void)f.Tokens("tokens");
-  EXPECT_EQ(f.status().error().message, "pp request: field 'tokens' must be an array of token ids");
+  EXPECT_EQ(f.status().error().message, "pp request: field 'tokens' must be an array of token ids, got a string");
 
   const json empty = json::object();  // the reader keeps a reference: a named message
   FieldReader missing(empty, "tokenize request");
@@ -41,7 +41,7 @@ TEST(FieldReader, TheFirstProblemIsKept) {
   FieldReader f(j, "tg request");
   (void)f.Int("a", 0, 1);
   (void)f.Int("b", 0, 1);
-  EXPECT_EQ(f.status().error().message, "tg request: field 'a' must be an integer");
+  EXPECT_EQ(f.status().error().message, "tg request: field 'a' must be an integer, got a string");
 }
 
 TEST(FieldReader, RangesAndTokenWidthsAreChecked) {
@@ -68,10 +68,11 @@ TEST(FieldReader, ArraysOfNumbersAreCheckedItemByItem) {
   EXPECT_EQ(f.Numbers("lp"), (std::vector<double>{-0.5, 1.0}));
   EXPECT_TRUE(f.ok()) << f.status().error().message;
   (void)f.Ints("bad");
-  EXPECT_EQ(f.status().error().message, "tg response: field 'bad' must hold only integers");
+  EXPECT_EQ(f.status().error().message, "tg response: field 'bad' must hold only integers, not a number with a fraction or "
+            "exponent");
   FieldReader g(j, "score response");
   (void)g.Numbers("word");
-  EXPECT_EQ(g.status().error().message, "score response: field 'word' must be an array of numbers");
+  EXPECT_EQ(g.status().error().message, "score response: field 'word' must be an array of numbers, got a string");
 }
 
 TEST(FieldReader, NullIsAbsent) {
@@ -92,21 +93,74 @@ TEST(FieldReader, NestedObjectsNameTheirPath) {
   (void)m.String("content");
   f.Take(m);
   EXPECT_EQ(f.status().error().message,
-            "chat request: field 'messages[0].content' must be a string");
+            "chat request: field 'messages[0].content' must be a string, got an integer");
 
   FieldReader g(j, "chat request");
   const json three = 3;
   FieldReader not_object = g.Nested(three, "messages[1]");
   g.Take(not_object);
-  EXPECT_EQ(g.status().error().message, "chat request: field 'messages[1]' must be an object");
+  EXPECT_EQ(g.status().error().message, "chat request: field 'messages[1]' must be an object, got an integer");
 }
 
 TEST(FieldReader, AMessageThatIsNotAnObjectFailsAtOnce) {
   const json list = json::array();
   FieldReader f(list, "hello response");
-  EXPECT_EQ(f.status().error().message, "hello response is not a JSON object");
+  EXPECT_EQ(f.status().error().message, "hello response: not a JSON object, got an array");
   EXPECT_FALSE(f.Has("x"));
 }
 
+// A message's problem is the program's (exit code 1), with no file to name.
+TEST(FieldReader, AMessageProblemIsTheProgramsAndNamesNoFile) {
+  const json j = {{"n", "x"}};
+  FieldReader f(j, "pp request");
+  (void)f.Int("n", 0, 1);
+  EXPECT_EQ(f.status().error().exit_code, 1);
+  EXPECT_TRUE(f.status().error().context.file.empty());
+}
+
+// The same reader reads an object of an input file (a dataset's line): its problems are bad
+// input (exit code 2) at the file and line, which stay the error's context.
+TEST(FieldReader, AFilesObjectIsReadAtItsPlace) {
+  const json j = {{"id", ""}, {"choices", {"a", 2}}, {"extra", 1}, {"answer", 1}};
+  const Place line3{.file = "items.jsonl", .line = 3};
+  FieldReader f(j, line3);
+  EXPECT_EQ(f.FirstUnknown({"id", "choices", "answer"}), "extra");
+  EXPECT_EQ(f.FirstUnknown({"id", "choices", "answer", "extra"}), std::nullopt);
+  (void)f.Text("id");
+  EXPECT_EQ(f.status().error().message, "items.jsonl:3: field 'id' is empty");
+  EXPECT_EQ(f.status().error().exit_code, 2);
+  EXPECT_EQ(f.status().error().context.file, "items.jsonl");
+  EXPECT_EQ(f.status().error().context.line, 3);
+
+  FieldReader g(j, line3);
+  (void)g.Strings("choices");
+  EXPECT_EQ(g.status().error().message,
+            "items.jsonl:3: field 'choices[1]' must be a string, got an integer");
+
+  // A part read on its own names itself; the whole takes its problem as it is.
+  const json checker = {{"type", 5}};
+  FieldReader part(checker, line3.Naming("checker 2"));
+  (void)part.String("type");
+  FieldReader whole(j, line3);
+  whole.Take(part);
+  EXPECT_EQ(whole.status().error().message,
+            "items.jsonl:3: checker 2: field 'type' must be a string, got an integer");
+  const json texts = {{"words", {"a", "b"}}};
+  FieldReader h(texts, line3);
+  EXPECT_EQ(h.Strings("words"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(h.ok());
+}
+
+// A place renders as every error of Pipette does (util/result.h Describe), whatever it names.
+TEST(Place, RendersAsDescribeAndKeepsItsContext) {
+  const Place p{.file = "ex.yaml", .line = 4, .column = 7};
+  EXPECT_EQ(p.Fail("bad").message, "ex.yaml:4:7: bad");
+  EXPECT_EQ(p.Fail("bad").message, Describe(p.Fail("bad").context, "bad"));
+  EXPECT_EQ(p.Naming("ready:").Fail("bad").message, "ex.yaml:4:7: ready:: bad");
+  EXPECT_EQ(Place{.file = "ex.yaml"}.Fail("empty").message, "ex.yaml: empty");
+  EXPECT_FALSE(Place{.file = "ex.yaml"}.Known());
+  EXPECT_EQ(Place{.what = "hello response"}.Fail("late", 1).message, "hello response: late");
+}
+
 }  // namespace
-}  // namespace pipette::protocol
+}  // namespace pipette

@@ -1,0 +1,106 @@
+// Reads typed fields out of one JSON object from outside Pipette: a protocol message (a request
+// in a worker, a reply in the controller) or an item of a JSONL dataset. It remembers the first
+// problem, which names its place (util/place.h) and the field: "pp request: field 'tokens' must
+// be an array of token ids, got a string", "items.jsonl:3: missing required field 'choices'".
+// Accessors never throw: after a problem they return a harmless value and ok() turns false;
+// status() is the outcome. A null field is an absent one.
+//
+// It is built into the protocol library too (CMakeLists.txt), which the cross-built workers link
+// without fmt: it needs only nlohmann_json and util/place.h.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipette/util/place.h"
+#include "pipette/util/result.h"
+
+namespace pipette {
+
+using TokenIds = std::vector<int32_t>;
+
+// "a string", "an array", ... for messages about a JSON value of the wrong kind.
+std::string JsonKind(const nlohmann::json& v);
+
+class FieldReader {
+ public:
+  static constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
+
+  // A message's fields: `what` names it ("pp request", "hello response"). A problem is a
+  // program's, not the user's input: exit code 1.
+  FieldReader(const nlohmann::json& message, std::string what);
+  // An object read from an input file (a dataset's line): a problem is bad input, exit code 2.
+  FieldReader(const nlohmann::json& object, Place place, int exit_code = 2);
+  // The reader keeps a reference to the object: a temporary would be gone before it is read
+  // (found by the unit tests under AddressSanitizer, fuzz/README.md).
+  FieldReader(nlohmann::json&& message, std::string what) = delete;
+  FieldReader(nlohmann::json&& object, Place place, int exit_code = 2) = delete;
+
+  // Integer in [min, max]; the required form fails when the field is absent or null.
+  int64_t Int(const char* name, int64_t min, int64_t max);
+  int64_t Int(const char* name, int64_t min, int64_t max, int64_t fallback);
+  std::optional<int64_t> OptionalInt(const char* name, int64_t min, int64_t max);
+  bool Bool(const char* name);
+  bool Bool(const char* name, bool fallback);
+  std::string String(const char* name);
+  std::string String(const char* name, const std::string& fallback);
+  std::optional<std::string> OptionalString(const char* name);
+  // A required string that is not empty.
+  std::string Text(const char* name);
+  // An array of strings.
+  std::vector<std::string> Strings(const char* name);
+  // An array of token ids (32-bit integers; the vocabulary range is the worker's to check).
+  TokenIds Tokens(const char* name);
+  TokenIds Tokens(const char* name, TokenIds fallback);
+  std::vector<int64_t> Ints(const char* name);  // an array of integers (timestamps, ids)
+  std::vector<double> Numbers(const char* name);
+  double Number(const char* name);
+  // A JSON object: required, or `{}` when absent.
+  nlohmann::json Object(const char* name);
+  nlohmann::json OptionalObject(const char* name);
+  // A JSON array (its items are the caller's to read, e.g. with Nested).
+  nlohmann::json Array(const char* name);
+
+  // A reader for an object held in this one (an item of an array field): its problems are this
+  // reader's, its fields named `name.` + field. Fails when `value` is not an object.
+  FieldReader Nested(const nlohmann::json& value, const std::string& name);
+  FieldReader Nested(nlohmann::json&& value, const std::string& name) = delete;  // as above
+  // Takes the first problem of another reader (a nested one, or one of a part read on its own).
+  void Take(const FieldReader& other);
+
+  bool Has(const char* name) const;
+  // The first field the object has that is not in `known`, in the object's order.
+  std::optional<std::string> FirstUnknown(const std::vector<std::string>& known) const;
+  // Records a problem found beyond a field's type ("'from' leaves no position to score").
+  void Fail(const std::string& problem);
+  bool ok() const { return !error_.has_value(); }
+  // Success, or the first problem, at the reader's place.
+  Status status() const;
+
+ private:
+  FieldReader(const nlohmann::json& object, Place place, int exit_code, std::string prefix);
+  const nlohmann::json* Find(const char* name, bool required);
+  std::string Name(const char* name) const { return "'" + prefix_ + name + "'"; }
+  void FieldFail(const char* name, const std::string& problem);
+  void WrongKind(const char* name, const std::string& wanted, const nlohmann::json& value);
+  int64_t ReadInt(const nlohmann::json& value, const char* name, int64_t min, int64_t max);
+  bool ReadBool(const nlohmann::json& value, const char* name);
+  std::string ReadString(const nlohmann::json& value, const char* name);
+  TokenIds ReadTokens(const nlohmann::json& value, const char* name);
+  template <class T>
+  std::vector<T> ReadNumbers(const char* name);  // an array of integers or of numbers
+
+  static const nlohmann::json& EmptyObject();
+
+  const nlohmann::json& object_;
+  Place place_;
+  int exit_code_;
+  std::string prefix_;
+  std::optional<Error> error_;
+};
+
+}  // namespace pipette
