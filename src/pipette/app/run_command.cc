@@ -16,6 +16,7 @@
 #include "pipette/app/measuring.h"
 #include "pipette/app/model_facts.h"
 #include "pipette/app/resume_checks.h"
+#include "pipette/app/run_exports.h"
 #include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
@@ -59,33 +60,6 @@ void PrintPlan(const config::Experiment& ex, const std::vector<plan::Cell>& cell
   fmt::print("tests:{}\nmodel loads: {}\n", tests, loads);
 }
 
-// A report file a run writes: its format, its path, and the option that named it.
-struct ExportFile {
-  std::string format, path, option;
-};
-using Exports = std::vector<ExportFile>;
-
-// The report files a run writes: --export-md/--export-csv/--export-json and each --export
-// FORMAT=PATH, of a registered format (report/formats.h). An unknown format is bad input.
-Result<Exports> ExportsOf(const RunArgs& args) {
-  Exports out;
-  if (!args.export_md.empty()) out.push_back({"md", args.export_md, "--export-md"});
-  if (!args.export_csv.empty()) out.push_back({"csv", args.export_csv, "--export-csv"});
-  if (!args.export_json.empty()) out.push_back({"json", args.export_json, "--export-json"});
-  for (const std::string& e : args.exports) {
-    const size_t eq = e.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == e.size()) {
-      return InputError(
-          fmt::format("--export {}: give FORMAT=PATH, e.g. --export sql=run.sql (formats: {})", e,
-                      report::FormatList()));
-    }
-    auto f = report::FindFormat(e.substr(0, eq));
-    if (!f) return InputError(fmt::format("--export {}: {}", e, f.error().message));
-    out.push_back({e.substr(0, eq), e.substr(eq + 1), "--export " + e.substr(0, eq) + "="});
-  }
-  return out;
-}
-
 // Every string of `j` (the resolved experiment) that names a file here, with where it stands
 // ("quality.ppl.corpus"): the datasets, corpora and other files the experiment reads.
 void FilesNamedIn(const nlohmann::json& j, const std::string& at, std::vector<NamedPath>* out) {
@@ -114,73 +88,6 @@ std::vector<NamedPath> RunInputs(const config::Experiment& ex, const std::string
   FilesNamedIn(ex.Resolved(), "", &in);
   return in;
 }
-
-// Progress on the console, plus the export files rewritten after every cell.
-class ExportingProgress : public ConsoleProgress {
- public:
-  ExportingProgress(store::Store* store, Exports exports, const env::ProcessTable* processes,
-                    const runtime::ParamRegistry& params)
-      : ConsoleProgress(stderr),
-        store_(store),
-        processes_(processes),
-        params_(params),
-        exports_(std::move(exports)) {}
-  void CellFinished(const plan::Cell& cell, int n_cells, const store::CellRecord& rec) override {
-    ConsoleProgress::CellFinished(cell, n_cells, rec);
-    Export(rec.run_id);
-  }
-  // Writes every export, each tried whatever became of the others. The failures of this time
-  // are kept (failed()); a file that newly fails, or fails otherwise than before, is warned of.
-  void Export(int64_t run_id) {
-    if (exports_.empty()) return;
-    std::map<std::string, std::string> failed;
-    auto fail_all = [&](const std::string& why) {
-      for (const ExportFile& e : exports_) failed[e.path] = why;
-    };
-    auto data = report::LoadReportData(*store_, {run_id}, workload::Derivers(), processes_);
-    if (!data) {
-      fail_all(data.error().message);
-    } else {
-      // Built once, with what the formats render, and rendered per format (each was checked
-      // before the run began).
-      report::ReportParts parts = report::ReportParts::kSummary;
-      for (const ExportFile& e : exports_) {
-        // kSummary < kAll < kPage: each holds the one before
-        if (auto f = report::FindFormat(e.format)) parts = std::max(parts, (*f)->parts);
-      }
-      const report::Report doc = report::BuildReport(*data, params_, workload::Figures(), parts);
-      for (const ExportFile& e : exports_) {
-        auto f = report::FindFormat(e.format);
-        if (!f) {
-          failed[e.path] = f.error().message;
-          continue;
-        }
-        std::ostringstream out;
-        (*f)->render(doc, out);
-        if (auto st = WriteOutput(e.path, out.str(), *processes_); !st) {
-          failed[e.path] = st.error().message;
-        }
-      }
-    }
-    for (const auto& [path, why] : failed) {
-      const auto before = failed_.find(path);
-      if (before == failed_.end() || before->second != why) {
-        fmt::print(stderr, "warning: export not written: {}\n", why);
-      }
-    }
-    failed_ = std::move(failed);
-  }
-  const Exports& exports() const { return exports_; }
-  // Why an export's last writing failed, by path (none: every export was written).
-  const std::map<std::string, std::string>& failed() const { return failed_; }
-
- private:
-  store::Store* store_;
-  const env::ProcessTable* processes_;
-  const runtime::ParamRegistry& params_;  // how the reports show parameters
-  Exports exports_;
-  std::map<std::string, std::string> failed_;
-};
 
 // hyperfine-style advice: say what is wrong and what to do next.
 void WarnIfNoisy(const report::ReportData& data, const std::string& experiment) {

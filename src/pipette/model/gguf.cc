@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "pipette/model/ggml_types.h"
+#include "pipette/model/gguf_header_reader.h"
 #include "pipette/util/utf8.h"
 
 namespace pipette::model {
@@ -27,8 +28,7 @@ constexpr uint32_t kDefaultAlignment = 32;
 constexpr uint32_t kMaxDims = 4;                 // GGML_MAX_DIMS
 constexpr uint64_t kMaxKeyBytes = 65535;         // the GGUF spec caps keys at 2^16 - 1 bytes
 constexpr uint64_t kMaxTensorNameBytes = 65535;  // ggml itself allows 63; this only bounds memory
-constexpr int kMaxArrayDepth = 4;               // arrays of arrays of ... (the spec allows nesting)
-constexpr uint64_t kSeekThreshold = 64 * 1024;  // skips longer than this seek instead of reading
+constexpr int kMaxArrayDepth = 4;  // arrays of arrays of ... (the spec allows nesting)
 
 // GGUF metadata value types.
 enum ValueType : uint32_t {
@@ -69,33 +69,11 @@ constexpr std::array<const char*, 42> kFileTypes = {
     "IQ3_M", "IQ2_S",   "IQ2_M",     "IQ4_XS", "IQ1_M",  "BF16",    nullptr,  nullptr,  nullptr,
     "TQ1_0", "TQ2_0",   "MXFP4_MOE", "NVFP4",  "Q1_0",   "Q2_0"};
 
-std::string ErrnoText(int err) { return std::error_code(err, std::system_category()).message(); }
-
-// Bytes as they would appear in a C string literal: "PK\x03\x04".
-std::string EscapeBytes(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    if (c == '\\' || c == '\'') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (b >= 0x20 && b < 0x7f) {
-      out.push_back(c);
-    } else {
-      out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xf]);
-    }
-  }
-  return out;
-}
-
-// Shortest text that reads back as the same value; plain decimals ("100000", "0.00001") when
-// those are short, else scientific ("1e-12").
 // A name from the file, quoted for an error message (control bytes escaped).
 std::string Quote(std::string_view name) { return "'" + EscapeBytes(name) + "'"; }
 
+// Shortest text that reads back as the same value; plain decimals ("100000", "0.00001") when
+// those are short, else scientific ("1e-12").
 template <class T>
 std::string FormatFloat(T value) {
   char buf[512];  // fixed notation of a double can need ~330 characters
@@ -105,116 +83,6 @@ std::string FormatFloat(T value) {
   if (ec2 != std::errc()) return "?";
   return std::string(buf, end2);
 }
-
-// Sequential little-endian reader over the header region of an open file. Every read is
-// checked against the file size first, so no length from the file is trusted before it is
-// known to fit.
-class HeaderReader {
- public:
-  HeaderReader(std::istream& in, const std::string& path, uint64_t file_size)
-      : in_(in), path_(path), file_size_(file_size) {}
-
-  uint64_t pos() const { return pos_; }
-  uint64_t remaining() const { return file_size_ - pos_; }
-
-  // Where the bytes being read belong, for error messages: "metadata key 'general.name'".
-  void set_context(std::string context) { context_ = std::move(context); }
-  const std::string& context() const { return context_; }
-
-  Error Invalid(const std::string& problem) const { return InputError(path_ + ": " + problem); }
-
-  Status Read(void* dst, uint64_t n) {
-    if (n > remaining()) return Truncated(n);
-    in_.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
-    if (static_cast<uint64_t>(in_.gcount()) != n) return ReadFailed();
-    pos_ += n;
-    return {};
-  }
-
-  Status Skip(uint64_t n) {
-    if (n > remaining()) return Truncated(n);
-    if (n <= kSeekThreshold) {
-      in_.ignore(static_cast<std::streamsize>(n));
-      if (static_cast<uint64_t>(in_.gcount()) != n) return ReadFailed();
-    } else {
-      in_.seekg(static_cast<std::streamoff>(pos_ + n));
-      if (!in_) return ReadFailed();
-    }
-    pos_ += n;
-    return {};
-  }
-
-  template <class T>
-  Status ReadUint(T* value) {
-    static_assert(std::is_unsigned_v<T>);
-    unsigned char bytes[sizeof(T)];
-    if (Status s = Read(bytes, sizeof(T)); !s) return s;
-    T v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(bytes[i]) << (8 * i);
-    *value = v;
-    return {};
-  }
-
-  // A GGUF string: uint64 length, then that many bytes of UTF-8 (the format's own rule; what is
-  // kept, a key, a value or a tensor name, reaches the store's JSON, which refuses anything else).
-  Status ReadString(std::string* s, uint64_t max_bytes) {
-    const uint64_t at = pos_;
-    uint64_t len = 0;
-    if (Status st = ReadStringLength(&len); !st) return st;
-    if (len > max_bytes) {
-      return Invalid("string of " + std::to_string(len) + " bytes at offset " + std::to_string(at) +
-                     " in " + context_ + " is longer than the limit of " +
-                     std::to_string(max_bytes));
-    }
-    s->resize(len);
-    if (Status st = Read(s->data(), len); !st) return st;
-    if (const std::optional<size_t> bad = FirstInvalidUtf8(*s)) {
-      return Invalid("the string at offset " + std::to_string(at) + " in " + context_ +
-                     " is not UTF-8: byte " + EscapeBytes(s->substr(*bad, 1)) + " at offset " +
-                     std::to_string(at + 8 + *bad) + " (GGUF strings are UTF-8)");
-    }
-    return {};
-  }
-
-  // Skips a GGUF string without keeping it.
-  Status SkipString() {
-    uint64_t len = 0;
-    if (Status st = ReadStringLength(&len); !st) return st;
-    return Skip(len);
-  }
-
- private:
-  // A string's length, checked against what is left of the file before anything is allocated.
-  Status ReadStringLength(uint64_t* len) {
-    const uint64_t at = pos_;
-    if (Status st = ReadUint(len); !st) return st;
-    // A length that would fit in a file this size most likely means the file was cut short.
-    if (*len > remaining() && *len <= file_size_) return Truncated(*len);
-    if (*len > remaining()) {
-      return Invalid("invalid string length " + std::to_string(*len) + " at offset " +
-                     std::to_string(at) + " in " + context_ + ": only " +
-                     std::to_string(remaining()) + " bytes remain in the file");
-    }
-    return {};
-  }
-
-  Error Truncated(uint64_t n) const {
-    return InputError(path_ + ": truncated: the file ends at byte " + std::to_string(file_size_) +
-                      ", inside " + context_ + " (needed " + std::to_string(n) +
-                      " bytes at offset " + std::to_string(pos_) + ")");
-  }
-  Error ReadFailed() const {
-    const int err = errno != 0 ? errno : EIO;
-    return Error{path_ + ": read error at offset " + std::to_string(pos_) + " in " + context_ +
-                 ": " + ErrnoText(err)};
-  }
-
-  std::istream& in_;
-  const std::string& path_;
-  const uint64_t file_size_;
-  uint64_t pos_ = 0;
-  std::string context_ = "the header";
-};
 
 // Reads one metadata value of `type` and describes it as text (arrays are summarized).
 Status ReadValue(HeaderReader& r, uint32_t type, int depth, std::string* text) {
