@@ -150,6 +150,7 @@ std::vector<FigureDef> CellFigures() {
            kOnce)
       .Score(ScoreGroup::kEfficiency, "peak_rss", Better::kLower)
       .Shows(Shown::kPeakMemory)
+      .Vary("peak RSS")
       .Add("memory", {"kv_bytes_allocated"}, "bytes", FigureKind::kMemory, Better::kLower,
            ValueKind::kAmount, kOnce)
       .Shows(Shown::kKvAllocated)
@@ -158,6 +159,7 @@ std::vector<FigureDef> CellFigures() {
       .Add("model", {"file_size"}, "bytes", FigureKind::kMemory, Better::kLower, ValueKind::kAmount,
            kOnce)
       .Score(ScoreGroup::kEngineering, "file_size", Better::kLower)
+      .Vary("file size")
       .Take();
 }
 

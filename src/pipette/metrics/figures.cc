@@ -126,6 +126,15 @@ FigureList& FigureList::Shows(Shown part) {
   return *this;
 }
 
+FigureList& FigureList::Vary(const std::string& column) {
+  return Vary([column](const ResultRow&) { return column; });
+}
+
+FigureList& FigureList::Vary(std::function<std::string(const ResultRow&)> column_of) {
+  for (size_t i = last_add_; i < defs_.size(); ++i) defs_[i].vary_column = column_of;
+  return *this;
+}
+
 FigureList& FigureList::Headline() {
   if (!defs_.empty()) defs_.back().headline = true;
   return *this;

@@ -6,6 +6,7 @@
 // reproduce, the summary and the page read a figure's meaning here, never from its name.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +122,9 @@ struct FigureDef {
   bool tokenizer_density = false;
   unsigned shown = 0;  // the Shown it plays, or-ed
   bool Shows(Shown part) const { return (shown & static_cast<unsigned>(part)) != 0; }
+  // `report --vary`: the column a row of the figure's whole set (FigureCatalogue::IsWholeSet)
+  // goes to, "" for none; null: not compared (a headline goes to "<test> <unit>" unless it says).
+  std::function<std::string(const ResultRow&)> vary_column{};
 };
 
 // Whether `test` is `pattern` (FigureDef::test), or one of its family.
@@ -143,6 +147,11 @@ class FigureList {
   FigureList& CountsFailures();
   FigureList& TokenizerDensity();
   FigureList& Shows(Shown part);
+  // `report --vary` compares the figures in a column of this name (FigureDef::vary_column).
+  FigureList& Vary(const std::string& column);
+  // ... or in the column `column_of` names for the row ("" none): a figure with variants that
+  // never share one (a lower bound beside the full figure).
+  FigureList& Vary(std::function<std::string(const ResultRow&)> column_of);
   std::vector<FigureDef> Take() { return std::move(defs_); }
 
  private:
@@ -157,7 +166,7 @@ class FigureCatalogue {
   FigureCatalogue(std::vector<FigureDef> defs, Headlines headlines);
 
   const std::vector<FigureDef>& defs() const { return defs_; }
-  // The workloads' summary and `report --vary` columns (Workload::Headlines).
+  // The workloads' summary columns (Workload::Headlines).
   const Headlines& headlines() const { return headlines_; }
 
   // The def of a row's figure: its test and metric, in its unit; null for a figure no workload

@@ -1,8 +1,9 @@
 // A workload's headline figures: which of its rows the console and Markdown summary shows, in
-// which column and how, and which `report --vary` compares. Each quality workload declares its
-// own (workload::Workload::Headlines); reports take them as an input, so a new workload's figures
-// reach the summary without an edit to metrics/ or report/ (docs/architecture.md "Adding a
-// workload"). The speed tests, memory and file size are Pipette's own columns.
+// which column and how (what `report --vary` compares is the figure's: FigureDef::vary_column).
+// Each quality workload declares its own (workload::Workload::Headlines); reports take them as an
+// input, so a new workload's figures reach the summary without an edit to metrics/ or report/
+// (docs/architecture.md "Adding a workload"). The speed tests, memory and file size are Pipette's
+// own columns.
 #pragma once
 
 #include <functional>
@@ -23,8 +24,6 @@ struct Headline {
   // The column's text for one cell from its rows that `shows` holds for, in report order;
   // "" when they do not make a figure.
   std::function<std::string(const std::vector<const ResultRow*>&)> text;
-  // `report --vary`: the column a row's figure goes to, "" for none.
-  std::function<std::string(const ResultRow&)> vary_column;
 };
 
 using Headlines = std::vector<Headline>;

@@ -11,16 +11,13 @@
 namespace pipette::metrics {
 namespace {
 
-// The figure a row contributes to the table, as a column name; "" if none.
-// (The workloads' figures: their headlines.)
+// The figure a row contributes to the table, as a column name; "" if none: its def's
+// (FigureDef::vary_column), for a row of the whole set; a headline's is its test and unit.
 std::string ColumnOf(const ResultRow& r, const FigureCatalogue& figures) {
   if (!r.na_reason.empty()) return "";
+  const FigureDef* def = figures.Of(r);
+  if (def && def->vary_column && figures.IsWholeSet(r)) return def->vary_column(r);
   if (figures.IsHeadline(r)) return fmt::format("{} {}", r.test, r.unit);
-  if (r.test == "memory" && r.metric == "peak_rss") return "peak RSS";
-  if (r.test == "model" && r.metric == "file_size") return "file size";
-  for (const Headline& h : figures.headlines()) {
-    if (std::string column = h.vary_column(r); !column.empty()) return column;
-  }
   return "";
 }
 

@@ -87,7 +87,7 @@ std::string DimensionKey(const ResultRow& row, const std::string& dimension,
 // One group per combination of the other dimensions within one run; rows in first-seen order;
 // only cells that completed. An unknown dimension is an input error with a suggestion. Columns:
 // the speed tests, peak RSS, file size, and each workload's headline figure
-// (`figures.headlines()`).
+// (FigureDef::vary_column).
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
                                  const runtime::ParamRegistry& params,
                                  const FigureCatalogue& figures);

@@ -70,8 +70,7 @@ TEST(Summary, AWorkloadsHeadlineIsItsColumn) {
        .text =
            [](const std::vector<const metrics::ResultRow*>& rows) {
              return "score " + std::to_string(int(100 * rows.back()->value));
-           },
-       .vary_column = [](const metrics::ResultRow&) { return std::string(); }}};
+           }}};
   const std::vector<metrics::ResultRow> rows = {Speed(1, 1, 512, {100, 100}), echo};
   const Table t = SummaryTable(rows, runtime::Registry().Params(),
                                metrics::FigureCatalogue(workload::Figures().defs(), fixture));

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "pipette/compare/compare.h"
 #include "pipette/config/canonical.h"
 #include "pipette/metrics/cell_figures.h"
 #include "pipette/metrics/row_builder.h"
+#include "pipette/metrics/vary.h"
 #include "pipette/plan/plan.h"
 #include "pipette/protocol/ops.h"
 #include "pipette/report/document.h"
@@ -91,7 +93,6 @@ class Wc : public Workload {
       const metrics::ResultRow* r = metrics::LastWithMetric(rows, "tokens_per_word");
       return r ? fmt::format("{:.2f}", r->value) : std::string();
     };
-    h.vary_column = [](const metrics::ResultRow&) { return std::string("wc tokens/word"); };
     return {h};
   }
   RunStatus Run(Context& ctx, size_t) override {
@@ -120,6 +121,7 @@ class Wc : public Workload {
              metrics::Better::kLower, metrics::ValueKind::kAmount,
              metrics::Statistic::kMeasuredOnce)
         .Score(metrics::ScoreGroup::kQuality, "wc", metrics::Better::kLower)
+        .Vary("wc tokens/word")
         .Take();
   }
 };
@@ -189,6 +191,11 @@ TEST_F(WorkloadRecipe, AMadeUpWorkloadRunsIsDerivedJudgedSelectableAndShown) {
   ASSERT_TRUE(rule.has_value());
   EXPECT_EQ(rule->direction, compare::Direction::kLowerIsBetter);
   EXPECT_TRUE(select::ParseConstraint("wc.tokens_per_word <= 5", "p.yaml", 1, 1, &figures).ok());
+  // `report --vary` compares it, in the column its figure names.
+  auto vary = metrics::BuildVaryTable(data->rows, "model", registry_, figures);
+  ASSERT_TRUE(vary.ok()) << vary.error().message;
+  EXPECT_TRUE(std::any_of(vary->columns.begin(), vary->columns.end(),
+                          [](const metrics::VaryColumn& c) { return c.name == "wc tokens/word"; }));
 
   // Shown: its summary column, and its rows on the page.
   const report::Report r =

@@ -164,11 +164,6 @@ metrics::Headline GenHeadline() {
                 if (!format_ok || !task_acc) return std::string();
                 return fmt::format("{:.1f}% / {:.1f}%", 100 * format_ok->value,
                                    100 * task_acc->value);
-              },
-          .vary_column =
-              [=](const metrics::ResultRow& r) {
-                return all_items(r) && r.metric == "task_acc" ? std::string("gen task_acc")
-                                                              : std::string();
               }};
 }
 
@@ -180,6 +175,9 @@ std::vector<metrics::FigureDef> GenFigures() {
       .Add("gen", {"format_ok", "task_acc"}, "fraction", kQ, Better::kHigher,
            ValueKind::kProportion, kItems)
       .Score(metrics::ScoreGroup::kQuality, "gen_<metric>", Better::kHigher)
+      .Vary([](const metrics::ResultRow& r) {
+        return r.metric == "task_acc" ? std::string("gen task_acc") : std::string();
+      })
       .Add("gen", {"thinking_exhausted"}, "items", kQ, Better::kNotJudged, ValueKind::kAmount,
            kItems)
       .Add("gen", {"failed_requests"}, "items", kQ, Better::kNotJudged, ValueKind::kAmount, kItems)

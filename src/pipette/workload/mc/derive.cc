@@ -60,10 +60,6 @@ metrics::Headline McHeadline() {
                 const metrics::ResultRow* r = rows.back();
                 return fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * r->value,
                                    100 * r->ci_low.value_or(0), 100 * r->ci_high.value_or(0));
-              },
-          .vary_column =
-              [=](const metrics::ResultRow& r) {
-                return all_items(r) && r.metric == "acc" ? std::string("mc acc") : std::string();
               }};
 }
 
@@ -73,6 +69,7 @@ std::vector<metrics::FigureDef> McFigures() {
       .Add("mc", {"acc"}, "fraction", FigureKind::kQuality, Better::kHigher, ValueKind::kProportion,
            Statistic::kOverItems)
       .Score(metrics::ScoreGroup::kQuality, "mc_acc", Better::kHigher)
+      .Vary("mc acc")
       .Add("mc", {"acc_norm"}, "fraction", FigureKind::kQuality, Better::kHigher,
            ValueKind::kProportion, Statistic::kOverItems)
       .Add("mc", {"tok_per_kchar"}, "tokens/kchar", FigureKind::kQuality, Better::kNotJudged,

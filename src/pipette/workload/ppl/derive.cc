@@ -69,10 +69,6 @@ metrics::Headline PplHeadline() {
               [](const std::vector<const metrics::ResultRow*>& rows) {
                 const metrics::ResultRow* r = rows.back();
                 return fmt::format("{:.4f} ± {:.4f}", r->value, r->std_error.value_or(0));
-              },
-          .vary_column =
-              [](const metrics::ResultRow& r) {
-                return r.test == "ppl" && r.metric == "ppl" ? std::string("ppl") : std::string();
               }};
 }
 
@@ -84,6 +80,7 @@ std::vector<metrics::FigureDef> PplFigures() {
            Statistic::kGeoMeanOverItems)
       .Score(ScoreGroup::kQuality, "ppl", Better::kLower, /*same_tokenizer=*/true)
       .Shows(metrics::Shown::kByQuant)
+      .Vary("ppl")
       .Add("ppl", {"tok_per_kchar"}, "tokens/kchar", FigureKind::kQuality, Better::kNotJudged,
            ValueKind::kAmount, Statistic::kOverItems)
       .TokenizerDensity()
