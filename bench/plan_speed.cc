@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 5 ? std::max(1, std::atoi(argv[5])) : 15;
   const runtime::ParamRegistry registry = runtime::ParamRegistry::Default();
   config::ResolveOptions options{argv[2], argv[3], argv[4], ""};
-  options.qualities = &app::ExperimentSpecs();
+  options.specs = &app::ExperimentSpecs();
   options.runtimes = &runtime::Registry();
   options.formats = &model_formats::Registry();
   const auto t0 = std::chrono::steady_clock::now();

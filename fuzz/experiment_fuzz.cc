@@ -16,9 +16,9 @@
 
 namespace {
 
-const pipette::config::QualityRegistry& Specs() {
+const pipette::config::SpecRegistry& Specs() {
   static const pipette::select::ProfilesSection kSelect(&pipette::workload::Figures());
-  static const pipette::config::QualityRegistry kAll =
+  static const pipette::config::SpecRegistry kAll =
       pipette::workload::QualitySpecs()
           .WithSections(
               {&pipette::run::ReadySectionDef(), &pipette::run::CooldownSectionDef(), &kSelect})

@@ -26,7 +26,7 @@
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
 #include "pipette/config/param_docs.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
 #include "pipette/metrics/history.h"
@@ -129,7 +129,7 @@ Paths DefaultPaths(const std::string& argv0) {
 config::ResolveOptions ResolveOptionsHere(const Paths& paths) {
   config::ResolveOptions o{paths.models_dir, paths.workers_dir, paths.datasets_dir,
                            paths.variants_dir, paths.converted_dir};
-  o.qualities = &ExperimentSpecs();
+  o.specs = &ExperimentSpecs();
   o.runtimes = &runtime::Registry();
   o.formats = &model_formats::Registry();
   o.machine.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -7,15 +7,15 @@
 
 namespace pipette::app {
 
-const config::QualityRegistry& ExperimentSpecs() {
+const config::SpecRegistry& ExperimentSpecs() {
   static const select::ProfilesSection kSelect(&workload::Figures());
-  static const config::QualityRegistry kAll = workload::QualitySpecs()
-                                                  .WithSections({
-                                                      &run::ReadySectionDef(),     // ready:
-                                                      &run::CooldownSectionDef(),  // cooldown:
-                                                      &kSelect,  // select: `pipette select`'s
-                                                  })
-                                                  .WithDevices(&device::DeviceKinds());
+  static const config::SpecRegistry kAll = workload::QualitySpecs()
+                                               .WithSections({
+                                                   &run::ReadySectionDef(),     // ready:
+                                                   &run::CooldownSectionDef(),  // cooldown:
+                                                   &kSelect,  // select: `pipette select`'s
+                                               })
+                                               .WithDevices(&device::DeviceKinds());
   return kAll;
 }
 

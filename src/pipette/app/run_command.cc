@@ -20,7 +20,7 @@
 #include "pipette/app/variants.h"
 #include "pipette/build_info.h"
 #include "pipette/config/experiment.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/env/fingerprint.h"
 #include "pipette/env/process.h"
 #include "pipette/metrics/history.h"

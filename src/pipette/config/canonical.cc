@@ -1,7 +1,7 @@
 #include "pipette/config/canonical.h"
 
 #include "pipette/config/parse_endpoint.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/util/sha256.h"
 
 namespace pipette::config {

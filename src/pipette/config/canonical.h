@@ -20,7 +20,7 @@ nlohmann::json CanonicalForm(const WrittenExperiment& ex);
 // SHA-256 of CanonicalForm(ex).dump(), in hex.
 std::string ConfigHash(const WrittenExperiment& ex);
 
-// For the canonical form of a workload's entry (config/quality_spec.h): `key` only when written.
+// For the canonical form of a workload's entry (config/spec_def.h): `key` only when written.
 template <class T>
 void PutWritten(nlohmann::json& j, const char* key, const std::optional<T>& v) {
   if (v) j[key] = *v;

@@ -81,7 +81,7 @@ class CanonicalOnMachines : public ExperimentTest {
  protected:
   void SetUp() override {
     ExperimentTest::SetUp();
-    opts_.qualities = &workload::QualitySpecs();
+    opts_.specs = &workload::QualitySpecs();
   }
 };
 

@@ -6,8 +6,8 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/parse.h"
-#include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/validate.h"
 #include "pipette/util/files.h"
 
@@ -52,7 +52,7 @@ Result<Experiment> ExperimentFromText(const std::string& text, const std::string
                                       const runtime::ParamRegistry& registry,
                                       const ResolveOptions& options) {
   if (!options.runtimes) return RuntimeError("config: ResolveOptions.runtimes is unset");
-  auto written = ParseExperiment(text, path, registry, QualitiesOf(options), RuntimesOf(options));
+  auto written = ParseExperiment(text, path, registry, SpecsOf(options), RuntimesOf(options));
   if (!written) return written.error();
   auto ex = Resolve(*written, registry, options);
   if (!ex) return ex.error();

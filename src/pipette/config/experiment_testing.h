@@ -29,7 +29,7 @@ class ExperimentTest : public ::testing::Test {
     opts_.workers_dir = dir_.path().string();
     opts_.runtimes = &runtime::Registry();
     opts_.formats = &model_formats::Registry();
-    opts_.qualities = &testing::TestsOnly();
+    opts_.specs = &testing::TestsOnly();
   }
 
   std::string File() const { return dir_ / "ex.yaml"; }

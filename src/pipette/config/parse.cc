@@ -205,7 +205,7 @@ std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int l
 
 // One key of the top level into `ex`.
 Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, const YAML::Node& v,
-                   const runtime::ParamRegistry& registry, const QualityRegistry& qualities,
+                   const runtime::ParamRegistry& registry, const SpecRegistry& specs,
                    const runtime::RuntimeRegistry& runtimes, WrittenExperiment* ex,
                    bool* have_models, bool* have_tests) {
   if ((key == "device" || key == "devices") &&
@@ -214,8 +214,8 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     if (ex->device || !ex->devices.empty()) {
       return w.At(k, "give either 'device:' or 'devices:', not both");
     }
-    if (!qualities.devices()) return w.At(k, "no device kinds are known to this parser");
-    auto devices = ParseDevices(w, v, *qualities.devices());
+    if (!specs.devices()) return w.At(k, "no device kinds are known to this parser");
+    auto devices = ParseDevices(w, v, *specs.devices());
     if (!devices) return devices.error();
     ex->devices = std::move(*devices);
   } else if (key == "name" || key == "description" || key == "store" || key == "device") {
@@ -255,7 +255,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
       ex->params.push_back(std::move(*param));
     }
   } else if (key == "quality") {
-    return ParseQuality(w, v, qualities, ex);
+    return ParseQuality(w, v, specs, ex);
   } else if (key == "quantize") {
     if (v.IsNull()) return {};
     auto q = ParseQuantize(w, v);
@@ -268,12 +268,12 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     ex->convert = std::move(*c);
   } else if (key == "tests") {
     *have_tests = true;
-    return ParseTests(w, v, qualities.tests(), &ex->tests);
+    return ParseTests(w, v, specs.tests(), &ex->tests);
   } else if (key == "repetitions" || key == "warmup") {
     auto i = SmallInteger(w, v, key, key == "warmup" ? 0 : 1, 100000);
     if (!i) return i.error();
     (key == "warmup" ? ex->warmup : ex->repetitions) = *i;
-  } else if (const QualitySpecDef* section = qualities.FindSection(key)) {
+  } else if (const SpecDef* section = specs.FindSection(key)) {
     // A section its owner defines (select:): parsed by its def, held without its type.
     auto spec = section->Parse(w, v);
     if (!spec) return spec.error();
@@ -293,7 +293,7 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
                                key, alias->name));
   } else {
     std::vector<std::string> keys = kTopKeys;
-    for (const QualitySpecDef* d : qualities.sections()) keys.push_back(d->Name());
+    for (const SpecDef* d : specs.sections()) keys.push_back(d->Name());
     return w.At(k, fmt::format("unknown key '{}'{}", key, DidYouMean(key, keys)));
   }
   return {};
@@ -325,7 +325,7 @@ Status CheckQualityAcross(const Where& w, const QualitySpecs& quality) {
 
 Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
                                           const runtime::ParamRegistry& registry,
-                                          const QualityRegistry& qualities,
+                                          const SpecRegistry& specs,
                                           const runtime::RuntimeRegistry& runtimes) {
   Where w(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -361,8 +361,8 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
   KeySet top_keys;
   for (const auto& kv : root) {
     if (auto st = top_keys.Add(w, kv.first, ""); !st) return st.error();
-    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, qualities,
-                              runtimes, &ex, &have_models, &have_tests);
+    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, specs, runtimes,
+                              &ex, &have_models, &have_tests);
         !st) {
       return st.error();
     }

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/written.h"
 #include "pipette/runtime/params.h"
 #include "pipette/runtime/registry.h"
@@ -17,12 +17,12 @@
 namespace pipette::config {
 
 // Parses an experiment file's text; `path` names it in messages. `registry` holds the parameters
-// it may set (runtimes.Params() outside tests), `qualities` the quality workloads it may name and
-// the grammar of its tests (workload::QualitySpecs() outside tests), `runtimes` the runtimes it
-// may name.
+// it may set (runtimes.Params() outside tests), `specs` what its owners define of it: the quality
+// workloads it may name, the top-level sections, the grammar of its tests and the device kinds
+// (app::ExperimentSpecs() outside tests), `runtimes` the runtimes it may name.
 Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::string& path,
                                           const runtime::ParamRegistry& registry,
-                                          const QualityRegistry& qualities,
+                                          const SpecRegistry& specs,
                                           const runtime::RuntimeRegistry& runtimes);
 
 }  // namespace pipette::config

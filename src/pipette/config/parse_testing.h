@@ -14,21 +14,21 @@
 namespace pipette::config::testing {
 
 // Test names read by the speed workload's grammar; no quality workload.
-inline const QualityRegistry& TestsOnly() {
-  static const QualityRegistry tests_only =
-      QualityRegistry({}, nullptr, workload::ParseTestName).WithDevices(&device::DeviceKinds());
+inline const SpecRegistry& TestsOnly() {
+  static const SpecRegistry tests_only =
+      SpecRegistry({}, nullptr, workload::ParseTestName).WithDevices(&device::DeviceKinds());
   return tests_only;
 }
 
 // `text` as ex.yaml, with the registry `specs` (TestsOnly() unless given).
 inline Result<WrittenExperiment> Parse(const std::string& text,
-                                       const QualityRegistry& specs = TestsOnly()) {
+                                       const SpecRegistry& specs = TestsOnly()) {
   return ParseExperiment(text, "ex.yaml", runtime::ParamRegistry::Default(), specs,
                          runtime::Registry());
 }
 
 // The message of the bad-input error (exit code 2) `text` must give.
-inline std::string ErrorOf(const std::string& text, const QualityRegistry& specs = TestsOnly()) {
+inline std::string ErrorOf(const std::string& text, const SpecRegistry& specs = TestsOnly()) {
   auto r = Parse(text, specs);
   EXPECT_FALSE(r.ok()) << text;
   if (r.ok()) return "";

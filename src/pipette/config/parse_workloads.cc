@@ -185,14 +185,14 @@ Result<WrittenQuantize> ParseQuantizeEntry(const Where& w, const YAML::Node& nod
 
 }  // namespace
 
-Status ParseQuality(const Where& w, const YAML::Node& node, const QualityRegistry& qualities,
+Status ParseQuality(const Where& w, const YAML::Node& node, const SpecRegistry& qualities,
                     WrittenExperiment* ex) {
   if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
   KeySet keys;
   for (const auto& kv : node) {
     if (auto st = keys.Add(w, kv.first, "in quality "); !st) return st;
     const std::string key = kv.first.Scalar();
-    const QualitySpecDef* def = qualities.Find(key);
+    const SpecDef* def = qualities.Find(key);
     if (!def) {
       const std::vector<std::string> names = qualities.Names();
       return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: {})", key,
@@ -204,7 +204,7 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const QualityRegistr
   }
   // In the registry's order, whatever the file's.
   QualitySpecs ordered;
-  for (const QualitySpecDef* def : qualities.defs()) {
+  for (const SpecDef* def : qualities.defs()) {
     for (const QualitySpec& q : ex->quality.all()) {
       if (q.def == def) ordered.Set(*def, q.value);
     }

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/written.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
@@ -15,7 +15,7 @@ namespace pipette::config {
 
 // quality: into `ex`: each workload's entry parsed by its def in `qualities`, kept in the
 // registry's order.
-Status ParseQuality(const Where& w, const YAML::Node& node, const QualityRegistry& qualities,
+Status ParseQuality(const Where& w, const YAML::Node& node, const SpecRegistry& qualities,
                     WrittenExperiment* ex);
 
 // quantize: one entry or a list of them.

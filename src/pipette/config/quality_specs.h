@@ -1,6 +1,6 @@
 // The quality workloads of an experiment (quality: ppl, kld, mc, gen, divergence) with their
 // specs, as written or as resolved, held without their types: each workload's folder owns its
-// spec type and reads it back (config/quality_spec.h says how a spec is parsed and resolved).
+// spec type and reads it back (config/spec_def.h says how a spec is parsed and resolved).
 #pragma once
 
 #include <any>
@@ -10,12 +10,12 @@
 
 namespace pipette::config {
 
-class QualitySpecDef;
+class SpecDef;
 
 // One workload's spec: as written (parse) or as resolved (resolve), of the def's own type.
 struct QualitySpec {
   std::string name;  // the def's Name()
-  const QualitySpecDef* def = nullptr;
+  const SpecDef* def = nullptr;
   std::any value;
 };
 
@@ -39,7 +39,7 @@ class QualitySpecs {
   bool empty() const { return specs_.empty(); }
   const std::vector<QualitySpec>& all() const { return specs_; }
   // Sets the spec of `def`'s workload, replacing one there.
-  void Set(const QualitySpecDef& def, std::any value);
+  void Set(const SpecDef& def, std::any value);
   void Erase(std::string_view name);
 
  private:

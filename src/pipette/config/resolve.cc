@@ -8,8 +8,8 @@
 #include <functional>
 
 #include "pipette/config/parse_devices.h"
-#include "pipette/config/quality_spec.h"
 #include "pipette/config/resolve_files.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/endpoint/api_key.h"
 #include "pipette/model/bundled.h"
@@ -405,10 +405,10 @@ Result<Experiment> Resolve(const WrittenExperiment& written, const runtime::Para
   ex.description = written.description.value_or("");
   ex.device = written.device.value_or(ex.device);
   if (!written.devices.empty()) {
-    if (!QualitiesOf(options).devices()) {
+    if (!SpecsOf(options).devices()) {
       return RuntimeError("config::Resolve: the registry given names no device kinds");
     }
-    auto devices = ResolveDevices(w, written.devices, *QualitiesOf(options).devices());
+    auto devices = ResolveDevices(w, written.devices, *SpecsOf(options).devices());
     if (!devices) return devices.error();
     ex.devices = std::move(*devices);
   }

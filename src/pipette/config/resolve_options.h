@@ -15,7 +15,7 @@ class RuntimeRegistry;
 
 namespace pipette::config {
 
-class QualityRegistry;
+class SpecRegistry;
 
 // Facts of the machine that decide values the experiment leaves out.
 struct MachineFacts {
@@ -37,7 +37,7 @@ struct ResolveOptions {
   const model::ModelFormats* formats = nullptr;
   // The quality workloads an experiment may name; nullptr: none (workload::QualitySpecs() are
   // those Pipette ships: config/ does not know them).
-  const QualityRegistry* qualities = nullptr;
+  const SpecRegistry* specs = nullptr;
 };
 
 // options.runtimes (ExperimentFromText and Resolve refuse options without them).

@@ -116,7 +116,7 @@ TEST_F(ResolveTest, AnImatrixCorpusThatCannotFillOneChunkIsRefused) {
 }
 
 TEST_F(ResolveTest, QuantizeAddsVariantsOfTheBase) {
-  opts_.qualities = &workload::QualitySpecs();  // kld names a variant as its reference
+  opts_.specs = &workload::QualitySpecs();  // kld names a variant as its reference
   auto ex = Parse(
       "models: [smollm2-135m-instruct-q4_1]\n"
       "quantize:\n"

@@ -16,7 +16,7 @@ struct Note {
   int line = 0;
 };
 
-class NoteSection : public QualitySpecDef {
+class NoteSection : public SpecDef {
  public:
   explicit NoteSection(bool hashed) : hashed_(hashed) {}
   std::string Name() const override { return hashed_ ? "note" : "memo"; }
@@ -55,10 +55,10 @@ class SectionRecipeTest : public ExperimentTest {
  protected:
   void SetUp() override {
     ExperimentTest::SetUp();
-    opts_.qualities = &specs_;
+    opts_.specs = &specs_;
   }
   const NoteSection note_{true}, memo_{false};
-  const QualityRegistry specs_ = testing::TestsOnly().WithSections({&note_, &memo_});
+  const SpecRegistry specs_ = testing::TestsOnly().WithSections({&note_, &memo_});
   const std::string head_ = "models: [smollm2-135m-instruct-q4_1]\ntests: [pp16]\n";
 };
 
@@ -92,7 +92,7 @@ TEST_F(SectionRecipeTest, ASectionThatChangesNoMeasurementIsCheckedButNotHashed)
   EXPECT_EQ(ex->Hash(), plain->Hash());
   EXPECT_EQ(ErrorOf(head_ + "memo: ''\n"), "ex.yaml:3:7: memo: needs some text");
   // Without the def in the registry the key is unknown.
-  opts_.qualities = &testing::TestsOnly();
+  opts_.specs = &testing::TestsOnly();
   EXPECT_NE(ErrorOf(head_ + "memo: hello\n").find("unknown key 'memo'"), std::string::npos);
 }
 

@@ -1,6 +1,6 @@
 #include "pipette/config/validate.h"
 
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 
 namespace pipette::config {
 

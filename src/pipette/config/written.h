@@ -104,7 +104,7 @@ struct WrittenExperiment {
   std::vector<TestSpec> tests{};
   // quality: each workload's entry as written, of its own type (workload/<name>/spec.h).
   QualitySpecs quality{};
-  // The top-level sections their owners define (QualityRegistry::sections: select:), as written.
+  // The top-level sections their owners define (SpecRegistry::sections: select:), as written.
   QualitySpecs sections{};
   std::vector<WrittenQuantize> quantize{};
   std::vector<WrittenConvert> convert{};

@@ -25,7 +25,7 @@ class DeviceRecipe : public config::ExperimentTest {
  protected:
   void SetUp() override {
     ExperimentTest::SetUp();
-    opts_.qualities = &specs_;
+    opts_.specs = &specs_;
   }
 
   // The made-up kind: its whole entry. The device it makes runs its workers on `board_`.
@@ -47,7 +47,7 @@ class DeviceRecipe : public config::ExperimentTest {
     all.push_back(ToyDev());
     return all;
   }()};
-  const config::QualityRegistry specs_ = config::testing::TestsOnly().WithDevices(&kinds_);
+  const config::SpecRegistry specs_ = config::testing::TestsOnly().WithDevices(&kinds_);
   const std::string text_ =
       "models: [smollm2-135m-instruct-q4_1]\ntests: [tg4]\n"
       "devices:\n  - {name: bench, toydev: {host: 10.0.0.9}}\n";
@@ -75,7 +75,7 @@ TEST_F(DeviceRecipe, AMadeUpKindIsParsedCheckedAndHashed) {
                 .find("host"),
             std::string::npos);
   // The kinds Pipette ships have no toydev.
-  opts_.qualities = &config::testing::TestsOnly();
+  opts_.specs = &config::testing::TestsOnly();
   EXPECT_NE(ErrorOf(text_).find("unknown key 'toydev' in a device"), std::string::npos);
 }
 

@@ -55,7 +55,7 @@ class DeviceKindRegistry {
 };
 
 // The kinds Pipette ships: local, ssh, adb. Only app/ calls it; below app/ (the experiment's
-// parser, config::QualityRegistry::devices()) the registry is a parameter.
+// parser, config::SpecRegistry::devices()) the registry is a parameter.
 const DeviceKindRegistry& DeviceKinds();
 
 }  // namespace pipette::device

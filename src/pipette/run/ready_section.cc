@@ -13,7 +13,7 @@ namespace {
 // A section whose value is the same written and resolved: parsed by `parse`, written as its
 // ToJson() in the canonical (hashed) and the resolved form alike.
 template <class Spec, Result<Spec> (*parse)(const config::Where&, const YAML::Node&)>
-class PlainSection : public config::QualitySpecDef {
+class PlainSection : public config::SpecDef {
  public:
   explicit PlainSection(std::string name) : name_(std::move(name)) {}
   std::string Name() const override { return name_; }
@@ -122,12 +122,12 @@ Result<CooldownSpec> ParseCooldown(const config::Where& w, const YAML::Node& nod
   return c;
 }
 
-const config::QualitySpecDef& ReadySectionDef() {
+const config::SpecDef& ReadySectionDef() {
   static const PlainSection<ReadySpec, ParseReady> def("ready");
   return def;
 }
 
-const config::QualitySpecDef& CooldownSectionDef() {
+const config::SpecDef& CooldownSectionDef() {
   static const PlainSection<CooldownSpec, ParseCooldown> def("cooldown");
   return def;
 }

@@ -1,6 +1,6 @@
 // `ready:` and `cooldown:` of an experiment file (docs/config.md "A clean device"): when a device
 // is ready to measure on, and how long to let it cool between cells. Two sections of the
-// experiment file the runner owns (config::QualitySpecDef: parsed, hashed, resolved and stored by
+// experiment file the runner owns (config::SpecDef: parsed, hashed, resolved and stored by
 // config/ through its def alone), registered in app/experiment_specs.cc; the runner reads them
 // with ReadyOf and CooldownOf.
 #pragma once
@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
 
@@ -57,8 +57,8 @@ Result<ReadySpec> ParseReady(const config::Where& w, const YAML::Node& node);
 Result<CooldownSpec> ParseCooldown(const config::Where& w, const YAML::Node& node);
 
 // The sections' defs.
-const config::QualitySpecDef& ReadySectionDef();
-const config::QualitySpecDef& CooldownSectionDef();
+const config::SpecDef& ReadySectionDef();
+const config::SpecDef& CooldownSectionDef();
 
 // The experiment's `ready:`; null when it writes none (nothing gates).
 const ReadySpec* ReadyOf(const config::Experiment& ex);

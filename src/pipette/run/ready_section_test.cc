@@ -12,8 +12,8 @@ namespace {
 
 const std::string kHead = "models: [m.gguf]\ntests: [pp16]\n";
 
-const config::QualityRegistry& WithReady() {
-  static const config::QualityRegistry r =
+const config::SpecRegistry& WithReady() {
+  static const config::SpecRegistry r =
       config::testing::TestsOnly().WithSections({&ReadySectionDef(), &CooldownSectionDef()});
   return r;
 }

@@ -2,15 +2,15 @@
 // for `pipette select`, checked when the experiment is parsed (a constraint naming a figure no
 // workload makes is refused there), read back from the stored experiment text by `pipette
 // select`. They change no measurement: the config hash leaves them out. Registered as a
-// top-level section of the experiment file (config::QualityRegistry::WithSections, in app/).
+// top-level section of the experiment file (config::SpecRegistry::WithSections, in app/).
 #pragma once
 
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/metrics/figures.h"
 
 namespace pipette::select {
 
-class ProfilesSection : public config::QualitySpecDef {
+class ProfilesSection : public config::SpecDef {
  public:
   // `figures`: what the constraints may name (workload::Figures() from app/); null: unchecked.
   explicit ProfilesSection(const metrics::FigureCatalogue* figures) : figures_(figures) {}

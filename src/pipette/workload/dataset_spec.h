@@ -1,5 +1,5 @@
 // What the dataset workloads (mc, gen) write alike: dataset: and limit: (gen also takes
-// template_options:), parsed and in canonical form (config/quality_spec.h).
+// template_options:), parsed and in canonical form (config/spec_def.h).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/written.h"
 #include "pipette/config/yaml_helpers.h"
 #include "pipette/util/result.h"
@@ -34,7 +34,7 @@ nlohmann::json CanonicalDataset(const WrittenDataset& d);
 
 // The def of a dataset workload as far as the two share it: its name, parsing (WrittenDataset)
 // and canonical form; each resolves its own dataset.
-class DatasetSpecDef : public config::QualitySpecDef {
+class DatasetSpecDef : public config::SpecDef {
  public:
   DatasetSpecDef(std::string name, bool with_template_options)
       : name_(std::move(name)), with_template_options_(with_template_options) {}

@@ -29,7 +29,7 @@ namespace {
 // derives its rows (none: another's derivation gives them).
 struct Entry {
   std::unique_ptr<Workload> (*make)() = nullptr;
-  const config::QualitySpecDef* spec = nullptr;
+  const config::SpecDef* spec = nullptr;
   std::vector<metrics::FigureDef> (*figures)() = nullptr;
   const metrics::RowDeriver* (*deriver)() = nullptr;
 };
@@ -59,13 +59,13 @@ std::vector<std::unique_ptr<Workload>> MakeWorkloads() {
   return w;
 }
 
-const config::QualityRegistry& QualitySpecs() {
-  static const config::QualityRegistry kRegistry = [] {
-    std::vector<const config::QualitySpecDef*> defs;
+const config::SpecRegistry& QualitySpecs() {
+  static const config::SpecRegistry kRegistry = [] {
+    std::vector<const config::SpecDef*> defs;
     for (const Entry& e : Entries()) {
       if (e.spec) defs.push_back(e.spec);
     }
-    return config::QualityRegistry(std::move(defs), &Figures(), ParseTestName);
+    return config::SpecRegistry(std::move(defs), &Figures(), ParseTestName);
   }();
   return kRegistry;
 }

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/metrics/figures.h"
 #include "pipette/plan/plan.h"
 #include "pipette/workload/workload.h"
@@ -18,8 +18,8 @@ namespace pipette::workload {
 std::vector<std::unique_ptr<Workload>> MakeWorkloads();
 
 // The quality workloads an experiment may name (quality: ppl, kld, mc, gen, divergence), in
-// this order: for the config step (config::ResolveOptions::qualities).
-const config::QualityRegistry& QualitySpecs();
+// this order: for the config step (config::ResolveOptions::specs).
+const config::SpecRegistry& QualitySpecs();
 
 // One instance of each, never run: what reports and the cache ask of the workloads (their const
 // hooks: Headlines, ReadsOtherCells, RowsCacheable).

@@ -28,7 +28,7 @@ struct EchoSpec {
   std::string file;  // absolute path, "" when none is written
 };
 
-class EchoFixtureSpecDef : public config::QualitySpecDef {
+class EchoFixtureSpecDef : public config::SpecDef {
  public:
   std::string Name() const override { return "echo"; }
   Result<std::any> Parse(const config::Where& w, const YAML::Node& node) const override {
@@ -81,10 +81,10 @@ class SpecRecipeTest : public SpecTest {
  protected:
   void SetUp() override {
     SpecTest::SetUp();
-    opts_.qualities = &registry_of_test_;
+    opts_.specs = &registry_of_test_;
   }
   EchoFixtureSpecDef echo_;
-  config::QualityRegistry registry_of_test_{{&PplSpecDef(), &echo_}};
+  config::SpecRegistry registry_of_test_{{&PplSpecDef(), &echo_}};
 };
 
 TEST_F(SpecRecipeTest, AWorkloadOfItsOwnParsesCanonicalizesAndResolves) {

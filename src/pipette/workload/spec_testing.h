@@ -20,7 +20,7 @@ class SpecTest : public config::ExperimentTest {
  protected:
   void SetUp() override {
     config::ExperimentTest::SetUp();
-    opts_.qualities = &QualitySpecs();
+    opts_.specs = &QualitySpecs();
     opts_.runtimes = &runtime::Registry();
     opts_.formats = &model_formats::Registry();
   }

@@ -43,7 +43,7 @@ struct WcSpec {
   int64_t words = 3;
 };
 
-class WcSpecDef : public config::QualitySpecDef {
+class WcSpecDef : public config::SpecDef {
  public:
   std::string Name() const override { return "wc"; }
   Result<std::any> Parse(const config::Where& w, const YAML::Node& node) const override {
@@ -130,10 +130,10 @@ class WorkloadRecipe : public SpecTest {
  protected:
   void SetUp() override {
     SpecTest::SetUp();
-    opts_.qualities = &specs_;
+    opts_.specs = &specs_;
   }
   WcSpecDef def_;
-  config::QualityRegistry specs_{{&def_}, nullptr, ParseTestName};
+  config::SpecRegistry specs_{{&def_}, nullptr, ParseTestName};
   const std::string text_ = kSmol + "tests: [tg4]\nquality:\n  wc: {words: 4}\n";
 };
 

@@ -7,7 +7,7 @@ namespace {
 
 using config::Where;
 
-class DivergenceDef : public config::QualitySpecDef {
+class DivergenceDef : public config::SpecDef {
  public:
   std::string Name() const override { return "divergence"; }
 
@@ -58,7 +58,7 @@ class DivergenceDef : public config::QualitySpecDef {
 
 }  // namespace
 
-const config::QualitySpecDef& DivergenceSpecDef() {
+const config::SpecDef& DivergenceSpecDef() {
   static const DivergenceDef kDef;
   return kDef;
 }

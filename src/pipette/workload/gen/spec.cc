@@ -54,7 +54,7 @@ class GenDef : public DatasetSpecDef {
 
 }  // namespace
 
-const config::QualitySpecDef& GenSpecDef() {
+const config::SpecDef& GenSpecDef() {
   static const GenDef kDef;
   return kDef;
 }

@@ -1,5 +1,5 @@
 // The spec of quality: gen (docs/metrics.md "gen tasks"), as resolved, and its def
-// (config/quality_spec.h); written as a dataset workload (workload/dataset_spec.h).
+// (config/spec_def.h); written as a dataset workload (workload/dataset_spec.h).
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 
 namespace pipette::workload {
 
@@ -24,7 +24,7 @@ struct GenSpec {
 };
 inline constexpr const char* kDefaultGenDataset = "gen/pipette-gen-v1.jsonl";
 
-const config::QualitySpecDef& GenSpecDef();
+const config::SpecDef& GenSpecDef();
 
 // The experiment's gen spec, or nullptr when it has none.
 const GenSpec* GenSpecOf(const config::Experiment& ex);

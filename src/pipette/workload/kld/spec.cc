@@ -64,7 +64,7 @@ Result<WrittenKld> ParseKld(const config::Where& w, const YAML::Node& node) {
   return spec;
 }
 
-class KldDef : public config::QualitySpecDef {
+class KldDef : public config::SpecDef {
  public:
   std::string Name() const override { return "kld"; }
 
@@ -139,7 +139,7 @@ class KldDef : public config::QualitySpecDef {
 
 }  // namespace
 
-const config::QualitySpecDef& KldSpecDef() {
+const config::SpecDef& KldSpecDef() {
   static const KldDef kDef;
   return kDef;
 }

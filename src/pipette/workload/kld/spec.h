@@ -1,12 +1,12 @@
 // The spec of quality: kld (docs/metrics.md "kld"), as written and as resolved, and its def
-// (config/quality_spec.h): parsed, canonical form, resolved, its reference checked and run first.
+// (config/spec_def.h): parsed, canonical form, resolved, its reference checked and run first.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/written.h"
 
 namespace pipette::workload {
@@ -37,7 +37,7 @@ struct KldSpec {
   KldMode mode = KldMode::kFull;
 };
 
-const config::QualitySpecDef& KldSpecDef();
+const config::SpecDef& KldSpecDef();
 
 // The experiment's kld spec, or nullptr when it has none.
 const KldSpec* KldSpecOf(const config::Experiment& ex);

@@ -56,7 +56,7 @@ class McDef : public DatasetSpecDef {
 std::string McPrompt(const std::string& question) { return "Question: " + question + "\nAnswer:"; }
 std::string McContinuation(const std::string& choice) { return " " + choice; }
 
-const config::QualitySpecDef& McSpecDef() {
+const config::SpecDef& McSpecDef() {
   static const McDef kDef;
   return kDef;
 }

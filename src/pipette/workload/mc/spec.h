@@ -1,12 +1,12 @@
 // The spec of quality: mc (docs/metrics.md "mc_acc"), as resolved, and its def
-// (config/quality_spec.h); written as a dataset workload (workload/dataset_spec.h).
+// (config/spec_def.h); written as a dataset workload (workload/dataset_spec.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 
 namespace pipette::workload {
 
@@ -26,7 +26,7 @@ inline constexpr const char* kDefaultMcDataset = "mc/pipette-mc-v1.jsonl";
 std::string McPrompt(const std::string& question);
 std::string McContinuation(const std::string& choice);
 
-const config::QualitySpecDef& McSpecDef();
+const config::SpecDef& McSpecDef();
 
 // The experiment's mc spec, or nullptr when it has none.
 const McSpec* McSpecOf(const config::Experiment& ex);

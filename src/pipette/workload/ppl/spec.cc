@@ -11,7 +11,7 @@ namespace {
 
 using config::Where;
 
-class PplDef : public config::QualitySpecDef {
+class PplDef : public config::SpecDef {
  public:
   std::string Name() const override { return "ppl"; }
 
@@ -80,7 +80,7 @@ class PplDef : public config::QualitySpecDef {
 
 }  // namespace
 
-const config::QualitySpecDef& PplSpecDef() {
+const config::SpecDef& PplSpecDef() {
   static const PplDef kDef;
   return kDef;
 }

@@ -1,12 +1,12 @@
 // The spec of quality: ppl (docs/metrics.md "ppl"), as written and as resolved, and its def
-// (config/quality_spec.h): parsed, canonical form, resolved, stored.
+// (config/spec_def.h): parsed, canonical form, resolved, stored.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "pipette/config/experiment.h"
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 #include "pipette/config/written.h"
 
 namespace pipette::workload {
@@ -26,7 +26,7 @@ struct PplSpec {
   int line = 0;
 };
 
-const config::QualitySpecDef& PplSpecDef();
+const config::SpecDef& PplSpecDef();
 
 // The experiment's ppl spec, or nullptr when it has none.
 const PplSpec* PplSpecOf(const config::Experiment& ex);

@@ -77,13 +77,13 @@ const TestKindTable& Table() {
   return table;
 }
 
-config::QualityRegistry Grammar() {
-  return config::QualityRegistry(
-      {}, nullptr, [](std::string_view text) { return ParseTestNameIn(Table(), text); });
+config::SpecRegistry Grammar() {
+  return config::SpecRegistry({}, nullptr,
+                              [](std::string_view text) { return ParseTestNameIn(Table(), text); });
 }
 
 TEST(SpeedKindRecipe, AMadeUpKindIsParsedAndHashed) {
-  const config::QualityRegistry grammar = Grammar();
+  const config::SpecRegistry grammar = Grammar();
   auto parse = [&](const std::string& tests) {
     return config::ParseExperiment("models: [smollm2-135m-instruct-q4_1]\ntests: " + tests + "\n",
                                    "ex.yaml", runtime::ParamRegistry::Default(), grammar,

@@ -1,4 +1,4 @@
-#include "pipette/config/quality_spec.h"
+#include "pipette/config/spec_def.h"
 
 #include <algorithm>
 
@@ -13,7 +13,7 @@ const QualitySpec* QualitySpecs::Find(std::string_view name) const {
   return nullptr;
 }
 
-void QualitySpecs::Set(const QualitySpecDef& def, std::any value) {
+void QualitySpecs::Set(const SpecDef& def, std::any value) {
   const std::string name = def.Name();
   for (QualitySpec& s : specs_) {
     if (s.name == name) {
@@ -29,41 +29,41 @@ void QualitySpecs::Erase(std::string_view name) {
   std::erase_if(specs_, [&](const QualitySpec& s) { return s.name == name; });
 }
 
-const QualitySpecDef* QualityRegistry::Find(std::string_view name) const {
-  for (const QualitySpecDef* d : defs_) {
+const SpecDef* SpecRegistry::Find(std::string_view name) const {
+  for (const SpecDef* d : defs_) {
     if (d->Name() == name) return d;
   }
   return nullptr;
 }
 
-std::vector<std::string> QualityRegistry::Names() const {
+std::vector<std::string> SpecRegistry::Names() const {
   std::vector<std::string> names;
-  for (const QualitySpecDef* d : defs_) names.push_back(d->Name());
+  for (const SpecDef* d : defs_) names.push_back(d->Name());
   return names;
 }
 
-QualityRegistry QualityRegistry::WithSections(std::vector<const QualitySpecDef*> sections) const {
-  QualityRegistry r = *this;
+SpecRegistry SpecRegistry::WithSections(std::vector<const SpecDef*> sections) const {
+  SpecRegistry r = *this;
   r.sections_ = std::move(sections);
   return r;
 }
 
-QualityRegistry QualityRegistry::WithDevices(const device::DeviceKindRegistry* devices) const {
-  QualityRegistry r = *this;
+SpecRegistry SpecRegistry::WithDevices(const device::DeviceKindRegistry* devices) const {
+  SpecRegistry r = *this;
   r.devices_ = devices;
   return r;
 }
 
-const QualitySpecDef* QualityRegistry::FindSection(std::string_view name) const {
-  for (const QualitySpecDef* d : sections_) {
+const SpecDef* SpecRegistry::FindSection(std::string_view name) const {
+  for (const SpecDef* d : sections_) {
     if (d->Name() == name) return d;
   }
   return nullptr;
 }
 
-const QualityRegistry& QualitiesOf(const ResolveOptions& options) {
-  static const QualityRegistry kNone;
-  return options.qualities ? *options.qualities : kNone;
+const SpecRegistry& SpecsOf(const ResolveOptions& options) {
+  static const SpecRegistry kNone;
+  return options.specs ? *options.specs : kNone;
 }
 
 std::string ReferenceModel(const QualitySpecs& written) {

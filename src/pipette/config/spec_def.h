@@ -2,8 +2,8 @@
 // experiment file's top level (select:): how its entry is parsed, written in canonical form,
 // resolved on this machine and checked against the whole experiment. Each owner's folder
 // (src/pipette/workload/<name>/spec.h, src/pipette/select/section.h) owns its spec type and its
-// QualitySpecDef; config/ holds the specs by name without knowing their types, and is given the
-// defs as a QualityRegistry (app::ExperimentSpecs() outside tests), the way it is given the
+// SpecDef; config/ holds the specs by name without knowing their types, and is given the
+// defs as a SpecRegistry (app::ExperimentSpecs() outside tests), the way it is given the
 // parameters and the runtimes.
 #pragma once
 
@@ -35,10 +35,12 @@ namespace pipette::config {
 
 struct Experiment;
 
-// What a quality workload's spec is, for config/: one per workload, in its folder.
-class QualitySpecDef {
+// What a part of the experiment file its owner defines is, for config/: a quality workload's
+// entry under quality: (one per workload, in its folder) or a top-level section (select:,
+// ready:, cooldown:).
+class SpecDef {
  public:
-  virtual ~QualitySpecDef() = default;
+  virtual ~SpecDef() = default;
   // The key under quality: ("ppl").
   virtual std::string Name() const = 0;
   // The entry as written, pure (no file is read); errors name file:line:column.
@@ -75,46 +77,47 @@ class QualitySpecDef {
 // an input error (without a place: the parser adds it) for a name no kind reads.
 using TestGrammar = std::function<Result<TestSpec>(std::string_view name)>;
 
-// What the workloads tell the parser: the quality workloads an experiment may name, in order,
-// the grammar of its tests and the figures its select: profiles may name.
-class QualityRegistry {
+// What the parser is handed of the experiment file's grammar by the parts that own it: the
+// quality workloads an experiment may name, in order, the top-level sections, the grammar of its
+// tests, the device kinds and the figures its select: profiles may name (app::ExperimentSpecs()).
+class SpecRegistry {
  public:
-  QualityRegistry() = default;
+  SpecRegistry() = default;
   // `figures`: what an experiment's select: profiles may name (workload::Figures()); null only in
   // config's own tests, which leaves the constraints' figure names unchecked. `tests`: null only
   // in tests, where an experiment may then name no test.
-  explicit QualityRegistry(std::vector<const QualitySpecDef*> defs,
-                           const metrics::FigureCatalogue* figures = nullptr,
-                           TestGrammar grammar = nullptr)
+  explicit SpecRegistry(std::vector<const SpecDef*> defs,
+                        const metrics::FigureCatalogue* figures = nullptr,
+                        TestGrammar grammar = nullptr)
       : defs_(std::move(defs)), figures_(figures), tests_(std::move(grammar)) {}
-  const QualitySpecDef* Find(std::string_view name) const;
+  const SpecDef* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
-  const std::vector<const QualitySpecDef*>& defs() const { return defs_; }
+  const std::vector<const SpecDef*>& defs() const { return defs_; }
   const metrics::FigureCatalogue* figures() const { return figures_; }
   const TestGrammar& tests() const { return tests_; }
 
   // This registry with `sections`: the experiment file's top-level sections its owners define
   // (one key each, its def's Name()), parsed, hashed, resolved and checked as the quality
   // entries are. A new top-level key is one def and one line where the registry is assembled.
-  QualityRegistry WithSections(std::vector<const QualitySpecDef*> sections) const;
-  const QualitySpecDef* FindSection(std::string_view name) const;
-  const std::vector<const QualitySpecDef*>& sections() const { return sections_; }
+  SpecRegistry WithSections(std::vector<const SpecDef*> sections) const;
+  const SpecDef* FindSection(std::string_view name) const;
+  const std::vector<const SpecDef*>& sections() const { return sections_; }
 
   // This registry with the device kinds `devices:` may name (device::DeviceKinds() from app/);
   // null: an experiment may name no device but `local`.
-  QualityRegistry WithDevices(const device::DeviceKindRegistry* devices) const;
+  SpecRegistry WithDevices(const device::DeviceKindRegistry* devices) const;
   const device::DeviceKindRegistry* devices() const { return devices_; }
 
  private:
-  std::vector<const QualitySpecDef*> defs_;
-  std::vector<const QualitySpecDef*> sections_;
+  std::vector<const SpecDef*> defs_;
+  std::vector<const SpecDef*> sections_;
   const metrics::FigureCatalogue* figures_ = nullptr;
   TestGrammar tests_ = nullptr;
   const device::DeviceKindRegistry* devices_ = nullptr;
 };
 
-// options.qualities, or a registry of none where it is unset.
-const QualityRegistry& QualitiesOf(const ResolveOptions& options);
+// options.specs, or a registry of none where it is unset.
+const SpecRegistry& SpecsOf(const ResolveOptions& options);
 
 // The model the workloads of `written` that compare with one name (parsing checked they name the
 // same), or "" when none does.
