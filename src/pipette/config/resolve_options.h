@@ -35,8 +35,9 @@ struct ResolveOptions {
   const runtime::RuntimeRegistry* runtimes = nullptr;
   // The model formats a model may be in (model_formats::Registry() from app/): required.
   const model::ModelFormats* formats = nullptr;
-  // The quality workloads an experiment may name; nullptr: none (workload::QualitySpecs() are
-  // those Pipette ships: config/ does not know them).
+  // What the experiment file's owners define of it: the quality workloads it may name, the
+  // top-level sections, the test grammar and the device kinds (app::ExperimentSpecs() outside
+  // tests: config/ does not know them); nullptr: none of them.
   const SpecRegistry* specs = nullptr;
 };
 

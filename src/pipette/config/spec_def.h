@@ -41,7 +41,7 @@ struct Experiment;
 class SpecDef {
  public:
   virtual ~SpecDef() = default;
-  // The key under quality: ("ppl").
+  // Its key: under quality: for a workload ("ppl"), at the top level for a section ("select").
   virtual std::string Name() const = 0;
   // The entry as written, pure (no file is read); errors name file:line:column.
   virtual Result<std::any> Parse(const Where& w, const YAML::Node& node) const = 0;

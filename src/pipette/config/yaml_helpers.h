@@ -35,9 +35,10 @@ class Where {
   explicit Where(std::string path) : path_(std::move(path)) {}
   // At a place of the file (util/place.h); one whose line is not known names the file alone.
   Error At(const Place& pos, const std::string& message) const {
-    if (!pos.Known()) return File(message);
-    return Place{.file = path_, .line = pos.line, .column = pos.column, .what = pos.what}.Fail(
-        message);
+    Place at = pos;
+    at.file = path_;
+    if (!at.Known()) at.column = 0;  // no line, no column: the file
+    return at.Fail(message);
   }
   Error At(const YAML::Node& node, const std::string& message) const {
     return At(PosOf(node), message);

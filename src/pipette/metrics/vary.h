@@ -86,8 +86,8 @@ std::string DimensionKey(const ResultRow& row, const std::string& dimension,
 
 // One group per combination of the other dimensions within one run; rows in first-seen order;
 // only cells that completed. An unknown dimension is an input error with a suggestion. Columns:
-// the speed tests, peak RSS, file size, and each workload's headline figure
-// (FigureDef::vary_column).
+// the headline figures (the speed tests', "<test> <unit>") and every figure that declares one
+// (FigureDef::vary_column: peak RSS, file size, the quality workloads' figures).
 Result<VaryTable> BuildVaryTable(const std::vector<ResultRow>& rows, const std::string& dimension,
                                  const runtime::ParamRegistry& params,
                                  const FigureCatalogue& figures);

@@ -202,6 +202,10 @@ TEST_F(DatasetFile, ALinePastTheBoundIsRefusedByItsPlace) {
 }
 
 TEST_F(DatasetFile, McFieldProblems) {
+  // null is a value in a file, never a field left out.
+  EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "choices": ["a", "b"], "answer": 0, )"
+                    R"("source": null})"),
+            "x.jsonl:1: field 'source' must be a string, got null");
   EXPECT_EQ(McError(R"({"id": "q", "question": "Q", "answer": 0})"),
             "x.jsonl:1: missing required field 'choices'");
   EXPECT_EQ(
@@ -324,6 +328,13 @@ TEST_F(DatasetFile, GenItemFieldProblems) {
       "x.jsonl:1: unknown field 'sytem' (did you mean 'system'?)");
   EXPECT_EQ(GenError(R"({"id": "g", "prompt": "p"})"),
             "x.jsonl:1: missing required field 'checkers'");
+  // null is a value in a file: never the default of a field left out.
+  EXPECT_EQ(GenError(R"({"id": "g", "prompt": "p", "max_tokens": null, )"
+                     R"("checkers": [{"type": "json_valid"}]})"),
+            "x.jsonl:1: field 'max_tokens' must be an integer, got null");
+  EXPECT_EQ(GenError(R"({"id": "g", "prompt": "p", "checkers": [{"type": "json_valid", )"
+                     R"("role": null}]})"),
+            "x.jsonl:1: checker 1 (json_valid): field 'role' must be a string, got null");
 }
 
 }  // namespace

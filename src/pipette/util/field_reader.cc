@@ -30,16 +30,29 @@ std::string JsonKind(const json& v) {
   }
 }
 
+namespace {
+
+// "at least 1", "between 1 and 10": the range of an integer field, as its problems say it.
+std::string RangeText(int64_t min, int64_t max) {
+  if (max == FieldReader::kNoMax) return "at least " + std::to_string(min);
+  return "between " + std::to_string(min) + " and " + std::to_string(max);
+}
+
+}  // namespace
+
 FieldReader::FieldReader(const json& message, std::string what)
-    : FieldReader(message, Place{.what = std::move(what)}, /*exit_code=*/1, "") {}
+    : FieldReader(message, Place{.what = std::move(what)}, /*exit_code=*/1,
+                  /*null_is_absent=*/true, "") {}
 
 FieldReader::FieldReader(const json& object, Place place, int exit_code)
-    : FieldReader(object, std::move(place), exit_code, "") {}
+    : FieldReader(object, std::move(place), exit_code, /*null_is_absent=*/false, "") {}
 
-FieldReader::FieldReader(const json& object, Place place, int exit_code, std::string prefix)
+FieldReader::FieldReader(const json& object, Place place, int exit_code, bool null_is_absent,
+                         std::string prefix)
     : object_(object.is_object() ? object : EmptyObject()),
       place_(std::move(place)),
       exit_code_(exit_code),
+      null_is_absent_(null_is_absent),
       prefix_(std::move(prefix)) {
   if (object.is_object()) return;
   if (prefix_.empty()) {
@@ -57,7 +70,7 @@ const json& FieldReader::EmptyObject() {
 
 bool FieldReader::Has(const char* name) const {
   auto it = object_.find(name);
-  return it != object_.end() && !it->is_null();
+  return !Absent(it == object_.end() ? nullptr : &*it);
 }
 
 std::optional<std::string> FieldReader::FirstUnknown(const std::vector<std::string>& known) const {
@@ -69,11 +82,12 @@ std::optional<std::string> FieldReader::FirstUnknown(const std::vector<std::stri
 
 const json* FieldReader::Find(const char* name, bool required) {
   auto it = object_.find(name);
-  if (it == object_.end() || it->is_null()) {
+  const json* value = it == object_.end() ? nullptr : &*it;
+  if (Absent(value)) {
     if (required) Fail("missing required field " + Name(name));
     return nullptr;
   }
-  return &*it;
+  return value;
 }
 
 void FieldReader::Fail(const std::string& problem) {
@@ -102,7 +116,7 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
   if (value.is_number_unsigned()) {
     const uint64_t u = value.get<uint64_t>();
     if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      FieldFail(name, "is out of range");
+      FieldFail(name, "must be " + RangeText(min, max) + ", got " + std::to_string(u));
       return min;
     }
     v = static_cast<int64_t>(u);
@@ -113,9 +127,7 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
     return min;
   }
   if (v < min || v > max) {
-    std::string range = "at least " + std::to_string(min);
-    if (max != kNoMax) range = "between " + std::to_string(min) + " and " + std::to_string(max);
-    FieldFail(name, "must be " + range + ", got " + std::to_string(v));
+    FieldFail(name, "must be " + RangeText(min, max) + ", got " + std::to_string(v));
     return min;
   }
   return v;
@@ -305,7 +317,7 @@ json FieldReader::Array(const char* name) {
 }
 
 FieldReader FieldReader::Nested(const json& value, const std::string& name) {
-  return FieldReader(value, place_, exit_code_, prefix_ + name + ".");
+  return FieldReader(value, place_, exit_code_, null_is_absent_, prefix_ + name + ".");
 }
 
 }  // namespace pipette

@@ -3,7 +3,8 @@
 // problem, which names its place (util/place.h) and the field: "pp request: field 'tokens' must
 // be an array of token ids, got a string", "items.jsonl:3: missing required field 'choices'".
 // Accessors never throw: after a problem they return a harmless value and ok() turns false;
-// status() is the outcome. A null field is an absent one.
+// status() is the outcome. In a message a null field is an absent one (docs/protocol.md); in an
+// object of a file, null is a value, of the wrong kind wherever a field is read.
 //
 // It is built into the protocol library too (CMakeLists.txt), which the cross-built workers link
 // without fmt: it needs only nlohmann_json and util/place.h.
@@ -72,6 +73,7 @@ class FieldReader {
   // Takes the first problem of another reader (a nested one, or one of a part read on its own).
   void Take(const FieldReader& other);
 
+  // Whether the object gives the field (a null one only where null is a value: a file's).
   bool Has(const char* name) const;
   // The first field the object has that is not in `known`, in the object's order.
   std::optional<std::string> FirstUnknown(const std::vector<std::string>& known) const;
@@ -82,7 +84,11 @@ class FieldReader {
   Status status() const;
 
  private:
-  FieldReader(const nlohmann::json& object, Place place, int exit_code, std::string prefix);
+  FieldReader(const nlohmann::json& object, Place place, int exit_code, bool null_is_absent,
+              std::string prefix);
+  bool Absent(const nlohmann::json* value) const {
+    return value == nullptr || (null_is_absent_ && value->is_null());
+  }
   const nlohmann::json* Find(const char* name, bool required);
   std::string Name(const char* name) const { return "'" + prefix_ + name + "'"; }
   void FieldFail(const char* name, const std::string& problem);
@@ -99,6 +105,7 @@ class FieldReader {
   const nlohmann::json& object_;
   Place place_;
   int exit_code_;
+  bool null_is_absent_;
   std::string prefix_;
   std::optional<Error> error_;
 };

@@ -28,7 +28,8 @@ TEST(FieldReader, AProblemNamesTheMessageAndTheField) {
   const json j = {{"tokens", "abc"}};
   FieldReader f(j, "pp request");
   (void)f.Tokens("tokens");
-  EXPECT_EQ(f.status().error().message, "pp request: field 'tokens' must be an array of token ids, got a string");
+  EXPECT_EQ(f.status().error().message,
+            "pp request: field 'tokens' must be an array of token ids, got a string");
 
   const json empty = json::object();  // the reader keeps a reference: a named message
   FieldReader missing(empty, "tokenize request");
@@ -58,7 +59,8 @@ TEST(FieldReader, RangesAndTokenWidthsAreChecked) {
             "pp request: field 't' holds 4294967296, which is not a 32-bit token id");
   FieldReader u(j, "pp request");
   (void)u.Int("u", 0, FieldReader::kNoMax);
-  EXPECT_EQ(u.status().error().message, "pp request: field 'u' is out of range");
+  EXPECT_EQ(u.status().error().message,
+            "pp request: field 'u' must be at least 0, got 18446744073709551615");
 }
 
 TEST(FieldReader, ArraysOfNumbersAreCheckedItemByItem) {
@@ -68,11 +70,13 @@ TEST(FieldReader, ArraysOfNumbersAreCheckedItemByItem) {
   EXPECT_EQ(f.Numbers("lp"), (std::vector<double>{-0.5, 1.0}));
   EXPECT_TRUE(f.ok()) << f.status().error().message;
   (void)f.Ints("bad");
-  EXPECT_EQ(f.status().error().message, "tg response: field 'bad' must hold only integers, not a number with a fraction or "
+  EXPECT_EQ(f.status().error().message,
+            "tg response: field 'bad' must hold only integers, not a number with a fraction or "
             "exponent");
   FieldReader g(j, "score response");
   (void)g.Numbers("word");
-  EXPECT_EQ(g.status().error().message, "score response: field 'word' must be an array of numbers, got a string");
+  EXPECT_EQ(g.status().error().message,
+            "score response: field 'word' must be an array of numbers, got a string");
 }
 
 TEST(FieldReader, NullIsAbsent) {
@@ -99,7 +103,8 @@ TEST(FieldReader, NestedObjectsNameTheirPath) {
   const json three = 3;
   FieldReader not_object = g.Nested(three, "messages[1]");
   g.Take(not_object);
-  EXPECT_EQ(g.status().error().message, "chat request: field 'messages[1]' must be an object, got an integer");
+  EXPECT_EQ(g.status().error().message,
+            "chat request: field 'messages[1]' must be an object, got an integer");
 }
 
 TEST(FieldReader, AMessageThatIsNotAnObjectFailsAtOnce) {
@@ -149,6 +154,25 @@ TEST(FieldReader, AFilesObjectIsReadAtItsPlace) {
   FieldReader h(texts, line3);
   EXPECT_EQ(h.Strings("words"), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(h.ok());
+}
+
+// In a message null is absent (docs/protocol.md); in a file's object it is a value, refused
+// where a field of another kind is read, so a dataset's `"source": null` is an error.
+TEST(FieldReader, NullIsAbsentInAMessageButAValueInAFile) {
+  const json j = {{"source", nullptr}};
+  FieldReader message(j, "pp request");
+  EXPECT_FALSE(message.Has("source"));
+  EXPECT_EQ(message.String("source", "x"), "x");
+  EXPECT_TRUE(message.ok());
+  FieldReader file(j, Place{.file = "d.jsonl", .line = 2});
+  EXPECT_TRUE(file.Has("source"));
+  (void)file.String("source", "x");
+  EXPECT_EQ(file.status().error().message, "d.jsonl:2: field 'source' must be a string, got null");
+  const json nested = {{"o", {{"n", nullptr}}}};
+  FieldReader outer(nested, Place{.file = "d.jsonl", .line = 2});
+  FieldReader inner = outer.Nested(nested["o"], "o");
+  (void)inner.OptionalInt("n", 0, 1);
+  EXPECT_EQ(inner.status().error().message, "d.jsonl:2: field 'o.n' must be an integer, got null");
 }
 
 // A place renders as every error of Pipette does (util/result.h Describe), whatever it names.

@@ -18,7 +18,8 @@ namespace pipette::workload {
 std::vector<std::unique_ptr<Workload>> MakeWorkloads();
 
 // The quality workloads an experiment may name (quality: ppl, kld, mc, gen, divergence), in
-// this order: for the config step (config::ResolveOptions::specs).
+// this order: for the config step, with the sections and the device kinds app/ adds
+// (app::ExperimentSpecs(), config::ResolveOptions::specs).
 const config::SpecRegistry& QualitySpecs();
 
 // One instance of each, never run: what reports and the cache ask of the workloads (their const

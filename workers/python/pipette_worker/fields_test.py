@@ -28,6 +28,8 @@ class FieldsTest(unittest.TestCase):
             ({"n": 0}, lambda f: f.int("n", 1, 10),
              "pp request: field 'n' must be between 1 and 10, got 0"),
             ({"n": 0}, lambda f: f.int("n", 1), "pp request: field 'n' must be at least 1, got 0"),
+            ({"n": 2**64 - 1}, lambda f: f.int("n", 0),
+             "pp request: field 'n' must be at least 0, got 18446744073709551615"),
             ({"n": 2.0}, lambda f: f.int("n", 1),
              "pp request: field 'n' must be an integer, got a number with a fraction or exponent"),
             ({"n": True}, lambda f: f.int("n", 0),
