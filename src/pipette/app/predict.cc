@@ -8,6 +8,7 @@
 #include "pipette/app/commands.h"
 #include "pipette/env/process.h"
 #include "pipette/metrics/predict.h"
+#include "pipette/report/command_output.h"
 #include "pipette/report/load.h"
 #include "pipette/report/predict_view.h"
 #include "pipette/store/store.h"
@@ -17,8 +18,9 @@
 namespace pipette::app {
 
 int Predict(const PredictArgs& args) {
-  if (args.format != "md" && args.format != "json") {
-    return Fail(InputError(fmt::format("--format {}: predict writes md or json", args.format)));
+  // A table per group: md or json, not one table's csv or jsonl.
+  if (auto st = report::CheckCommandFormat("predict", args.format, /*tables=*/false); !st) {
+    return Fail(st.error());
   }
   if (auto st = CheckOutputs(StoreFiles("the store", args.store), {{"-o", args.output}}); !st) {
     return Fail(st.error());
@@ -38,11 +40,12 @@ int Predict(const PredictArgs& args) {
   auto groups = metrics::Predict(data->rows, args.from, workload::Figures());
   if (!groups) return Fail(groups.error());
   std::ostringstream out;
-  if (args.format == "json") {
-    out << report::PredictionsJson(*groups).dump(2) << "\n";
-  } else {
-    report::WritePredictionsMarkdown(*groups, out);
-  }
+  report::RenderCommandOutput(
+      args.format,
+      {.markdown = [&](std::ostream& o) { report::WritePredictionsMarkdown(*groups, o); },
+       .json = [&] { return report::PredictionsJson(*groups); },
+       .table = nullptr},
+      out);
   if (args.output.empty()) {
     std::cout << out.str();
     return 0;

@@ -6,24 +6,46 @@
 
 namespace pipette::report {
 
-std::string CommandFormatList() { return "md, json, csv or jsonl"; }
+const std::vector<CommandFormat>& CommandFormats() {
+  static const std::vector<CommandFormat> kFormats = {
+      {"md", false, [](const CommandOutput& o, std::ostream& out) { o.markdown(out); }},
+      {"json", false,
+       [](const CommandOutput& o, std::ostream& out) { out << o.json().dump(2) << "\n"; }},
+      {"csv", true,
+       [](const CommandOutput& o, std::ostream& out) { WriteCsvTable(o.table(), out); }},
+      {"jsonl", true,
+       [](const CommandOutput& o, std::ostream& out) { WriteJsonlTable(o.table(), out); }},
+  };
+  return kFormats;
+}
 
-Status CheckCommandFormat(const std::string& command, const std::string& format) {
-  if (format == "md" || format == "json" || format == "csv" || format == "jsonl") return {};
-  return InputError(fmt::format("--format {}: {} writes {}", format, command, CommandFormatList()));
+std::string CommandFormatList(bool tables) {
+  std::vector<std::string> names;
+  for (const CommandFormat& f : CommandFormats()) {
+    if (tables || !f.needs_table) names.push_back(f.name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+Status CheckCommandFormat(const std::string& command, const std::string& format, bool tables) {
+  for (const CommandFormat& f : CommandFormats()) {
+    if (f.name == format && (tables || !f.needs_table)) return {};
+  }
+  return InputError(
+      fmt::format("--format {}: {} writes {}", format, command, CommandFormatList(tables)));
 }
 
 void RenderCommandOutput(const std::string& format, const CommandOutput& output,
                          std::ostream& out) {
-  if (format == "json") {
-    out << output.json().dump(2) << "\n";
-  } else if (format == "csv") {
-    WriteCsvTable(output.table(), out);
-  } else if (format == "jsonl") {
-    WriteJsonlTable(output.table(), out);
-  } else {
-    output.markdown(out);
+  for (const CommandFormat& f : CommandFormats()) {
+    if (f.name == format) return f.render(output, out);
   }
+  CommandFormats().front().render(output, out);  // md: what CheckCommandFormat accepts first
 }
 
 }  // namespace pipette::report

@@ -35,6 +35,11 @@ TEST(CommandOutput, AnotherFormatIsBadInputNamingTheCommand) {
   ASSERT_FALSE(html.ok());
   EXPECT_EQ(html.error().exit_code, 2);
   EXPECT_EQ(html.error().message, "--format html: select writes md, json, csv or jsonl");
+  // A command without one table (predict: a table per group) writes md or json.
+  EXPECT_TRUE(CheckCommandFormat("predict", "json", /*tables=*/false).ok());
+  const Status csv = CheckCommandFormat("predict", "csv", /*tables=*/false);
+  ASSERT_FALSE(csv.ok());
+  EXPECT_EQ(csv.error().message, "--format csv: predict writes md or json");
 }
 
 }  // namespace
