@@ -1,6 +1,7 @@
 // Owns the llama.cpp model and context and carries out the protocol's model operations on them
-// (docs/protocol.md): load_model, init_context, tokenize, detokenize, pp, tg, ttft, score, chat,
-// imatrix.
+// (docs/protocol.md): load_model, init_context, tokenize, detokenize and imatrix
+// (llama_session.cc), pp, tg, e2e and ttft (llama_speed_ops.cc), score and chat
+// (llama_quality_ops.cc).
 #pragma once
 
 #include <llama-cpp.h>
