@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "pipette/util/strings.h"
+
 namespace pipette::model {
 
 ModelFormats::ModelFormats(std::vector<ModelFormat> formats) : formats_(std::move(formats)) {}
@@ -34,12 +36,7 @@ std::string ModelFormats::Abouts(const std::vector<std::string>& more) const {
   std::vector<std::string> all;
   for (const ModelFormat& f : formats_) all.push_back(f.about);
   all.insert(all.end(), more.begin(), more.end());
-  std::string out;
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (i > 0) out += i + 1 == all.size() ? " or " : ", ";
-    out += all[i];
-  }
-  return out;
+  return OneOf(all);
 }
 
 Result<ModelFacts> ModelFormats::Measure(const std::string& path) const {

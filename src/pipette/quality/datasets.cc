@@ -1,6 +1,7 @@
 #include "pipette/quality/datasets.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -30,15 +31,6 @@ using nlohmann::json;
 constexpr int kMaxTokensLimit = 1 << 20;
 // The most bytes one line (one item) of a dataset may take: far past any context a model holds.
 constexpr size_t kMaxItemBytes = size_t{1} << 20;
-
-std::string Join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) {
-    if (!out.empty()) out += ", ";
-    out += w;
-  }
-  return out;
-}
 
 // The parser's message without nlohmann's "[json.exception.parse_error.101] " tag; every line
 // is parsed on its own, so "at line 1, column 5" becomes "at column 5".
@@ -108,7 +100,7 @@ void CheckKnownFields(FieldReader& r, const std::vector<std::string>& known) {
   const std::optional<std::string> key = r.FirstUnknown(known);
   if (!key) return;
   std::string hint = DidYouMean(*key, known);
-  if (hint.empty()) hint = fmt::format(" (expected one of: {})", Join(known));
+  if (hint.empty()) hint = fmt::format(" (expected one of: {})", fmt::join(known, ", "));
   r.Fail(fmt::format("unknown field '{}'{}", *key, hint));
 }
 
@@ -225,7 +217,7 @@ void CheckCheckerFields(FieldReader& r, const std::string& type) {
       const std::string t_str = t.is_string() ? t.get<std::string>() : std::string();
       if (std::find(kTypes.begin(), kTypes.end(), t_str) == kTypes.end()) {
         std::string hint = t.is_string() ? DidYouMean(t_str, kTypes) : std::string();
-        if (hint.empty()) hint = fmt::format(" (expected one of: {})", Join(kTypes));
+        if (hint.empty()) hint = fmt::format(" (expected one of: {})", fmt::join(kTypes, ", "));
         r.Fail(fmt::format("field 'keys': the type of '{}' is {}{}", name,
                            t.is_string() ? "'" + t_str + "'" : JsonKind(t), hint));
         return;
@@ -251,7 +243,8 @@ Result<GenChecker> ParseChecker(const Place& item_where, size_t index, const jso
   const CheckerSchema* schema = FindSchema(type);
   if (schema == nullptr) {
     std::string hint = DidYouMean(type, GenCheckerTypes());
-    if (hint.empty()) hint = fmt::format(" (expected one of: {})", Join(GenCheckerTypes()));
+    if (hint.empty())
+      hint = fmt::format(" (expected one of: {})", fmt::join(GenCheckerTypes(), ", "));
     return item_where.Fail(fmt::format("unknown checker type '{}'{}", type, hint));
   }
   FieldReader typed(spec, item_where.Naming(fmt::format("checker {} ({})", index + 1, type)));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pipette/report/table_formats.h"
+#include "pipette/util/strings.h"
 
 namespace pipette::report {
 
@@ -24,12 +25,7 @@ std::string CommandFormatList(bool tables) {
   for (const CommandFormat& f : CommandFormats()) {
     if (tables || !f.needs_table) names.push_back(f.name);
   }
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
-    out += names[i];
-  }
-  return out;
+  return OneOf(names);
 }
 
 Status CheckCommandFormat(const std::string& command, const std::string& format, bool tables) {

@@ -42,12 +42,7 @@ class PlainSection : public config::SpecDef {
 
 Result<ReadySpec> ParseReady(const config::Where& w, const YAML::Node& node) {
   ReadySpec r;
-  if (node.IsScalar()) {
-    if (node.Scalar() == "true") return r;
-    return w.At(node,
-                "ready: is true (the defaults) or a mapping {cpu_busy, temperature, window, "
-                "deadline}");
-  }
+  if (node.IsScalar() && node.Scalar() == "true") return r;
   if (!node.IsMap()) {
     return w.At(node,
                 "ready: is true (the defaults) or a mapping {cpu_busy, temperature, window, "

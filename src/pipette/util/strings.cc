@@ -58,6 +58,15 @@ std::optional<std::string> NearestName(std::string_view word,
   return std::nullopt;
 }
 
+std::string OneOf(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) out += i + 1 == words.size() ? " or " : ", ";
+    out += words[i];
+  }
+  return out;
+}
+
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
   auto n = NearestName(word, candidates);
   return n ? fmt::format(" (did you mean '{}'?)", *n) : std::string();

@@ -18,6 +18,8 @@ std::optional<std::string> NearestName(std::string_view word,
                                        const std::vector<std::string>& candidates);
 // " (did you mean 'x'?)" or "".
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+// "a, b or c"; "a or b"; "a"; "" for none: choices, as a message lists them.
+std::string OneOf(const std::vector<std::string>& words);
 
 // Text for one cell of a Markdown table: '|' and '\' escaped with '\', each line break a space,
 // so that no value (a model named "a|b", an error over two lines) can break the table.

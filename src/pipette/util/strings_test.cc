@@ -69,3 +69,16 @@ TEST(Strings, SizesAsPeopleWriteThem) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+TEST(OneOf, ListsChoicesWithOrBeforeTheLast) {
+  EXPECT_EQ(OneOf({}), "");
+  EXPECT_EQ(OneOf({"md"}), "md");
+  EXPECT_EQ(OneOf({"md", "json"}), "md or json");
+  EXPECT_EQ(OneOf({"md", "json", "csv"}), "md, json or csv");
+}
+
+}  // namespace
+}  // namespace pipette
