@@ -27,108 +27,123 @@ const std::vector<std::string> kTopKeys = {
     "device",  "devices", "params",      "tests",    "repetitions", "warmup",
     "timeout", "seed",    "store",       "quantize", "convert"};
 
-Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node) {
+// The name of a list's item written as a lone scalar ("- smollm2"), as a string field of its own.
+Result<std::string> LoneName(const Where& w, const YAML::Node& node, const std::string& path) {
+  auto lone = YamlMapping::Lone(w, node, path);
+  if (!lone) return lone.error();
+  std::string name = lone->fields().String(path.c_str());
+  if (auto st = lone->status(); !st) return st.error();
+  return name;
+}
+
+// An item's path in problems: "models[1]", or "models" where the key holds one item.
+std::string ItemPath(const std::string& key, const YAML::Node& list, size_t i) {
+  return list.IsSequence() ? key + "[" + std::to_string(i) + "]" : key;
+}
+
+Result<WrittenModel> ParseModel(const Where& w, const YAML::Node& node, const std::string& path) {
   WrittenModel m;
   m.pos = PosOf(node);
-  if (node.IsMap()) {
-    KeySet keys;
-    for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in a model "); !st) return st.error();
-      const std::string key = kv.first.Scalar();
-      if (key == "path") {
-        auto s = Scalar(w, kv.second, "models[].path");
-        if (!s) return s.error();
-        m.ref = *s;
-      } else if (key == "name") {
-        auto s = Scalar(w, kv.second, "models[].name");
-        if (!s) return s.error();
-        m.name = *s;
-      } else {
-        return w.At(kv.first, fmt::format("unknown key '{}' in a model{}", key,
-                                          DidYouMean(key, {"path", "name"})));
-      }
-    }
-    if (m.ref.empty()) return w.At(node, "a model needs 'path:'");
-  } else {
-    auto s = Scalar(w, node, "a model");
-    if (!s) return s.error();
-    m.ref = *s;
+  if (!node.IsMap()) {
+    auto name = LoneName(w, node, path);
+    if (!name) return name.error();
+    m.ref = *name;
+    return m;
   }
+  auto entry = YamlMapping::Read(w, node, path, "");
+  if (!entry) return entry.error();
+  if (auto st = entry->OnlyKeys({"path", "name"}, " in a model"); !st) return st.error();
+  FieldReader& f = entry->fields();
+  m.ref = f.String("path", "");
+  if (f.Has("name")) m.name = f.String("name");
+  if (auto st = entry->status(); !st) return st.error();
+  if (m.ref.empty()) return entry->Here("a model needs 'path:'");
   return m;
 }
 
-Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node,
+Result<WrittenRuntime> ParseRuntime(const Where& w, const YAML::Node& node, const std::string& path,
                                     const runtime::RuntimeRegistry& runtimes) {
   WrittenRuntime r;
   r.pos = PosOf(node);
-  YAML::Node name_node = node;
-  WrittenEndpoint endpoint;
-  std::optional<YAML::Node> first_endpoint_key;  // where an endpoint key was written
-  if (node.IsMap()) {
-    KeySet keys;
-    std::vector<std::string> known = {"name", "worker"};
-    known.insert(known.end(), EndpointKeys().begin(), EndpointKeys().end());
-    for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in a runtime "); !st) return st.error();
-      const std::string key = kv.first.Scalar();
-      if (key == "name") {
-        name_node.reset(kv.second);  // rebinds: `=` would overwrite `node` itself
-      } else if (key == "worker") {
-        auto s = Scalar(w, kv.second, "runtimes[].worker");
-        if (!s) return s.error();
-        r.worker = *s;
-      } else if (key == "api_key" || std::find(EndpointKeys().begin(), EndpointKeys().end(), key) !=
-                                         EndpointKeys().end()) {
-        if (auto st = ParseEndpointKey(w, kv.first, kv.second, &endpoint); !st) return st.error();
-        if (!first_endpoint_key) first_endpoint_key = kv.first;
-      } else {
-        return w.At(kv.first,
-                    fmt::format("unknown key '{}' in a runtime{}", key, DidYouMean(key, known)));
+  if (!node.IsMap()) {
+    auto name = LoneName(w, node, path);
+    if (!name) return name.error();
+    r.name = *name;
+    r.name_pos = PosOf(node);
+    auto rt = runtimes.Lookup(r.name);
+    if (!rt) return w.At(node, rt.error().message);
+    if ((*rt)->IsEndpoint()) {
+      if (auto st = CheckEndpoint(w.PlaceOf(node), {}); !st) {
+        return st.error();
       }
     }
-    if (name_node.IsMap()) return w.At(node, "a runtime needs 'name:'");
+    return r;
   }
-  auto s = Scalar(w, name_node, "a runtime");
-  if (!s) return s.error();
-  r.name = *s;
-  r.name_pos = PosOf(name_node);
+  auto entry = YamlMapping::Read(w, node, path, "");
+  if (!entry) return entry.error();
+  std::vector<std::string> known = {"name", "worker"};
+  known.insert(known.end(), EndpointKeys().begin(), EndpointKeys().end());
+  for (const std::string& key : entry->keys()) {  // api_key gets its own word, below
+    if (key != "api_key" && std::find(known.begin(), known.end(), key) == known.end()) {
+      return entry->AtKey(
+          key, fmt::format("unknown key '{}' in a runtime{}", key, DidYouMean(key, known)));
+    }
+  }
+  FieldReader& f = entry->fields();
+  if (!entry->Has("name")) return entry->Here("a runtime needs 'name:'");
+  r.name = f.String("name");
+  r.name_pos = entry->PlaceOf("name");
+  if (entry->Has("worker")) r.worker = f.String("worker");
+  if (auto st = entry->status(); !st) return st.error();
   auto rt = runtimes.Lookup(r.name);
-  if (!rt) return w.At(name_node, rt.error().message);
+  if (!rt) return entry->At("name", rt.error().message);
+  WrittenEndpoint endpoint;
+  std::optional<std::string> first_endpoint_key;  // the first endpoint key written
+  for (const std::string& key : entry->keys()) {
+    if (key == "name" || key == "worker") continue;
+    if (!first_endpoint_key) first_endpoint_key = key;
+    if (key == "api_key" || (*rt)->IsEndpoint()) {
+      if (auto st = ParseEndpointKey(w, *entry, key, path, &endpoint); !st) return st.error();
+    }
+  }
   if ((*rt)->IsEndpoint()) {
     if (r.worker) {
-      return w.At(node, fmt::format("runtime '{}' is reached over HTTP and has no worker program: "
-                                    "give base_url: or server:",
-                                    r.name));
+      return entry->Here(
+          fmt::format("runtime '{}' is reached over HTTP and has no worker program: "
+                      "give base_url: or server:",
+                      r.name));
     }
-    if (auto st = CheckEndpoint(w, node, endpoint); !st) return st.error();
+    if (auto st = CheckEndpoint(entry->place(), endpoint); !st) return st.error();
     endpoint.line = r.pos.line;
     r.endpoint = std::move(endpoint);
   } else if (first_endpoint_key) {
-    return w.At(*first_endpoint_key,
-                fmt::format("'{}' is a key of an endpoint runtime (one reached over HTTP, such as "
-                            "openai); runtime '{}' runs a worker program",
-                            first_endpoint_key->Scalar(), r.name));
+    return entry->AtKey(
+        *first_endpoint_key,
+        fmt::format("'{}' is a key of an endpoint runtime (one reached over HTTP, such as "
+                    "openai); runtime '{}' runs a worker program",
+                    *first_endpoint_key, r.name));
   }
   return r;
 }
 
-Result<WrittenParam> ParseParam(const Where& w, const YAML::Node& key, const YAML::Node& value,
+// One parameter of params: (its values: one or a list) from the params mapping's fields.
+Result<WrittenParam> ParseParam(YamlMapping& params, const std::string& name,
                                 const runtime::ParamRegistry& registry) {
   WrittenParam p;
-  p.name = key.Scalar();
-  p.pos = PosOf(key);
+  p.name = name;
+  p.pos = params.KeyPlaceOf(name);
   const runtime::ParamDef* def = registry.Find(p.name);
   if (!def) {
-    return w.At(key, fmt::format("unknown parameter '{}'{}", p.name, registry.DidYouMean(p.name)));
+    return params.AtKey(
+        name, fmt::format("unknown parameter '{}'{}", p.name, registry.DidYouMean(p.name)));
   }
-  if (value.IsSequence() && value.size() == 0) {
-    return w.At(value, fmt::format("{}: empty list", p.name));
-  }
-  for (const YAML::Node& n : AsList(value)) {
-    auto s = Scalar(w, n, p.name);
-    if (!s) return s.error();
-    auto parsed = registry.Parse(*def, *s);
-    if (!parsed) return w.At(n, parsed.error().message);
+  FieldReader& f = params.fields();
+  const std::vector<std::string> values = f.Strings(name.c_str());
+  if (auto st = f.status(); !st) return st.error();
+  if (values.empty()) return params.At(name, fmt::format("{}: empty list", p.name));
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto parsed = registry.Parse(*def, values[i]);
+    if (!parsed) return f.PlaceOf(name.c_str(), i).Fail(parsed.error().message);
     if (std::find(p.values.begin(), p.values.end(), *parsed) == p.values.end()) {
       p.values.push_back(*parsed);
     }
@@ -136,33 +151,26 @@ Result<WrittenParam> ParseParam(const Where& w, const YAML::Node& key, const YAM
   return p;
 }
 
-Status ParseTests(const Where& w, const YAML::Node& v, const TestGrammar& grammar,
-                  std::vector<TestSpec>* tests) {
-  for (const YAML::Node& n : AsList(v)) {
-    auto s = Scalar(w, n, "a test");
-    if (!s) return s.error();
-    if (!grammar) return w.At(n, "no test kinds are known to this parser");
-    auto t = grammar(*s);
-    if (!t) return w.At(n, t.error().message);
-    t->line = Line(n);
+// tests: (one or a list) from the top level's fields.
+Status ParseTests(FieldReader& top, const TestGrammar& grammar, std::vector<TestSpec>* tests) {
+  const std::vector<std::string> names = top.Strings("tests");
+  if (auto st = top.status(); !st) return st;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Place at = top.PlaceOf("tests", i);
+    if (!grammar) return at.Fail("no test kinds are known to this parser");
+    auto t = grammar(names[i]);
+    if (!t) return at.Fail(t.error().message);
+    t->line = at.line;
     for (const auto& other : *tests) {
       if (other.name == t->name) {
-        return w.At(n,
-                    fmt::format("test {} is listed twice (first at line {})", t->name, other.line));
+        return at.Fail(
+            fmt::format("test {} is listed twice (first at line {})", t->name, other.line));
       }
     }
     tests->push_back(*t);
   }
-  if (tests->empty()) return w.At(v, "tests: needs at least one test");
+  if (tests->empty()) return top.PlaceOf("tests").Fail("tests: needs at least one test");
   return {};
-}
-
-// An integer key of the top level, in [lo, hi].
-Result<int> SmallInteger(const Where& w, const YAML::Node& v, const std::string& what, int64_t lo,
-                         int64_t hi) {
-  auto i = Integer(w, v, what, lo, hi);
-  if (!i) return i.error();
-  return static_cast<int>(*i);
 }
 
 // The first byte YAML does not allow in a file (a C0 control other than tab, line feed and
@@ -204,53 +212,60 @@ std::optional<std::pair<int, int>> TabInIndentation(std::string_view text, int l
 }
 
 // One key of the top level into `ex`.
-Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, const YAML::Node& v,
+Status ParseTopKey(const Where& w, YamlMapping& top, const std::string& key,
                    const runtime::ParamRegistry& registry, const SpecRegistry& specs,
                    const runtime::RuntimeRegistry& runtimes, WrittenExperiment* ex,
                    bool* have_models, bool* have_tests) {
+  FieldReader& f = top.fields();
+  const YAML::Node v = top.Node(key);
   if ((key == "device" || key == "devices") &&
       !(key == "device" && v.IsScalar() && v.Scalar() == "local")) {
     // `device: local` (files older than devices:) stays as written; anything else is a list.
     if (ex->device || !ex->devices.empty()) {
-      return w.At(k, "give either 'device:' or 'devices:', not both");
+      return top.AtKey(key, "give either 'device:' or 'devices:', not both");
     }
-    if (!specs.devices()) return w.At(k, "no device kinds are known to this parser");
+    if (!specs.devices()) return top.AtKey(key, "no device kinds are known to this parser");
     auto devices = ParseDevices(w, v, *specs.devices());
     if (!devices) return devices.error();
     ex->devices = std::move(*devices);
   } else if (key == "name" || key == "description" || key == "store" || key == "device") {
-    auto s = Scalar(w, v, key);
-    if (!s) return s.error();
+    const std::string s = f.String(key.c_str());
+    if (auto st = f.status(); !st) return st;
     if (key == "device" && !ex->devices.empty()) {
-      return w.At(k, "give either 'device:' or 'devices:', not both");
+      return top.AtKey(key, "give either 'device:' or 'devices:', not both");
     }
     (key == "name"          ? ex->name
      : key == "description" ? ex->description
      : key == "store"       ? ex->store
-                            : ex->device) = *s;
+                            : ex->device) = s;
   } else if (key == "models") {
     *have_models = true;
     if (v.IsNull() || (v.IsSequence() && v.size() == 0)) {
-      return w.At(v.IsNull() ? k : v, "models: needs at least one model");
+      return (v.IsNull() ? top.KeyPlaceOf(key) : top.PlaceOf(key))
+          .Fail("models: needs at least one model");
     }
-    for (const YAML::Node& n : AsList(v)) {
-      auto m = ParseModel(w, n);
+    const std::vector<YAML::Node> items = AsList(v);
+    for (size_t i = 0; i < items.size(); ++i) {
+      auto m = ParseModel(w, items[i], ItemPath(key, v, i));
       if (!m) return m.error();
       ex->models.push_back(std::move(*m));
     }
   } else if (key == "runtime" || key == "runtimes") {
-    if (!ex->runtimes.empty()) return w.At(k, "give either 'runtime:' or 'runtimes:', not both");
-    for (const YAML::Node& n : AsList(v)) {
-      auto r = ParseRuntime(w, n, runtimes);
+    if (!ex->runtimes.empty()) {
+      return top.AtKey(key, "give either 'runtime:' or 'runtimes:', not both");
+    }
+    const std::vector<YAML::Node> items = AsList(v);
+    for (size_t i = 0; i < items.size(); ++i) {
+      auto r = ParseRuntime(w, items[i], ItemPath(key, v, i), runtimes);
       if (!r) return r.error();
       ex->runtimes.push_back(std::move(*r));
     }
   } else if (key == "params") {
-    if (!v.IsMap()) return w.At(v, "params: must be a mapping of parameter: value or [values]");
-    KeySet param_keys;
-    for (const auto& p : v) {
-      if (auto st = param_keys.Add(w, p.first, "in params "); !st) return st;
-      auto param = ParseParam(w, p.first, p.second, registry);
+    auto params = YamlMapping::Read(w, v, "params",
+                                    "params: must be a mapping of parameter: value or [values]");
+    if (!params) return params.error();
+    for (const std::string& name : params->keys()) {
+      auto param = ParseParam(*params, name, registry);
       if (!param) return param.error();
       ex->params.push_back(std::move(*param));
     }
@@ -268,35 +283,31 @@ Status ParseTopKey(const Where& w, const std::string& key, const YAML::Node& k, 
     ex->convert = std::move(*c);
   } else if (key == "tests") {
     *have_tests = true;
-    return ParseTests(w, v, specs.tests(), &ex->tests);
+    return ParseTests(f, specs.tests(), &ex->tests);
   } else if (key == "repetitions" || key == "warmup") {
-    auto i = SmallInteger(w, v, key, key == "warmup" ? 0 : 1, 100000);
-    if (!i) return i.error();
-    (key == "warmup" ? ex->warmup : ex->repetitions) = *i;
+    const int n = static_cast<int>(f.Int(key.c_str(), key == "warmup" ? 0 : 1, 100000));
+    (key == "warmup" ? ex->warmup : ex->repetitions) = n;
   } else if (const SpecDef* section = specs.FindSection(key)) {
     // A section its owner defines (select:): parsed by its def, held without its type.
     auto spec = section->Parse(w, v);
     if (!spec) return spec.error();
     ex->sections.Set(*section, std::move(*spec));
   } else if (key == "timeout") {
-    auto i = SmallInteger(w, v, "timeout (seconds)", 1, 7 * 24 * 3600);
-    if (!i) return i.error();
-    ex->timeout = *i;
+    ex->timeout = static_cast<int>(f.Int("timeout", 1, 7 * 24 * 3600));
   } else if (key == "seed") {
-    auto i = Integer(w, v, "seed", 0, INT64_MAX);
-    if (!i) return i.error();
-    ex->seed = static_cast<uint64_t>(*i);
+    ex->seed = static_cast<uint64_t>(f.Int("seed", 0, INT64_MAX));
   } else if (registry.Find(key)) {
-    return w.At(k, fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
+    return top.AtKey(key, fmt::format("'{}' is a runtime parameter: put it under 'params:'", key));
   } else if (const runtime::ParamDef* alias = registry.FindAlias(key)) {
-    return w.At(k, fmt::format("unknown key '{}': the runtime parameter is '{}', under 'params:'",
-                               key, alias->name));
+    return top.AtKey(key, fmt::format("unknown key '{}': the runtime parameter is '{}', under "
+                                      "'params:'",
+                                      key, alias->name));
   } else {
     std::vector<std::string> keys = kTopKeys;
     for (const SpecDef* d : specs.sections()) keys.push_back(d->Name());
-    return w.At(k, fmt::format("unknown key '{}'{}", key, DidYouMean(key, keys)));
+    return top.AtKey(key, fmt::format("unknown key '{}'{}", key, DidYouMean(key, keys)));
   }
-  return {};
+  return f.status();
 }
 
 // Workloads that compare with a reference model name the same one (it runs first), and each
@@ -350,19 +361,17 @@ Result<WrittenExperiment> ParseExperiment(const std::string& text, const std::st
     return w.At(PlaceAt(e.mark.line, e.mark.column), "malformed YAML: " + e.msg);
   }
   if (!root.IsMap()) return w.File("an experiment file must be a YAML mapping (key: value)");
-  if (auto bad = NotUtf8Scalar(root)) {
-    return w.At(*bad, "this text is not UTF-8 once its escapes are decoded");
-  }
+  if (auto st = CheckTree(w, root); !st) return st.error();
 
+  auto top = YamlMapping::Read(w, root, "", "");
+  if (!top) return top.error();
   WrittenExperiment ex;
   ex.path = path;
   ex.source_text = text;
   bool have_models = false, have_tests = false;
-  KeySet top_keys;
-  for (const auto& kv : root) {
-    if (auto st = top_keys.Add(w, kv.first, ""); !st) return st.error();
-    if (auto st = ParseTopKey(w, kv.first.Scalar(), kv.first, kv.second, registry, specs, runtimes,
-                              &ex, &have_models, &have_tests);
+  for (const std::string& key : top->keys()) {
+    if (auto st =
+            ParseTopKey(w, *top, key, registry, specs, runtimes, &ex, &have_models, &have_tests);
         !st) {
       return st.error();
     }

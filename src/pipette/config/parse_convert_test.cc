@@ -111,7 +111,7 @@ TEST(ParseConvert, BadInputNamesLineColumnAndSuggests) {
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {blocksize: 32}}\n"),
             "ex.yaml:2:54: unknown key 'blocksize' in int4 (did you mean 'block_size'?)");
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [int4-rtn], int4: {symmetric: 1}}\n"),
-            "ex.yaml:2:65: int4.symmetric is true or false");
+            "ex.yaml:2:65: field 'convert.int4.symmetric' must be true or false, got '1'");
   EXPECT_EQ(ErrorOf("convert: {base: a.gguf, variants: [fp32], int4: {block_size: 32}}\n"),
             "ex.yaml:2:49: int4: options go with an int4 variant (int4-rtn), and none is listed");
   EXPECT_EQ(ErrorOf("convert: {variants: [fp32]}\n"),

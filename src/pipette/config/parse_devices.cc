@@ -26,122 +26,106 @@ bool PlainName(const std::string& s) {
 }
 
 Status ParseOptions(const Where& w, const device::DeviceKind& kind, const YAML::Node& node,
-                    WrittenDevice* d) {
+                    const std::string& path, WrittenDevice* d) {
   if (node.IsNull()) return {};
-  if (!node.IsMap()) {
-    return w.At(node, fmt::format("{}: must be a mapping of its keys ({})", kind.name,
-                                  fmt::join(kind.Keys(), ", ")));
-  }
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in " + kind.name + " "); !st) return st;
-    const std::string key = kv.first.Scalar();
+  auto m = YamlMapping::Read(w, node, path,
+                             fmt::format("{}: must be a mapping of its keys ({})", kind.name,
+                                         fmt::join(kind.Keys(), ", ")));
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys(kind.Keys(), " in " + kind.name); !st) return st;
+  FieldReader& f = m->fields();
+  for (const std::string& key : m->keys()) {
     const device::DeviceOption* opt = kind.Find(key);
-    if (!opt) {
-      return w.At(kv.first, fmt::format("unknown key '{}' in {}{}", key, kind.name,
-                                        DidYouMean(key, kind.Keys())));
-    }
     const std::string what = kind.name + "." + key;
-    d->option_pos[key] = PosOf(kv.second);
+    d->option_pos[key] = m->PlaceOf(key);
     switch (opt->type) {
       case OptionType::kString:
       case OptionType::kPath: {
-        auto s = Scalar(w, kv.second, what);
-        if (!s) return s.error();
-        if (s->empty()) return w.At(kv.second, what + ": empty");
-        d->options[key] = *s;
+        const std::string s = f.String(key.c_str());
+        if (f.ok() && s.empty()) f.FailAt(key.c_str(), what + ": empty");
+        d->options[key] = s;
         break;
       }
-      case OptionType::kInt: {
-        auto n = Integer(w, kv.second, what, 1, 65535);
-        if (!n) return n.error();
-        d->options[key] = *n;
+      case OptionType::kInt:
+        d->options[key] = f.Int(key.c_str(), 1, 65535);
         break;
-      }
       case OptionType::kStrings: {
-        json list = json::array();
-        for (const YAML::Node& n : AsList(kv.second)) {
-          auto s = Scalar(w, n, what);
-          if (!s) return s.error();
-          list.push_back(*s);
-        }
-        if (list.empty()) return w.At(kv.second, what + ": empty");
-        d->options[key] = std::move(list);
+        const std::vector<std::string> list = f.Strings(key.c_str());
+        if (f.ok() && list.empty()) f.FailAt(key.c_str(), what + ": empty");
+        d->options[key] = list;
         break;
       }
     }
+    if (auto st = m->status(); !st) return st;
   }
   for (const device::DeviceOption& o : kind.options) {
     if (o.required && !d->options.contains(o.key)) {
-      return w.At(node, fmt::format("{}: needs '{}:' ({})", kind.name, o.key, o.doc));
+      return m->Here(fmt::format("{}: needs '{}:' ({})", kind.name, o.key, o.doc));
     }
   }
   if (d->options.contains("emulator") && !d->options.contains("arch")) {
-    return w.At(node, fmt::format("{}: emulator: needs arch: too (the instruction set the worker "
-                                  "runs under the emulator: the board's own shell says another)",
-                                  kind.name));
+    return m->Here(
+        fmt::format("{}: emulator: needs arch: too (the instruction set the worker "
+                    "runs under the emulator: the board's own shell says another)",
+                    kind.name));
   }
   if (d->options.contains("arch") && !PlainName(d->options["arch"].get<std::string>())) {
-    return w.At(node["arch"], fmt::format("{}.arch: '{}' is not an architecture name (x86_64, "
-                                          "aarch64)",
-                                          kind.name, d->options["arch"].get<std::string>()));
+    return m->At("arch", fmt::format("{}.arch: '{}' is not an architecture name (x86_64, "
+                                     "aarch64)",
+                                     kind.name, d->options["arch"].get<std::string>()));
   }
   return {};
 }
 
 // `tier: {cpus: [0, 1], cpu_quota: 0.5, memory: 512MiB}`.
-Status ParseTier(const Where& w, const YAML::Node& node, WrittenDevice* d) {
-  const std::vector<std::string> keys_known = {"cpus", "cpu_quota", "memory"};
-  if (!node.IsMap() || node.size() == 0) {
-    return w.At(node,
-                "tier: must be a mapping of one or more of cpus: [CPU numbers], cpu_quota: "
-                "CPUs' worth of time (0.5), memory: a size (512MiB)");
-  }
-  KeySet keys;
+Status ParseTier(const Where& w, const YAML::Node& node, const std::string& path,
+                 WrittenDevice* d) {
+  static const std::string kShape =
+      "tier: must be a mapping of one or more of cpus: [CPU numbers], cpu_quota: CPUs' worth of "
+      "time (0.5), memory: a size (512MiB)";
+  auto m = YamlMapping::Read(w, node, path, kShape);
+  if (!m) return m.error();
+  if (m->keys().empty()) return m->Here(kShape);
+  if (auto st = m->OnlyKeys({"cpus", "cpu_quota", "memory"}, " in tier"); !st) return st;
+  FieldReader& f = m->fields();
   json tier = json::object();
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in tier "); !st) return st;
-    const std::string key = kv.first.Scalar();
-    if (key == "cpus") {
-      json cpus = json::array();
-      for (const YAML::Node& n : AsList(kv.second)) {
-        auto c = Integer(w, n, "tier.cpus[]", 0, 4095);
-        if (!c) return c.error();
-        if (std::find(cpus.begin(), cpus.end(), json(*c)) != cpus.end()) {
-          return w.At(n, fmt::format("tier.cpus: CPU {} is listed twice", *c));
-        }
-        cpus.push_back(*c);
+  if (f.Has("cpus")) {
+    const std::vector<int64_t> cpus = f.Ints("cpus", 0, 4095);
+    for (size_t i = 0; f.ok() && i < cpus.size(); ++i) {
+      if (std::find(cpus.begin(), cpus.begin() + static_cast<std::ptrdiff_t>(i), cpus[i]) !=
+          cpus.begin() + static_cast<std::ptrdiff_t>(i)) {
+        f.FailAt("cpus", i, fmt::format("tier.cpus: CPU {} is listed twice", cpus[i]));
       }
-      if (cpus.empty()) return w.At(kv.second, "tier.cpus: empty (list the CPUs by number: [0])");
-      tier["cpus"] = std::move(cpus);
-    } else if (key == "cpu_quota") {
-      auto q = Number(w, kv.second, "tier.cpu_quota (CPUs' worth of time per period)", 0.01, 4096);
-      if (!q) return q.error();
-      tier["cpu_quota"] = *q;
-    } else if (key == "memory") {
-      auto text = Scalar(w, kv.second, "tier.memory");
-      if (!text) return text.error();
-      auto bytes = ParseBytes(*text);
-      if (!bytes) {
-        return w.At(kv.second, fmt::format("tier.memory: '{}' is not a size (write 512MiB, 1.5GiB, "
-                                           "800MB or a number of bytes)",
-                                           *text));
-      }
-      if (*bytes < (int64_t{4} << 20)) {
-        return w.At(kv.second,
-                    fmt::format("tier.memory: {} is under 4 MiB: no worker starts in it", *text));
-      }
-      tier["memory_bytes"] = *bytes;
-    } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in tier{}", key, DidYouMean(key, keys_known)));
     }
+    if (f.ok() && cpus.empty()) {
+      f.FailAt("cpus", "tier.cpus: empty (list the CPUs by number: [0])");
+    }
+    tier["cpus"] = cpus;
+  }
+  if (f.Has("cpu_quota")) {
+    tier["cpu_quota"] = f.Number("cpu_quota", 0.01, 4096, "CPUs' worth of time per period");
+  }
+  if (auto st = m->status(); !st) return st;
+  if (f.Has("memory")) {
+    const std::string text = f.String("memory");
+    if (auto st = m->status(); !st) return st;
+    auto bytes = ParseBytes(text);
+    if (!bytes) {
+      return m->At("memory", fmt::format("tier.memory: '{}' is not a size (write 512MiB, 1.5GiB, "
+                                         "800MB or a number of bytes)",
+                                         text));
+    }
+    if (*bytes < (int64_t{4} << 20)) {
+      return m->At("memory",
+                   fmt::format("tier.memory: {} is under 4 MiB: no worker starts in it", text));
+    }
+    tier["memory_bytes"] = *bytes;
   }
   d->tier = std::move(tier);
   return {};
 }
 
-Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node,
+Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node, const std::string& path,
                                   const device::DeviceKindRegistry& kinds) {
   WrittenDevice d;
   d.pos = PosOf(node);
@@ -154,41 +138,35 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node,
                                   "such as {{name: board, ssh: {{host: 10.0.0.2}}}} (kinds: {})",
                                   node.Scalar(), fmt::join(kinds.Names(), ", ")));
   }
-  if (!node.IsMap()) {
-    return w.At(node, "a device is `local` or a mapping {name: ..., ssh: {...}}");
-  }
+  auto m =
+      YamlMapping::Read(w, node, path, "a device is `local` or a mapping {name: ..., ssh: {...}}");
+  if (!m) return m.error();
   std::vector<std::string> known = {"name", "tier"};
   for (const std::string& k : kinds.Names()) known.push_back(k);
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in a device "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
+  if (auto st = m->OnlyKeys(known, " in a device"); !st) return st.error();
+  FieldReader& f = m->fields();
+  for (const std::string& key : m->keys()) {
     if (key == "name") {
-      auto s = Scalar(w, kv.second, "devices[].name");
-      if (!s) return s.error();
-      if (!PlainName(*s)) {
-        return w.At(kv.second, fmt::format("device name '{}': use letters, digits, '.', '_' and "
-                                           "'-' only (it names the device in --only and tables)",
-                                           *s));
+      const std::string name = f.String("name");
+      if (auto st = m->status(); !st) return st.error();
+      if (!PlainName(name)) {
+        return m->At("name", fmt::format("device name '{}': use letters, digits, '.', '_' and "
+                                         "'-' only (it names the device in --only and tables)",
+                                         name));
       }
-      d.name = *s;
-      continue;
+      d.name = name;
+    } else if (key == "tier") {
+      if (auto st = ParseTier(w, m->Node(key), path + ".tier", &d); !st) return st.error();
+    } else {
+      if (!d.kind.empty()) {
+        return m->AtKey(
+            key, fmt::format("a device is of one kind: '{}' and '{}' both given", d.kind, key));
+      }
+      d.kind = key;
+      if (auto st = ParseOptions(w, *kinds.Find(key), m->Node(key), path + "." + key, &d); !st) {
+        return st.error();
+      }
     }
-    if (key == "tier") {
-      if (auto st = ParseTier(w, kv.second, &d); !st) return st.error();
-      continue;
-    }
-    const device::DeviceKind* kind = kinds.Find(key);
-    if (!kind) {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in a device{}", key, DidYouMean(key, known)));
-    }
-    if (!d.kind.empty()) {
-      return w.At(kv.first,
-                  fmt::format("a device is of one kind: '{}' and '{}' both given", d.kind, key));
-    }
-    d.kind = key;
-    if (auto st = ParseOptions(w, *kind, kv.second, &d); !st) return st.error();
   }
   if (d.kind.empty()) {
     return w.At(node,
@@ -222,10 +200,11 @@ Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node
   if (node.IsNull() || (node.IsSequence() && node.size() == 0)) {
     return w.At(node, "devices: needs at least one device (`local` is this machine)");
   }
-  const std::vector<YAML::Node> entries =
-      node.IsSequence() ? AsList(node) : std::vector<YAML::Node>{node};
-  for (const YAML::Node& n : entries) {
-    auto d = ParseDevice(w, n, kinds);
+  const std::vector<YAML::Node> entries = AsList(node);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const YAML::Node& n = entries[i];
+    auto d = ParseDevice(w, n, node.IsSequence() ? "devices[" + std::to_string(i) + "]" : "devices",
+                         kinds);
     if (!d) return d.error();
     const std::string name = d->name.value_or(d->kind);
     for (const WrittenDevice& other : out) {

@@ -74,8 +74,8 @@ TEST(ParseDevices, BadEntriesSayWhereAndWhat) {
   EXPECT_EQ(ErrorOf(kHead + "devices: [{name: b, ssh: {host: h, emulator: qemu-aarch64}}]\n"),
             "ex.yaml:3:26: ssh: emulator: needs arch: too (the instruction set the worker runs "
             "under the emulator: the board's own shell says another)");
-  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: b, ssh: {host: h, port: 70000}}]\n").substr(0, 22),
-            "ex.yaml:3:42: ssh.port");
+  EXPECT_EQ(ErrorOf(kHead + "devices: [{name: b, ssh: {host: h, port: 70000}}]\n"),
+            "ex.yaml:3:42: field 'devices[0].ssh.port' must be between 1 and 65535, got 70000");
   EXPECT_EQ(ErrorOf(kHead + "devices: [board]\n"),
             "ex.yaml:3:11: device 'board' is not known: write `local`, or a named device such as "
             "{name: board, ssh: {host: 10.0.0.2}} (kinds: local, ssh, adb)");
@@ -126,7 +126,8 @@ TEST(ParseDevices, BadTiersSayWhereAndWhat) {
   EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {cpus: [0, 0]}}]\n"),
             "ex.yaml:3:49: tier.cpus: CPU 0 is listed twice");
   EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {cpu_quota: 0}}]\n"),
-            "ex.yaml:3:50: tier.cpu_quota (CPUs' worth of time per period) must be between 0.01 "
+            "ex.yaml:3:50: field 'devices[0].tier.cpu_quota' (CPUs' worth of time per period) must "
+            "be between 0.01 "
             "and 4096, got 0");
   EXPECT_EQ(ErrorOf(kHead + "devices: [{name: low, local: , tier: {}}]\n"),
             "ex.yaml:3:38: tier: must be a mapping of one or more of cpus: [CPU numbers], "

@@ -25,18 +25,7 @@ bool IsEnvName(const std::string& s) {
   return true;
 }
 
-Result<std::vector<std::string>> Strings(const Where& w, const YAML::Node& node,
-                                         const std::string& what) {
-  std::vector<std::string> out;
-  for (const YAML::Node& n : AsList(node)) {
-    auto s = Scalar(w, n, what);
-    if (!s) return s.error();
-    out.push_back(*s);
-  }
-  return out;
-}
-
-Result<WrittenServer> ParseServer(const Where& w, const YAML::Node& node) {
+Result<WrittenServer> ParseServer(const Where& w, const YAML::Node& node, const std::string& path) {
   WrittenServer s;
   if (node.IsScalar()) {
     if (node.Scalar() != "bundled") {
@@ -48,46 +37,31 @@ Result<WrittenServer> ParseServer(const Where& w, const YAML::Node& node) {
     s.bundled = true;
     return s;
   }
-  if (!node.IsMap()) {
-    return w.At(node,
-                "server: is `bundled` or a mapping: command:, parallel:, ready_timeout:, "
-                "args:");
-  }
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in server "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "command") {
-      if (kv.second.IsScalar() && kv.second.Scalar() == "bundled") {
-        s.bundled = true;
-        continue;
-      }
-      auto c = Strings(w, kv.second, "server.command");
-      if (!c) return c.error();
-      if (c->empty()) return w.At(kv.second, "server.command: empty");
-      s.command = std::move(*c);
-    } else if (key == "parallel") {
-      auto n = Integer(w, kv.second, "server.parallel", 1, 256);
-      if (!n) return n.error();
-      s.parallel = static_cast<int>(*n);
-    } else if (key == "ready_timeout") {
-      auto n = Integer(w, kv.second, "server.ready_timeout", 1, 3600);
-      if (!n) return n.error();
-      s.ready_timeout = static_cast<int>(*n);
-    } else if (key == "args") {
-      auto a = Strings(w, kv.second, "server.args");
-      if (!a) return a.error();
-      s.args = std::move(*a);
+  auto m = YamlMapping::Read(w, node, path,
+                             "server: is `bundled` or a mapping: command:, parallel:, "
+                             "ready_timeout:, args:");
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys(kServerKeys, " in server"); !st) return st.error();
+  FieldReader& f = m->fields();
+  if (f.Has("command")) {
+    const std::vector<std::string> command = f.Strings("command");
+    if (command == std::vector<std::string>{"bundled"} && !m->Node("command").IsSequence()) {
+      s.bundled = true;
+    } else if (f.ok() && command.empty()) {
+      f.FailAt("command", "server.command: empty");
     } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in server{}", key, DidYouMean(key, kServerKeys)));
+      s.command = command;
     }
   }
+  if (f.Has("parallel")) s.parallel = static_cast<int>(f.Int("parallel", 1, 256));
+  if (f.Has("ready_timeout")) s.ready_timeout = static_cast<int>(f.Int("ready_timeout", 1, 3600));
+  if (f.Has("args")) s.args = f.Strings("args");
+  if (auto st = m->status(); !st) return st.error();
   if (s.command.empty()) s.bundled = true;  // {parallel: 4} alone: the bundled server
   if (!s.bundled && !s.args.empty()) {
-    return w.At(node,
-                "server.args: only for the bundled server (a command of your own takes its "
-                "arguments in command:)");
+    return m->Here(
+        "server.args: only for the bundled server (a command of your own takes its "
+        "arguments in command:)");
   }
   return s;
 }
@@ -100,98 +74,77 @@ const std::vector<std::string>& EndpointKeys() {
   return keys;
 }
 
-Result<json> JsonValue(const Where& w, const YAML::Node& node, const std::string& what) {
-  if (node.IsMap()) {
-    json out = json::object();
-    KeySet keys;
-    for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in " + what + " "); !st) return st.error();
-      auto v = JsonValue(w, kv.second, what + "." + kv.first.Scalar());
-      if (!v) return v.error();
-      out[kv.first.Scalar()] = std::move(*v);
-    }
-    return out;
-  }
-  if (node.IsSequence()) {
-    json out = json::array();
-    for (const YAML::Node& n : node) {
-      auto v = JsonValue(w, n, what + "[]");
-      if (!v) return v.error();
-      out.push_back(std::move(*v));
-    }
-    return out;
-  }
-  return JsonScalar(w, node, what);
-}
-
-Status ParseEndpointKey(const Where& w, const YAML::Node& k, const YAML::Node& v,
-                        WrittenEndpoint* e) {
-  const std::string key = k.Scalar();
+Status ParseEndpointKey(const Where& w, YamlMapping& entry, const std::string& key,
+                        const std::string& path, WrittenEndpoint* e) {
+  FieldReader& f = entry.fields();
   if (key == "api_key") {
     // The value is never repeated: it may be a real key.
-    return w.At(k,
-                "api_key: a key is never written in an experiment file (it would be stored "
-                "with the run); put it in an environment variable and name that variable: "
-                "`api_key_env: OPENAI_API_KEY`");
+    return entry.AtKey(key,
+                       "api_key: a key is never written in an experiment file (it would be "
+                       "stored with the run); put it in an environment variable and name that "
+                       "variable: `api_key_env: OPENAI_API_KEY`");
   }
   if (key == "base_url") {
-    auto s = Scalar(w, v, "base_url");
-    if (!s) return s.error();
-    if (auto url = http::ParseUrl(*s); !url) return w.At(v, url.error().message);
-    e->base_url = *s;
+    const std::string url = f.String("base_url");
+    if (auto st = f.status(); !st) return st;
+    if (auto parsed = http::ParseUrl(url); !parsed) {
+      return entry.At(key, parsed.error().message);
+    }
+    e->base_url = url;
   } else if (key == "model") {
-    auto s = Scalar(w, v, "model");
-    if (!s) return s.error();
-    e->model = *s;
+    e->model = f.String("model");
   } else if (key == "api_key_env") {
+    const YAML::Node v = entry.Node(key);
     if (!v.IsScalar() || !IsEnvName(v.Scalar())) {
       // Not the value either: a key pasted here by mistake must not be printed.
-      return w.At(v,
-                  "api_key_env: the name of an environment variable (letters, digits and "
-                  "'_'), such as OPENAI_API_KEY; the key itself is never written here");
+      return entry.At(key,
+                      "api_key_env: the name of an environment variable (letters, digits and "
+                      "'_'), such as OPENAI_API_KEY; the key itself is never written here");
     }
     e->api_key_env = v.Scalar();
   } else if (key == "body") {
-    if (!v.IsMap()) return w.At(v, "body: a mapping of keys added to every request body");
-    for (const auto& kv : v) {
-      if (kv.first.Scalar() == "ignore_eos" &&
-          !(kv.second.IsScalar() && kv.second.Scalar() == "true")) {
-        return w.At(kv.second,
-                    "body: ignore_eos: true says the server honours llama.cpp's ignore_eos "
-                    "(vLLM, SGLang do); Pipette then sends it on speed tests, never on gen; "
-                    "leave it out for a server that does not");
+    const json& body = entry.json().at(key);
+    if (!body.is_object()) {
+      return entry.At(key, "body: a mapping of keys added to every request body");
+    }
+    auto m = YamlMapping::Read(w, entry.Node(key), path + ".body", "");
+    if (!m) return m.error();
+    for (const std::string& k : m->keys()) {
+      if (k == "ignore_eos" && m->json().at(k) != json(true)) {
+        return m->At(k,
+                     "body: ignore_eos: true says the server honours llama.cpp's ignore_eos "
+                     "(vLLM, SGLang do); Pipette then sends it on speed tests, never on gen; "
+                     "leave it out for a server that does not");
       }
       const auto& own = endpoint::PipetteBodyKeys();
-      if (std::find(own.begin(), own.end(), kv.first.Scalar()) != own.end()) {
-        return w.At(kv.first, fmt::format("body: key '{}' is set by Pipette (it decides what is "
-                                          "measured) and cannot be replaced",
-                                          kv.first.Scalar()));
+      if (std::find(own.begin(), own.end(), k) != own.end()) {
+        return m->AtKey(k, fmt::format("body: key '{}' is set by Pipette (it decides what is "
+                                       "measured) and cannot be replaced",
+                                       k));
       }
     }
-    auto j = JsonValue(w, v, "body");
-    if (!j) return j.error();
-    e->body = std::move(*j);
+    e->body = body;
   } else if (key == "server") {
-    auto s = ParseServer(w, v);
+    auto s = ParseServer(w, entry.Node(key), path + ".server");
     if (!s) return s.error();
     e->server = std::move(*s);
   } else {
-    return w.At(k, fmt::format("unknown key '{}' in an endpoint runtime", key));
+    return entry.AtKey(key, fmt::format("unknown key '{}' in an endpoint runtime", key));
   }
-  return {};
+  return f.status();
 }
 
-Status CheckEndpoint(const Where& w, const YAML::Node& entry, const WrittenEndpoint& e) {
+Status CheckEndpoint(const Place& entry, const WrittenEndpoint& e) {
   if (e.base_url && e.server) {
-    return w.At(entry,
-                "an endpoint runtime takes either base_url: (a server already running) or "
-                "server: (Pipette starts one), not both");
+    return entry.Fail(
+        "an endpoint runtime takes either base_url: (a server already running) or "
+        "server: (Pipette starts one), not both");
   }
   if (!e.base_url && !e.server) {
-    return w.At(entry,
-                "an endpoint runtime needs base_url: (a server already running, e.g. "
-                "http://127.0.0.1:8080/v1) or server: bundled (Pipette starts the pinned "
-                "llama-server on the experiment's model)");
+    return entry.Fail(
+        "an endpoint runtime needs base_url: (a server already running, e.g. "
+        "http://127.0.0.1:8080/v1) or server: bundled (Pipette starts the pinned "
+        "llama-server on the experiment's model)");
   }
   return {};
 }

@@ -19,14 +19,12 @@ const std::vector<std::string>& EndpointKeys();
 // One key of an endpoint runtime entry into `e`; `key` is one of EndpointKeys() or `api_key`
 // (refused: a key is given by the name of its environment variable, and its value is never
 // repeated in the error).
-Status ParseEndpointKey(const Where& w, const YAML::Node& key, const YAML::Node& value,
-                        WrittenEndpoint* e);
+// `path` names the entry ("runtimes[1]").
+Status ParseEndpointKey(const Where& w, YamlMapping& entry, const std::string& key,
+                        const std::string& path, WrittenEndpoint* e);
 
 // After every key: exactly one of base_url and server.
-Status CheckEndpoint(const Where& w, const YAML::Node& entry, const WrittenEndpoint& e);
-
-// A YAML value (mapping, list or scalar) as JSON; scalars as JsonScalar reads them.
-Result<nlohmann::json> JsonValue(const Where& w, const YAML::Node& node, const std::string& what);
+Status CheckEndpoint(const Place& entry, const WrittenEndpoint& e);
 
 // The canonical form of what the entry writes.
 nlohmann::json CanonicalEndpoint(const WrittenEndpoint& e);

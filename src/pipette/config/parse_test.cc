@@ -72,7 +72,7 @@ TEST(Parse, ErrorsNameLineColumnAndSuggest) {
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nparams:\n  swa_full: half\n"),
             "ex.yaml:4:13: swa_full must be true or false, got 'half'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp16]\nrepetitions: many\n"),
-            "ex.yaml:3:14: repetitions must be an integer, got 'many'");
+            "ex.yaml:3:14: field 'repetitions' must be an integer, got 'many'");
   EXPECT_EQ(ErrorOf(m + "tests: [pp0]\n"),
             "ex.yaml:2:9: test 'pp0' needs a positive token count, e.g. pp512, tg128, ttft@256");
   EXPECT_EQ(ErrorOf(m + "tests: [tg100000000]\n"),

@@ -14,169 +14,139 @@
 namespace pipette::config {
 namespace {
 
-Result<std::vector<std::string>> FileTypes(const Where& w, const YAML::Node& node,
-                                           const std::string& what) {
+// The quantization types listed under `name` (one, or a list), each once.
+std::vector<std::string> FileTypes(FieldReader& f, const char* name, const std::string& what) {
+  const std::vector<std::string> listed = f.Strings(name);
+  if (f.ok() && listed.empty()) f.FailAt(name, what + ": empty list");
   std::vector<std::string> types;
-  if (node.IsSequence() && node.size() == 0) return w.At(node, what + ": empty list");
-  for (const YAML::Node& n : AsList(node)) {
-    auto s = Scalar(w, n, what);
-    if (!s) return s.error();
-    if (!quant::IsFileType(*s)) {
-      std::string known;
-      for (const auto& t : quant::FileTypeNames()) known += " " + t;
-      return w.At(n, fmt::format("unknown quantization type '{}'{} (known:{})", *s,
-                                 DidYouMean(*s, quant::FileTypeNames()), known));
+  for (size_t i = 0; f.ok() && i < listed.size(); ++i) {
+    const std::string& t = listed[i];
+    if (!quant::IsFileType(t)) {
+      f.FailAt(name, i,
+               fmt::format("unknown quantization type '{}'{} (known: {})", t,
+                           DidYouMean(t, quant::FileTypeNames()),
+                           fmt::join(quant::FileTypeNames(), " ")));
+    } else if (std::find(types.begin(), types.end(), t) != types.end()) {
+      f.FailAt(name, i, fmt::format("type {} is listed twice", t));
     }
-    if (std::find(types.begin(), types.end(), *s) != types.end()) {
-      return w.At(n, fmt::format("type {} is listed twice", *s));
-    }
-    types.push_back(*s);
+    types.push_back(t);
   }
   return types;
 }
 
-Result<WrittenImatrix> ParseImatrix(const Where& w, const YAML::Node& node) {
-  if (!node.IsMap()) {
-    return w.At(node, "imatrix: is a mapping: types:, and optionally corpus:, n_ctx:, chunks:");
+Result<WrittenImatrix> ParseImatrix(const Where& w, const YAML::Node& node,
+                                    const std::string& path) {
+  auto m = YamlMapping::Read(
+      w, node, path, "imatrix: is a mapping: types:, and optionally corpus:, n_ctx:, chunks:");
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys({"types", "corpus", "n_ctx", "chunks"}, " in imatrix"); !st) {
+    return st.error();
   }
-  static const std::vector<std::string> kImKeys = {"types", "corpus", "n_ctx", "chunks"};
+  FieldReader& f = m->fields();
   WrittenImatrix spec;
   spec.corpus.pos = PosOf(node);
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in imatrix "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "types") {
-      auto t = FileTypes(w, kv.second, "imatrix.types");
-      if (!t) return t.error();
-      spec.types = *t;
-      for (const auto& type : spec.types) {
-        if (quant::IsFullPrecision(type) || type == "Q8_0") {
-          return w.At(kv.second, fmt::format("an importance matrix changes nothing for {}: "
-                                             "list lower-bit types (Q4_0, Q4_K_M, ...)",
-                                             type));
-        }
+  if (f.Has("types")) {
+    spec.types = FileTypes(f, "types", "imatrix.types");
+    for (const auto& type : spec.types) {
+      if (f.ok() && (quant::IsFullPrecision(type) || type == "Q8_0")) {
+        f.FailAt("types", fmt::format("an importance matrix changes nothing for {}: "
+                                      "list lower-bit types (Q4_0, Q4_K_M, ...)",
+                                      type));
       }
-    } else if (key == "corpus") {
-      auto c = Scalar(w, kv.second, "imatrix.corpus");
-      if (!c) return c.error();
-      spec.corpus = {*c, PosOf(kv.second)};
-    } else if (key == "n_ctx" || key == "chunks") {
-      auto i = Integer(w, kv.second, "imatrix." + key, key == "n_ctx" ? 32 : 1,
-                       key == "n_ctx" ? 1 << 16 : 1 << 20);
-      if (!i) return i.error();
-      (key == "n_ctx" ? spec.n_ctx : spec.chunks) = static_cast<int>(*i);
-    } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in imatrix{}", key, DidYouMean(key, kImKeys)));
     }
   }
-  if (spec.types.empty()) return w.At(node, "imatrix: needs 'types:' (the types to make with it)");
+  if (f.Has("corpus")) spec.corpus = {f.String("corpus"), m->PlaceOf("corpus")};
+  if (f.Has("n_ctx")) spec.n_ctx = static_cast<int>(f.Int("n_ctx", 32, 1 << 16));
+  if (f.Has("chunks")) spec.chunks = static_cast<int>(f.Int("chunks", 1, 1 << 20));
+  if (auto st = m->status(); !st) return st.error();
+  if (spec.types.empty()) return m->Here("imatrix: needs 'types:' (the types to make with it)");
   return spec;
 }
 
-Result<std::vector<quant::TensorOverride>> ParseOverrides(const Where& w, const YAML::Node& node) {
-  if (!node.IsMap() || node.size() == 0) {
-    return w.At(node,
-                "overrides: is a mapping of tensor-name pattern: type, e.g. "
-                "{'blk\\.0\\..*': q8_0}");
-  }
+Result<std::vector<quant::TensorOverride>> ParseOverrides(const Where& w, const YAML::Node& node,
+                                                          const std::string& path) {
+  static const std::string kShape =
+      "overrides: is a mapping of tensor-name pattern: type, e.g. {'blk\\.0\\..*': q8_0}";
+  auto m = YamlMapping::Read(w, node, path, kShape);
+  if (!m) return m.error();
+  if (m->keys().empty()) return m->Here(kShape);
+  FieldReader& f = m->fields();
   std::vector<quant::TensorOverride> overrides;
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in overrides "); !st) return st.error();
-    auto t = Scalar(w, kv.second, "an override type");
-    if (!t) return t.error();
-    auto canonical = quant::CanonicalTensorType(*t);
+  for (const std::string& pattern : m->keys()) {
+    const std::string t = f.String(pattern.c_str());
+    if (auto st = f.status(); !st) return st.error();
+    auto canonical = quant::CanonicalTensorType(t);
     if (!canonical) {
-      return w.At(kv.second, fmt::format("unknown tensor type '{}'{}", *t,
-                                         DidYouMean(*t, quant::TensorTypeNames())));
+      return m->At(pattern, fmt::format("unknown tensor type '{}'{}", t,
+                                        DidYouMean(t, quant::TensorTypeNames())));
     }
     try {
-      std::regex re(kv.first.Scalar());
+      std::regex re(pattern);
     } catch (const std::regex_error& e) {
-      return w.At(kv.first, fmt::format("'{}' is not a valid regular expression: {}",
-                                        kv.first.Scalar(), e.what()));
+      return m->AtKey(pattern,
+                      fmt::format("'{}' is not a valid regular expression: {}", pattern, e.what()));
     }
-    overrides.push_back({kv.first.Scalar(), *canonical});
+    overrides.push_back({pattern, *canonical});
   }
   return overrides;
 }
 
+// Whether a key is given a value (not left empty).
+bool Given(const YamlMapping& m, const std::string& key) {
+  return m.Has(key) && !m.Node(key).IsNull();
+}
+
 // One quantize: entry: variants of a base model.
-Result<WrittenQuantize> ParseQuantizeEntry(const Where& w, const YAML::Node& node) {
-  if (!node.IsMap()) {
-    return w.At(node,
-                "a quantize entry is a mapping: base:, types:, and optionally imatrix:, "
-                "overrides:, label:");
+Result<WrittenQuantize> ParseQuantizeEntry(const Where& w, const YAML::Node& node,
+                                           const std::string& path) {
+  auto m = YamlMapping::Read(w, node, path,
+                             "a quantize entry is a mapping: base:, types:, and optionally "
+                             "imatrix:, overrides:, label:");
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys({"base", "types", "imatrix", "overrides", "label"}, " in quantize");
+      !st) {
+    return st.error();
   }
-  static const std::vector<std::string> kKeys = {"base", "types", "imatrix", "overrides", "label"};
+  FieldReader& f = m->fields();
   WrittenQuantize q;
   q.pos = PosOf(node);
-  KeySet keys;
-  YAML::Node base_node, types_node, imatrix_node, overrides_node, label_node;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in quantize "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "base") {
-      base_node.reset(kv.second);
-    } else if (key == "types") {
-      types_node.reset(kv.second);
-    } else if (key == "imatrix") {
-      imatrix_node.reset(kv.second);
-    } else if (key == "overrides") {
-      overrides_node.reset(kv.second);
-    } else if (key == "label") {
-      label_node.reset(kv.second);
-    } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in quantize{}", key, DidYouMean(key, kKeys)));
-    }
+  if (!Given(*m, "base")) {
+    return m->Here(
+        "quantize: needs 'base:' (a model of this file, a bundled name or a .gguf path)");
   }
-  if (base_node.IsNull()) {
-    return w.At(node,
-                "quantize: needs 'base:' (a model of this file, a bundled "
-                "name or a .gguf path)");
-  }
-  auto s = Scalar(w, base_node, "quantize.base");
-  if (!s) return s.error();
-  q.base = {*s, std::nullopt, PosOf(base_node)};
-  if (!types_node.IsNull()) {
-    auto t = FileTypes(w, types_node, "quantize.types");
-    if (!t) return t.error();
-    q.types = *t;
-  }
-  if (!imatrix_node.IsNull()) {
-    auto im = ParseImatrix(w, imatrix_node);
+  q.base = {f.String("base"), std::nullopt, m->PlaceOf("base")};
+  if (Given(*m, "types")) q.types = FileTypes(f, "types", "quantize.types");
+  if (auto st = m->status(); !st) return st.error();
+  if (Given(*m, "imatrix")) {
+    auto im = ParseImatrix(w, m->Node("imatrix"), path + ".imatrix");
     if (!im) return im.error();
     q.imatrix = std::move(*im);
   }
   if (q.types.empty() && !q.imatrix) {
-    return w.At(node, "quantize: needs 'types:' (e.g. [Q8_0, Q4_K_M, Q4_0]) or 'imatrix:'");
+    return m->Here("quantize: needs 'types:' (e.g. [Q8_0, Q4_K_M, Q4_0]) or 'imatrix:'");
   }
-  if (!overrides_node.IsNull()) {
-    auto o = ParseOverrides(w, overrides_node);
+  if (Given(*m, "overrides")) {
+    auto o = ParseOverrides(w, m->Node("overrides"), path + ".overrides");
     if (!o) return o.error();
     q.overrides = std::move(*o);
   }
   const size_t n_types = q.types.size() + (q.imatrix ? q.imatrix->types.size() : 0);
-  if (!label_node.IsNull()) {
-    auto l = Scalar(w, label_node, "quantize.label");
-    if (!l) return l.error();
-    q.label = *l;
+  if (Given(*m, "label")) {
+    q.label = f.String("label");
+    if (auto st = m->status(); !st) return st.error();
     if (n_types != 1) {
-      return w.At(label_node, "label: names one variant: give exactly one type with it");
+      return m->At("label", "label: names one variant: give exactly one type with it");
     }
   } else if (!q.overrides.empty()) {
-    return w.At(overrides_node, "a variant with overrides needs 'label:' (its name in reports)");
+    return m->At("overrides", "a variant with overrides needs 'label:' (its name in reports)");
   }
   if (!q.overrides.empty()) {
     for (const auto& t : q.types) {
       if (quant::IsFullPrecision(t)) {
-        return w.At(overrides_node,
-                    fmt::format("llama.cpp ignores overrides when the type is {}: use a "
-                                "quantized type (e.g. Q8_0) for the tensors not overridden",
-                                t));
+        return m->At("overrides",
+                     fmt::format("llama.cpp ignores overrides when the type is {}: use a "
+                                 "quantized type (e.g. Q8_0) for the tensors not overridden",
+                                 t));
       }
     }
   }
@@ -187,18 +157,16 @@ Result<WrittenQuantize> ParseQuantizeEntry(const Where& w, const YAML::Node& nod
 
 Status ParseQuality(const Where& w, const YAML::Node& node, const SpecRegistry& qualities,
                     WrittenExperiment* ex) {
-  if (!node.IsMap()) return w.At(node, "quality: must be a mapping of workload: options");
-  KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in quality "); !st) return st;
-    const std::string key = kv.first.Scalar();
+  auto m = YamlMapping::Read(w, node, "quality", "quality: must be a mapping of workload: options");
+  if (!m) return m.error();
+  for (const std::string& key : m->keys()) {
     const SpecDef* def = qualities.Find(key);
     if (!def) {
       const std::vector<std::string> names = qualities.Names();
-      return w.At(kv.first, fmt::format("unknown quality workload '{}'{} (workloads: {})", key,
-                                        DidYouMean(key, names), fmt::join(names, ", ")));
+      return m->AtKey(key, fmt::format("unknown quality workload '{}'{} (workloads: {})", key,
+                                       DidYouMean(key, names), fmt::join(names, ", ")));
     }
-    auto spec = def->Parse(w, kv.second);
+    auto spec = def->Parse(w, m->Node(key));
     if (!spec) return spec.error();
     ex->quality.Set(*def, std::move(*spec));
   }
@@ -215,8 +183,10 @@ Status ParseQuality(const Where& w, const YAML::Node& node, const SpecRegistry& 
 
 Result<std::vector<WrittenQuantize>> ParseQuantize(const Where& w, const YAML::Node& node) {
   std::vector<WrittenQuantize> out;
-  for (const YAML::Node& n : AsList(node)) {
-    auto q = ParseQuantizeEntry(w, n);
+  const std::vector<YAML::Node> entries = AsList(node);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto q = ParseQuantizeEntry(
+        w, entries[i], node.IsSequence() ? "quantize[" + std::to_string(i) + "]" : "quantize");
     if (!q) return q.error();
     out.push_back(std::move(*q));
   }

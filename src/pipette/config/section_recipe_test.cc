@@ -21,10 +21,11 @@ class NoteSection : public SpecDef {
   explicit NoteSection(bool hashed) : hashed_(hashed) {}
   std::string Name() const override { return hashed_ ? "note" : "memo"; }
   Result<std::any> Parse(const Where& w, const YAML::Node& node) const override {
-    auto s = Scalar(w, node, Name());
-    if (!s) return s.error();
-    if (s->empty()) return w.At(node, Name() + ": needs some text");
-    return std::any(Note{*s, PosOf(node).line});
+    auto lone = YamlMapping::Lone(w, node, Name());
+    if (!lone) return lone.error();
+    const std::string text = lone->fields().Text(Name().c_str());
+    if (auto st = lone->status(); !st) return st.error();
+    return std::any(Note{text, PosOf(node).line});
   }
   nlohmann::json Canonical(const std::any& written) const override {
     return std::any_cast<const Note&>(written).text;
@@ -77,7 +78,7 @@ TEST_F(SectionRecipeTest, AMadeUpSectionIsParsedHashedResolvedAndChecked) {
   ASSERT_TRUE(other.ok());
   EXPECT_NE(ex->Hash(), other->Hash());
   // Its errors, its check against the resolved experiment, and the did-you-mean.
-  EXPECT_EQ(ErrorOf(head_ + "note: ''\n"), "ex.yaml:3:7: note: needs some text");
+  EXPECT_EQ(ErrorOf(head_ + "note: ''\n"), "ex.yaml:3:7: field 'note' is empty");
   EXPECT_EQ(ErrorOf(head_ + "note: a forbidden word\n"), "note: a forbidden word");
   EXPECT_NE(ErrorOf(head_ + "nte: x\n").find("did you mean 'note'"), std::string::npos);
 }
@@ -90,7 +91,7 @@ TEST_F(SectionRecipeTest, ASectionThatChangesNoMeasurementIsCheckedButNotHashed)
   auto plain = Parse(head_);
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(ex->Hash(), plain->Hash());
-  EXPECT_EQ(ErrorOf(head_ + "memo: ''\n"), "ex.yaml:3:7: memo: needs some text");
+  EXPECT_EQ(ErrorOf(head_ + "memo: ''\n"), "ex.yaml:3:7: field 'memo' is empty");
   // Without the def in the registry the key is unknown.
   opts_.specs = &testing::TestsOnly();
   EXPECT_NE(ErrorOf(head_ + "memo: hello\n").find("unknown key 'memo'"), std::string::npos);

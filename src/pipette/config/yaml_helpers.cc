@@ -1,46 +1,143 @@
 #include "pipette/config/yaml_helpers.h"
 
-#include <charconv>
+#include <algorithm>
 
+#include "pipette/util/strings.h"
 #include "pipette/util/utf8.h"
 
 namespace pipette::config {
 
-Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what) {
-  if (!node.IsScalar()) return w.At(node, fmt::format("{} must be a single value", what));
-  return node.Scalar();
-}
+namespace {
 
-Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what, int64_t lo,
-                        int64_t hi) {
-  auto s = Scalar(w, node, what);
-  if (!s) return s.error();
-  int64_t v = 0;
-  const std::string& t = *s;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || ptr != t.data() + t.size()) {
-    return w.At(node, fmt::format("{} must be an integer, got '{}'", what, t));
-  }
-  if (v < lo || v > hi) {
-    return w.At(node, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, v));
-  }
-  return v;
-}
+using nlohmann::json;
 
-Result<nlohmann::json> JsonScalar(const Where& w, const YAML::Node& node, const std::string& what) {
-  if (!node.IsNull() && !node.IsScalar()) {
-    return w.At(node,
-                fmt::format("{} must be a single value (string, number, boolean or null)", what));
-  }
-  if (node.IsNull()) return nlohmann::json();
+// A plain or quoted scalar as the JSON scalar it spells: a quoted scalar is a string; a plain one
+// is null (null, Null, NULL, ~), a boolean (true/True/TRUE, false/False/FALSE), a JSON number, or
+// else a string.
+json ScalarJson(const YAML::Node& node) {
   const std::string& t = node.Scalar();
-  if (node.Tag() == "!") return nlohmann::json(t);  // quoted: always a string
-  if (t == "null" || t == "Null" || t == "NULL" || t == "~") return nlohmann::json();
-  if (t == "true" || t == "True" || t == "TRUE") return nlohmann::json(true);
-  if (t == "false" || t == "False" || t == "FALSE") return nlohmann::json(false);
-  const nlohmann::json number = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+  if (node.Tag() == "!") return json(t);  // quoted: always a string
+  if (t == "null" || t == "Null" || t == "NULL" || t == "~") return json();
+  if (t == "true" || t == "True" || t == "TRUE") return json(true);
+  if (t == "false" || t == "False" || t == "FALSE") return json(false);
+  const json number = json::parse(t, nullptr, /*allow_exceptions=*/false);
   if (number.is_number()) return number;
-  return nlohmann::json(t);
+  return json(t);
+}
+
+std::string In(const std::string& path) { return path.empty() ? "" : "in " + path + " "; }
+
+struct MapParts {  // what a mapping read as fields keeps of each key
+  FieldSpots* spots;
+  std::map<std::string, YAML::Node>* nodes;
+  std::vector<std::string>* keys;
+};
+
+Status Convert(const Where& w, const YAML::Node& node, const std::string& path, json* out,
+               FieldSpot* spot);
+
+// `node`, a mapping, as a JSON object into `out`, with each key's parts into `parts` if given.
+Status ConvertMap(const Where& w, const YAML::Node& node, const std::string& path, json* out,
+                  const MapParts* parts) {
+  *out = json::object();
+  std::map<std::string, int> lines;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) {
+      return w.At(kv.first, fmt::format("a key {}must be a plain name", In(path)));
+    }
+    const std::string& key = kv.first.Scalar();
+    auto [it, fresh] = lines.emplace(key, Line(kv.first));
+    if (!fresh) {
+      return w.At(kv.first, fmt::format("duplicate key '{}' {}(first at line {})", key, In(path),
+                                        it->second));
+    }
+    json value;
+    FieldSpot spot;
+    if (auto st = Convert(w, kv.second, path.empty() ? key : path + "." + key, &value, &spot);
+        !st) {
+      return st;
+    }
+    (*out)[key] = std::move(value);
+    if (parts) {
+      spot.key = PosOf(kv.first);
+      (*parts->spots)[key] = std::move(spot);
+      (*parts->nodes)[key] = kv.second;
+      parts->keys->push_back(key);
+    }
+  }
+  return {};
+}
+
+// `node` as JSON into `out`, and where it is into `spot`; `path` names it in problems.
+Status Convert(const Where& w, const YAML::Node& node, const std::string& path, json* out,
+               FieldSpot* spot) {
+  spot->value = PosOf(node);
+  if (node.IsNull()) {
+    *out = json();
+  } else if (node.IsScalar()) {
+    *out = ScalarJson(node);
+    spot->text = node.Scalar();
+  } else if (node.IsSequence()) {
+    *out = json::array();
+    for (size_t i = 0; i < node.size(); ++i) {
+      json item;
+      FieldSpot item_spot;
+      const std::string at = path + "[" + std::to_string(i) + "]";
+      if (auto st = Convert(w, node[i], at, &item, &item_spot); !st) return st;
+      item_spot.key = item_spot.value;
+      out->push_back(std::move(item));
+      spot->items.push_back(std::move(item_spot));
+    }
+  } else if (node.IsMap()) {
+    return ConvertMap(w, node, path, out, nullptr);
+  }
+  return {};
+}
+
+}  // namespace
+
+YamlMapping::YamlMapping(std::unique_ptr<Data> data, const std::string& path)
+    : data_(std::move(data)),
+      reader_(std::make_unique<FieldReader>(data_->object, data_->place, data_->spots,
+                                            path.empty() ? "" : path + ".")) {}
+
+Result<YamlMapping> YamlMapping::Read(const Where& w, const YAML::Node& node,
+                                      const std::string& path, const std::string& shape) {
+  if (!node.IsMap()) return w.At(node, shape);
+  auto data = std::make_unique<Data>();
+  data->place = w.PlaceOf(node);
+  const MapParts parts{&data->spots, &data->nodes, &data->keys};
+  if (auto st = ConvertMap(w, node, path, &data->object, &parts); !st) return st.error();
+  return YamlMapping(std::move(data), path);
+}
+
+Result<YamlMapping> YamlMapping::Lone(const Where& w, const YAML::Node& node,
+                                      const std::string& name) {
+  auto data = std::make_unique<Data>();
+  data->place = w.PlaceOf(node);
+  nlohmann::json value;
+  FieldSpot spot;
+  if (auto st = Convert(w, node, name, &value, &spot); !st) return st.error();
+  spot.key = spot.value;
+  data->object[name] = std::move(value);
+  data->spots[name] = std::move(spot);
+  data->nodes[name] = node;
+  data->keys.push_back(name);
+  return YamlMapping(std::move(data), "");
+}
+
+YAML::Node YamlMapping::Node(const std::string& key) const {
+  auto it = data_->nodes.find(key);
+  return it == data_->nodes.end() ? YAML::Node() : it->second;
+}
+
+Status YamlMapping::OnlyKeys(const std::vector<std::string>& known, const std::string& in) const {
+  for (const std::string& key : data_->keys) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return AtKey(key, fmt::format("unknown key '{}'{}{}", key, in, DidYouMean(key, known)));
+    }
+  }
+  return {};
 }
 
 std::vector<YAML::Node> AsList(const YAML::Node& node) {
@@ -53,38 +150,44 @@ std::vector<YAML::Node> AsList(const YAML::Node& node) {
   return out;
 }
 
-Result<double> Number(const Where& w, const YAML::Node& node, const std::string& what, double lo,
-                      double hi) {
-  auto s = Scalar(w, node, what);
-  if (!s) return s.error();
-  double v = 0;
-  const std::string& t = *s;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || ptr != t.data() + t.size()) {
-    return w.At(node, fmt::format("{} must be a number, got '{}'", what, t));
-  }
-  if (!(v >= lo && v <= hi)) {
-    return w.At(node, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, t));
-  }
-  return v;
-}
+namespace {
 
-std::optional<YAML::Node> NotUtf8Scalar(const YAML::Node& node) {
-  if (node.IsScalar()) {
-    if (FirstInvalidUtf8(node.Scalar())) return node;
-    return std::nullopt;
+constexpr int kMaxDepth = 64;
+constexpr int64_t kMaxValues = 100000;
+
+// NOLINTNEXTLINE(misc-no-recursion): bounded by kMaxDepth
+Status CheckNode(const Where& w, const YAML::Node& node, int depth, int64_t* values) {
+  if (depth > kMaxDepth) {
+    return w.At(node, fmt::format("nested more than {} levels deep (an alias that holds itself?)",
+                                  kMaxDepth));
   }
-  if (node.IsSequence()) {
+  if (++*values > kMaxValues) {
+    return w.At(node, fmt::format("more than {} values once its aliases are expanded: too many "
+                                  "for an experiment file",
+                                  kMaxValues));
+  }
+  if (node.IsScalar()) {
+    if (FirstInvalidUtf8(node.Scalar())) {
+      return w.At(node, "this text is not UTF-8 once its escapes are decoded");
+    }
+  } else if (node.IsSequence()) {
     for (const auto& item : node) {
-      if (auto bad = NotUtf8Scalar(item)) return bad;
+      if (auto st = CheckNode(w, item, depth + 1, values); !st) return st;
     }
   } else if (node.IsMap()) {
     for (const auto& kv : node) {
-      if (auto bad = NotUtf8Scalar(kv.first)) return bad;
-      if (auto bad = NotUtf8Scalar(kv.second)) return bad;
+      if (auto st = CheckNode(w, kv.first, depth + 1, values); !st) return st;
+      if (auto st = CheckNode(w, kv.second, depth + 1, values); !st) return st;
     }
   }
-  return std::nullopt;
+  return {};
+}
+
+}  // namespace
+
+Status CheckTree(const Where& w, const YAML::Node& root) {
+  int64_t values = 0;
+  return CheckNode(w, root, 0, &values);
 }
 
 }  // namespace pipette::config

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "pipette/config/written.h"
+#include "pipette/util/field_reader.h"
 #include "pipette/util/place.h"
 #include "pipette/util/result.h"
 
@@ -48,6 +50,12 @@ class Where {
     return Place{.file = path_, .line = line}.Fail(message);
   }
   Error File(const std::string& message) const { return Place{.file = path_}.Fail(message); }
+  // Where a node is, in this file.
+  Place PlaceOf(const YAML::Node& node) const {
+    Place at = PosOf(node);
+    at.file = path_;
+    return at;
+  }
   const std::string& path() const { return path_; }
 
  private:
@@ -56,38 +64,69 @@ class Where {
 
 inline int Line(const YAML::Node& node) { return node.Mark().line + 1; }
 
-// YAML parsers keep the last of two equal keys; an experiment file must not say a thing twice.
-class KeySet {
+// One mapping of the experiment file, read once as the fields of a FieldReader in text mode
+// (util/field_reader.h): the mapping as the JSON it spells (a quoted scalar is a string, a plain
+// one is null, a boolean, a number or a string as YAML's core schema says; mappings and lists are
+// objects and arrays), with where each key and value is written and each scalar's text. A key is
+// a plain name and is given once, in this mapping and in every one inside it. A problem with a
+// field names it by its path ("field 'ppl.n_ctx' must be between 4 and 1048576, got 2") at its
+// value's place.
+class YamlMapping {
  public:
-  Status Add(const Where& w, const YAML::Node& key, const std::string& where) {
-    if (!key.IsScalar()) return w.At(key, fmt::format("a key {} must be a plain name", where));
-    auto [it, fresh] = lines_.emplace(key.Scalar(), Line(key));
-    if (!fresh) {
-      return w.At(key, fmt::format("duplicate key '{}' {}(first at line {})", key.Scalar(), where,
-                                   it->second));
-    }
-    return {};
+  // `node` must be a mapping (else `shape` is the problem, at the node); `path` names it in the
+  // fields' names ("ppl", "models[0]"; "" for the file's top level).
+  static Result<YamlMapping> Read(const Where& w, const YAML::Node& node, const std::string& path,
+                                  const std::string& shape);
+  // A lone value (a list's item, a section written as a scalar), read as the one field `name`.
+  static Result<YamlMapping> Lone(const Where& w, const YAML::Node& node, const std::string& name);
+
+  FieldReader& fields() { return *reader_; }
+  // The mapping as JSON, by YAML's types (a body sent as written, template options).
+  const nlohmann::json& json() const { return data_->object; }
+  // The keys in the file's order.
+  const std::vector<std::string>& keys() const { return data_->keys; }
+  bool Has(const std::string& key) const { return data_->nodes.contains(key); }
+  // A value as written, to walk into (a list of mappings, a mapping read on its own); a null
+  // node where the key is not given.
+  YAML::Node Node(const std::string& key) const;
+  Place PlaceOf(const std::string& key) const { return reader_->PlaceOf(key.c_str()); }
+  Place KeyPlaceOf(const std::string& key) const { return reader_->KeyPlaceOf(key.c_str()); }
+  // The mapping's own place.
+  const Place& place() const { return data_->place; }
+  // A problem with a key's value, or with the key itself.
+  Error At(const std::string& key, const std::string& problem) const {
+    return PlaceOf(key).Fail(problem);
   }
+  Error AtKey(const std::string& key, const std::string& problem) const {
+    return KeyPlaceOf(key).Fail(problem);
+  }
+  Error Here(const std::string& problem) const { return data_->place.Fail(problem); }
+  // The first key that is not `known`: "unknown key 'x' in ppl (did you mean ...?)", at the key;
+  // `in` names the mapping (" in ppl", " in a model"; "" at the top).
+  Status OnlyKeys(const std::vector<std::string>& known, const std::string& in) const;
+  // The fields' first problem.
+  Status status() const { return reader_->status(); }
 
  private:
-  std::map<std::string, int> lines_;
+  struct Data {
+    nlohmann::json object = nlohmann::json::object();
+    FieldSpots spots{};
+    std::map<std::string, YAML::Node> nodes{};
+    std::vector<std::string> keys{};
+    Place place{};
+  };
+  YamlMapping(std::unique_ptr<Data> data, const std::string& path);
+
+  std::unique_ptr<Data> data_;  // held apart: the reader keeps references to it
+  std::unique_ptr<FieldReader> reader_;
 };
 
-Result<std::string> Scalar(const Where& w, const YAML::Node& node, const std::string& what);
-// An integer in [lo, hi].
-Result<int64_t> Integer(const Where& w, const YAML::Node& node, const std::string& what, int64_t lo,
-                        int64_t hi);
-// A number (integer or decimal) in [lo, hi].
-Result<double> Number(const Where& w, const YAML::Node& node, const std::string& what, double lo,
-                      double hi);
-// A scalar as the JSON scalar it spells: a quoted scalar is a string; a plain one is null (null,
-// Null, NULL, ~ or nothing), a boolean (true/True/TRUE, false/False/FALSE), a JSON number, or
-// else a string. A mapping or a list is an error.
-Result<nlohmann::json> JsonScalar(const Where& w, const YAML::Node& node, const std::string& what);
 // A scalar or a list of scalars, as a list of nodes.
 std::vector<YAML::Node> AsList(const YAML::Node& node);
-// The first scalar (key or value) whose text is not UTF-8: an escape such as "\ud800" (a lone
-// surrogate) decodes to bytes the store's JSON refuses. nullopt if there is none.
-std::optional<YAML::Node> NotUtf8Scalar(const YAML::Node& node);
+// What every document read as fields must be, checked once before it is read: no scalar (key or
+// value) whose text is not UTF-8 (an escape such as "\ud800", a lone surrogate, decodes to bytes
+// the store's JSON refuses); nested at most 64 levels deep, as an alias that holds itself would
+// nest without end; at most 100,000 values once its aliases are expanded (a "billion laughs").
+Status CheckTree(const Where& w, const YAML::Node& root);
 
 }  // namespace pipette::config

@@ -43,37 +43,19 @@ class PlainSection : public config::SpecDef {
 Result<ReadySpec> ParseReady(const config::Where& w, const YAML::Node& node) {
   ReadySpec r;
   if (node.IsScalar() && node.Scalar() == "true") return r;
-  if (!node.IsMap()) {
-    return w.At(node,
-                "ready: is true (the defaults) or a mapping {cpu_busy, temperature, window, "
-                "deadline}");
+  auto m = config::YamlMapping::Read(w, node, "ready",
+                                     "ready: is true (the defaults) or a mapping {cpu_busy, "
+                                     "temperature, window, deadline}");
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys({"cpu_busy", "temperature", "window", "deadline"}, " in ready:"); !st) {
+    return st.error();
   }
-  static const std::vector<std::string> kKeys = {"cpu_busy", "temperature", "window", "deadline"};
-  config::KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in ready: "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "cpu_busy") {
-      auto v = config::Number(w, kv.second, "ready: cpu_busy (percent of all CPUs)", 0, 100);
-      if (!v) return v.error();
-      r.cpu_busy_max = *v / 100;
-    } else if (key == "temperature") {
-      auto v = config::Number(w, kv.second, "ready: temperature (°C)", 0, 150);
-      if (!v) return v.error();
-      r.temp_max_c = *v;
-    } else if (key == "window") {
-      auto v = config::Number(w, kv.second, "ready: window (seconds)", 0.1, 60);
-      if (!v) return v.error();
-      r.window_s = *v;
-    } else if (key == "deadline") {
-      auto v = config::Number(w, kv.second, "ready: deadline (seconds)", 0, 86400);
-      if (!v) return v.error();
-      r.deadline_s = *v;
-    } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in ready:{}", key, DidYouMean(key, kKeys)));
-    }
-  }
+  FieldReader& f = m->fields();
+  if (f.Has("cpu_busy")) r.cpu_busy_max = f.Number("cpu_busy", 0, 100, "percent of all CPUs") / 100;
+  if (f.Has("temperature")) r.temp_max_c = f.Number("temperature", 0, 150, "°C");
+  if (f.Has("window")) r.window_s = f.Number("window", 0.1, 60, "seconds");
+  if (f.Has("deadline")) r.deadline_s = f.Number("deadline", 0, 86400, "seconds");
+  if (auto st = m->status(); !st) return st.error();
   return r;
 }
 
@@ -86,34 +68,28 @@ Result<CooldownSpec> ParseCooldown(const config::Where& w, const YAML::Node& nod
       c.until_start_temperature = true;
       return c;
     }
-    auto v = config::Number(w, node, "cooldown (seconds)", 0, 86400);
-    if (!v) {
-      const bool number = config::Number(w, node, "", -1e300, 1e300).ok();
-      return number ? v.error() : w.At(node, kForms + ", not '" + node.Scalar() + "'");
+    auto lone = config::YamlMapping::Lone(w, node, "cooldown");
+    if (!lone) return lone.error();
+    FieldReader& f = lone->fields();
+    if (!f.IsNumber("cooldown")) {
+      return lone->At("cooldown", kForms + ", not '" + node.Scalar() + "'");
     }
-    c.seconds = *v;
+    c.seconds = f.Number("cooldown", 0, 86400, "seconds");
+    if (auto st = lone->status(); !st) return st.error();
     return c;
   }
-  if (!node.IsMap()) return w.At(node, kForms);
-  static const std::vector<std::string> kKeys = {"seconds", "until"};
-  config::KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in cooldown: "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "seconds") {
-      auto v = config::Number(w, kv.second, "cooldown: seconds", 0, 86400);
-      if (!v) return v.error();
-      c.seconds = *v;
-    } else if (key == "until") {
-      if (!kv.second.IsScalar() || kv.second.Scalar() != "temperature") {
-        return w.At(kv.second, "cooldown: until is 'temperature' (back at the run's start)");
-      }
-      c.until_start_temperature = true;
-    } else {
-      return w.At(kv.first,
-                  fmt::format("unknown key '{}' in cooldown:{}", key, DidYouMean(key, kKeys)));
+  auto m = config::YamlMapping::Read(w, node, "cooldown", kForms);
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys({"seconds", "until"}, " in cooldown:"); !st) return st.error();
+  FieldReader& f = m->fields();
+  if (f.Has("seconds")) c.seconds = f.Number("seconds", 0, 86400);
+  if (f.Has("until")) {
+    if (f.String("until") != "temperature") {
+      return m->At("until", "cooldown: until is 'temperature' (back at the run's start)");
     }
+    c.until_start_temperature = true;
   }
+  if (auto st = m->status(); !st) return st.error();
   return c;
 }
 

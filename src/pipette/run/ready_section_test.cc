@@ -61,9 +61,10 @@ TEST(ReadySection, TheGateAsWritten) {
 TEST(ReadySection, BadValuesSayWhereAndWhat) {
   EXPECT_EQ(ErrorOf(kHead + "ready: {cpu_bsy: 5}\n"),
             "ex.yaml:3:9: unknown key 'cpu_bsy' in ready: (did you mean 'cpu_busy'?)");
-  EXPECT_EQ(ErrorOf(kHead + "ready: {cpu_busy: 150}\n"),
-            "ex.yaml:3:19: ready: cpu_busy (percent of all CPUs) must be between 0 and 100, got "
-            "150");
+  EXPECT_EQ(
+      ErrorOf(kHead + "ready: {cpu_busy: 150}\n"),
+      "ex.yaml:3:19: field 'ready.cpu_busy' (percent of all CPUs) must be between 0 and 100, got "
+      "150");
   EXPECT_EQ(ErrorOf(kHead + "ready: yes please\n"),
             "ex.yaml:3:8: ready: is true (the defaults) or a mapping {cpu_busy, temperature, "
             "window, deadline}");
@@ -95,7 +96,7 @@ TEST(CooldownSection, BadValuesSayWhereAndWhat) {
             "ex.yaml:3:11: cooldown: is seconds, 'temperature', or {seconds: SECONDS, until: "
             "temperature}, not 'warm'");
   EXPECT_EQ(ErrorOf(kHead + "cooldown: 100000\n"),
-            "ex.yaml:3:11: cooldown (seconds) must be between 0 and 86400, got 100000");
+            "ex.yaml:3:11: field 'cooldown' (seconds) must be between 0 and 86400, got 100000");
   EXPECT_EQ(ErrorOf(kHead + "cooldown: {until: cold}\n"),
             "ex.yaml:3:19: cooldown: until is 'temperature' (back at the run's start)");
   EXPECT_EQ(ErrorOf(kHead + "cooldwn: 5\n"),

@@ -48,7 +48,8 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
        "engineering)"},
       {"profiles:\n  a:\n    weights: {quality: 0}\n",
        "p.yaml:3:14: weights: at least one weight must be above 0"},
-      {"profiles:\n  a: {}\n  a: {}\n", "p.yaml:3:3: duplicate key 'a' among the profiles"},
+      {"profiles:\n  a: {}\n  a: {}\n",
+       "p.yaml:3:3: duplicate key 'a' in profiles (first at line 2)"},
       {"profiles: [a]\n", "p.yaml:1:11: expected a mapping of profile names to profiles"},
       {"profiles:\n  a:\n    constraints:\n      - peak_rs <= 1MiB\n",
        "p.yaml:4:9: 'peak_rs <= 1MiB': 'peak_rs' is no figure Pipette reports "
@@ -76,7 +77,8 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
   auto decoded = ParseProfiles(utf16, "p.yaml", workload::Figures());
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.error().exit_code, 2);
-  EXPECT_EQ(decoded.error().message, "p.yaml:3:12: this text is not UTF-8 once decoded");
+  EXPECT_EQ(decoded.error().message,
+            "p.yaml:3:12: this text is not UTF-8 once its escapes are decoded");
   // A file without the section has no profiles; an experiment's section is `select:`.
   EXPECT_TRUE(ParseProfiles("name: x\n", "ex.yaml", workload::Figures())->empty());
   auto ex = ParseProfiles("name: x\nselect:\n  mine: {constraints: [tg128 >= 5 t/s]}\n", "ex.yaml",

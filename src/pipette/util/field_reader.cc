@@ -1,6 +1,7 @@
 #include "pipette/util/field_reader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <type_traits>
 #include <utility>
 
@@ -38,6 +39,22 @@ std::string RangeText(int64_t min, int64_t max) {
   return "between " + std::to_string(min) + " and " + std::to_string(max);
 }
 
+// A number in its shortest form that reads back the same: 0.01, 60, 86400.
+std::string Shortest(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+// The whole of `text` as a T (an integer, or a number), or nullopt.
+template <class T>
+std::optional<T> Parsed(const std::string& text) {
+  T v{};
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 FieldReader::FieldReader(const json& message, std::string what)
@@ -47,13 +64,19 @@ FieldReader::FieldReader(const json& message, std::string what)
 FieldReader::FieldReader(const json& object, Place place, int exit_code)
     : FieldReader(object, std::move(place), exit_code, /*null_is_absent=*/false, "") {}
 
-FieldReader::FieldReader(const json& object, Place place, int exit_code, bool null_is_absent,
+FieldReader::FieldReader(const json& object, Place place, const FieldSpots& spots,
                          std::string prefix)
+    : FieldReader(object, std::move(place), /*exit_code=*/2, /*null_is_absent=*/false,
+                  std::move(prefix), &spots) {}
+
+FieldReader::FieldReader(const json& object, Place place, int exit_code, bool null_is_absent,
+                         std::string prefix, const FieldSpots* spots)
     : object_(object.is_object() ? object : EmptyObject()),
       place_(std::move(place)),
       exit_code_(exit_code),
       null_is_absent_(null_is_absent),
-      prefix_(std::move(prefix)) {
+      prefix_(std::move(prefix)),
+      spots_(spots) {
   if (object.is_object()) return;
   if (prefix_.empty()) {
     Fail("not a JSON object, got " + JsonKind(object));
@@ -71,6 +94,14 @@ const json& FieldReader::EmptyObject() {
 bool FieldReader::Has(const char* name) const {
   auto it = object_.find(name);
   return !Absent(it == object_.end() ? nullptr : &*it);
+}
+
+bool FieldReader::IsNumber(const char* name) const {
+  if (const FieldSpot* spot = SpotOf(name); spot && spot->text) {
+    return Parsed<double>(*spot->text).has_value();
+  }
+  auto it = object_.find(name);
+  return it != object_.end() && it->is_number();
 }
 
 std::optional<std::string> FieldReader::FirstUnknown(const std::vector<std::string>& known) const {
@@ -94,12 +125,61 @@ void FieldReader::Fail(const std::string& problem) {
   if (!error_) error_ = place_.Fail(problem, exit_code_);
 }
 
+const FieldSpot* FieldReader::SpotOf(const char* name) const {
+  if (!spots_) return nullptr;
+  auto it = spots_->find(name);
+  return it == spots_->end() ? nullptr : &it->second;
+}
+
+Place FieldReader::Located(const Place& at) const {
+  if (!at.Known()) return place_;
+  Place p = at;
+  p.file = place_.file;
+  p.what = place_.what;
+  return p;
+}
+
+Place FieldReader::PlaceOf(const char* name) const {
+  const FieldSpot* spot = SpotOf(name);
+  return spot ? Located(spot->value) : place_;
+}
+
+Place FieldReader::PlaceOf(const char* name, size_t item) const {
+  const FieldSpot* spot = SpotOf(name);
+  if (!spot || item >= spot->items.size()) return PlaceOf(name);
+  return Located(spot->items[item].value);
+}
+
+Place FieldReader::KeyPlaceOf(const char* name) const {
+  const FieldSpot* spot = SpotOf(name);
+  return spot ? Located(spot->key) : place_;
+}
+
+void FieldReader::FailAt(const char* name, const std::string& problem) {
+  if (!error_) error_ = PlaceOf(name).Fail(problem, exit_code_);
+}
+
+void FieldReader::FailAt(const char* name, size_t item, const std::string& problem) {
+  if (!error_) error_ = PlaceOf(name, item).Fail(problem, exit_code_);
+}
+
 void FieldReader::FieldFail(const char* name, const std::string& problem) {
-  Fail("field " + Name(name) + " " + problem);
+  FailAt(name, "field " + Name(name) + " " + problem);
+}
+
+std::string FieldReader::KindOf(const json& value) const {
+  if (spots_) {  // a text file's words
+    if (value.is_object()) return "a mapping";
+    if (value.is_array()) return "a list";
+    if (value.is_null()) return "nothing";
+  }
+  return JsonKind(value);
 }
 
 void FieldReader::WrongKind(const char* name, const std::string& wanted, const json& value) {
-  FieldFail(name, "must be " + wanted + ", got " + JsonKind(value));
+  const FieldSpot* spot = SpotOf(name);
+  FieldFail(name, "must be " + wanted + ", got " +
+                      (spot && spot->text ? "'" + *spot->text + "'" : KindOf(value)));
 }
 
 void FieldReader::Take(const FieldReader& other) {
@@ -113,6 +193,14 @@ Status FieldReader::status() const {
 
 int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, int64_t max) {
   int64_t v = 0;
+  if (const FieldSpot* spot = SpotOf(name); spot && spot->text) {
+    const auto parsed = Parsed<int64_t>(*spot->text);
+    if (!parsed) {
+      WrongKind(name, "an integer", value);
+      return min;
+    }
+    return CheckRange(*parsed, name, min, max);
+  }
   if (value.is_number_unsigned()) {
     const uint64_t u = value.get<uint64_t>();
     if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -126,6 +214,10 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
     WrongKind(name, "an integer", value);
     return min;
   }
+  return CheckRange(v, name, min, max);
+}
+
+int64_t FieldReader::CheckRange(int64_t v, const char* name, int64_t min, int64_t max) {
   if (v < min || v > max) {
     FieldFail(name, "must be " + RangeText(min, max) + ", got " + std::to_string(v));
     return min;
@@ -134,6 +226,13 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
 }
 
 bool FieldReader::ReadBool(const json& value, const char* name) {
+  if (const FieldSpot* spot = SpotOf(name); spot && spot->text) {
+    const std::string& t = *spot->text;  // YAML's words
+    if (t == "true" || t == "True" || t == "TRUE") return true;
+    if (t == "false" || t == "False" || t == "FALSE") return false;
+    WrongKind(name, "true or false", value);
+    return false;
+  }
   if (!value.is_boolean()) {
     WrongKind(name, "true or false", value);
     return false;
@@ -142,6 +241,7 @@ bool FieldReader::ReadBool(const json& value, const char* name) {
 }
 
 std::string FieldReader::ReadString(const json& value, const char* name) {
+  if (const FieldSpot* spot = SpotOf(name); spot && spot->text) return *spot->text;
   if (!value.is_string()) {
     WrongKind(name, "a string", value);
     return {};
@@ -223,9 +323,38 @@ std::string FieldReader::Text(const char* name) {
   return s;
 }
 
+std::vector<std::pair<const json*, const FieldSpot*>> FieldReader::TextItems(const json& value,
+                                                                             const char* name) {
+  std::vector<std::pair<const json*, const FieldSpot*>> out;
+  const FieldSpot* spot = SpotOf(name);
+  if (!value.is_array()) {
+    out.emplace_back(&value, spot);
+    return out;
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    out.emplace_back(&value[i], spot && i < spot->items.size() ? &spot->items[i] : nullptr);
+  }
+  return out;
+}
+
 std::vector<std::string> FieldReader::Strings(const char* name) {
   const json* value = Find(name, /*required=*/true);
   if (!value) return {};
+  if (spots_) {
+    std::vector<std::string> out;
+    const auto items = TextItems(*value, name);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const auto [item, spot] = items[i];
+      if (!spot || !spot->text) {
+        const std::string at = value->is_array() ? "[" + std::to_string(i) + "]" : "";
+        FailAt(name, i,
+               "field '" + prefix_ + name + at + "' must be a string, got " + KindOf(*item));
+        return {};
+      }
+      out.push_back(*spot->text);
+    }
+    return out;
+  }
   if (!value->is_array()) {
     WrongKind(name, "an array of strings", *value);
     return {};
@@ -279,7 +408,62 @@ std::vector<T> FieldReader::ReadNumbers(const char* name) {
 
 std::vector<int64_t> FieldReader::Ints(const char* name) { return ReadNumbers<int64_t>(name); }
 
+std::vector<int64_t> FieldReader::Ints(const char* name, int64_t min, int64_t max) {
+  if (!spots_) {
+    std::vector<int64_t> out = Ints(name);
+    for (int64_t& v : out) v = CheckRange(v, name, min, max);
+    return ok() ? out : std::vector<int64_t>{};
+  }
+  const json* value = Find(name, /*required=*/true);
+  if (!value) return {};
+  std::vector<int64_t> out;
+  const auto items = TextItems(*value, name);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto [item, spot] = items[i];
+    const std::string field =
+        "field '" + prefix_ + name + (value->is_array() ? "[" + std::to_string(i) + "]'" : "'");
+    const auto v = spot && spot->text ? Parsed<int64_t>(*spot->text) : std::nullopt;
+    if (!v) {
+      FailAt(name, i,
+             field + " must be an integer, got " +
+                 (spot && spot->text ? "'" + *spot->text + "'" : KindOf(*item)));
+      return {};
+    }
+    if (*v < min || *v > max) {
+      FailAt(name, i, field + " must be " + RangeText(min, max) + ", got " + std::to_string(*v));
+      return {};
+    }
+    out.push_back(*v);
+  }
+  return out;
+}
+
 std::vector<double> FieldReader::Numbers(const char* name) { return ReadNumbers<double>(name); }
+
+double FieldReader::Number(const char* name, double min, double max, const std::string& unit) {
+  const json* value = Find(name, /*required=*/true);
+  if (!value) return min;
+  const FieldSpot* spot = SpotOf(name);
+  const std::string field = "field " + Name(name) + (unit.empty() ? "" : " (" + unit + ")");
+  std::optional<double> v;
+  if (spot && spot->text) {
+    v = Parsed<double>(*spot->text);
+  } else if (value->is_number()) {
+    v = value->get<double>();
+  }
+  const std::string got = spot && spot->text ? *spot->text : value->dump();
+  if (!v) {
+    FailAt(name, field + " must be a number, got " +
+                     (spot && spot->text ? "'" + got + "'" : KindOf(*value)));
+    return min;
+  }
+  if (!(*v >= min && *v <= max)) {
+    FailAt(name,
+           field + " must be between " + Shortest(min) + " and " + Shortest(max) + ", got " + got);
+    return min;
+  }
+  return *v;
+}
 
 double FieldReader::Number(const char* name) {
   const json* value = Find(name, /*required=*/true);
@@ -317,7 +501,7 @@ json FieldReader::Array(const char* name) {
 }
 
 FieldReader FieldReader::Nested(const json& value, const std::string& name) {
-  return FieldReader(value, place_, exit_code_, null_is_absent_, prefix_ + name + ".");
+  return FieldReader(value, place_, exit_code_, null_is_absent_, prefix_ + name + ".", nullptr);
 }
 
 }  // namespace pipette

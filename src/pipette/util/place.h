@@ -1,7 +1,8 @@
 // Where a thing read from outside is: a place in an input file (the experiment's YAML, a line of a
 // JSONL dataset) or in a message (a protocol request or reply). It is the one location type of
-// the readers (util/field_reader.h, config/yaml_helpers.h): each problem they find is made here,
-// so it reads the same everywhere and keeps its place as the error's context (util/result.h).
+// the one field reader (util/field_reader.h, which config/yaml_helpers.h's YamlMapping feeds with
+// the experiment's YAML): each problem it finds is made here, so it reads the same everywhere and
+// keeps its place as the error's context (util/result.h).
 #pragma once
 
 #include <string>

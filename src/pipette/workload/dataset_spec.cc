@@ -12,21 +12,19 @@ namespace {
 
 // template_options: of gen: option names and their values as JSON scalars.
 Result<nlohmann::json> ParseTemplateOptions(const config::Where& w, const YAML::Node& node) {
-  if (!node.IsMap()) {
-    return w.At(node,
-                "gen.template_options takes a mapping of option names to values "
-                "(e.g. {enable_thinking: false})");
+  auto m = config::YamlMapping::Read(w, node, "gen.template_options",
+                                     "gen.template_options takes a mapping of option names to "
+                                     "values (e.g. {enable_thinking: false})");
+  if (!m) return m.error();
+  for (const std::string& name : m->keys()) {  // the first in the file's order
+    const nlohmann::json& value = m->json().at(name);
+    if (value.is_object() || value.is_array()) {
+      return m->At(name, fmt::format("field 'gen.template_options.{}' must be a single value "
+                                     "(string, number, boolean or null)",
+                                     name));
+    }
   }
-  nlohmann::json options = nlohmann::json::object();
-  config::KeySet keys;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in gen.template_options "); !st) return st.error();
-    const std::string name = kv.first.Scalar();
-    auto value = config::JsonScalar(w, kv.second, "gen.template_options." + name);
-    if (!value) return value.error();
-    options[name] = *value;
-  }
-  return options;
+  return m->json();
 }
 
 }  // namespace
@@ -38,35 +36,24 @@ Result<WrittenDataset> ParseDataset(const config::Where& w, const YAML::Node& no
   WrittenDataset spec;
   spec.line = config::Line(node);
   spec.dataset.pos = config::PosOf(node);
-  if (node.IsMap()) {
-    config::KeySet keys;
-    for (const auto& kv : node) {
-      if (auto st = keys.Add(w, kv.first, "in " + workload + " "); !st) return st.error();
-      const std::string key = kv.first.Scalar();
-      if (key == "dataset") {
-        auto s = config::Scalar(w, kv.second, workload + ".dataset");
-        if (!s) return s.error();
-        spec.dataset = {*s, config::PosOf(kv.second)};
-      } else if (key == "limit") {
-        auto i = config::Integer(w, kv.second, workload + ".limit", 0, 1 << 30);
-        if (!i) return i.error();
-        spec.limit = static_cast<int>(*i);
-      } else if (key == "template_options" && with_template_options) {
-        auto options = ParseTemplateOptions(w, kv.second);
-        if (!options) return options.error();
-        spec.template_options = std::move(*options);
-      } else {
-        std::vector<std::string> known = {"dataset", "limit"};
-        if (with_template_options) known.push_back("template_options");
-        return w.At(kv.first,
-                    fmt::format("unknown key '{}' in {}{}", key, workload, DidYouMean(key, known)));
-      }
-    }
-  } else if (!node.IsNull()) {
-    return w.At(node, workload + (with_template_options
-                                      ? ": takes a mapping (dataset:, limit:, template_options:) "
-                                        "or nothing"
-                                      : ": takes a mapping (dataset:, limit:) or nothing"));
+  if (node.IsNull()) return spec;
+  auto m = config::YamlMapping::Read(
+      w, node, workload,
+      workload + (with_template_options
+                      ? ": takes a mapping (dataset:, limit:, template_options:) or nothing"
+                      : ": takes a mapping (dataset:, limit:) or nothing"));
+  if (!m) return m.error();
+  std::vector<std::string> known = {"dataset", "limit"};
+  if (with_template_options) known.push_back("template_options");
+  if (auto st = m->OnlyKeys(known, " in " + workload); !st) return st.error();
+  FieldReader& f = m->fields();
+  if (f.Has("dataset")) spec.dataset = {f.String("dataset"), m->PlaceOf("dataset")};
+  spec.limit = f.OptionalInt("limit", 0, 1 << 30);
+  if (auto st = m->status(); !st) return st.error();
+  if (m->Has("template_options")) {
+    auto options = ParseTemplateOptions(w, m->Node("template_options"));
+    if (!options) return options.error();
+    spec.template_options = std::move(*options);
   }
   return spec;
 }

@@ -33,22 +33,13 @@ class EchoFixtureSpecDef : public config::SpecDef {
   std::string Name() const override { return "echo"; }
   Result<std::any> Parse(const config::Where& w, const YAML::Node& node) const override {
     WrittenEcho spec;
-    if (!node.IsMap()) return w.At(node, "echo: takes a mapping (words:, file:)");
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      if (key == "words") {
-        auto i = config::Integer(w, kv.second, "echo.words", 1, 100);
-        if (!i) return i.error();
-        spec.words = static_cast<int>(*i);
-      } else if (key == "file") {
-        auto s = config::Scalar(w, kv.second, "echo.file");
-        if (!s) return s.error();
-        spec.file = {*s, config::PosOf(kv.second)};
-      } else {
-        return w.At(kv.first, fmt::format("unknown key '{}' in echo{}", key,
-                                          DidYouMean(key, {"words", "file"})));
-      }
-    }
+    auto m = config::YamlMapping::Read(w, node, "echo", "echo: takes a mapping (words:, file:)");
+    if (!m) return m.error();
+    if (auto st = m->OnlyKeys({"words", "file"}, " in echo"); !st) return st.error();
+    FieldReader& f = m->fields();
+    spec.words = f.OptionalInt("words", 1, 100);
+    if (f.Has("file")) spec.file = {f.String("file"), m->PlaceOf("file")};
+    if (auto st = m->status(); !st) return st.error();
     return std::any(spec);
   }
   nlohmann::json Canonical(const std::any& written) const override {

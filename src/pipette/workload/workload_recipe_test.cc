@@ -48,13 +48,11 @@ class WcSpecDef : public config::SpecDef {
   std::string Name() const override { return "wc"; }
   Result<std::any> Parse(const config::Where& w, const YAML::Node& node) const override {
     WrittenWc spec;
-    if (!node.IsMap()) return w.At(node, "wc: takes a mapping (words:)");
-    for (const auto& kv : node) {
-      if (kv.first.Scalar() != "words") return w.At(kv.first, "wc: takes words: alone");
-      auto n = config::Integer(w, kv.second, "wc.words", 1, 100);
-      if (!n) return n.error();
-      spec.words = *n;
-    }
+    auto m = config::YamlMapping::Read(w, node, "wc", "wc: takes a mapping (words:)");
+    if (!m) return m.error();
+    if (auto st = m->OnlyKeys({"words"}, " in wc"); !st) return st.error();
+    spec.words = m->fields().OptionalInt("words", 1, 100);
+    if (auto st = m->status(); !st) return st.error();
     return std::any(spec);
   }
   json Canonical(const std::any& written) const override {
@@ -148,7 +146,7 @@ TEST_F(WorkloadRecipe, AMadeUpWorkloadIsParsedHashedAndResolved) {
   ASSERT_TRUE(three.ok());
   EXPECT_NE(ex->Hash(), three->Hash());
   EXPECT_EQ(ErrorOf(kSmol + "quality:\n  wc: {words: 0}\n"),
-            "ex.yaml:3:15: wc.words must be between 1 and 100, got 0");
+            "ex.yaml:3:15: field 'wc.words' must be between 1 and 100, got 0");
   // The registry Pipette ships has no wc.
   EXPECT_NE(WrittenErrorOf(text_).find("unknown quality workload 'wc'"), std::string::npos);
 }

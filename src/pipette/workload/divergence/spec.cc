@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 namespace pipette::workload {
 namespace {
 
@@ -12,10 +15,14 @@ class DivergenceDef : public config::SpecDef {
   std::string Name() const override { return "divergence"; }
 
   Result<std::any> Parse(const Where& w, const YAML::Node& node) const override {
-    if (!node.IsMap() || !node["reference"] || !node["reference"].IsScalar() || node.size() != 1) {
-      return w.At(node, "divergence: takes exactly 'reference:' (a model of this file)");
-    }
-    return std::any(DivergenceSpec{node["reference"].Scalar()});
+    static const std::string kShape =
+        "divergence: takes exactly 'reference:' (a model of this file)";
+    auto m = config::YamlMapping::Read(w, node, "divergence", kShape);
+    if (!m) return m.error();
+    if (m->keys() != std::vector<std::string>{"reference"}) return m->Here(kShape);
+    const std::string reference = m->fields().String("reference");
+    if (auto st = m->status(); !st) return st.error();
+    return std::any(DivergenceSpec{reference});
   }
 
   Status CheckWritten(const Where& w, const config::QualitySpecs& all) const override {

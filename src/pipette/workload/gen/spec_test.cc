@@ -33,10 +33,10 @@ TEST(GenSpec, TemplateOptions) {
             "ex.yaml:4:23: gen.template_options takes a mapping of option names to values "
             "(e.g. {enable_thinking: false})");
   EXPECT_EQ(WrittenErrorOf(kGen + "    template_options: {a: [1, 2]}\n"),
-            "ex.yaml:4:27: gen.template_options.a must be a single value (string, number, "
+            "ex.yaml:4:27: field 'gen.template_options.a' must be a single value (string, number, "
             "boolean or null)");
   EXPECT_EQ(WrittenErrorOf(kGen + "    template_options: {a: 1, a: 2}\n"),
-            "ex.yaml:4:30: duplicate key 'a' in gen.template_options (first at line 4)");
+            "ex.yaml:4:30: duplicate key 'a' in quality.gen.template_options (first at line 4)");
 }
 
 TEST(GenSpec, TemplateOptionsAreCanonicalOnlyWhenGiven) {

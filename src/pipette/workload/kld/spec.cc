@@ -17,50 +17,35 @@ Result<WrittenKld> ParseKld(const config::Where& w, const YAML::Node& node) {
   WrittenKld spec;
   spec.line = config::Line(node);
   spec.corpus.pos = config::PosOf(node);
-  if (!node.IsMap()) return w.At(node, "kld: needs at least 'reference:' (a model of this file)");
-  config::KeySet keys;
-  std::optional<YAML::Node> top_k_node;
-  for (const auto& kv : node) {
-    if (auto st = keys.Add(w, kv.first, "in kld "); !st) return st.error();
-    const std::string key = kv.first.Scalar();
-    if (key == "reference") {
-      auto s = config::Scalar(w, kv.second, "kld.reference");
-      if (!s) return s.error();
-      spec.reference = *s;
-    } else if (key == "mode") {
-      auto s = config::Scalar(w, kv.second, "kld.mode");
-      if (!s) return s.error();
-      if (*s != "full" && *s != "topk") {
-        return w.At(kv.second, fmt::format("kld.mode must be full or topk, not '{}'{}", *s,
-                                           DidYouMean(*s, {"full", "topk"})));
-      }
-      spec.mode = *s == "topk" ? KldMode::kTopK : KldMode::kFull;
-    } else if (key == "corpus") {
-      auto s = config::Scalar(w, kv.second, "kld.corpus");
-      if (!s) return s.error();
-      spec.corpus = {*s, config::PosOf(kv.second)};
-    } else if (key == "n_ctx" || key == "chunks" || key == "top_k") {
-      auto i = config::Integer(w, kv.second, "kld." + key,
-                               key == "chunks"  ? 0
-                               : key == "top_k" ? 1
-                                                : 4,
-                               key == "top_k" ? 1000 : 1 << 20);
-      if (!i) return i.error();
-      (key == "n_ctx" ? spec.n_ctx : key == "chunks" ? spec.chunks : spec.top_k) = int(*i);
-      if (key == "top_k") top_k_node = kv.second;
-    } else {
-      return w.At(kv.first, fmt::format("unknown key '{}' in kld{}", key,
-                                        DidYouMean(key, {"reference", "corpus", "n_ctx", "chunks",
-                                                         "mode", "top_k"})));
+  auto m = config::YamlMapping::Read(w, node, "kld",
+                                     "kld: needs at least 'reference:' (a model of this file)");
+  if (!m) return m.error();
+  if (auto st = m->OnlyKeys({"reference", "corpus", "n_ctx", "chunks", "mode", "top_k"}, " in kld");
+      !st) {
+    return st.error();
+  }
+  FieldReader& f = m->fields();
+  spec.reference = f.String("reference", "");
+  if (f.Has("mode")) {
+    const std::string mode = f.String("mode");
+    if (f.ok() && mode != "full" && mode != "topk") {
+      f.FailAt("mode", fmt::format("kld.mode must be full or topk, not '{}'{}", mode,
+                                   DidYouMean(mode, {"full", "topk"})));
     }
+    spec.mode = mode == "topk" ? KldMode::kTopK : KldMode::kFull;
   }
+  if (f.Has("corpus")) spec.corpus = {f.String("corpus"), m->PlaceOf("corpus")};
+  spec.n_ctx = f.OptionalInt("n_ctx", 4, 1 << 20);
+  spec.chunks = f.OptionalInt("chunks", 0, 1 << 20);
+  spec.top_k = f.OptionalInt("top_k", 1, 1000);
+  if (auto st = m->status(); !st) return st.error();
   // `top_k` asks for the compact mode; with `mode: full` it would be ignored, so it is refused.
-  if (top_k_node && spec.mode == KldMode::kFull) {
-    return w.At(*top_k_node,
-                "kld.top_k applies to mode: topk only (mode: full compares every "
-                "id of the vocabulary)");
+  if (spec.top_k && spec.mode == KldMode::kFull) {
+    return m->At("top_k",
+                 "kld.top_k applies to mode: topk only (mode: full compares every "
+                 "id of the vocabulary)");
   }
-  if (spec.reference.empty()) return w.At(node, "kld: needs 'reference:' (a model of this file)");
+  if (spec.reference.empty()) return m->Here("kld: needs 'reference:' (a model of this file)");
   return spec;
 }
 

@@ -4,7 +4,6 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/resolve_files.h"
-#include "pipette/util/strings.h"
 
 namespace pipette::workload {
 namespace {
@@ -19,31 +18,16 @@ class PplDef : public config::SpecDef {
     WrittenPpl spec;
     spec.line = config::Line(node);
     spec.corpus.pos = config::PosOf(node);
-    if (node.IsMap()) {
-      config::KeySet keys;
-      for (const auto& kv : node) {
-        if (auto st = keys.Add(w, kv.first, "in ppl "); !st) return st.error();
-        const std::string key = kv.first.Scalar();
-        if (key == "corpus") {
-          auto s = config::Scalar(w, kv.second, "ppl.corpus");
-          if (!s) return s.error();
-          spec.corpus = {*s, config::PosOf(kv.second)};
-        } else if (key == "n_ctx") {
-          auto i = config::Integer(w, kv.second, "ppl.n_ctx", 4, 1 << 20);
-          if (!i) return i.error();
-          spec.n_ctx = static_cast<int>(*i);
-        } else if (key == "chunks") {
-          auto i = config::Integer(w, kv.second, "ppl.chunks", 0, 1 << 30);
-          if (!i) return i.error();
-          spec.chunks = static_cast<int>(*i);
-        } else {
-          return w.At(kv.first, fmt::format("unknown key '{}' in ppl{}", key,
-                                            DidYouMean(key, {"corpus", "n_ctx", "chunks"})));
-        }
-      }
-    } else if (!node.IsNull() && !(node.IsScalar() && node.Scalar() == "true")) {
-      return w.At(node, "ppl: takes a mapping (corpus:, n_ctx:, chunks:) or nothing");
-    }
+    if (node.IsNull() || (node.IsScalar() && node.Scalar() == "true")) return std::any(spec);
+    auto m = config::YamlMapping::Read(
+        w, node, "ppl", "ppl: takes a mapping (corpus:, n_ctx:, chunks:) or nothing");
+    if (!m) return m.error();
+    if (auto st = m->OnlyKeys({"corpus", "n_ctx", "chunks"}, " in ppl"); !st) return st.error();
+    FieldReader& f = m->fields();
+    if (f.Has("corpus")) spec.corpus = {f.String("corpus"), m->PlaceOf("corpus")};
+    spec.n_ctx = f.OptionalInt("n_ctx", 4, 1 << 20);
+    spec.chunks = f.OptionalInt("chunks", 0, 1 << 30);
+    if (auto st = m->status(); !st) return st.error();
     return std::any(spec);
   }
 
