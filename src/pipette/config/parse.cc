@@ -225,7 +225,7 @@ Status ParseTopKey(const Where& w, YamlMapping& top, const std::string& key,
       return top.AtKey(key, "give either 'device:' or 'devices:', not both");
     }
     if (!specs.devices()) return top.AtKey(key, "no device kinds are known to this parser");
-    auto devices = ParseDevices(w, v, *specs.devices());
+    auto devices = ParseDevices(w, v, key, *specs.devices());
     if (!devices) return devices.error();
     ex->devices = std::move(*devices);
   } else if (key == "name" || key == "description" || key == "store" || key == "device") {

@@ -103,6 +103,7 @@ Result<WrittenConvert> ParseConvertEntry(const Where& w, const YAML::Node& node,
     return m->Here("convert: needs 'base:' (a model of this file, a bundled name or a .gguf path)");
   }
   c.base = {f.String("base"), std::nullopt, m->PlaceOf("base")};
+  if (auto st = m->status(); !st) return st.error();
   if (!m->Has("variants") || m->Node("variants").IsNull()) {
     return m->Here("convert: needs 'variants:' (e.g. [fp32, int8-dynamic, int4-rtn])");
   }

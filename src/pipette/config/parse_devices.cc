@@ -195,6 +195,7 @@ Result<WrittenDevice> ParseDevice(const Where& w, const YAML::Node& node, const 
 }  // namespace
 
 Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node& node,
+                                                const std::string& key,
                                                 const device::DeviceKindRegistry& kinds) {
   std::vector<WrittenDevice> out;
   if (node.IsNull() || (node.IsSequence() && node.size() == 0)) {
@@ -203,8 +204,8 @@ Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node
   const std::vector<YAML::Node> entries = AsList(node);
   for (size_t i = 0; i < entries.size(); ++i) {
     const YAML::Node& n = entries[i];
-    auto d = ParseDevice(w, n, node.IsSequence() ? "devices[" + std::to_string(i) + "]" : "devices",
-                         kinds);
+    auto d =
+        ParseDevice(w, n, node.IsSequence() ? key + "[" + std::to_string(i) + "]" : key, kinds);
     if (!d) return d.error();
     const std::string name = d->name.value_or(d->kind);
     for (const WrittenDevice& other : out) {

@@ -15,8 +15,10 @@
 namespace pipette::config {
 
 // A list of entries (or one): `local`, or {name: NAME, <kind>: {key: value, ...}}. Names are
-// unique and plain (letters, digits, '.', '_', '-'); `local` names only this machine.
+// unique and plain (letters, digits, '.', '_', '-'); `local` names only this machine. `key` is
+// the key they are written under (devices, or device), which names them in problems.
 Result<std::vector<WrittenDevice>> ParseDevices(const Where& w, const YAML::Node& node,
+                                                const std::string& key,
                                                 const device::DeviceKindRegistry& kinds);
 
 // The entries resolved: names filled in, paths (key files) absolute relative to the experiment

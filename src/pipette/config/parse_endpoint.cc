@@ -29,10 +29,16 @@ Result<WrittenServer> ParseServer(const Where& w, const YAML::Node& node, const 
   WrittenServer s;
   if (node.IsScalar()) {
     if (node.Scalar() != "bundled") {
-      return w.At(node, fmt::format("server: '{}' is not known: write `server: bundled` (the "
+      // A word is named; a command line (which may hold a key) is not repeated.
+      const std::string& t = node.Scalar();
+      const bool word =
+          t.size() <= 40 && std::all_of(t.begin(), t.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+          });
+      return w.At(node, fmt::format("server: {} is not known: write `server: bundled` (the "
                                     "pinned llama-server Pipette builds) or `server: {{command: "
                                     "[...]}}`",
-                                    node.Scalar()));
+                                    word ? "'" + t + "'" : "this value"));
     }
     s.bundled = true;
     return s;
@@ -112,7 +118,8 @@ Status ParseEndpointKey(const Where& w, YamlMapping& entry, const std::string& k
     for (const std::string& k : m->keys()) {
       if (k == "ignore_eos" && m->json().at(k) != json(true)) {
         return m->At(k,
-                     "body: ignore_eos: true says the server honours llama.cpp's ignore_eos "
+                     "body: ignore_eos: true (the boolean, unquoted) says the server honours "
+                     "llama.cpp's ignore_eos "
                      "(vLLM, SGLang do); Pipette then sends it on speed tests, never on gen; "
                      "leave it out for a server that does not");
       }

@@ -88,10 +88,18 @@ TEST(ParseEndpoint, BadEntriesAreNamedWithTheirPlace) {
             "ex.yaml:4:44: body: key 'max_tokens' is set by Pipette (it decides what is "
             "measured) and cannot be replaced");
   EXPECT_NE(ErrorOf(r + "  - {name: openai, server: bundled, body: {ignore_eos: false}}\n")
-                .find("body: ignore_eos: true says the server honours"),
+                .find("body: ignore_eos: true (the boolean, unquoted) says the server honours"),
             std::string::npos);
   EXPECT_TRUE(
       testing::Parse(r + "  - {name: openai, server: bundled, body: {ignore_eos: true}}\n").ok());
+  // Quoted, it would be sent as the string "true", which servers do not read as the flag.
+  EXPECT_NE(ErrorOf(r + "  - {name: openai, server: bundled, body: {ignore_eos: 'true'}}\n")
+                .find("body: ignore_eos: true (the boolean, unquoted)"),
+            std::string::npos);
+  // A command line written as server: is not repeated: it may hold a key.
+  EXPECT_EQ(ErrorOf(r + "  - {name: openai, server: 'llama-server --api-key sk-secret'}\n"),
+            "ex.yaml:4:28: server: this value is not known: write `server: bundled` (the pinned "
+            "llama-server Pipette builds) or `server: {command: [...]}`");
   EXPECT_EQ(ErrorOf(r + "  - {name: openai, server: bundled, body: [1]}\n"),
             "ex.yaml:4:43: body: a mapping of keys added to every request body");
 }

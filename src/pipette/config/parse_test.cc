@@ -197,6 +197,27 @@ TEST(Parse, NothingMaySayAThingTwice) {
             "ex.yaml:4:1: give either 'runtime:' or 'runtimes:', not both");
 }
 
+// Hostile YAML is refused with its place, never followed: an alias that holds itself would nest
+// without end (it overflowed the stack before), and aliases of aliases expand past any memory.
+TEST(Parse, AliasesThatNeverEndAreRefused) {
+  EXPECT_EQ(ErrorOf(kModel + "tests: [pp16]\nname: &x [*x]\n"),
+            "ex.yaml:3:7: nested more than 64 levels deep (an alias that holds itself?)");
+  std::string laughs = kModel + "tests: [pp16]\ndescription: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 7; ++i) {
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) laughs += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  EXPECT_NE(ErrorOf(laughs).find("more than 100000 values once its aliases are expanded"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf(kModel + "tests: [pp16]\n\"a\\0b\": 1\n"),
+            "ex.yaml:3:1: a key must not hold a NUL character");
+  // An alias as such is YAML, and reads as what it names.
+  auto aliased = Parse(kModel + "tests: &t [pp16]\nrepetitions: &n 3\nwarmup: *n\n");
+  ASSERT_TRUE(aliased.ok()) << aliased.error().message;
+  EXPECT_EQ(aliased->warmup, 3);
+}
+
 TEST(Parse, QuantizeErrorsNameTheLine) {
   EXPECT_EQ(ErrorOf("quantize: {base: smollm2-135m-instruct-q4_1, types: [Q4_K]}\n"
                     "tests: [pp16]\n"),

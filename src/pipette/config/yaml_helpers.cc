@@ -11,6 +11,14 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int kMaxDepth = 64;
+constexpr int64_t kMaxValues = 100000;
+
+Error TooDeep(const Where& w, const YAML::Node& node) {
+  return w.At(node, fmt::format("nested more than {} levels deep (an alias that holds itself?)",
+                                kMaxDepth));
+}
+
 // A plain or quoted scalar as the JSON scalar it spells: a quoted scalar is a string; a plain one
 // is null (null, Null, NULL, ~), a boolean (true/True/TRUE, false/False/FALSE), a JSON number, or
 // else a string.
@@ -33,12 +41,12 @@ struct MapParts {  // what a mapping read as fields keeps of each key
   std::vector<std::string>* keys;
 };
 
-Status Convert(const Where& w, const YAML::Node& node, const std::string& path, json* out,
-               FieldSpot* spot);
+Status Convert(const Where& w, const YAML::Node& node, const std::string& path, int depth,
+               json* out, FieldSpot* spot);
 
 // `node`, a mapping, as a JSON object into `out`, with each key's parts into `parts` if given.
-Status ConvertMap(const Where& w, const YAML::Node& node, const std::string& path, json* out,
-                  const MapParts* parts) {
+Status ConvertMap(const Where& w, const YAML::Node& node, const std::string& path, int depth,
+                  json* out, const MapParts* parts) {
   *out = json::object();
   std::map<std::string, int> lines;
   for (const auto& kv : node) {
@@ -46,6 +54,9 @@ Status ConvertMap(const Where& w, const YAML::Node& node, const std::string& pat
       return w.At(kv.first, fmt::format("a key {}must be a plain name", In(path)));
     }
     const std::string& key = kv.first.Scalar();
+    if (key.find('\0') != std::string::npos) {  // a field is named by a C string
+      return w.At(kv.first, fmt::format("a key {}must not hold a NUL character", In(path)));
+    }
     auto [it, fresh] = lines.emplace(key, Line(kv.first));
     if (!fresh) {
       return w.At(kv.first, fmt::format("duplicate key '{}' {}(first at line {})", key, In(path),
@@ -53,7 +64,8 @@ Status ConvertMap(const Where& w, const YAML::Node& node, const std::string& pat
     }
     json value;
     FieldSpot spot;
-    if (auto st = Convert(w, kv.second, path.empty() ? key : path + "." + key, &value, &spot);
+    if (auto st =
+            Convert(w, kv.second, path.empty() ? key : path + "." + key, depth + 1, &value, &spot);
         !st) {
       return st;
     }
@@ -68,9 +80,12 @@ Status ConvertMap(const Where& w, const YAML::Node& node, const std::string& pat
   return {};
 }
 
-// `node` as JSON into `out`, and where it is into `spot`; `path` names it in problems.
-Status Convert(const Where& w, const YAML::Node& node, const std::string& path, json* out,
-               FieldSpot* spot) {
+// `node` as JSON into `out`, and where it is into `spot`; `path` names it in problems. A
+// document is checked (CheckTree) before it is read; the depth is bounded here too, as a part of
+// one may be read on its own (a section's parser).
+Status Convert(const Where& w, const YAML::Node& node, const std::string& path, int depth,
+               json* out, FieldSpot* spot) {
+  if (depth > kMaxDepth) return TooDeep(w, node);
   spot->value = PosOf(node);
   if (node.IsNull()) {
     *out = json();
@@ -83,13 +98,13 @@ Status Convert(const Where& w, const YAML::Node& node, const std::string& path, 
       json item;
       FieldSpot item_spot;
       const std::string at = path + "[" + std::to_string(i) + "]";
-      if (auto st = Convert(w, node[i], at, &item, &item_spot); !st) return st;
+      if (auto st = Convert(w, node[i], at, depth + 1, &item, &item_spot); !st) return st;
       item_spot.key = item_spot.value;
       out->push_back(std::move(item));
       spot->items.push_back(std::move(item_spot));
     }
   } else if (node.IsMap()) {
-    return ConvertMap(w, node, path, out, nullptr);
+    return ConvertMap(w, node, path, depth, out, nullptr);
   }
   return {};
 }
@@ -107,7 +122,7 @@ Result<YamlMapping> YamlMapping::Read(const Where& w, const YAML::Node& node,
   auto data = std::make_unique<Data>();
   data->place = w.PlaceOf(node);
   const MapParts parts{&data->spots, &data->nodes, &data->keys};
-  if (auto st = ConvertMap(w, node, path, &data->object, &parts); !st) return st.error();
+  if (auto st = ConvertMap(w, node, path, 0, &data->object, &parts); !st) return st.error();
   return YamlMapping(std::move(data), path);
 }
 
@@ -117,7 +132,7 @@ Result<YamlMapping> YamlMapping::Lone(const Where& w, const YAML::Node& node,
   data->place = w.PlaceOf(node);
   nlohmann::json value;
   FieldSpot spot;
-  if (auto st = Convert(w, node, name, &value, &spot); !st) return st.error();
+  if (auto st = Convert(w, node, name, 0, &value, &spot); !st) return st.error();
   spot.key = spot.value;
   data->object[name] = std::move(value);
   data->spots[name] = std::move(spot);
@@ -152,15 +167,9 @@ std::vector<YAML::Node> AsList(const YAML::Node& node) {
 
 namespace {
 
-constexpr int kMaxDepth = 64;
-constexpr int64_t kMaxValues = 100000;
-
 // NOLINTNEXTLINE(misc-no-recursion): bounded by kMaxDepth
 Status CheckNode(const Where& w, const YAML::Node& node, int depth, int64_t* values) {
-  if (depth > kMaxDepth) {
-    return w.At(node, fmt::format("nested more than {} levels deep (an alias that holds itself?)",
-                                  kMaxDepth));
-  }
+  if (depth > kMaxDepth) return TooDeep(w, node);
   if (++*values > kMaxValues) {
     return w.At(node, fmt::format("more than {} values once its aliases are expanded: too many "
                                   "for an experiment file",

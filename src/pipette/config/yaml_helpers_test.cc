@@ -83,6 +83,14 @@ TEST(YamlMapping, ALoneValueIsOneField) {
             "ex.yaml:1:1: field 'models[0]' must be a string, got a list");
 }
 
+TEST(YamlMapping, APartReadOnItsOwnIsBoundedToo) {
+  // A section's parser may be handed a part of a document no CheckTree saw.
+  const YAML::Node node = Load("a: &x [*x]\n");
+  auto m = YamlMapping::Read(kFile, node, "w", "");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("nested more than 64 levels deep"), std::string::npos);
+}
+
 TEST(CheckTree, RefusesWhatWouldNotEnd) {
   EXPECT_EQ(CheckTree(kFile, Load("a: &x [*x]\n")).error().message,
             "ex.yaml:1:4: nested more than 64 levels deep (an alias that holds itself?)");

@@ -59,6 +59,7 @@ Result<Profile> ParseProfile(const Where& w, const std::string& name, const YAML
   }
   FieldReader& f = m->fields();
   p.about = f.String("about", "");
+  if (auto st = m->status(); !st) return st.error();
   if (m->Has("constraints")) {
     const YAML::Node list = m->Node("constraints");
     if (!list.IsSequence()) {

@@ -51,6 +51,8 @@ TEST(Profiles, MistakesAreErrorsWithTheirPlace) {
       {"profiles:\n  a: {}\n  a: {}\n",
        "p.yaml:3:3: duplicate key 'a' in profiles (first at line 2)"},
       {"profiles: [a]\n", "p.yaml:1:11: expected a mapping of profile names to profiles"},
+      {"profiles:\n  a: &x {about: [*x]}\n",
+       "p.yaml:2:6: nested more than 64 levels deep (an alias that holds itself?)"},
       {"profiles:\n  a:\n    constraints:\n      - peak_rs <= 1MiB\n",
        "p.yaml:4:9: 'peak_rs <= 1MiB': 'peak_rs' is no figure Pipette reports "
        "(docs/report-schema.md: "

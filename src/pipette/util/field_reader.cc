@@ -176,10 +176,11 @@ std::string FieldReader::KindOf(const json& value) const {
   return JsonKind(value);
 }
 
-void FieldReader::WrongKind(const char* name, const std::string& wanted, const json& value) {
+void FieldReader::WrongKind(const char* name, const std::string& wanted, const json& value,
+                            bool shown) {
   const FieldSpot* spot = SpotOf(name);
   FieldFail(name, "must be " + wanted + ", got " +
-                      (spot && spot->text ? "'" + *spot->text + "'" : KindOf(value)));
+                      (shown && spot && spot->text ? "'" + *spot->text + "'" : KindOf(value)));
 }
 
 void FieldReader::Take(const FieldReader& other) {
@@ -196,7 +197,7 @@ int64_t FieldReader::ReadInt(const json& value, const char* name, int64_t min, i
   if (const FieldSpot* spot = SpotOf(name); spot && spot->text) {
     const auto parsed = Parsed<int64_t>(*spot->text);
     if (!parsed) {
-      WrongKind(name, "an integer", value);
+      WrongKind(name, "an integer", value, /*shown=*/true);
       return min;
     }
     return CheckRange(*parsed, name, min, max);
@@ -230,7 +231,7 @@ bool FieldReader::ReadBool(const json& value, const char* name) {
     const std::string& t = *spot->text;  // YAML's words
     if (t == "true" || t == "True" || t == "TRUE") return true;
     if (t == "false" || t == "False" || t == "FALSE") return false;
-    WrongKind(name, "true or false", value);
+    WrongKind(name, "true or false", value, /*shown=*/true);
     return false;
   }
   if (!value.is_boolean()) {
@@ -406,7 +407,10 @@ std::vector<T> FieldReader::ReadNumbers(const char* name) {
   return out;
 }
 
-std::vector<int64_t> FieldReader::Ints(const char* name) { return ReadNumbers<int64_t>(name); }
+std::vector<int64_t> FieldReader::Ints(const char* name) {
+  if (spots_) return Ints(name, std::numeric_limits<int64_t>::min(), kNoMax);  // from their text
+  return ReadNumbers<int64_t>(name);
+}
 
 std::vector<int64_t> FieldReader::Ints(const char* name, int64_t min, int64_t max) {
   if (!spots_) {
@@ -451,21 +455,23 @@ double FieldReader::Number(const char* name, double min, double max, const std::
   } else if (value->is_number()) {
     v = value->get<double>();
   }
-  const std::string got = spot && spot->text ? *spot->text : value->dump();
   if (!v) {
     FailAt(name, field + " must be a number, got " +
-                     (spot && spot->text ? "'" + got + "'" : KindOf(*value)));
+                     (spot && spot->text ? "'" + *spot->text + "'" : KindOf(*value)));
     return min;
   }
   if (!(*v >= min && *v <= max)) {
-    FailAt(name,
-           field + " must be between " + Shortest(min) + " and " + Shortest(max) + ", got " + got);
+    FailAt(name, field + " must be between " + Shortest(min) + " and " + Shortest(max) + ", got " +
+                     (spot && spot->text ? *spot->text : Shortest(*v)));
     return min;
   }
   return *v;
 }
 
 double FieldReader::Number(const char* name) {
+  if (spots_) {  // from its text, as the ranged form reads it
+    return Number(name, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+  }
   const json* value = Find(name, /*required=*/true);
   if (!value) return 0;
   if (!value->is_number()) {

@@ -62,6 +62,8 @@ class FieldReader {
               std::string prefix);
   FieldReader(nlohmann::json&& object, Place place, const FieldSpots& spots,
               std::string prefix) = delete;
+  FieldReader(const nlohmann::json& object, Place place, FieldSpots&& spots,
+              std::string prefix) = delete;
 
   // Integer in [min, max]; the required form fails when the field is absent or null.
   int64_t Int(const char* name, int64_t min, int64_t max);
@@ -130,7 +132,10 @@ class FieldReader {
   const nlohmann::json* Find(const char* name, bool required);
   std::string Name(const char* name) const { return "'" + prefix_ + name + "'"; }
   void FieldFail(const char* name, const std::string& problem);
-  void WrongKind(const char* name, const std::string& wanted, const nlohmann::json& value);
+  // `shown`: the field's text as written may be repeated (a wanted scalar: never an object's or
+  // a list's, whose text could be anything pasted there).
+  void WrongKind(const char* name, const std::string& wanted, const nlohmann::json& value,
+                 bool shown = false);
   int64_t ReadInt(const nlohmann::json& value, const char* name, int64_t min, int64_t max);
   int64_t CheckRange(int64_t v, const char* name, int64_t min, int64_t max);
   bool ReadBool(const nlohmann::json& value, const char* name);
