@@ -72,7 +72,8 @@ PY_PACKAGES=("gguf==$PY_GGUF_VERSION" "onnx==$PY_ONNX_VERSION"
   "onnxruntime==$PY_ONNXRUNTIME_VERSION" "onnx-ir==$PY_ONNX_IR_VERSION"
   "tokenizers==$PY_TOKENIZERS_VERSION" "numpy==$PY_NUMPY_VERSION"
   "protobuf==$PY_PROTOBUF_VERSION" "openvino==$PY_OPENVINO_VERSION"
-  "openvino-telemetry==$PY_OPENVINO_TELEMETRY_VERSION" "mnn==$PY_MNN_VERSION")
+  "openvino-telemetry==$PY_OPENVINO_TELEMETRY_VERSION" "mnn==$PY_MNN_VERSION"
+  "pyarrow==$PY_PYARROW_VERSION")
 if [ "$MODE" = all ]; then
   frozen=$(.venv/bin/pip freeze 2>/dev/null | tr '[:upper:]_' '[:lower:]-')
   py_missing=()
@@ -88,6 +89,8 @@ fi
 # 3. The bundled models (the demo: SmolLM2 alone), and the HTML report's chart libraries (npm,
 #    pinned in web/package-lock.json; the build inlines them).
 if [ "$MODE" = demo ]; then scripts/fetch-models.sh smollm2; else scripts/fetch-models.sh; fi
+# 3b. The standard tasks' data (not the demo's): fetched pinned and converted once into task-data/.
+[ "$MODE" = demo ] || scripts/fetch-tasks.sh
 scripts/fetch-web.sh
 
 # 4. Build Pipette and llama.cpp. Every compile goes through ccache (CMakeLists.txt sets the
