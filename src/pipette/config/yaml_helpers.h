@@ -126,7 +126,7 @@ std::vector<YAML::Node> AsList(const YAML::Node& node);
 // What every document read as fields must be, checked once before it is read: no scalar (key or
 // value) whose text is not UTF-8 (an escape such as "\ud800", a lone surrogate, decodes to bytes
 // the store's JSON refuses); nested at most 64 levels deep, as an alias that holds itself would
-// nest without end; at most 100,000 values once its aliases are expanded (a "billion laughs").
+// nest without end; at most 10,000 values once its aliases are expanded (a "billion laughs").
 Status CheckTree(const Where& w, const YAML::Node& root);
 
 }  // namespace pipette::config
