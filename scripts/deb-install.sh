@@ -4,7 +4,7 @@
 
 # The libraries pipette_core links (every build of it: setup's and the fuzz build's).
 CORE_LIB_PACKAGES=(libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev
-  libssl-dev zlib1g-dev libcpp-httplib-dev pkg-config)
+  libssl-dev zlib1g-dev libcpp-httplib-dev libre2-dev pkg-config)
 deb_install() {
   local missing=() p
   for p in "$@"; do

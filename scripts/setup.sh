@@ -26,12 +26,13 @@ DEMO_TARGETS=(
   pipette-probe        # the memory bandwidth probe (the fingerprint's memory_bandwidth)
 )
 
-# 1. System packages (Debian): compilers, ccache, CMake, and the libraries Pipette links; for the
+# 1. System packages (Debian): compilers, ccache, CMake, the libraries Pipette links, and bubblewrap
+#    (the sandbox that runs model-written programs: HumanEval, MBPP; docs/tasks.md); for the
 #    tests also GoogleTest, clang-format (the lint test) and the tools the end-to-end tests drive
 #    (sqlite3, jq, bc, an SSH server and client, iproute2).
 . scripts/deb-install.sh
 DEB_PACKAGES=(g++ cmake ninja-build make git ccache curl ca-certificates python3-venv unzip
-  "${CORE_LIB_PACKAGES[@]}")
+  bubblewrap "${CORE_LIB_PACKAGES[@]}")
 DEB_TEST_PACKAGES=(libgtest-dev libgmock-dev clang-format sqlite3 jq bc util-linux
   openssh-server openssh-client iproute2)
 [ "$MODE" = demo ] || DEB_PACKAGES+=("${DEB_TEST_PACKAGES[@]}")

@@ -202,6 +202,17 @@ Reply LlamaSession::Chat(const json& request) {
       break;
     }
     tokens.push_back(next);
+    if (!req->stop.empty()) {
+      // The text of every token so far, as the response gives it: a stop sequence may span
+      // tokens, and a character split across tokens is whole only once both are there.
+      auto text = DetokenizeTokens(tokens, /*remove_special=*/false, /*unparse_special=*/false);
+      if (!text) return Fail("llama_detokenize failed on the generated tokens");
+      if (std::any_of(req->stop.begin(), req->stop.end(),
+                      [&](const std::string& s) { return text->find(s) != std::string::npos; })) {
+        out.stop = "stop";
+        break;
+      }
+    }
     if (static_cast<int64_t>(tokens.size()) == max_tokens) break;
     // Only a token that will be continued is decoded.
     batch_.n_tokens = 1;

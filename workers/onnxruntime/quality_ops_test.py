@@ -81,6 +81,18 @@ class QualityOpsTest(unittest.TestCase):
         r = self.calls.ok("chat", prompt_tokens=[EOS - 1], max_tokens=3)  # eog at once
         self.assertEqual((r["tokens"], r["text"], r["stop"]), ([], "", "eog"))
 
+    def test_chat_stops_once_the_text_holds_a_stop_sequence(self):
+        r = self.calls.ok("chat", prompt_tokens=[ord("a")], max_tokens=10, stop=["x", "cd"])
+        self.assertEqual((r["tokens"], r["text"], r["stop"]), ([98, 99, 100], "bcd", "stop"))
+        r = self.calls.ok("chat", prompt_tokens=[ord("a")], max_tokens=2, stop=["cd"])
+        self.assertEqual((r["text"], r["stop"]), ("bc", "max_tokens"))
+        e = self.calls.error("chat", prompt_tokens=[ord("a")], max_tokens=2, stop=[""])
+        self.assertIn("field 'stop' holds a sequence of 0 bytes; each is 1 to 256", e)
+        e = self.calls.error("chat", prompt_tokens=[ord("a")], max_tokens=2, stop=[1])
+        self.assertIn("field 'stop' must hold only strings, not an integer", e)
+        e = self.calls.error("chat", prompt_tokens=[ord("a")], max_tokens=2, stop=["a"] * 17)
+        self.assertIn("at most 16", e)
+
     def test_chat_takes_the_rendered_prompt_and_refuses_to_render_messages(self):
         r = self.calls.ok("chat", prompt="<|im_start|>hi", max_tokens=2)
         self.assertEqual((r["prompt"], r["n_prompt_tokens"]), ("<|im_start|>hi", 3))

@@ -434,6 +434,9 @@ class EndpointChannel : public worker::WorkerChannel {
     json kwargs = g.extra.value("chat_template_kwargs", json::object());
     for (const auto& [k, v] : req->template_options.items()) kwargs[k] = v;
     if (!kwargs.empty()) g.extra["chat_template_kwargs"] = kwargs;
+    // The server stops on them itself (and leaves them out of the text, as the OpenAI API does;
+    // its finish_reason does not tell a stop sequence from the end of generation).
+    if (!req->stop.empty()) g.extra["stop"] = req->stop;
     protocol::ChatResponse resp;
     if (link_.Flavored()) {
       json body = {{"messages", messages}};

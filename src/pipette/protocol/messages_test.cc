@@ -120,7 +120,8 @@ TEST(Messages, AChatStopsAtEndOfGenerationAtMaxTokensOrAsAFailedRequest) {
   EXPECT_EQ(ErrorOf<ChatResponse>(chat), "");  // an endpoint's stalled or cut request
   chat["stop"] = "eos";
   EXPECT_EQ(ErrorOf<ChatResponse>(chat),
-            "chat response: field 'stop' must be \"eog\", \"max_tokens\" or \"failed\", got 'eos'");
+            "chat response: field 'stop' must be \"eog\", \"max_tokens\", \"stop\" or \"failed\", "
+            "got 'eos'");
 }
 
 TEST(Messages, ScoreRequestsAreCheckedBeyondTheirTypes) {

@@ -193,6 +193,7 @@ json ChatRequest::ToJson() const {
   }
   if (!template_options.empty()) j["template_options"] = template_options;
   if (n_batch) j["n_batch"] = *n_batch;
+  if (!stop.empty()) j["stop"] = stop;
   return j;
 }
 
@@ -206,7 +207,20 @@ Result<ChatRequest> ChatRequest::FromJson(const json& j) {
     r.max_tokens = f.Int("max_tokens", 1, kInt32Max);
     r.n_batch = f.OptionalInt("n_batch", 1, kInt32Max);
     if (f.Has("template_options")) r.template_options = f.Object("template_options");
+    if (f.Has("stop")) r.stop = f.Strings("stop");
     if (!f.ok()) return;
+    if (r.stop.size() > kMaxStops) {
+      f.Fail("field 'stop' holds " + std::to_string(r.stop.size()) + " sequences; at most " +
+             std::to_string(kMaxStops));
+      return;
+    }
+    for (const std::string& s : r.stop) {
+      if (s.empty() || s.size() > kMaxStopBytes) {
+        f.Fail("field 'stop' holds a sequence of " + std::to_string(s.size()) +
+               " bytes; each is 1 to " + std::to_string(kMaxStopBytes));
+        return;
+      }
+    }
     if (int{has_messages} + int{has_prompt} + int{has_prompt_tokens} != 1) {
       f.Fail(
           "send exactly one of 'messages' (templated chat), 'prompt' (a rendered prompt) and "
@@ -306,8 +320,10 @@ Result<ChatResponse> ChatResponse::FromJson(const json& j) {
     r.t_first_token_ns = f.Int("t_first_token_ns", r.t_start_ns, kInt64Max);
     r.t_end_ns = f.Int("t_end_ns", r.t_first_token_ns, kInt64Max);
     // "failed": an endpoint's request that stalled, was cut or malformed (docs/protocol.md).
-    if (f.ok() && r.stop != "eog" && r.stop != "max_tokens" && r.stop != "failed") {
-      f.Fail("field 'stop' must be \"eog\", \"max_tokens\" or \"failed\", got '" + r.stop + "'");
+    if (f.ok() && r.stop != "eog" && r.stop != "max_tokens" && r.stop != "stop" &&
+        r.stop != "failed") {
+      f.Fail("field 'stop' must be \"eog\", \"max_tokens\", \"stop\" or \"failed\", got '" +
+             r.stop + "'");
     }
   });
 }

@@ -75,6 +75,10 @@ struct ChatRequest {
   nlohmann::json template_options = nlohmann::json::object();
   int64_t max_tokens = 0;  // at least 1
   std::optional<int64_t> n_batch;
+  // Stop sequences (at most kMaxStops, each 1..kMaxStopBytes bytes): generation ends once the
+  // generated text holds one of them (docs/protocol.md "chat").
+  std::vector<std::string> stop;
+  static constexpr size_t kMaxStops = 16, kMaxStopBytes = 256;
 
   nlohmann::json ToJson() const;
   static Result<ChatRequest> FromJson(const nlohmann::json& j);
@@ -91,7 +95,7 @@ struct ChatResponse {
   int64_t n_prompt_tokens = 0;
   TokenIds tokens;   // generated, the end-of-generation token excluded
   std::string text;  // their text
-  std::string stop;  // "eog" or "max_tokens"
+  std::string stop;  // "eog", "max_tokens", "stop" (a stop sequence) or "failed"
   int64_t t_start_ns = 0, t_first_token_ns = 0, t_end_ns = 0;
 
   nlohmann::ordered_json ToJson() const;

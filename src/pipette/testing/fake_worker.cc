@@ -428,6 +428,15 @@ class FakeChannel : public worker::WorkerChannel {
     }
     resp.tokens = FakeTokens(model_.reply, false);
     resp.stop = "eog";
+    for (size_t n = 1; !r->stop.empty() && n <= resp.tokens.size(); ++n) {
+      const std::string so_far = FakeText(TokenIds(resp.tokens.begin(), resp.tokens.begin() + n));
+      if (std::any_of(r->stop.begin(), r->stop.end(),
+                      [&](const std::string& s) { return so_far.find(s) != std::string::npos; })) {
+        resp.tokens.resize(n);
+        resp.stop = "stop";
+        break;
+      }
+    }
     if (int64_t(resp.tokens.size()) > r->max_tokens) {
       resp.tokens.resize(size_t(r->max_tokens));
       resp.stop = "max_tokens";

@@ -115,6 +115,13 @@ Result<CommandResult> ProcessCommandRunner::Run(const Command& command) {
         continue;
       }
       (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
+      if (command.max_output_bytes > 0 &&
+          result.out.size() + result.err.size() > command.max_output_bytes) {
+        result.output_limited = true;
+        kill(pid, SIGKILL);
+        open_fds = 0;
+        break;
+      }
       if (i == 1 && command.on_stderr_line) {
         err_line.append(buf, static_cast<size_t>(n));
         for (size_t nl; (nl = err_line.find('\n')) != std::string::npos;) {
@@ -130,7 +137,9 @@ Result<CommandResult> ProcessCommandRunner::Run(const Command& command) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  result.exit_code = WIFEXITED(status) && !result.timed_out ? WEXITSTATUS(status) : -1;
+  result.exit_code =
+      WIFEXITED(status) && !result.timed_out && !result.output_limited ? WEXITSTATUS(status) : -1;
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
 }
 

@@ -18,6 +18,9 @@ struct Command {
   std::vector<std::pair<std::string, std::string>> env{};  // set on top of this process's
   double timeout_s = 3600;
   std::string stdin_path{};  // "" : /dev/null
+  // With a value above 0: the program is killed once its standard output and error together
+  // pass this many bytes (a sandboxed program's output, workload/task/sandbox.h).
+  size_t max_output_bytes = 0;
   // Each line the program writes to standard error, as it comes (progress lines).
   std::function<void(const std::string&)> on_stderr_line{};
 };
@@ -27,6 +30,8 @@ struct CommandResult {
   bool timed_out = false;
   std::string out;
   std::string err;
+  bool output_limited = false;  // killed for passing max_output_bytes
+  int signal = 0;               // the signal that ended it, if one did
 };
 
 class CommandRunner {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 namespace pipette {
 namespace {
 
@@ -34,6 +36,18 @@ TEST(ProcessCommandRunner, KillsAProgramPastItsTime) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->timed_out);
   EXPECT_EQ(r->exit_code, -1);
+}
+
+TEST(ProcessCommandRunner, KillsAProgramPastItsOutputLimit) {
+  ProcessCommandRunner runner;
+  auto r = runner.Run({.argv = {"/usr/bin/yes"}, .timeout_s = 60, .max_output_bytes = 100000});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->output_limited);
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->exit_code, -1);
+  EXPECT_EQ(r->signal, SIGKILL);
+  EXPECT_GT(r->out.size(), 100000u);
+  EXPECT_LT(r->out.size(), 100000u + 4096u);  // read a pipe's chunk at a time
 }
 
 TEST(ProcessCommandRunner, ReadsStandardInputFromAFile) {

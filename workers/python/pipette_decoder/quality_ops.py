@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from pipette_worker import Fields, RequestError, now_ns
-from pipette_worker.fields import INT32_MAX
+from pipette_worker.fields import INT32_MAX, json_kind
 
 from .logit_facts import argmax, log_sum_exp, tail_log_prob, top_k as top_k_of
 from .state import batch_spans
@@ -110,6 +110,27 @@ def score(state, request, frames):
     return {"n_tokens": n, "from": start, "t_start_ns": t_start, "t_end_ns": t_end, **facts}
 
 
+MAX_STOPS, MAX_STOP_BYTES = 16, 256
+
+
+def _stops(request):
+    """The request's stop sequences (docs/protocol.md "chat"): at most 16, each 1 to 256
+    bytes of UTF-8."""
+    f = Fields(request, "chat")
+    stops = f.array("stop", [])
+    f.check()
+    if len(stops) > MAX_STOPS:
+        f.fail("field 'stop' holds %d sequences; at most %d" % (len(stops), MAX_STOPS))
+    for s in stops:
+        if not isinstance(s, str):
+            f.fail("field 'stop' must hold only strings, not " + json_kind(s))
+        elif not 1 <= len(s.encode("utf-8", "surrogatepass")) <= MAX_STOP_BYTES:
+            f.fail("field 'stop' holds a sequence of %d bytes; each is 1 to %d"
+                   % (len(s.encode("utf-8", "surrogatepass")), MAX_STOP_BYTES))
+    f.check()
+    return stops
+
+
 def _chat_prompt(state, request):
     """(prompt tokens, prompt text, max_tokens, n_batch) of a chat request."""
     f = Fields(request, "chat")
@@ -147,8 +168,13 @@ def _chat_prompt(state, request):
     return tokens, prompt, max_tokens, n_batch
 
 
+def _holds_stop(text, stops):
+    return any(s in text for s in stops)
+
+
 def chat(state, request):
     prompt, text, max_tokens, n_batch = _chat_prompt(state, request)
+    stops = _stops(request)
     n_prompt = len(prompt)
     if n_prompt + max_tokens > state.n_ctx:
         raise RequestError("the prompt (%d tokens) plus max_tokens (%d) = %d do not fit the "
@@ -170,6 +196,10 @@ def chat(state, request):
             stop = "eog"
             break
         tokens.append(next_token)
+        if stops and _holds_stop(state.tokenizer.detokenize(
+                tokens, remove_special=False, unparse_special=False), stops):
+            stop = "stop"
+            break
         if len(tokens) == max_tokens:
             break
         logits = decoder.run([next_token], 1)[-1]  # only a token that is continued
