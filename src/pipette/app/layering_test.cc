@@ -30,11 +30,11 @@ namespace fs = std::filesystem;
 // Lowest first. "." is src/pipette itself (build_info.h).
 const std::vector<std::string>& Order() {
   static const std::vector<std::string> order = {
-      ".",           "util",     "stats",  "model",   "http",          "protocol",  "quality",
-      "sensitivity", "env",      "worker", "store",   "device",        "testing",   "runtime",
-      "endpoint",    "estimate", "quant",  "convert", "model_formats", "config",    "plan",
-      "metrics",     "workload", "report", "compare", "select",        "reproduce", "run",
-      "app",
+      ".",        "util",          "sandbox",     "stats",     "model",    "http",
+      "protocol", "quality",       "sensitivity", "env",       "worker",   "store",
+      "device",   "testing",       "runtime",     "endpoint",  "estimate", "quant",
+      "convert",  "model_formats", "config",      "plan",      "metrics",  "workload",
+      "report",   "compare",       "select",      "reproduce", "run",      "app",
   };
   return order;
 }

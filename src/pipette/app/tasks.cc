@@ -22,13 +22,13 @@ int List(const Paths& paths) {
   if (names.empty()) {
     return Fail(InputError(fmt::format("no task definitions in {}", paths.tasks_dir)));
   }
-  std::cout << fmt::format("{:<18} {:<13} {:<5} {}\n", "task", "metric", "data", "title");
+  std::cout << fmt::format("{:<18} {:<20} {:<5} {}\n", "task", "metric", "data", "title");
   for (const std::string& name : names) {
     auto def = task::LoadTaskDef((fs::path(paths.tasks_dir) / (name + ".yaml")).string());
     if (!def) return Fail(def.error());
     const bool data = task::TaskDataDir(*def, paths.task_data_dir).ok();
-    std::cout << fmt::format("{:<18} {:<13} {:<5} {}\n", name, task::MetricName(def->metric),
-                             data ? "yes" : "no", def->title);
+    std::cout << fmt::format("{:<18} {:<20} {:<5} {}\n", name, def->headline, data ? "yes" : "no",
+                             def->title);
   }
   std::cout << fmt::format("\ndata: {} (scripts/setup.sh fetches it)\n", paths.task_data_dir);
   return 0;
@@ -56,6 +56,10 @@ int Tasks(const TasksArgs& args, const Paths& paths) {
   auto items = task::LoadTaskItems(*def, *dir, {args.limit, args.per_group});
   if (!items) return Fail(items.error());
   if (!args.export_as.empty()) {
+    if (def->kind != task::Kind::kChoice) {
+      return FailInput(InputError(fmt::format(
+          "task {} is a generation task: llama-perplexity's files hold choice tasks", def->name)));
+    }
     auto format = task::LlamaFormatNamed(args.export_as);
     if (!format) return FailInput(format.error());
     if (args.output.empty()) return FailInput(InputError("--export needs -o FILE"));
@@ -78,10 +82,25 @@ int Tasks(const TasksArgs& args, const Paths& paths) {
   const task::Item& first = items->items.front();
   std::cout << fmt::format(
       "task: {}\ntitle: {}\ndefinition: {}\nconvention: {}\ncompare with: {}\nlicence: {}\n"
-      "data: {}\nitems: {} of {} (SHA-256 {})\nmetric: {}\n\nfirst item ({}), gold choice {}:\n",
+      "data: {}\nitems: {} of {} (SHA-256 {})\nmetric: {}\n\n",
       def->name, def->title, def->path, def->convention, def->compare_with, def->licence,
-      items->data_dir, items->items.size(), items->n_available, items->sha256,
-      task::MetricName(def->metric), first.id, first.gold);
+      items->data_dir, items->items.size(), items->n_available, items->sha256, def->headline);
+  if (def->kind != task::Kind::kChoice) {
+    const nlohmann::json stops = def->gen.stop;
+    std::cout << fmt::format(
+        "first item ({}):\n--- prompt:\n{}\n--- generated: greedy, at most {} tokens, cut at "
+        "{}\n",
+        first.id, first.contexts.at(0), def->gen.max_tokens, stops.dump());
+    if (!first.target.empty()) std::cout << fmt::format("--- target:\n{}\n", first.target);
+    if (def->kind == task::Kind::kExecute) {
+      std::cout << fmt::format(
+          "--- program run in the sandbox ({} s): before the completion:\n{}\n--- after "
+          "it:\n{}\n",
+          def->gen.timeout_s, first.program_before, first.program_after);
+    }
+    return 0;
+  }
+  std::cout << fmt::format("first item ({}), gold choice {}:\n", first.id, first.gold);
   for (size_t k = 0; k < first.choices.size(); ++k) {
     if (k == 0 || first.choices[k].context != first.choices[k - 1].context) {
       std::cout << fmt::format("--- context{}:\n{}\n",

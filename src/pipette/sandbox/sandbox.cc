@@ -81,9 +81,12 @@ std::vector<std::string> Sandbox::Argv() const {
       fmt::format("--as={}", limits_.address_space), fmt::format("--nproc={}", nproc),
       fmt::format("--fsize={}", limits_.file_bytes), "--core=0", "--",
       // bubblewrap: every namespace of its own (network included: only a loopback of its own),
-      // no capabilities, killed with its parent.
+      // no capabilities, killed with its parent. The program is the PID namespace's first
+      // process: bubblewrap reaps it itself (its own init would be left a zombie for the
+      // machine's init to reap, still counted against the process limit), and everything it
+      // starts dies with it.
       tools_.bwrap, "--unshare-all", "--unshare-user", "--uid", kNobody, "--gid", kNobody,
-      "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+      "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
       // A clear environment: no secret of the controller's reaches the program.
       "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv",
       "PYTHONDONTWRITEBYTECODE", "1",

@@ -100,7 +100,16 @@ Status ParseRows(const Where& w, const YAML::Node& node, const DefinedFilters& f
   FieldReader& f = m->fields();
   rows.files = f.Strings("files");
   if (f.ok() && rows.files.empty()) f.FailAt("files", "field 'items.files' names no file");
-  if (m->Has("choices") && m->json().at("choices").is_array()) {
+  const bool choices = def->kind == Kind::kChoice;
+  if (!choices) {
+    for (const char* key : {"choices", "gold"}) {
+      if (m->Has(key)) {
+        return m->AtKey(key, fmt::format("'items.{}' is for choice tasks: a generation task's "
+                                         "answer is its 'target:'",
+                                         key));
+      }
+    }
+  } else if (m->Has("choices") && m->json().at("choices").is_array()) {
     rows.choice_fields = f.Strings("choices");
     if (f.ok() && rows.choice_fields.size() < 2) {
       f.FailAt("choices", "field 'items.choices' must name at least 2 fields");
@@ -108,7 +117,8 @@ Status ParseRows(const Where& w, const YAML::Node& node, const DefinedFilters& f
   } else {
     rows.choices_list = f.Text("choices");
   }
-  if (m->Has("gold") && m->json().at("gold").is_object()) {
+  if (!choices) {
+  } else if (m->Has("gold") && m->json().at("gold").is_object()) {
     auto g = YamlMapping::Read(w, m->Node("gold"), "items.gold", "");
     if (!g) return g.error();
     if (auto st = g->OnlyKeys({"field", "labels", "base"}, " in items.gold"); !st) return st;
@@ -131,6 +141,129 @@ Status ParseRows(const Where& w, const YAML::Node& node, const DefinedFilters& f
   return {};
 }
 
+// A list of regular expressions (scoring.ignore) or one (an extractor's), compiled.
+Result<Pattern> PatternAt(const YamlMapping& m, const char* key, const std::string& text,
+                          const std::string& what) {
+  auto p = Pattern::Compile(text);
+  if (!p) return m.At(key, fmt::format("{}: {}", what, p.error().message));
+  return p;
+}
+
+Status ParseScoring(const Where& w, const YamlMapping& top, TaskDef* def) {
+  if (!top.Has("scoring")) return top.Here("missing required field 'scoring'");
+  auto s = YamlMapping::Read(w, top.Node("scoring"), "scoring", "scoring: takes a mapping");
+  if (!s) return s.error();
+  FieldReader& f = s->fields();
+  const std::string kind = f.Text("kind");
+  if (auto st = s->status(); !st) return st;
+  if (kind == "choice") {
+    if (auto st = s->OnlyKeys({"kind", "metric"}, " in scoring (a choice task)"); !st) return st;
+    const std::string metric = f.Text("metric");
+    if (auto st = s->status(); !st) return st;
+    auto n = NormalisationNamed(metric);
+    if (!n) {
+      std::vector<std::string> names;
+      for (Normalisation each : Normalisations()) names.push_back(MetricName(each));
+      return s->At("metric", fmt::format("field 'scoring.metric' is '{}'; it is one of {}", metric,
+                                         fmt::join(names, ", ")));
+    }
+    def->kind = Kind::kChoice;
+    def->metric = *n;
+    def->headline = MetricName(*n);
+    return {};
+  }
+  if (kind != "generate" && kind != "execute") {
+    return s->At("kind", fmt::format("field 'scoring.kind' is '{}'; the kinds are: choice "
+                                     "(log-likelihood of each choice), generate (an answer "
+                                     "extracted and matched), execute (a program run: pass@1)",
+                                     kind));
+  }
+  const bool generate = kind == "generate";
+  def->kind = generate ? Kind::kGenerate : Kind::kExecute;
+  if (auto st = generate
+                    ? s->OnlyKeys({"kind", "metric", "max_tokens", "stop", "extract", "ignore",
+                                   "ignore_case"},
+                                  " in scoring (a generation task)")
+                    : s->OnlyKeys({"kind", "metric", "max_tokens", "stop", "program", "timeout"},
+                                  " in scoring (an executed task)");
+      !st) {
+    return st;
+  }
+  Generation& g = def->gen;
+  g.max_tokens = int(f.Int("max_tokens", 1, 4096));
+  if (s->Has("stop")) g.stop = f.Strings("stop");
+  const std::string metric = f.Text("metric");
+  if (auto st = s->status(); !st) return st;
+  if (g.stop.size() > 16) return s->At("stop", "field 'scoring.stop' holds more than 16 sequences");
+  for (const std::string& stop : g.stop) {
+    if (stop.empty() || stop.size() > 256) {
+      return s->At("stop", "field 'scoring.stop': each sequence is 1 to 256 bytes");
+    }
+  }
+  if (!generate) {
+    if (s->Has("timeout")) g.timeout_s = f.Number("timeout", 1, 60, "s");
+    if (auto st = s->status(); !st) return st;
+    if (!s->Has("program")) return s->Here("missing required field 'scoring.program'");
+    auto p = YamlMapping::Read(w, s->Node("program"), "scoring.program",
+                               "scoring.program: takes a mapping (before:, after:)");
+    if (!p) return p.error();
+    if (auto st = p->OnlyKeys({"before", "after"}, " in scoring.program"); !st) return st;
+    for (const char* key : {"before", "after"}) {
+      auto t = TemplateField(*p, key, p->fields().String(key, ""), def->filters);
+      if (!t) return t.error();
+      (std::string(key) == "before" ? g.program_before : g.program_after) = std::move(*t);
+    }
+    if (metric != kPassAt1) {
+      return s->At("metric", fmt::format("field 'scoring.metric' is '{}'; an executed task's is {}",
+                                         metric, kPassAt1));
+    }
+    def->headline = kPassAt1;
+    return {};
+  }
+  if (!s->Has("extract")) return s->Here("missing required field 'scoring.extract'");
+  auto e = YamlMapping::Read(w, s->Node("extract"), "scoring.extract",
+                             "scoring.extract: takes a mapping of extractors (strict:, flexible:)");
+  if (!e) return e.error();
+  if (auto st = e->OnlyKeys(ExtractorNames(), " in scoring.extract"); !st) return st;
+  for (const std::string& name : ExtractorNames()) {
+    if (!e->Has(name)) continue;
+    const std::string where = "scoring.extract." + name;
+    auto x = YamlMapping::Read(w, e->Node(name), where,
+                               where + ": takes a mapping (regex:, select: first|last)");
+    if (!x) return x.error();
+    if (auto st = x->OnlyKeys({"regex", "select"}, " in " + where); !st) return st;
+    const std::string regex = x->fields().Text("regex");
+    const std::string select = x->fields().String("select", "first");
+    if (auto st = x->status(); !st) return st;
+    if (select != "first" && select != "last") {
+      return x->At("select",
+                   fmt::format("field '{}.select' is '{}'; it is first or last", where, select));
+    }
+    auto pattern = PatternAt(*x, "regex", regex, where + ".regex");
+    if (!pattern) return pattern.error();
+    g.answer.extract.push_back({name, std::move(*pattern), select == "last"});
+  }
+  if (g.answer.extract.empty()) return s->At("extract", "scoring.extract names no extractor");
+  if (s->Has("ignore")) {
+    const std::vector<std::string> ignore = f.Strings("ignore");
+    if (auto st = s->status(); !st) return st;
+    for (size_t i = 0; i < ignore.size(); ++i) {
+      auto pattern = PatternAt(*s, "ignore", ignore[i], fmt::format("scoring.ignore[{}]", i));
+      if (!pattern) return pattern.error();
+      g.answer.ignore.push_back(std::move(*pattern));
+    }
+  }
+  g.answer.ignore_case = f.Bool("ignore_case", false);
+  if (auto st = s->status(); !st) return st;
+  std::vector<std::string> metrics;
+  for (const Extractor& x : g.answer.extract) metrics.push_back(ExactMatchMetric(x.name));
+  if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
+    return s->At("metric", fmt::format("field 'scoring.metric' is '{}'; this task's are {}", metric,
+                                       fmt::join(metrics, ", ")));
+  }
+  def->headline = metric;
+  return {};
+}
 }  // namespace
 
 const std::vector<Normalisation>& Normalisations() {
@@ -156,6 +289,24 @@ std::string MetricName(Normalisation n) {
   return "";
 }
 
+std::string ExactMatchMetric(const std::string& extractor) { return "exact_match_" + extractor; }
+
+std::vector<std::string> TaskDef::Metrics() const {
+  std::vector<std::string> out;
+  switch (kind) {
+    case Kind::kChoice:
+      for (Normalisation n : Normalisations()) out.push_back(MetricName(n));
+      break;
+    case Kind::kGenerate:
+      for (const Extractor& x : gen.answer.extract) out.push_back(ExactMatchMetric(x.name));
+      break;
+    case Kind::kExecute:
+      out.push_back(kPassAt1);
+      break;
+  }
+  return out;
+}
+
 std::optional<Normalisation> NormalisationNamed(std::string_view metric) {
   for (Normalisation n : Normalisations()) {
     if (MetricName(n) == metric) return n;
@@ -179,7 +330,7 @@ Result<TaskDef> ParseTaskDef(std::string_view text, const std::string& path) {
   if (!m) return m.error();
   if (auto st =
           m->OnlyKeys({"title", "convention", "compare_with", "licence", "data", "items", "fewshot",
-                       "description", "prompt", "continuation", "filters", "scoring"},
+                       "description", "prompt", "continuation", "target", "filters", "scoring"},
                       "");
       !st) {
     return st.error();
@@ -200,10 +351,12 @@ Result<TaskDef> ParseTaskDef(std::string_view text, const std::string& path) {
     if (!filters) return filters.error();
     def.filters = std::move(*filters);
   }
+  if (auto st = ParseScoring(w, *m, &def); !st) return st.error();
   if (!m->Has("items")) return m->Here("missing required field 'items'");
   if (auto st = ParseRows(w, m->Node("items"), def.filters, &def); !st) return st.error();
+  const bool choices = def.kind == Kind::kChoice;
   if (def.rows) {
-    for (const char* key : {"prompt", "continuation"}) {
+    for (const char* key : {"prompt", choices ? "continuation" : "target"}) {
       if (!m->Has(key)) {
         return m->Here(
             fmt::format("missing required field '{}' (items read from rows are made "
@@ -211,22 +364,41 @@ Result<TaskDef> ParseTaskDef(std::string_view text, const std::string& path) {
                         key));
       }
     }
-    for (const char* key : {"description", "prompt", "continuation"}) {
-      if (!m->Has(key)) continue;
-      auto t = TemplateField(*m, key, f.String(key), def.filters);
-      if (!t) return t.error();
-      (std::string(key) == "description" ? def.description
-       : std::string(key) == "prompt"    ? def.prompt
-                                         : def.continuation) = std::move(*t);
-    }
   } else {
-    for (const char* key : {"fewshot", "description", "prompt", "continuation", "filters"}) {
+    // An OLMES set comes with its prompts; a generation task may give its own over the request's
+    // fields ({doc.prompt}), and takes its target from them.
+    for (const char* key : {"fewshot", "description", "continuation"}) {
       if (m->Has(key)) {
         return m->AtKey(key, fmt::format("'{}' is for items read from rows: an OLMES request set "
                                          "comes with its prompts",
                                          key));
       }
     }
+    if (choices && m->Has("prompt")) {
+      return m->AtKey("prompt",
+                      "'prompt' is for items read from rows or generation tasks: an OLMES "
+                      "request set of choices comes with its prompts");
+    }
+    if (def.kind == Kind::kGenerate && !m->Has("target")) {
+      return m->Here("missing required field 'target' (the answer, e.g. \"{doc.answer}\")");
+    }
+  }
+  if (choices && m->Has("target")) {
+    return m->AtKey("target",
+                    "'target' is for generation tasks: a choice task's answer is its gold");
+  }
+  if (!choices && m->Has("continuation")) {
+    return m->AtKey("continuation", "'continuation' is for choice tasks");
+  }
+  for (const char* key : {"description", "prompt", "continuation", "target"}) {
+    if (!m->Has(key)) continue;
+    auto t = TemplateField(*m, key, f.String(key), def.filters);
+    if (!t) return t.error();
+    const std::string k = key;
+    (k == "description" ? def.description
+     : k == "prompt"    ? def.prompt
+     : k == "target"    ? def.target
+                        : def.continuation) = std::move(*t);
   }
   if (m->Has("fewshot")) {
     auto s = YamlMapping::Read(w, m->Node("fewshot"), "fewshot", "fewshot: takes a mapping");
@@ -241,26 +413,6 @@ Result<TaskDef> ParseTaskDef(std::string_view text, const std::string& path) {
     if (auto st = s->status(); !st) return st.error();
     def.fewshot = std::move(shots);
   }
-  if (!m->Has("scoring")) return m->Here("missing required field 'scoring'");
-  auto s = YamlMapping::Read(w, m->Node("scoring"), "scoring", "scoring: takes a mapping");
-  if (!s) return s.error();
-  if (auto st = s->OnlyKeys({"kind", "metric"}, " in scoring"); !st) return st.error();
-  const std::string kind = s->fields().Text("kind");
-  const std::string metric = s->fields().Text("metric");
-  if (auto st = s->status(); !st) return st.error();
-  if (kind != "choice") {
-    return s->At("kind", fmt::format("field 'scoring.kind' is '{}'; the kinds are: choice "
-                                     "(log-likelihood of each choice)",
-                                     kind));
-  }
-  auto n = NormalisationNamed(metric);
-  if (!n) {
-    std::vector<std::string> names;
-    for (Normalisation each : Normalisations()) names.push_back(MetricName(each));
-    return s->At("metric", fmt::format("field 'scoring.metric' is '{}'; it is one of {}", metric,
-                                       fmt::join(names, ", ")));
-  }
-  def.metric = *n;
   return def;
 }
 

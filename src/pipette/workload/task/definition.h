@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipette/util/result.h"
+#include "pipette/workload/task/answer.h"
 #include "pipette/workload/task/template.h"
 
 namespace pipette::workload::task {
@@ -63,6 +64,28 @@ struct FewShot {
   std::string separator = "\n\n";
 };
 
+// How a task's items are scored (docs/tasks.md "Scoring").
+enum class Kind {
+  kChoice,    // the log-likelihood of each choice; the most likely is the pick
+  kGenerate,  // greedy generation to a stop, an answer extracted and matched exactly
+  kExecute,   // greedy generation to a stop, the program it completes run in the sandbox: pass@1
+};
+
+// A generation's settings (kGenerate and kExecute).
+struct Generation {
+  int max_tokens = 0;
+  std::vector<std::string> stop;  // at most 16, each 1 to 256 bytes
+  AnswerRule answer;              // kGenerate
+  // kExecute: the program run is before + the completion + after, each rendered from the item.
+  Template program_before, program_after;
+  double timeout_s = 10;  // the program's wall-clock limit; its CPU limit is the same
+};
+
+// The metric of an executed task: the fraction of items whose one greedy program passes.
+inline constexpr const char* kPassAt1 = "pass_at_1";
+// A generation task's metric for an extractor: "exact_match_flexible".
+std::string ExactMatchMetric(const std::string& extractor);
+
 struct TaskDef {
   std::string name;    // the file's stem
   std::string path;    // the definition file
@@ -77,7 +100,15 @@ struct TaskDef {
   // a choice is scored as ({choice}, {letter}, {index}).
   Template description, prompt, continuation;
   DefinedFilters filters;
-  Normalisation metric = Normalisation::kSum;  // the task's headline accuracy
+  Kind kind = Kind::kChoice;
+  Normalisation metric = Normalisation::kSum;  // kChoice: the task's headline accuracy
+  // kGenerate and kExecute: the item's target ({doc.answer}; for rows, also each few-shot
+  // example's answer) and the generation's settings.
+  Template target;
+  Generation gen;
+  std::string headline;  // the metric `acc` stands for: "acc_sum", "exact_match_flexible", ...
+  // Every metric the task gives besides `acc`.
+  std::vector<std::string> Metrics() const;
 };
 
 // The definition in `text`; `path` names it in messages (file:line:column), its stem the task.

@@ -53,9 +53,9 @@ TEST(TaskDefTest, ProblemsNameTheirPlace) {
                                          "scoring: {kind: choice, metric: acc_sum}\n")
                 .find("unknown filter 'nope'"),
             std::string::npos);
-  EXPECT_NE(Problem(std::string(kHead) + "items: {olmes: o}\nscoring: {kind: generate, "
+  EXPECT_NE(Problem(std::string(kHead) + "items: {olmes: o}\nscoring: {kind: guess, "
                                          "metric: acc_sum}\n")
-                .find("the kinds are"),
+                .find("the kinds are: choice"),
             std::string::npos);
   EXPECT_NE(Problem("title: t\ntitel: x\n").find("unknown key 'titel'"), std::string::npos);
   EXPECT_NE(Problem(std::string(kHead) + "items: {olmes: o}\n").find("'scoring'"),
@@ -63,6 +63,59 @@ TEST(TaskDefTest, ProblemsNameTheirPlace) {
   EXPECT_NE(Problem("title: [").find("not YAML"), std::string::npos);
   EXPECT_NE(Problem(std::string(kHead) + "filters: {strip: [strip]}\nitems: {olmes: o}\n")
                 .find("built in"),
+            std::string::npos);
+}
+
+// A generation task's scoring: its extractors, normalisation and metric, each problem placed.
+TEST(TaskDefTest, GenerationScoringIsReadAndChecked) {
+  const std::string head = std::string(kHead) + "items: {olmes: o}\ntarget: '{doc.answer}'\n";
+  auto def = ParseTaskDef(head +
+                              "scoring:\n  kind: generate\n  max_tokens: 64\n"
+                              "  stop: [\"\\n\\n\"]\n"
+                              "  extract: {flexible: {regex: '([0-9]+)', select: last}}\n"
+                              "  ignore: [',']\n  ignore_case: true\n"
+                              "  metric: exact_match_flexible\n",
+                          "/x/gen.yaml");
+  ASSERT_TRUE(def.ok()) << def.error().message;
+  EXPECT_EQ(def->kind, Kind::kGenerate);
+  EXPECT_EQ(def->gen.max_tokens, 64);
+  EXPECT_EQ(def->gen.stop, std::vector<std::string>{"\n\n"});
+  EXPECT_EQ(def->headline, "exact_match_flexible");
+  EXPECT_EQ(def->Metrics(), std::vector<std::string>{"exact_match_flexible"});
+  ASSERT_EQ(def->gen.answer.extract.size(), 1u);
+  EXPECT_TRUE(def->gen.answer.extract[0].last);
+  auto problem = [&](const std::string& scoring) {
+    return Problem(head + "scoring:\n  kind: generate\n  max_tokens: 64\n" + scoring);
+  };
+  EXPECT_NE(problem("  extract: {loose: {regex: x}}\n  metric: exact_match_loose\n")
+                .find("unknown key 'loose'"),
+            std::string::npos);
+  EXPECT_NE(problem("  extract: {strict: {regex: '(x'}}\n  metric: exact_match_strict\n")
+                .find("/x/my_task.yaml:10:"),
+            std::string::npos);
+  EXPECT_NE(problem("  extract: {strict: {regex: '(x'}}\n  metric: exact_match_strict\n")
+                .find("is not valid"),
+            std::string::npos);
+  EXPECT_NE(problem("  extract: {strict: {regex: x, select: middle}}\n"
+                    "  metric: exact_match_strict\n")
+                .find("first or last"),
+            std::string::npos);
+  EXPECT_NE(problem("  extract: {strict: {regex: x}}\n  metric: exact_match_flexible\n")
+                .find("this task's are exact_match_strict"),
+            std::string::npos);
+  EXPECT_NE(Problem(std::string(kHead) + "items: {olmes: o}\nscoring: {kind: generate, "
+                                         "max_tokens: 8, extract: {strict: {regex: x}}, "
+                                         "metric: exact_match_strict}\n")
+                .find("missing required field 'target'"),
+            std::string::npos);
+  EXPECT_NE(Problem(std::string(kHead) + "items: {olmes: o}\nscoring: {kind: execute, "
+                                         "max_tokens: 8, metric: pass_at_1}\n")
+                .find("'scoring.program'"),
+            std::string::npos);
+  EXPECT_NE(Problem(std::string(kHead) + "items: {files: a, choices: c}\nprompt: p\n"
+                                         "target: t\nscoring: {kind: execute, max_tokens: 8, "
+                                         "program: {after: x}, metric: pass_at_1}\n")
+                .find("'items.choices' is for choice tasks"),
             std::string::npos);
 }
 

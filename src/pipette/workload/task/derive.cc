@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "pipette/workload/proportions.h"
@@ -18,26 +19,39 @@ void AddTaskRows(const metrics::ResultRow& base, const std::vector<store::Sample
   for (const auto& info : samples) {
     if (info.test != kInfoTest) continue;
     const std::string name = info.raw.value("task", "");
-    const auto metric = NormalisationNamed(info.raw.value("metric", ""));
-    if (name.empty() || !metric) {
+    const std::string headline = info.raw.value("metric", "");
+    const auto metric = NormalisationNamed(headline);
+    // A choice task's metrics are derived from its stored log-probabilities; a generation
+    // task's items carry their verdicts (`ok`), one a metric the task_info sample lists.
+    std::vector<std::string> names;
+    if (metric) {
+      for (Normalisation n : Normalisations()) names.push_back(MetricName(n));
+    } else {
+      names = info.raw.at("metrics").get<std::vector<std::string>>();
+    }
+    if (name.empty() || std::find(names.begin(), names.end(), headline) == names.end()) {
       throw json::type_error::create(302, "a task_info sample names no task or metric", &info.raw);
     }
     const std::string test = ItemTest(name);
     std::vector<Proportion> props;
     for (const auto& s : samples) {
       if (s.test != test) continue;
-      const auto item = ReadScoredItem(s.raw);
-      if (!item) throw json::type_error::create(302, "a task item cannot be read", &s.raw);
       Proportion p{"", s.raw.value("group", ""), {}};
-      for (Normalisation n : Normalisations()) {
-        p.ok[MetricName(n)] = Pick(*item, n) == item->gold;
+      if (metric) {
+        const auto item = ReadScoredItem(s.raw);
+        if (!item) throw json::type_error::create(302, "a task item cannot be read", &s.raw);
+        for (Normalisation n : Normalisations()) {
+          p.ok[MetricName(n)] = Pick(*item, n) == item->gold;
+        }
+      } else {
+        const json& ok = s.raw.at("ok");
+        for (const std::string& m : names) p.ok[m] = ok.at(m).get<bool>();
       }
-      p.ok["acc"] = p.ok[MetricName(*metric)];
+      p.ok["acc"] = p.ok[headline];
       props.push_back(std::move(p));
     }
     if (props.empty()) continue;
-    std::vector<std::string> names = {"acc"};
-    for (Normalisation n : Normalisations()) names.push_back(MetricName(n));
+    names.insert(names.begin(), "acc");
     json dataset = {{"path", info.raw.value("definition", "")},
                     {"sha256", info.raw.value("items_sha256", "")}};
     AddProportionRows(base, test, dataset, props, names, rows);
@@ -76,7 +90,8 @@ std::vector<metrics::FigureDef> TaskFigures() {
   using metrics::FigureKind, metrics::Better, metrics::ValueKind, metrics::Statistic;
   return metrics::FigureList()
       .Add("task:<T>",
-           {"acc", "acc_sum", "acc_per_token", "acc_per_char", "acc_per_byte", "acc_llama"},
+           {"acc", "acc_sum", "acc_per_token", "acc_per_char", "acc_per_byte", "acc_llama",
+            "exact_match_strict", "exact_match_flexible", "pass_at_1"},
            "fraction", FigureKind::kQuality, Better::kHigher, ValueKind::kProportion,
            Statistic::kOverItems)
       .Take();

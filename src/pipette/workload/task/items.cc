@@ -290,6 +290,14 @@ Result<int> GoldOf(const RowSource& src, const Row& row, const std::string& path
 // A row's prompt and its gold continuation: one few-shot example.
 Result<std::string> Example(const TaskDef& def, const Row& row, const std::string& path) {
   const RowSource& src = *def.rows;
+  if (def.kind != Kind::kChoice) {
+    const json vars = VarsOf(row);
+    auto prompt = def.prompt.Render(vars);
+    if (!prompt) return Bad(path, row.line, "prompt: " + prompt.error().message);
+    auto target = def.target.Render(vars);
+    if (!target) return Bad(path, row.line, "target: " + target.error().message);
+    return *prompt + *target;
+  }
   auto choices = ChoicesOf(src, row, path);
   if (!choices) return choices.error();
   auto gold = GoldOf(src, row, path, choices->size());
@@ -303,6 +311,25 @@ Result<std::string> Example(const TaskDef& def, const Row& row, const std::strin
   auto cont = def.continuation.Render(vars);
   if (!cont) return Bad(path, row.line, "continuation: " + cont.error().message);
   return *prompt + *cont;
+}
+
+// A generation item's target and program, rendered from its row (or OLMES request).
+Status GenerationParts(const TaskDef& def, const json& vars, const std::string& path, int line,
+                       Item* item) {
+  if (!def.target.empty()) {
+    auto t = def.target.Render(vars);
+    if (!t) return Bad(path, line, "target: " + t.error().message);
+    item->target = *t;
+  }
+  if (def.kind == Kind::kExecute) {
+    auto before = def.gen.program_before.Render(vars);
+    if (!before) return Bad(path, line, "scoring.program.before: " + before.error().message);
+    auto after = def.gen.program_after.Render(vars);
+    if (!after) return Bad(path, line, "scoring.program.after: " + after.error().message);
+    item->program_before = *before;
+    item->program_after = *after;
+  }
+  return {};
 }
 
 class RowItems {
@@ -363,11 +390,6 @@ class RowItems {
     } else {
       item.id = fmt::format("{}:{}", row.file, row.line);
     }
-    auto choices = ChoicesOf(src, row, path);
-    if (!choices) return choices.error();
-    auto gold = GoldOf(src, row, path, choices->size());
-    if (!gold) return gold.error();
-    item.gold = *gold;
     std::string prefix;
     if (!def_.description.empty()) {
       auto d = def_.description.Render(vars);
@@ -379,6 +401,18 @@ class RowItems {
       if (!shots) return shots.error();
       prefix += *shots;
     }
+    if (def_.kind != Kind::kChoice) {
+      auto prompt = def_.prompt.Render(vars);
+      if (!prompt) return Bad(path, row.line, "prompt: " + prompt.error().message);
+      item.contexts.push_back(prefix + *prompt);
+      if (auto st = GenerationParts(def_, vars, path, row.line, &item); !st) return st.error();
+      return item;
+    }
+    auto choices = ChoicesOf(src, row, path);
+    if (!choices) return choices.error();
+    auto gold = GoldOf(src, row, path, choices->size());
+    if (!gold) return gold.error();
+    item.gold = *gold;
     for (size_t k = 0; k < choices->size(); ++k) {
       json cvars = vars;
       cvars["choice"] = (*choices)[k];
@@ -459,11 +493,49 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
   constexpr size_t kNotKept = static_cast<size_t>(-1);
   std::map<int64_t, size_t> at;  // doc_id -> index in items (kNotKept: past the selection)
   std::vector<Item> items;
+  // A generation task's document: one request, its context (or the task's own prompt over the
+  // request's fields) the prompt, its target and program from the task's templates.
+  auto Generation = [&](Row&& row, const std::string& type, int64_t doc) -> Status {
+    if (type.rfind("generate_until", 0) != 0) {
+      return Bad(
+          requests, row.line,
+          fmt::format("request_type '{}': a generation task reads generate_until requests", type));
+    }
+    if (at.count(doc)) {
+      return Bad(requests, row.line, fmt::format("document {} has a second request", doc));
+    }
+    if (sel.limit > 0 && items.size() >= size_t(sel.limit)) {
+      at.emplace(doc, kNotKept);
+      return {};
+    }
+    at.emplace(doc, items.size());
+    Item item;
+    const json* native = FieldAt(row.object, "native_id");
+    item.id = native && !native->is_null() ? TextOf(*native) : std::to_string(doc);
+    item.file = rel;
+    item.line = row.line;
+    if (def.prompt.empty()) {
+      const json* ctx = FieldAt(row.object, "request.context");
+      if (!ctx || !ctx->is_string() || ctx->get_ref<const std::string&>().empty()) {
+        return Bad(requests, row.line, "request.context must be text, not empty");
+      }
+      item.contexts.push_back(ctx->get<std::string>());
+    } else {
+      auto prompt = def.prompt.Render(row.object);
+      if (!prompt) return Bad(requests, row.line, "prompt: " + prompt.error().message);
+      item.contexts.push_back(*prompt);
+    }
+    if (auto st = GenerationParts(def, row.object, requests, row.line, &item); !st) return st;
+    items.push_back(std::move(item));
+    return {};
+  };
   // Row by row: a request set of 5-shot contexts unpacks to hundreds of MB of JSON.
   auto visit = [&](Row&& row) -> Status {
     FieldReader f(row.object, Place{.file = requests, .line = row.line});
     const std::string type = f.String("request_type");
     const int64_t doc = f.Int("doc_id", 0, FieldReader::kNoMax);
+    if (!f.ok()) return f.status();
+    if (def.kind != Kind::kChoice) return Generation(std::move(row), type, doc);
     const int64_t label = f.Int("label", 0, 25);
     const int64_t idx = f.Int("idx", 0, 25);
     if (!f.ok()) return f.status();
@@ -516,7 +588,8 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
   out->files.emplace_back(rel, sha);
   out->n_available = int64_t(at.size());
   for (Item& item : items) {
-    if (item.choices.size() < 2 || item.gold >= int(item.choices.size())) {
+    if (def.kind == Kind::kChoice &&
+        (item.choices.size() < 2 || item.gold >= int(item.choices.size()))) {
       return Bad(requests, item.line,
                  fmt::format("document '{}' has {} choices and label {}", item.id,
                              item.choices.size(), item.gold));
@@ -536,6 +609,11 @@ void HashItems(TaskItems* out) {
       choices.push_back({item.contexts[c.context], c.continuation});
     }
     j["choices"] = std::move(choices);
+    if (item.choices.empty()) {  // a generation task's
+      j["prompt"] = item.contexts.at(0);
+      j["target"] = item.target;
+      j["program"] = {item.program_before, item.program_after};
+    }
     h.Update(j.dump());
     h.Update("\n");
   }

@@ -21,10 +21,13 @@ struct Choice {
 struct Item {
   std::string id, group;              // group: "" when the task has none
   std::vector<std::string> contexts;  // one for all choices, or one each (partial scoring)
-  std::vector<Choice> choices;        // at least 2
+  std::vector<Choice> choices;        // a choice task's: at least 2
   int gold = 0;                       // 0-based
-  std::string file;                   // where it was read (relative to the data folder)
-  int line = 0;                       // its row's line (an OLMES document: its first request's)
+  // A generation task's: the answer to match (kGenerate), and the program around the completion
+  // (kExecute: before + completion + after). Its prompt is contexts[0].
+  std::string target, program_before, program_after;
+  std::string file;  // where it was read (relative to the data folder)
+  int line = 0;      // its row's line (an OLMES document: its first request's)
   const std::string& ContextOf(size_t choice) const { return contexts[choices[choice].context]; }
 };
 

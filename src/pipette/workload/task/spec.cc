@@ -8,6 +8,7 @@
 
 #include "pipette/config/canonical.h"
 #include "pipette/config/resolve_files.h"
+#include "pipette/sandbox/sandbox.h"
 #include "pipette/util/strings.h"
 
 namespace pipette::workload::task {
@@ -135,7 +136,19 @@ class TasksDef : public config::SpecDef {
       r.n_items = int64_t(items->items.size());
       r.n_available = items->n_available;
       r.items_sha256 = items->sha256;
+      r.kind = def->kind;
+      if (def->kind != Kind::kChoice) r.max_new_tokens = def->gen.max_tokens;
+      if (def->kind == Kind::kExecute) {
+        // Refused before anything runs: without the sandbox no program may run.
+        if (auto tools = sandbox::FindTools(); !tools) {
+          return w.At(t.place, fmt::format("task '{}': {}", t.task, tools.error().message));
+        }
+      }
       for (const Item& item : items->items) {
+        if (item.choices.empty() && int64_t(item.contexts.at(0).size()) > r.max_bytes) {
+          r.max_bytes = int64_t(item.contexts[0].size());
+          r.max_item = item.id;
+        }
         for (size_t k = 0; k < item.choices.size(); ++k) {
           const int64_t bytes =
               int64_t(item.ContextOf(k).size() + item.choices[k].continuation.size());

@@ -23,6 +23,8 @@ struct TaskSpec {
   std::string items_sha256;
   int64_t max_bytes = 0;  // the longest context + continuation of its items, in bytes
   std::string max_item;   // that item's id
+  Kind kind = Kind::kChoice;
+  int64_t max_new_tokens = 0;  // a generation task's cap on the tokens it generates
 };
 
 struct TasksSpec {

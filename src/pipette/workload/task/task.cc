@@ -8,7 +8,11 @@
 #include "pipette/estimate/work.h"
 #include "pipette/protocol/quality_ops.h"
 #include "pipette/quality/ppl.h"
+#include "pipette/sandbox/sandbox.h"
+#include "pipette/util/command.h"
+#include "pipette/workload/task/answer.h"
 #include "pipette/workload/task/derive.h"
+#include "pipette/workload/task/judge.h"
 #include "pipette/workload/task/spec.h"
 #include "pipette/workload/timing.h"
 
@@ -28,8 +32,16 @@ class Tasks : public Workload {
   std::string Name() const override { return "tasks"; }
 
   std::vector<Phase> Phases(const config::Experiment& ex) const override {
-    if (!TasksSpecOf(ex)) return {};
-    return {{"tasks", {protocol::op::kTokenize, protocol::op::kScore}}};
+    const TasksSpec* spec = TasksSpecOf(ex);
+    if (!spec) return {};
+    std::vector<std::string> ops = {protocol::op::kTokenize};
+    auto any = [&](bool choice) {
+      return std::any_of(spec->tasks.begin(), spec->tasks.end(),
+                         [&](const TaskSpec& t) { return (t.kind == Kind::kChoice) == choice; });
+    };
+    if (any(true)) ops.push_back(protocol::op::kScore);
+    if (any(false)) ops.push_back(protocol::op::kChat);
+    return {{"tasks", ops}};
   }
 
   // Tokens are known only once a model has tokenized the items, and a bound of one token a byte
@@ -40,7 +52,9 @@ class Tasks : public Workload {
     const TasksSpec* spec = TasksSpecOf(ex);
     if (!spec) return 0;
     int64_t need = 0;
-    for (const TaskSpec& t : spec->tasks) need = std::max(need, t.max_bytes / 2 + 8);
+    for (const TaskSpec& t : spec->tasks) {
+      need = std::max(need, t.max_bytes / 2 + 8 + t.max_new_tokens);
+    }
     return need;
   }
 
@@ -53,8 +67,11 @@ class Tasks : public Workload {
     }
     return longest ? fmt::format(
                          "item {} of task {}: {} bytes of context and choice, planned "
-                         "at 2 bytes a token",
-                         longest->max_item, longest->name, longest->max_bytes)
+                         "at 2 bytes a token{}",
+                         longest->max_item, longest->name, longest->max_bytes,
+                         longest->max_new_tokens > 0
+                             ? fmt::format(", and {} tokens to generate", longest->max_new_tokens)
+                             : std::string())
                    : "";
   }
 
@@ -106,7 +123,8 @@ class Tasks : public Workload {
                       "SHA-256 is {} now, {} then)",
                       t.name, items->sha256, t.items_sha256));
     }
-    metrics_[t.name] = MetricName(def->metric);
+    metrics_[t.name] = def->headline;
+    defs_.emplace(t.name, std::move(*def));
     return &items_.emplace(t.name, std::move(*items)).first->second;
   }
 
@@ -120,6 +138,7 @@ class Tasks : public Workload {
                  {"data", t.data_dir},
                  {"items_sha256", t.items_sha256},
                  {"metric", metrics_[t.name]},
+                 {"metrics", defs_.at(t.name).Metrics()},
                  {"n_items", all.size()},
                  {"n_available", t.n_available},
                  {"limit", t.selection.limit},
@@ -128,10 +147,21 @@ class Tasks : public Workload {
     for (const auto& [file, sha] : (*items)->files)
       files.push_back({{"file", file}, {"sha256", sha}});
     info["files"] = std::move(files);
+    const TaskDef& def = defs_.at(t.name);
+    if (def.kind != Kind::kChoice) {
+      info["max_tokens"] = def.gen.max_tokens;
+      info["stop"] = def.gen.stop;
+    }
+    if (def.kind == Kind::kExecute) {
+      auto sandbox = SandboxFor(def);
+      if (!sandbox) return sandbox.error();
+      info["sandbox"] = {{"argv", (*sandbox)->Argv()}, {"timeout_s", def.gen.timeout_s}};
+    }
     if (auto st = ctx.Keep(kInfoTest, index, false, info); !st) return st;
     for (size_t i = 0; i < all.size(); ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
-      auto raw = ScoreItem(ctx, all[i], t.name);
+      auto raw = def.kind == Kind::kChoice ? ScoreItem(ctx, all[i], t.name)
+                                           : GenerateItem(ctx, all[i], def);
       if (!raw) return raw.error();
       if (auto st = ctx.Keep(ItemTest(t.name), int(i), false, std::move(*raw)); !st) return st;
       ctx.Step(fmt::format("task {} item {}/{}", t.name, i + 1, all.size()));
@@ -224,8 +254,69 @@ class Tasks : public Workload {
     return raw;
   }
 
+  // The sandbox an executed task's programs run in, checked once (a sandbox that cannot run
+  // here fails the cell: no item is scored a failure for the sandbox's sake).
+  Result<sandbox::Sandbox*, RunError> SandboxFor(const TaskDef& def) {
+    if (sandbox_) return sandbox_.get();
+    auto tools = sandbox::FindTools();
+    if (!tools) return Failed(tools.error().message);
+    sandbox::Limits limits;
+    limits.wall_s = def.gen.timeout_s;
+    limits.cpu_s = int(def.gen.timeout_s + 0.999);
+    auto made = std::make_unique<sandbox::Sandbox>(runner_, *tools, limits);
+    if (auto st = made->Check(); !st) return Failed(st.error().message);
+    sandbox_ = std::move(made);
+    return sandbox_.get();
+  }
+
+  // A generation item: greedy generation from its prompt to a stop sequence or the cap, the
+  // completion cut at the first stop; then its answers matched (kGenerate) or its program run
+  // in the sandbox (kExecute). The verdicts are stored with the completion.
+  Result<json, RunError> GenerateItem(Context& ctx, const Item& item, const TaskDef& def) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto tokens = Tokenize(ctx, item.contexts.at(0));
+    if (!tokens) return tokens.error();
+    protocol::ChatRequest req;
+    req.prompt_tokens = TokenIds(tokens->begin(), tokens->end());
+    req.max_tokens = def.gen.max_tokens;
+    req.stop = def.gen.stop;
+    req.n_batch = ctx.NBatch();
+    auto resp = ctx.Call(req.ToJson());
+    if (!resp) {
+      RunError e = resp.error();
+      e.message = fmt::format("task {}: item {} ({}:{}), {} prompt tokens: {}", def.name, item.id,
+                              item.file, item.line, tokens->size(), e.message);
+      return e;
+    }
+    auto chat = protocol::ChatResponse::FromJson(*resp);
+    if (!chat) return Broken(chat.error().message);
+    const std::string completion = CutAtStop(chat->text, def.gen.stop);
+    json raw = {{"id", item.id},
+                {"group", item.group},
+                {"n_prompt", tokens->size()},
+                {"n_generated", chat->tokens.size()},
+                {"stop", chat->stop},
+                {"completion", completion},
+                {"t_start_ns", chat->t_start_ns},
+                {"t_end_ns", chat->t_end_ns}};
+    sandbox::Sandbox* box = nullptr;
+    if (def.kind == Kind::kExecute) {
+      auto made = SandboxFor(def);
+      if (!made) return made.error();
+      box = *made;
+    }
+    auto verdicts = Judge(def, item, completion, box);
+    if (!verdicts) return Failed(verdicts.error().message);
+    raw.update(*verdicts);
+    ctx.Done("tasks", 1, SecondsSince(t0));
+    return raw;
+  }
+
   std::map<std::string, TaskItems> items_;      // by task name: made once per run
-  std::map<std::string, std::string> metrics_;  // by task name: its headline normalisation
+  std::map<std::string, std::string> metrics_;  // by task name: its headline metric
+  std::map<std::string, TaskDef> defs_;         // by task name
+  ProcessCommandRunner runner_;                 // the sandbox's commands
+  std::unique_ptr<sandbox::Sandbox> sandbox_;   // made at the first executed task
 };
 
 }  // namespace

@@ -62,7 +62,7 @@ std::string ReplaceAll(std::string s, const std::string& find, const std::string
 
 const std::vector<std::string>& TemplateFilters() {
   static const std::vector<std::string> kAll = {"strip", "lower",    "upper", "capitalize",
-                                                "words", "lettered", "json"};
+                                                "words", "lettered", "lines", "json"};
   return kAll;
 }
 
@@ -161,10 +161,10 @@ Result<std::string> Template::Render(const json& vars) const {
     }
     json value = *v;
     for (const std::string& f : p.filters) {
-      if (f == "lettered") {
+      if (f == "lettered" || f == "lines") {
         if (!value.is_array()) {
           return InputError(
-              fmt::format("'{}' is {}, and lettered takes a list", walked, Describe(value)));
+              fmt::format("'{}' is {}, and {} takes a list", walked, Describe(value), f));
         }
         std::string s;
         for (size_t k = 0; k < value.size(); ++k) {
@@ -172,7 +172,7 @@ Result<std::string> Template::Render(const json& vars) const {
             return InputError(
                 fmt::format("'{}' item {} is {}, not text", walked, k, Describe(value[k])));
           }
-          s += (k ? "\n" : "") + Letter(k) + ". " + ScalarText(value[k]);
+          s += (k ? "\n" : "") + (f == "lines" ? "" : Letter(k) + ". ") + ScalarText(value[k]);
         }
         value = s;
         continue;

@@ -52,7 +52,8 @@ class Template {
 };
 
 // The built-in filters: strip, lower, upper, capitalize (Python's str.capitalize, ASCII),
-// words (underscores to spaces), lettered (a list as "A. x\nB. y"), json.
+// words (underscores to spaces), lettered (a list as "A. x\nB. y"), lines (a list as "x\ny"),
+// json.
 const std::vector<std::string>& TemplateFilters();
 
 // "A", "B", ... "Z" for choice 0, 1, ... 25 (a task's items have at most 26 choices).

@@ -1,0 +1,83 @@
+// The generation and executed tasks (GSM8K, HumanEval, MBPP) run through `pipette run` on both
+// bundled models: each completion is generated to a stop sequence, cut there, and judged; the
+// stored verdicts are what the judge gives the stored completion (its extraction and pass@1 on
+// fixed completions are tested in workload/task/judge_test.cc), and the report's figures count
+// them.
+#include <fmt/format.h>
+
+#include "fixture.h"
+#include "pipette/workload/task/judge.h"
+
+namespace pipette_e2e {
+namespace {
+
+namespace task = pipette::workload::task;
+
+struct Model {
+  std::string name, file;
+};
+
+class GenerationTasks : public E2E, public ::testing::WithParamInterface<Model> {};
+
+TEST_P(GenerationTasks, RunJudgeAndReportThroughPipetteRun) {
+  const Model& m = GetParam();
+  ASSERT_TRUE(fs::exists(m.file)) << "run scripts/setup.sh first: " << m.file;
+  constexpr int kItems = 2;
+  fs::path ex = Write("ex.yaml", fmt::format("models: [{}]\nparams: {{threads: 2}}\nquality:\n"
+                                             "  tasks: [{{task: gsm8k, limit: {}}}, "
+                                             "{{task: humaneval, limit: {}}}, "
+                                             "{{task: mbpp, limit: {}}}]\n",
+                                             m.name, kItems, kItems, kItems));
+  Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(run.code, 0) << run.err;
+
+  auto tools = pipette::sandbox::FindTools();
+  ASSERT_TRUE(tools.ok()) << tools.error().message;
+  pipette::ProcessCommandRunner runner;
+  int stopped = 0;
+  const json results = ReportJson()["results"];
+  for (const std::string name : {"gsm8k", "humaneval", "mbpp"}) {
+    auto def = task::LoadTaskDef(kSource + "/tasks/" + name + ".yaml");
+    ASSERT_TRUE(def.ok()) << def.error().message;
+    auto items = task::LoadTaskItems(*def, kSource + "/task-data/" + def->data, {kItems, 0});
+    ASSERT_TRUE(items.ok()) << items.error().message;
+    pipette::sandbox::Sandbox box(runner, *tools,
+                                  pipette::sandbox::Limits{.wall_s = def->gen.timeout_s});
+    const auto samples = Samples(1, "task:" + name);
+    ASSERT_EQ(samples.size(), size_t(kItems)) << name;
+    int ok = 0;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const json& raw = samples[i].raw;
+      SCOPED_TRACE(name + " " + raw.dump());
+      EXPECT_EQ(raw["id"], items->items[i].id);
+      const std::string completion = raw["completion"];
+      const std::string stop = raw["stop"];
+      EXPECT_TRUE(stop == "stop" || stop == "eog" || stop == "max_tokens");
+      stopped += stop == "stop";
+      EXPECT_LE(raw["n_generated"].get<int>(), def->gen.max_tokens);
+      for (const std::string& s : def->gen.stop) {
+        EXPECT_EQ(completion.find(s), std::string::npos) << "not cut at " << json(s);
+      }
+      auto again = task::Judge(*def, items->items[i], completion, &box);
+      ASSERT_TRUE(again.ok()) << again.error().message;
+      EXPECT_EQ(raw["ok"], (*again)["ok"]);
+      ok += raw["ok"][def->headline].template get<bool>();
+    }
+    EXPECT_DOUBLE_EQ(Value(results, 1, "task:" + name, "acc"), double(ok) / kItems);
+    EXPECT_DOUBLE_EQ(Value(results, 1, "task:" + name, def->headline), double(ok) / kItems);
+  }
+  EXPECT_GT(stopped, 0) << "no generation ended at a stop sequence";
+  const auto info = Samples(1, "task_info");
+  ASSERT_EQ(info.size(), 3u);
+  EXPECT_TRUE(info[1].raw.contains("sandbox")) << info[1].raw.dump();  // humaneval's
+}
+
+INSTANTIATE_TEST_SUITE_P(BundledModels, GenerationTasks,
+                         ::testing::Values(Model{"smollm2-135m-instruct-q4_1", kModel},
+                                           Model{"gemma3-270m-q4_k_m", kGemmaModel}),
+                         [](const ::testing::TestParamInfo<Model>& p) {
+                           return p.param.name.substr(0, p.param.name.find('-'));
+                         });
+
+}  // namespace
+}  // namespace pipette_e2e
