@@ -26,8 +26,9 @@ TEST_P(GenerationTasks, RunJudgeAndReportThroughPipetteRun) {
   fs::path ex = Write("ex.yaml", fmt::format("models: [{}]\nparams: {{threads: 2}}\nquality:\n"
                                              "  tasks: [{{task: gsm8k, limit: {}}}, "
                                              "{{task: humaneval, limit: {}}}, "
-                                             "{{task: mbpp, limit: {}}}]\n",
-                                             m.name, kItems, kItems, kItems));
+                                             "{{task: mbpp, limit: {}}}, "
+                                             "{{task: lambada, limit: {}}}]\n",
+                                             m.name, kItems, kItems, kItems, 2 * kItems));
   Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
   ASSERT_EQ(run.code, 0) << run.err;
 
@@ -67,8 +68,18 @@ TEST_P(GenerationTasks, RunJudgeAndReportThroughPipetteRun) {
     EXPECT_DOUBLE_EQ(Value(results, 1, "task:" + name, def->headline), double(ok) / kItems);
   }
   EXPECT_GT(stopped, 0) << "no generation ended at a stop sequence";
+  // LAMBADA: the last word scored after its passage, right when greedy at every token.
+  const auto lambada = Samples(1, "task:lambada");
+  ASSERT_EQ(lambada.size(), size_t(2 * kItems));
+  int greedy = 0;
+  for (const auto& s : lambada) {
+    EXPECT_GT(s.raw["n_tokens"].get<int>(), s.raw["n_context"].get<int>()) << s.raw.dump();
+    EXPECT_LT(s.raw["logprob"].get<double>(), 0) << s.raw.dump();
+    greedy += s.raw["ok"]["acc_greedy"].get<bool>();
+  }
+  EXPECT_DOUBLE_EQ(Value(results, 1, "task:lambada", "acc_greedy"), greedy / double(2 * kItems));
   const auto info = Samples(1, "task_info");
-  ASSERT_EQ(info.size(), 3u);
+  ASSERT_EQ(info.size(), 4u);
   EXPECT_TRUE(info[1].raw.contains("sandbox")) << info[1].raw.dump();  // humaneval's
 }
 

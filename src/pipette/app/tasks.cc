@@ -58,7 +58,7 @@ int Tasks(const TasksArgs& args, const Paths& paths) {
   if (!args.export_as.empty()) {
     if (def->kind != task::Kind::kChoice) {
       return FailInput(InputError(fmt::format(
-          "task {} is a generation task: llama-perplexity's files hold choice tasks", def->name)));
+          "task {} is not a choice task: llama-perplexity's files hold choice tasks", def->name)));
     }
     auto format = task::LlamaFormatNamed(args.export_as);
     if (!format) return FailInput(format.error());
@@ -85,6 +85,13 @@ int Tasks(const TasksArgs& args, const Paths& paths) {
       "data: {}\nitems: {} of {} (SHA-256 {})\nmetric: {}\n\n",
       def->name, def->title, def->path, def->convention, def->compare_with, def->licence,
       items->data_dir, items->items.size(), items->n_available, items->sha256, def->headline);
+  if (def->kind == task::Kind::kGreedy) {
+    std::cout << fmt::format(
+        "first item ({}):\n--- context:\n{}\n--- continuation, right when it is the greedy "
+        "choice at every token: {}\n",
+        first.id, first.contexts.at(0), first.target);
+    return 0;
+  }
   if (def->kind != task::Kind::kChoice) {
     const nlohmann::json stops = def->gen.stop;
     std::cout << fmt::format(

@@ -172,9 +172,22 @@ Status ParseScoring(const Where& w, const YamlMapping& top, TaskDef* def) {
     def->headline = MetricName(*n);
     return {};
   }
+  if (kind == "greedy") {
+    if (auto st = s->OnlyKeys({"kind", "metric"}, " in scoring (a greedy task)"); !st) return st;
+    const std::string metric = f.Text("metric");
+    if (auto st = s->status(); !st) return st;
+    if (metric != kAccGreedy) {
+      return s->At("metric", fmt::format("field 'scoring.metric' is '{}'; a greedy task's is {}",
+                                         metric, kAccGreedy));
+    }
+    def->kind = Kind::kGreedy;
+    def->headline = kAccGreedy;
+    return {};
+  }
   if (kind != "generate" && kind != "execute") {
     return s->At("kind", fmt::format("field 'scoring.kind' is '{}'; the kinds are: choice "
-                                     "(log-likelihood of each choice), generate (an answer "
+                                     "(log-likelihood of each choice), greedy (a continuation "
+                                     "that is the greedy choice), generate (an answer "
                                      "extracted and matched), execute (a program run: pass@1)",
                                      kind));
   }
@@ -302,6 +315,9 @@ std::vector<std::string> TaskDef::Metrics() const {
       break;
     case Kind::kExecute:
       out.push_back(kPassAt1);
+      break;
+    case Kind::kGreedy:
+      out.push_back(kAccGreedy);
       break;
   }
   return out;

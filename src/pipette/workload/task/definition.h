@@ -69,7 +69,11 @@ enum class Kind {
   kChoice,    // the log-likelihood of each choice; the most likely is the pick
   kGenerate,  // greedy generation to a stop, an answer extracted and matched exactly
   kExecute,   // greedy generation to a stop, the program it completes run in the sandbox: pass@1
+  kGreedy,    // one continuation: right when it is the model's greedy choice at every token
 };
+
+// Whether a kind generates text (a `chat` request per item) rather than scoring given text.
+inline bool Generates(Kind k) { return k == Kind::kGenerate || k == Kind::kExecute; }
 
 // A generation's settings (kGenerate and kExecute).
 struct Generation {
@@ -83,6 +87,9 @@ struct Generation {
 
 // The metric of an executed task: the fraction of items whose one greedy program passes.
 inline constexpr const char* kPassAt1 = "pass_at_1";
+// The metric of a greedy task (LAMBADA): the fraction of items whose continuation is the model's
+// greedy choice at every token (lm-evaluation-harness's acc of lambada, its is_greedy).
+inline constexpr const char* kAccGreedy = "acc_greedy";
 // A generation task's metric for an extractor: "exact_match_flexible".
 std::string ExactMatchMetric(const std::string& extractor);
 
@@ -102,8 +109,9 @@ struct TaskDef {
   DefinedFilters filters;
   Kind kind = Kind::kChoice;
   Normalisation metric = Normalisation::kSum;  // kChoice: the task's headline accuracy
-  // kGenerate and kExecute: the item's target ({doc.answer}; for rows, also each few-shot
-  // example's answer) and the generation's settings.
+  // kGenerate, kExecute and kGreedy: the item's target ({doc.answer}; kGreedy: the continuation
+  // scored, by default an OLMES request's; for rows, also each few-shot example's answer) and the
+  // generation's settings.
   Template target;
   Generation gen;
   std::string headline;  // the metric `acc` stands for: "acc_sum", "exact_match_flexible", ...

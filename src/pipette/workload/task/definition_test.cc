@@ -119,6 +119,21 @@ TEST(TaskDefTest, GenerationScoringIsReadAndChecked) {
             std::string::npos);
 }
 
+TEST(TaskDefTest, AGreedyTaskTakesItsOneMetric) {
+  const std::string head = std::string(kHead) + "items: {olmes: o}\n";
+  auto def = ParseTaskDef(head + "scoring: {kind: greedy, metric: acc_greedy}\n", "/x/g.yaml");
+  ASSERT_TRUE(def.ok()) << def.error().message;
+  EXPECT_EQ(def->kind, Kind::kGreedy);
+  EXPECT_FALSE(Generates(def->kind));
+  EXPECT_EQ(def->Metrics(), std::vector<std::string>{"acc_greedy"});
+  EXPECT_NE(Problem(head + "scoring: {kind: greedy, metric: acc_sum}\n")
+                .find("a greedy task's is acc_greedy"),
+            std::string::npos);
+  EXPECT_NE(Problem(head + "scoring: {kind: greedy, metric: acc_greedy, stop: [x]}\n")
+                .find("unknown key 'stop'"),
+            std::string::npos);
+}
+
 // Every shipped definition reads (its data is set-up's: task_data covers that).
 TEST(TaskDefTest, ShippedDefinitionsRead) {
   const fs::path dir = fs::path(pipette::testing::SourceDir()) / "tasks";

@@ -91,7 +91,7 @@ std::vector<metrics::FigureDef> TaskFigures() {
   return metrics::FigureList()
       .Add("task:<T>",
            {"acc", "acc_sum", "acc_per_token", "acc_per_char", "acc_per_byte", "acc_llama",
-            "exact_match_strict", "exact_match_flexible", "pass_at_1"},
+            "exact_match_strict", "exact_match_flexible", "pass_at_1", "acc_greedy"},
            "fraction", FigureKind::kQuality, Better::kHigher, ValueKind::kProportion,
            Statistic::kOverItems)
       .Take();

@@ -496,10 +496,12 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
   // A generation task's document: one request, its context (or the task's own prompt over the
   // request's fields) the prompt, its target and program from the task's templates.
   auto Generation = [&](Row&& row, const std::string& type, int64_t doc) -> Status {
-    if (type.rfind("generate_until", 0) != 0) {
-      return Bad(
-          requests, row.line,
-          fmt::format("request_type '{}': a generation task reads generate_until requests", type));
+    const bool greedy = def.kind == Kind::kGreedy;
+    if (greedy ? type != "loglikelihood" : type.rfind("generate_until", 0) != 0) {
+      return Bad(requests, row.line,
+                 fmt::format("request_type '{}': a {} task reads {} requests", type,
+                             greedy ? "greedy" : "generation",
+                             greedy ? "loglikelihood" : "generate_until"));
     }
     if (at.count(doc)) {
       return Bad(requests, row.line, fmt::format("document {} has a second request", doc));
@@ -526,6 +528,16 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
       item.contexts.push_back(*prompt);
     }
     if (auto st = GenerationParts(def, row.object, requests, row.line, &item); !st) return st;
+    if (greedy && def.target.empty()) {
+      const json* cont = FieldAt(row.object, "request.continuation");
+      if (!cont || !cont->is_string()) {
+        return Bad(requests, row.line, "request.continuation must be text");
+      }
+      item.target = cont->get<std::string>();
+    }
+    if (greedy && item.target.empty()) {
+      return Bad(requests, row.line, "a greedy task's continuation is empty");
+    }
     items.push_back(std::move(item));
     return {};
   };

@@ -137,7 +137,7 @@ class TasksDef : public config::SpecDef {
       r.n_available = items->n_available;
       r.items_sha256 = items->sha256;
       r.kind = def->kind;
-      if (def->kind != Kind::kChoice) r.max_new_tokens = def->gen.max_tokens;
+      if (Generates(def->kind)) r.max_new_tokens = def->gen.max_tokens;
       if (def->kind == Kind::kExecute) {
         // Refused before anything runs: without the sandbox no program may run.
         if (auto tools = sandbox::FindTools(); !tools) {
@@ -145,8 +145,9 @@ class TasksDef : public config::SpecDef {
         }
       }
       for (const Item& item : items->items) {
-        if (item.choices.empty() && int64_t(item.contexts.at(0).size()) > r.max_bytes) {
-          r.max_bytes = int64_t(item.contexts[0].size());
+        const int64_t scored = int64_t(item.contexts.at(0).size() + item.target.size());
+        if (item.choices.empty() && scored > r.max_bytes) {
+          r.max_bytes = scored;
           r.max_item = item.id;
         }
         for (size_t k = 0; k < item.choices.size(); ++k) {

@@ -37,7 +37,7 @@ class Tasks : public Workload {
     std::vector<std::string> ops = {protocol::op::kTokenize};
     auto any = [&](bool choice) {
       return std::any_of(spec->tasks.begin(), spec->tasks.end(),
-                         [&](const TaskSpec& t) { return (t.kind == Kind::kChoice) == choice; });
+                         [&](const TaskSpec& t) { return !Generates(t.kind) == choice; });
     };
     if (any(true)) ops.push_back(protocol::op::kScore);
     if (any(false)) ops.push_back(protocol::op::kChat);
@@ -148,7 +148,7 @@ class Tasks : public Workload {
       files.push_back({{"file", file}, {"sha256", sha}});
     info["files"] = std::move(files);
     const TaskDef& def = defs_.at(t.name);
-    if (def.kind != Kind::kChoice) {
+    if (Generates(def.kind)) {
       info["max_tokens"] = def.gen.max_tokens;
       info["stop"] = def.gen.stop;
     }
@@ -160,8 +160,9 @@ class Tasks : public Workload {
     if (auto st = ctx.Keep(kInfoTest, index, false, info); !st) return st;
     for (size_t i = 0; i < all.size(); ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
-      auto raw = def.kind == Kind::kChoice ? ScoreItem(ctx, all[i], t.name)
-                                           : GenerateItem(ctx, all[i], def);
+      auto raw = def.kind == Kind::kChoice   ? ScoreItem(ctx, all[i], t.name)
+                 : def.kind == Kind::kGreedy ? GreedyItem(ctx, all[i], def)
+                                             : GenerateItem(ctx, all[i], def);
       if (!raw) return raw.error();
       if (auto st = ctx.Keep(ItemTest(t.name), int(i), false, std::move(*raw)); !st) return st;
       ctx.Step(fmt::format("task {} item {}/{}", t.name, i + 1, all.size()));
@@ -252,6 +253,56 @@ class Tasks : public Workload {
     }
     ctx.Done("tasks", 1, SecondsSince(t0));
     return raw;
+  }
+
+  // A greedy item (LAMBADA): its prompt and target scored as one text, the target's tokens
+  // counted from the prompt's token count (as lm-eval and OLMES split them); right when each of
+  // them is the most likely token where it stands (lm-eval's is_greedy). Its log-likelihood is
+  // stored too.
+  Result<json, RunError> GreedyItem(Context& ctx, const Item& item, const TaskDef& def) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto context = Tokenize(ctx, item.contexts.at(0));
+    if (!context) return context.error();
+    auto tokens = Tokenize(ctx, item.contexts[0] + item.target);
+    if (!tokens) return tokens.error();
+    if (context->empty() || context->size() >= tokens->size()) {
+      return Failed(
+          fmt::format("task {}: item {} ({}:{}): its continuation adds no token to the "
+                      "context's",
+                      def.name, item.id, item.file, item.line));
+    }
+    protocol::ScoreRequest req;
+    req.tokens.assign(tokens->begin(), tokens->end());
+    req.from = static_cast<int64_t>(context->size() - 1);
+    req.n_batch = ctx.NBatch();
+    auto resp = ctx.Call(req.ToJson());
+    if (!resp) {
+      RunError e = resp.error();
+      e.message = fmt::format("task {}: item {} ({}:{}), {} tokens: {}", def.name, item.id,
+                              item.file, item.line, tokens->size(), e.message);
+      return e;
+    }
+    auto scored = protocol::ScoreResponse::FromJson(*resp);
+    if (!scored) return Broken(scored.error().message);
+    if (scored->argmax.size() != tokens->size() - context->size()) {
+      return Broken("a score gave another count of positions than asked");
+    }
+    bool greedy = true;
+    double logprob = 0;
+    for (size_t p = 0; p < scored->logprob.size(); ++p) {
+      greedy = greedy && scored->argmax.at(p) == (*tokens)[context->size() + p];
+      logprob += scored->logprob[p];
+    }
+    ctx.Done("tasks", 1, SecondsSince(t0));
+    return json{{"id", item.id},
+                {"group", item.group},
+                {"n_context", context->size()},
+                {"n_tokens", tokens->size()},
+                {"logprob", logprob},
+                {"target", item.target},
+                {"t_start_ns", scored->t_start_ns},
+                {"t_end_ns", scored->t_end_ns},
+                {"ok", {{kAccGreedy, greedy}}}};
   }
 
   // The sandbox an executed task's programs run in, checked once (a sandbox that cannot run
