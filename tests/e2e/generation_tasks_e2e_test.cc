@@ -83,6 +83,34 @@ TEST_P(GenerationTasks, RunJudgeAndReportThroughPipetteRun) {
   EXPECT_TRUE(info[1].raw.contains("sandbox")) << info[1].raw.dump();  // humaneval's
 }
 
+// `chat: true` gives each prompt through the model's own chat template (one user message), and
+// records it; the same items raw take fewer prompt tokens (no turn markers, no default system
+// prompt).
+TEST_F(E2E, ATaskThroughTheChatTemplateIsRecordedSo) {
+  for (const bool chat : {false, true}) {
+    fs::path ex = Write("ex.yaml", fmt::format("models: [smollm2-135m-instruct-q4_1]\n"
+                                               "params: {{threads: 2}}\nquality:\n  tasks: "
+                                               "[{{task: gsm8k, limit: 1, chat: {}}}, "
+                                               "{{task: arc_easy, limit: 2, chat: {}}}]\n",
+                                               chat, chat));
+    Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+    ASSERT_EQ(run.code, 0) << run.err;
+  }
+  const auto raw = Samples(1, "task:gsm8k"), chat = Samples(2, "task:gsm8k");
+  ASSERT_EQ(raw.size(), 1u);
+  ASSERT_EQ(chat.size(), 1u);
+  EXPECT_GT(chat[0].raw["n_prompt"].get<int>(), raw[0].raw["n_prompt"].get<int>() + 10);
+  const auto info = Samples(2, "task_info");
+  ASSERT_EQ(info.size(), 2u);
+  for (const auto& s : info) {
+    EXPECT_EQ(s.raw["prompt_format"], "chat_template");
+    EXPECT_EQ(s.raw["chat_template"]["origin"], "tokenizer.chat_template");
+    EXPECT_EQ(s.raw["chat_template"]["sha256"].get<std::string>().size(), 64u);
+  }
+  EXPECT_EQ(Samples(1, "task_info")[0].raw["prompt_format"], "raw");
+  EXPECT_EQ(Samples(2, "task:arc_easy").size(), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(BundledModels, GenerationTasks,
                          ::testing::Values(Model{"smollm2-135m-instruct-q4_1", kModel},
                                            Model{"gemma3-270m-q4_k_m", kGemmaModel}),

@@ -23,6 +23,7 @@ using nlohmann::json;
 struct WrittenTask {
   std::string task;
   std::optional<int> limit, per_group;
+  std::optional<bool> chat;
   Place place{};
 };
 
@@ -57,12 +58,13 @@ class TasksDef : public config::SpecDef {
       if (list[i].IsMap()) {
         auto m = YamlMapping::Read(w, list[i], path, "");
         if (!m) return m.error();
-        if (auto st = m->OnlyKeys({"task", "limit", "per_group"}, " in " + path); !st) {
+        if (auto st = m->OnlyKeys({"task", "limit", "per_group", "chat"}, " in " + path); !st) {
           return st.error();
         }
         t.task = m->fields().Text("task");
         t.limit = m->fields().OptionalInt("limit", 1, 1 << 30);
         t.per_group = m->fields().OptionalInt("per_group", 1, 1 << 30);
+        if (m->Has("chat")) t.chat = m->fields().Bool("chat");
         if (auto st = m->status(); !st) return st.error();
       } else {
         auto m = YamlMapping::Lone(w, list[i], path);
@@ -71,7 +73,8 @@ class TasksDef : public config::SpecDef {
         if (auto st = m->status(); !st) return st.error();
       }
       for (const WrittenTask& before : out.tasks) {
-        if (before.task == t.task && before.limit == t.limit && before.per_group == t.per_group) {
+        if (before.task == t.task && before.limit == t.limit && before.per_group == t.per_group &&
+            before.chat == t.chat) {
           return w.At(t.place, fmt::format("task '{}' is listed twice", t.task));
         }
       }
@@ -87,6 +90,7 @@ class TasksDef : public config::SpecDef {
       json j = {{"task", t.task}};
       config::PutWritten(j, "limit", t.limit);
       config::PutWritten(j, "per_group", t.per_group);
+      config::PutWritten(j, "chat", t.chat);
       list.push_back(std::move(j));
     }
     return list;
@@ -117,6 +121,7 @@ class TasksDef : public config::SpecDef {
       r.definition = *file;
       r.definition_sha256 = def->sha256;
       r.selection = {t.limit.value_or(0), t.per_group.value_or(0)};
+      r.chat = t.chat.value_or(false);
       if (r.selection.per_group > 0 && !(def->rows && def->rows->group)) {
         return w.At(t.place, fmt::format("task '{}' has no groups: per_group: is for a task "
                                          "whose definition groups its items (items.group)",
@@ -176,6 +181,8 @@ class TasksDef : public config::SpecDef {
                       {"per_group", t.selection.per_group},
                       {"n_items", t.n_items},
                       {"items_sha256", t.items_sha256}});
+      // Only when asked, so that a raw task's resolved form is as before.
+      if (t.chat) list.back()["prompt_format"] = "chat_template";
     }
     return list;
   }

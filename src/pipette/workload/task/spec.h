@@ -24,6 +24,8 @@ struct TaskSpec {
   int64_t max_bytes = 0;  // the longest context + continuation of its items, in bytes
   std::string max_item;   // that item's id
   Kind kind = Kind::kChoice;
+  // Each prompt given to the model through its own chat template (one user message), not raw.
+  bool chat = false;
   int64_t max_new_tokens = 0;  // a generation task's cap on the tokens it generates
 };
 

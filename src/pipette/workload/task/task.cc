@@ -10,6 +10,8 @@
 #include "pipette/quality/ppl.h"
 #include "pipette/sandbox/sandbox.h"
 #include "pipette/util/command.h"
+#include "pipette/util/sha256.h"
+#include "pipette/workload/gen/renderer.h"
 #include "pipette/workload/task/answer.h"
 #include "pipette/workload/task/derive.h"
 #include "pipette/workload/task/judge.h"
@@ -99,6 +101,8 @@ class Tasks : public Workload {
     return DeriveTasks(base, cell.samples, rows);
   }
 
+  void Finish() override { renderer_.Finish(); }
+
   RunStatus Run(Context& ctx, size_t) override {
     const TasksSpec& spec = *TasksSpecOf(ctx.Experiment());
     for (size_t t = 0; t < spec.tasks.size(); ++t) {
@@ -157,12 +161,27 @@ class Tasks : public Workload {
       if (!sandbox) return sandbox.error();
       info["sandbox"] = {{"argv", (*sandbox)->Argv()}, {"timeout_s", def.gen.timeout_s}};
     }
+    chat_ = t.chat;
+    info["prompt_format"] = t.chat ? "chat_template" : "raw";
+    if (t.chat) {
+      // The template is the model's; recorded from the first item's rendering.
+      auto first = AsChat(ctx, all.front());
+      if (!first) return first.error();
+      info["chat_template"] = {{"origin", template_origin_}, {"sha256", Sha256Hex(template_text_)}};
+    }
     if (auto st = ctx.Keep(kInfoTest, index, false, info); !st) return st;
     for (size_t i = 0; i < all.size(); ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
-      auto raw = def.kind == Kind::kChoice   ? ScoreItem(ctx, all[i], t.name)
-                 : def.kind == Kind::kGreedy ? GreedyItem(ctx, all[i], def)
-                                             : GenerateItem(ctx, all[i], def);
+      Item chat_item;
+      if (t.chat) {
+        auto made = AsChat(ctx, all[i]);
+        if (!made) return made.error();
+        chat_item = std::move(*made);
+      }
+      const Item& item = t.chat ? chat_item : all[i];
+      auto raw = def.kind == Kind::kChoice   ? ScoreItem(ctx, item, t.name)
+                 : def.kind == Kind::kGreedy ? GreedyItem(ctx, item, def)
+                                             : GenerateItem(ctx, item, def);
       if (!raw) return raw.error();
       if (auto st = ctx.Keep(ItemTest(t.name), int(i), false, std::move(*raw)); !st) return st;
       ctx.Step(fmt::format("task {} item {}/{}", t.name, i + 1, all.size()));
@@ -170,16 +189,38 @@ class Tasks : public Workload {
     return {};
   }
 
+  // The item with each of its contexts given through the model's chat template, as one user
+  // message with the assistant's turn opened after it (lm-evaluation-harness's
+  // --apply_chat_template, examples and all in the one message); what is scored or generated
+  // follows it. Rendered by llama.cpp's engine (workload/gen/renderer.h), as llama-server would.
+  Result<Item, RunError> AsChat(Context& ctx, const Item& item) {
+    Item out = item;
+    for (std::string& c : out.contexts) {
+      auto r = renderer_.Render(ctx, {{"user", c}}, json::object());
+      if (!r) return r.error();
+      c = r->prompt;
+      template_origin_ = r->template_origin;
+      template_text_ = r->template_text;
+    }
+    return out;
+  }
+
+  // Tokens of text as the task's prompts are made: a chat-templated prompt has its special
+  // tokens parsed (as `chat` tokenizes a rendered prompt), a raw one does not.
+  Result<std::vector<int64_t>, RunError> Tok(Context& ctx, const std::string& text) {
+    return Tokenize(ctx, text, /*add_special=*/true, nullptr, /*parse_special=*/chat_);
+  }
+
   Result<json, RunError> ScoreItem(Context& ctx, const Item& item, const std::string& task) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::vector<int64_t>> contexts, full;
     for (const std::string& c : item.contexts) {
-      auto tokens = Tokenize(ctx, c);
+      auto tokens = Tok(ctx, c);
       if (!tokens) return tokens.error();
       contexts.push_back(std::move(*tokens));
     }
     for (size_t k = 0; k < item.choices.size(); ++k) {
-      auto tokens = Tokenize(ctx, item.ContextOf(k) + item.choices[k].continuation);
+      auto tokens = Tok(ctx, item.ContextOf(k) + item.choices[k].continuation);
       if (!tokens) return tokens.error();
       full.push_back(std::move(*tokens));
     }
@@ -261,9 +302,9 @@ class Tasks : public Workload {
   // stored too.
   Result<json, RunError> GreedyItem(Context& ctx, const Item& item, const TaskDef& def) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto context = Tokenize(ctx, item.contexts.at(0));
+    auto context = Tok(ctx, item.contexts.at(0));
     if (!context) return context.error();
-    auto tokens = Tokenize(ctx, item.contexts[0] + item.target);
+    auto tokens = Tok(ctx, item.contexts[0] + item.target);
     if (!tokens) return tokens.error();
     if (context->empty() || context->size() >= tokens->size()) {
       return Failed(
@@ -325,7 +366,7 @@ class Tasks : public Workload {
   // in the sandbox (kExecute). The verdicts are stored with the completion.
   Result<json, RunError> GenerateItem(Context& ctx, const Item& item, const TaskDef& def) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto tokens = Tokenize(ctx, item.contexts.at(0));
+    auto tokens = Tok(ctx, item.contexts.at(0));
     if (!tokens) return tokens.error();
     protocol::ChatRequest req;
     req.prompt_tokens = TokenIds(tokens->begin(), tokens->end());
@@ -363,11 +404,14 @@ class Tasks : public Workload {
     return raw;
   }
 
-  std::map<std::string, TaskItems> items_;      // by task name: made once per run
-  std::map<std::string, std::string> metrics_;  // by task name: its headline metric
-  std::map<std::string, TaskDef> defs_;         // by task name
-  ProcessCommandRunner runner_;                 // the sandbox's commands
-  std::unique_ptr<sandbox::Sandbox> sandbox_;   // made at the first executed task
+  std::map<std::string, TaskItems> items_;       // by task name: made once per run
+  std::map<std::string, std::string> metrics_;   // by task name: its headline metric
+  std::map<std::string, TaskDef> defs_;          // by task name
+  ProcessCommandRunner runner_;                  // the sandbox's commands
+  ChatRenderer renderer_;                        // chat-templated prompts (a task's chat: true)
+  bool chat_ = false;                            // the task being run is chat-templated
+  std::string template_origin_, template_text_;  // the last rendering's
+  std::unique_ptr<sandbox::Sandbox> sandbox_;    // made at the first executed task
 };
 
 }  // namespace
