@@ -160,6 +160,42 @@ TEST_F(States, ExportsAreRewrittenWithTheRunsFinalState) {
       << "says how to go on: " << Err();
 }
 
+// A run killed in the middle of a task resumes from the last stored item (issue 40 part 9; the
+// ask of lm-evaluation-harness #2533): the items the cut-short cell stored are kept, the rest
+// scored, and the figure is the one an uncut run gives.
+TEST_F(States, AResumeGoesOnFromTheLastStoredItemOfATask) {
+  const fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
+params: {threads: 2}
+quality:
+  tasks: [{task: lambada, limit: 60}]
+)");
+  const pid_t pid = StartPipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_GT(WorkerOf("", 1), 0) << Err();
+  ASSERT_TRUE(WaitUntil([&] { return SamplesOf(1, "task:lambada") >= 10; }));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  EXPECT_EQ(Wait(pid), 128 + SIGKILL);
+  const int partial = SamplesOf(1, "task:lambada");
+  ASSERT_GE(partial, 10);
+  ASSERT_LT(partial, 60) << "the run ended before it was killed";
+  Output resumed = Pipette({"run", "--store", Store(), "--resume", "1", "--no-bandwidth"});
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  // The new cell holds every item once; its info names what it took.
+  EXPECT_EQ(SamplesOf(2, "task:lambada"), 60);
+  const std::string info = Sql(Store(),
+                               "SELECT raw FROM samples WHERE cell_id = 2 AND test = "
+                               "'task_info'");
+  EXPECT_EQ(json::parse(info)["resumed"], (json{{"cell_id", 1}, {"items", partial}})) << info;
+  // The same figure as a run that was never cut.
+  Output whole = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  auto acc = [&](const std::string& run) {
+    Output rep = Pipette({"report", "--store", Store(), "--run", run, "--format", "json"});
+    EXPECT_EQ(rep.code, 0) << rep.err;
+    return Value(json::parse(rep.out)["results"], 1, "task:lambada", "acc");
+  };
+  EXPECT_DOUBLE_EQ(acc("1"), acc("2"));
+}
+
 TEST_F(States, AKilledControllerLeavesAnAbandonedRunThatResumeFinishes) {
   const fs::path ex = Write("ex.yaml", R"(models: [smollm2-135m-instruct-q4_1]
 params:

@@ -41,6 +41,7 @@ Result<ResumePlan> PlanResume(const std::vector<plan::Cell>& cells,
     } else {
       // Cut short (running, interrupted, abandoned), or failed and retried: from its start.
       plan.supersede[cell.index] = c.id;
+      if (c.status != "failed" && c.status != "oom") plan.cut_short[cell.index] = c.id;
       plan.to_run.push_back(cell.index);
     }
   }
@@ -52,7 +53,7 @@ Status LoadReferences(store::Store& store, const config::Experiment& ex,
                       const std::vector<std::unique_ptr<workload::Workload>>& workloads,
                       ResumePlan* plan) {
   if (plan->to_run.empty()) return {};
-  workload::ResumeInput in{plan->run_id, &cells, plan->done};
+  workload::ResumeInput in{plan->run_id, &cells, plan->done, plan->cut_short};
   for (const auto& w : workloads) {
     auto state = w->ResumeState(store, ex, in);
     if (!state) return state.error();

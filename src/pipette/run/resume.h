@@ -22,6 +22,7 @@ struct ResumePlan {
   int64_t resumes_seen = 0;          // the run's resume count when it was planned
   std::map<int, int64_t> done;       // cell index -> its complete cell (measured once, kept)
   std::map<int, int64_t> supersede;  // cell index -> the earlier cell measured again from start
+  std::map<int, int64_t> cut_short;  // those of them that were cut short (not failed)
   std::vector<int> to_run;           // cell indexes measured now, in plan order
   int failed_kept = 0;               // failed cells left as they are (no --retry-failed)
 

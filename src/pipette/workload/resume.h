@@ -17,6 +17,9 @@ struct ResumeInput {
   int64_t run_id = 0;
   const std::vector<plan::Cell>* cells = nullptr;  // the run's plan
   std::map<int, int64_t> kept;                     // cell index -> its complete cell, kept
+  // Cell index -> the cell cut short (interrupted, abandoned) that it is measured again for: a
+  // workload may take up what that cell stored (the tasks workload: its scored items).
+  std::map<int, int64_t> cut_short;
 };
 
 // The stored id of the first kept cell of `model`, in plan order (as a run from its start would

@@ -103,6 +103,38 @@ class Tasks : public Workload {
 
   void Finish() override { renderer_.Finish(); }
 
+  // Resuming a run: the items each cut-short cell scored, by task, with the facts they were
+  // scored under (its task_info), so that the cell measured again for it goes on from the last
+  // stored item (docs/tasks.md "What is recorded").
+  Result<json> ResumeState(store::Store& store, const config::Experiment& ex,
+                           const ResumeInput& in) const override {
+    const TasksSpec* spec = TasksSpecOf(ex);
+    if (!spec || in.cut_short.empty()) return json();
+    std::vector<std::string> tests = {kInfoTest};
+    for (const TaskSpec& t : spec->tasks) tests.push_back(ItemTest(t.name));
+    auto samples = store.SamplesOfRun(in.run_id, tests);
+    if (!samples) return samples.error();
+    std::map<int64_t, int> index_of;  // cut-short cell id -> its cell index
+    for (const auto& [index, id] : in.cut_short) index_of[id] = index;
+    json cells = json::object();
+    for (store::SampleRecord& s : *samples) {
+      auto at = index_of.find(s.cell_id);
+      if (at == index_of.end() || s.warmup) continue;
+      json& cell = cells[std::to_string(at->second)];
+      cell["cell_id"] = s.cell_id;
+      if (s.test == kInfoTest) {
+        const std::string name = s.raw.value("task", "");
+        if (!name.empty()) cell["tasks"][name]["info"] = std::move(s.raw);
+        continue;
+      }
+      json& items = cell["tasks"][s.test.substr(5)]["items"];
+      if (s.rep == int(items.size())) items.push_back(std::move(s.raw));
+    }
+    return cells.empty() ? json() : json{{"cells", std::move(cells)}};
+  }
+
+  void Resume(const json& state) override { resumed_ = state.value("cells", json::object()); }
+
   RunStatus Run(Context& ctx, size_t) override {
     const TasksSpec& spec = *TasksSpecOf(ctx.Experiment());
     for (size_t t = 0; t < spec.tasks.size(); ++t) {
@@ -169,8 +201,30 @@ class Tasks : public Workload {
       if (!first) return first.error();
       info["chat_template"] = {{"origin", template_origin_}, {"sha256", Sha256Hex(template_text_)}};
     }
+    // What a cut-short cell of a resumed run stored for this task, when it was scored exactly
+    // so: its items are kept in order as long as they are these items.
+    const json* prior = Prior(ctx, t, info);
+    size_t reused = 0;
+    if (prior) {
+      const json& stored = prior->at("items");
+      while (reused < stored.size() && reused < all.size() &&
+             stored[reused].value("id", "") == all[reused].id) {
+        ++reused;
+      }
+      info["resumed"] = {{"cell_id", resumed_[std::to_string(ctx.Cell().index)]["cell_id"]},
+                         {"items", reused}};
+    }
     if (auto st = ctx.Keep(kInfoTest, index, false, info); !st) return st;
-    for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t i = 0; i < reused; ++i) {
+      if (auto st = ctx.Keep(ItemTest(t.name), int(i), false, prior->at("items")[i]); !st) {
+        return st;
+      }
+    }
+    if (reused > 0) {
+      ctx.Step(fmt::format("task {}: {} of {} items taken from the cut-short cell", t.name, reused,
+                           all.size()));
+    }
+    for (size_t i = reused; i < all.size(); ++i) {
       if (ctx.Stopped()) return Failed("interrupted");
       Item chat_item;
       if (t.chat) {
@@ -187,6 +241,23 @@ class Tasks : public Workload {
       ctx.Step(fmt::format("task {} item {}/{}", t.name, i + 1, all.size()));
     }
     return {};
+  }
+
+  // The task's items a cut-short cell stored, when that cell scored the same items the same way
+  // (its task_info's definition, items, prompt format and settings equal this run's); else null.
+  const json* Prior(Context& ctx, const TaskSpec& t, const json& info) const {
+    const std::string cell = std::to_string(ctx.Cell().index);
+    if (!resumed_.contains(cell) || !resumed_[cell].contains("tasks")) return nullptr;
+    const json& tasks = resumed_[cell]["tasks"];
+    if (!tasks.contains(t.name)) return nullptr;
+    const json& prior = tasks[t.name];
+    if (!prior.contains("info") || !prior.contains("items")) return nullptr;
+    const json& then = prior["info"];
+    for (const char* key : {"definition_sha256", "items_sha256", "metric", "n_items",
+                            "prompt_format", "max_tokens", "stop", "chat_template"}) {
+      if (then.value(key, json()) != info.value(key, json())) return nullptr;
+    }
+    return &prior;
   }
 
   // The item with each of its contexts given through the model's chat template, as one user
@@ -411,6 +482,7 @@ class Tasks : public Workload {
   ChatRenderer renderer_;                        // chat-templated prompts (a task's chat: true)
   bool chat_ = false;                            // the task being run is chat-templated
   std::string template_origin_, template_text_;  // the last rendering's
+  json resumed_ = json::object();                // ResumeState's cells: index -> {cell_id, tasks}
   std::unique_ptr<sandbox::Sandbox> sandbox_;    // made at the first executed task
 };
 
