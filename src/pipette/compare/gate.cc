@@ -18,7 +18,7 @@ bool FigureName(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '@' &&
-        c != '+' && c != '-') {
+        c != '+' && c != '-' && c != ':') {
       return false;
     }
   }
@@ -46,7 +46,8 @@ Result<std::vector<GateLine>> ParseGate(std::string_view text, const std::string
     auto fail = [&](size_t at, const std::string& problem) -> Error {
       return ErrorAt({file, number, static_cast<int>(at) + 1}, problem + ": " + kForm, 2);
     };
-    const size_t colon = line.find(':');
+    // The last ':' ends the figure: a task's figure has one of its own (task:mmlu_5shot.acc).
+    const size_t colon = line.rfind(':');
     const size_t name_at = line.find_first_not_of(" \t");
     if (colon == std::string_view::npos) return fail(name_at, "no ':' after the figure");
     GateLine g;

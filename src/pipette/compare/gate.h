@@ -7,6 +7,7 @@
 //   mc_acc: -1 point    # accuracy at most one percentage point lower
 //   kld_mean: +0.01     # an absolute limit, in the figure's unit
 //   format_ok: -0       # not lower at all
+//   task:mmlu_5shot: -1 point   # a standard task's accuracy (its acc) at most a point lower
 //
 // A line fails when its figure's verdict is *worse* and the median change is past the limit.
 // A pure parser: names are resolved against the figures compared (compare.h), not here.

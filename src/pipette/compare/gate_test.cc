@@ -41,6 +41,18 @@ TEST(Gate, EachFormOfChangeParses) {
   EXPECT_DOUBLE_EQ((*g)[5].limit, 0.10);
 }
 
+TEST(Gate, ATasksFigureIsNamedWithItsOwnColon) {
+  auto g = ParseGate("task:mmlu_5shot: -1 point\ntask:gsm8k.exact_match_strict: -2 points\n",
+                     "tasks.gate");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  ASSERT_EQ(g->size(), 2u);
+  EXPECT_EQ((*g)[0].figure, "task:mmlu_5shot");
+  EXPECT_DOUBLE_EQ((*g)[0].limit, -0.01);
+  EXPECT_TRUE((*g)[0].point);
+  EXPECT_EQ((*g)[1].figure, "task:gsm8k.exact_match_strict");
+  EXPECT_EQ((*g)[1].change_column, 32);
+}
+
 TEST(Gate, MalformedLinesNameTheFileLineAndColumnWithTheFormExpected) {
   const std::string form =
       "expected 'FIGURE: CHANGE', the change one of -3%, +5%, -1 point, +0.01 or -0";

@@ -19,8 +19,9 @@ constexpr const char* kForm =
     "800ms, tg128 >= 15 t/s, format_ok >= 0.95";
 
 bool NameChar(char c) {
+  // ':' for a standard task's figure (task:mmlu_5shot, task:gsm8k.exact_match_strict).
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '@' ||
-         c == '+' || c == '-';
+         c == '+' || c == '-' || c == ':';
 }
 
 // Whether a value `v` of a figure of `kind` can hold against `op` `bound` (in the figure's unit).

@@ -23,6 +23,11 @@ TEST(Constraint, EachFormOfBoundParsesIntoTheFiguresUnit) {
       {"tg128 >= 15 t/s", "tg128", Constraint::Op::kGe, 15, Constraint::Kind::kRate},
       {"format_ok >= 0.95", "format_ok", Constraint::Op::kGe, 0.95, Constraint::Kind::kPlain},
       {"mc_acc > 40%", "mc_acc", Constraint::Op::kGt, 0.40, Constraint::Kind::kFraction},
+      // A standard task's figure: its name alone is its acc.
+      {"task:mmlu_5shot >= 0.4", "task:mmlu_5shot", Constraint::Op::kGe, 0.4,
+       Constraint::Kind::kPlain},
+      {"task:gsm8k.exact_match_strict >= 5%", "task:gsm8k.exact_match_strict", Constraint::Op::kGe,
+       0.05, Constraint::Kind::kFraction},
   };
   for (const Case& k : cases) {
     auto c = ParseConstraint(k.text, "p.yaml", 3, 9, &workload::Figures());
