@@ -238,6 +238,11 @@ Command TasksCommand() {
                 ->check(CLI::NonNegativeNumber);
             c.add_option("--per-group", a->per_group, "the first N items of each group")
                 ->check(CLI::NonNegativeNumber);
+            c.add_option("--sample", a->sample,
+                         "N items chosen by --seed, stratified by group (not with --limit or "
+                         "--per-group)")
+                ->check(CLI::NonNegativeNumber);
+            c.add_option("--seed", a->seed, "the sample's seed")->capture_default_str();
             return [a](const CommandContext& ctx) { return Tasks(*a, ctx.paths); };
           }};
 }

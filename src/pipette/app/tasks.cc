@@ -53,7 +53,13 @@ int Tasks(const TasksArgs& args, const Paths& paths) {
   }
   auto dir = task::TaskDataDir(*def, paths.task_data_dir);
   if (!dir) return Fail(dir.error());
-  auto items = task::LoadTaskItems(*def, *dir, {args.limit, args.per_group});
+  if (args.sample > 0 && (args.limit > 0 || args.per_group > 0)) {
+    return FailInput(
+        InputError("--sample takes a subset of all the items: not with --limit or "
+                   "--per-group"));
+  }
+  auto items =
+      task::LoadTaskItems(*def, *dir, {args.limit, args.per_group, args.sample, args.seed});
   if (!items) return Fail(items.error());
   if (!args.export_as.empty()) {
     if (def->kind != task::Kind::kChoice) {

@@ -13,7 +13,8 @@ struct TasksArgs {
   std::string task;       // "": list the shipped tasks
   std::string export_as;  // "": describe the task; else a format (llama-mc, ...)
   std::string output;     // the exported file
-  int limit = 0, per_group = 0;
+  int limit = 0, per_group = 0, sample = 0;
+  int64_t seed = 1234;  // a sample's (as an experiment's default)
 };
 
 int Tasks(const TasksArgs& args, const Paths& paths);

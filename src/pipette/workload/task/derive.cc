@@ -78,9 +78,10 @@ metrics::Headline TasksHeadline() {
           .text = [](const std::vector<const metrics::ResultRow*>& rows) {
             std::string out;
             for (const metrics::ResultRow* r : rows) {
-              out += fmt::format("{}{} {:.1f}% [{:.1f}, {:.1f}]", out.empty() ? "" : "; ",
+              // The items it holds: a subset's interval is as wide as its count makes it.
+              out += fmt::format("{}{} {:.1f}% [{:.1f}, {:.1f}] n={}", out.empty() ? "" : "; ",
                                  r->test.substr(5), 100 * r->value, 100 * r->ci_low.value_or(0),
-                                 100 * r->ci_high.value_or(0));
+                                 100 * r->ci_high.value_or(0), r->samples.size());
             }
             return out;
           }};

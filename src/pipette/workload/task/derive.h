@@ -22,7 +22,7 @@ Status DeriveTasks(const metrics::ResultRow& base, const std::vector<store::Samp
 std::vector<metrics::FigureDef> TaskFigures();
 
 // Its summary column: each task's accuracy (acc, the task's own normalisation) with its 95%
-// interval, "arc_easy 66.7% [20.8, 93.9]; winogrande ...".
+// interval and its count of items, "arc_easy 66.7% [20.8, 93.9] n=3; winogrande ...".
 metrics::Headline TasksHeadline();
 
 }  // namespace pipette::workload::task

@@ -332,17 +332,37 @@ Status GenerationParts(const TaskDef& def, const json& vars, const std::string& 
   return {};
 }
 
+// How a loading pass selects: by position (Selection's limit and per_group), or the items
+// `chosen` marks (by position in the task's order), or none, only listing every item's id and
+// group into `keys` (a sample's first pass).
+struct Pass {
+  const Selection& sel;
+  const std::vector<bool>* chosen = nullptr;
+  std::vector<std::pair<std::string, std::string>>* keys = nullptr;
+  // Whether the item at `index` of group `group` is made; `taken` counts per group.
+  bool Takes(size_t index, const std::string& group, size_t made,
+             std::map<std::string, int>* taken) const {
+    if (keys) return false;
+    if (chosen) return index < chosen->size() && (*chosen)[index];
+    if (sel.limit > 0 && made >= size_t(sel.limit)) return false;
+    return !(sel.per_group > 0 && (*taken)[group]++ >= sel.per_group);
+  }
+};
+
 class RowItems {
  public:
   RowItems(const TaskDef& def, fs::path root) : def_(def), root_(std::move(root)) {}
 
-  Status Load(const Selection& sel, TaskItems* out) {
+  Status Load(const Pass& pass, TaskItems* out) {
     const RowSource& src = *def_.rows;
     std::map<std::string, int> taken;  // items taken by group
     // Row by row, each selected one made into its item at once: the rows are not kept.
     auto visit = [&](Row&& row) -> Status {
-      ++out->n_available;
-      if (sel.limit > 0 && out->items.size() >= size_t(sel.limit)) return {};
+      const size_t index = size_t(out->n_available++);
+      if (!pass.keys && !pass.chosen && pass.sel.limit > 0 &&
+          out->items.size() >= size_t(pass.sel.limit)) {
+        return {};
+      }
       const std::string path = (root_ / row.file).string();
       std::string group;
       if (src.group) {
@@ -350,7 +370,13 @@ class RowItems {
         if (!g) return Bad(path, row.line, "group: " + g.error().message);
         group = *g;
       }
-      if (sel.per_group > 0 && taken[group]++ >= sel.per_group) return {};
+      if (pass.keys) {
+        auto id = IdOf(row, path);
+        if (!id) return id.error();
+        pass.keys->emplace_back(std::move(*id), group);
+        return {};
+      }
+      if (!pass.Takes(index, group, out->items.size(), &taken)) return {};
       auto item = Make(row, group, path);
       if (!item) return item.error();
       out->items.push_back(std::move(*item));
@@ -383,13 +409,9 @@ class RowItems {
     item.file = row.file;
     item.line = row.line;
     const json vars = VarsOf(row);
-    if (src.id) {
-      auto id = src.id->Render(vars);
-      if (!id) return Bad(path, row.line, "id: " + id.error().message);
-      item.id = *id;
-    } else {
-      item.id = fmt::format("{}:{}", row.file, row.line);
-    }
+    auto id = IdOf(row, path);
+    if (!id) return id.error();
+    item.id = std::move(*id);
     std::string prefix;
     if (!def_.description.empty()) {
       auto d = def_.description.Render(vars);
@@ -433,6 +455,13 @@ class RowItems {
     return item;
   }
 
+  Result<std::string> IdOf(const Row& row, const std::string& path) const {
+    if (!def_.rows->id) return fmt::format("{}:{}", row.file, row.line);
+    auto id = def_.rows->id->Render(VarsOf(row));
+    if (!id) return Bad(path, row.line, "id: " + id.error().message);
+    return *id;
+  }
+
   // The few-shot examples for an item with `vars`, joined and followed by the separator.
   Result<std::string> Shots(const json& vars, const std::string& path, int line) {
     const FewShot& fs = *def_.fewshot;
@@ -469,7 +498,8 @@ class RowItems {
   std::map<std::string, std::string> shots_;  // few-shot file -> its examples' text
 };
 
-Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel, TaskItems* out) {
+Status LoadOlmes(const TaskDef& def, const fs::path& root, const Pass& pass, TaskItems* out) {
+  const Selection& sel = pass.sel;
   const fs::path folder = root / def.olmes->folder;
   const std::string requests = (folder / "requests.jsonl.gz").string();
   const std::string config = (folder / "config.json").string();
@@ -506,14 +536,17 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
     if (at.count(doc)) {
       return Bad(requests, row.line, fmt::format("document {} has a second request", doc));
     }
-    if (sel.limit > 0 && items.size() >= size_t(sel.limit)) {
+    const json* native = FieldAt(row.object, "native_id");
+    const std::string id = native && !native->is_null() ? TextOf(*native) : std::to_string(doc);
+    if (pass.keys) pass.keys->emplace_back(id, "");
+    if (pass.keys || (pass.chosen && !pass.Takes(at.size(), "", 0, nullptr)) ||
+        (!pass.chosen && sel.limit > 0 && items.size() >= size_t(sel.limit))) {
       at.emplace(doc, kNotKept);
       return {};
     }
     at.emplace(doc, items.size());
     Item item;
-    const json* native = FieldAt(row.object, "native_id");
-    item.id = native && !native->is_null() ? TextOf(*native) : std::to_string(doc);
+    item.id = id;
     item.file = rel;
     item.line = row.line;
     if (def.prompt.empty()) {
@@ -565,8 +598,15 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
                  "request.context and request.continuation must be text, "
                  "the continuation not empty");
     }
+    const size_t doc_index = at.size();  // this document's place, if it is new
     auto [it, fresh] = at.emplace(doc, items.size());
-    if (fresh && sel.limit > 0 && items.size() >= size_t(sel.limit)) {
+    if (fresh && pass.keys) {
+      const json* native = FieldAt(row.object, "native_id");
+      pass.keys->emplace_back(native && !native->is_null() ? TextOf(*native) : std::to_string(doc),
+                              "");
+    }
+    if (fresh && (pass.keys || (pass.chosen && !pass.Takes(doc_index, "", 0, nullptr)) ||
+                  (!pass.chosen && sel.limit > 0 && items.size() >= size_t(sel.limit)))) {
       it->second = kNotKept;  // counted, not kept
     }
     if (it->second == kNotKept) return {};
@@ -606,7 +646,7 @@ Status LoadOlmes(const TaskDef& def, const fs::path& root, const Selection& sel,
                  fmt::format("document '{}' has {} choices and label {}", item.id,
                              item.choices.size(), item.gold));
     }
-    if (sel.limit > 0 && out->items.size() >= size_t(sel.limit)) break;
+    if (!pass.chosen && sel.limit > 0 && out->items.size() >= size_t(sel.limit)) break;
     out->items.push_back(std::move(item));
   }
   return {};
@@ -634,6 +674,45 @@ void HashItems(TaskItems* out) {
 
 }  // namespace
 
+std::vector<bool> StratifiedSample(const std::vector<std::pair<std::string, std::string>>& items,
+                                   int n, int64_t seed) {
+  std::vector<bool> out(items.size(), false);
+  if (n <= 0) return out;
+  if (size_t(n) >= items.size()) return std::vector<bool>(items.size(), true);
+  std::vector<std::string> order;                      // groups, as first met
+  std::map<std::string, std::vector<size_t>> members;  // group -> its items' positions
+  for (size_t i = 0; i < items.size(); ++i) {
+    auto [it, fresh] = members.try_emplace(items[i].second);
+    if (fresh) order.push_back(items[i].second);
+    it->second.push_back(i);
+  }
+  // Each group's share: the floor of its exact quota, then one more for the largest remainders.
+  const double total = double(items.size());
+  std::vector<size_t> share(order.size());
+  std::vector<std::pair<double, size_t>> remainders;
+  size_t given = 0;
+  for (size_t g = 0; g < order.size(); ++g) {
+    const double quota = double(n) * double(members[order[g]].size()) / total;
+    share[g] = size_t(quota);
+    given += share[g];
+    remainders.emplace_back(quota - double(share[g]), g);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; given < size_t(n) && k < remainders.size(); ++k, ++given) {
+    ++share[remainders[k].second];
+  }
+  for (size_t g = 0; g < order.size(); ++g) {
+    std::vector<std::pair<std::string, size_t>> ranked;
+    for (size_t i : members[order[g]]) {
+      ranked.emplace_back(Sha256Hex(fmt::format("{}:{}:{}", seed, items[i].first, i)), i);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    for (size_t k = 0; k < share[g] && k < ranked.size(); ++k) out[ranked[k].second] = true;
+  }
+  return out;
+}
+
 Result<std::string> TaskDataDir(const TaskDef& def, const std::string& task_data_dir) {
   const fs::path data(def.data);
   std::error_code ec;
@@ -655,12 +734,24 @@ Result<TaskItems> LoadTaskItems(const TaskDef& def, const std::string& data_dir,
                                 const Selection& selection) {
   TaskItems out;
   out.data_dir = data_dir;
-  if (def.olmes) {
-    if (auto st = LoadOlmes(def, data_dir, selection, &out); !st) return st.error();
-  } else {
+  auto load = [&](const Pass& pass, TaskItems* into) -> Status {
+    if (def.olmes) return LoadOlmes(def, data_dir, pass, into);
     RowItems rows(def, data_dir);
-    if (auto st = rows.Load(selection, &out); !st) return st.error();
-    for (auto& f : rows.shot_files_) out.files.push_back(std::move(f));
+    if (auto st = rows.Load(pass, into); !st) return st;
+    for (auto& f : rows.shot_files_) into->files.push_back(std::move(f));
+    return {};
+  };
+  std::vector<bool> chosen;
+  if (selection.sample > 0) {
+    // A sample: every item's id and group first (nothing made), then the chosen ones made.
+    std::vector<std::pair<std::string, std::string>> keys;
+    TaskItems listed;
+    if (auto st = load(Pass{selection, nullptr, &keys}, &listed); !st) return st.error();
+    chosen = StratifiedSample(keys, selection.sample, selection.seed);
+  }
+  if (auto st = load(Pass{selection, selection.sample > 0 ? &chosen : nullptr, nullptr}, &out);
+      !st) {
+    return st.error();
   }
   if (out.items.empty()) return InputError(fmt::format("task {}: no item to score", def.name));
   HashItems(&out);

@@ -32,11 +32,20 @@ struct Item {
 };
 
 // Which items run: the first `limit` (0: all), after taking the first `per_group` of each group
-// (0: all).
+// (0: all); or, with `sample`, that many chosen by `seed`, stratified by group (docs/tasks.md
+// "Samples").
 struct Selection {
   int limit = 0;
   int per_group = 0;
+  int sample = 0;
+  int64_t seed = 0;
 };
+
+// The items a seeded stratified sample takes, of items given as (id, group) in order: each group
+// gets its share of `n` (largest remainder, ties to the group met first), and within a group the
+// items first in the order of SHA-256("<seed>:<id>:<position>"). True for each item taken.
+std::vector<bool> StratifiedSample(const std::vector<std::pair<std::string, std::string>>& items,
+                                   int n, int64_t seed);
 
 struct TaskItems {
   std::string data_dir;  // the data folder the files were read from

@@ -34,6 +34,15 @@ void PutGz(const std::string& path, const std::string& text) {
 
 class TaskItemsTest : public ::testing::Test {
  protected:
+  // One few-shot example for each of the subjects a_sub and b_sub.
+  void PutExamples() {
+    Put(dir_ / "data/q/a_sub/dev.jsonl",
+        R"({"question": "Ex?", "subject": "a_sub", "choices": ["m", "n"], "answer": 1})"
+        "\n");
+    Put(dir_ / "data/q/b_sub/dev.jsonl",
+        R"({"question": "Ey?", "subject": "b_sub", "choices": ["m", "n"], "answer": 0})"
+        "\n");
+  }
   TaskDef Def(const std::string& yaml) {
     Put(dir_ / "t.yaml", yaml);
     auto def = LoadTaskDef(dir_ / "t.yaml");
@@ -69,12 +78,7 @@ TEST_F(TaskItemsTest, RowsBecomePromptsWithExamples) {
       "\n\n"
       R"({"question": "A2?", "subject": "a_sub", "choices": ["p", "q", "r"], "answer": "2"})"
       "\n");
-  Put(dir_ / "data/q/a_sub/dev.jsonl",
-      R"({"question": "Ex?", "subject": "a_sub", "choices": ["m", "n"], "answer": 1})"
-      "\n");
-  Put(dir_ / "data/q/b_sub/dev.jsonl",
-      R"({"question": "Ey?", "subject": "b_sub", "choices": ["m", "n"], "answer": 0})"
-      "\n");
+  PutExamples();
   const TaskDef def = Def(kLetters);
   auto items = LoadTaskItems(def, dir_ / "data", {});
   ASSERT_TRUE(items.ok()) << items.error().message;
@@ -105,6 +109,67 @@ TEST_F(TaskItemsTest, RowsBecomePromptsWithExamples) {
   auto changed = LoadTaskItems(other, dir_ / "data", {.limit = 1, .per_group = 0});
   ASSERT_TRUE(changed.ok());
   EXPECT_NE(changed->sha256, one->sha256);
+}
+
+TEST(TaskSample, IsSeededStratifiedAndReproducible) {
+  // 100 items in groups of 60, 30 and 10: a sample of 20 gives them 12, 6 and 2.
+  std::vector<std::pair<std::string, std::string>> items;
+  for (int i = 0; i < 100; ++i) {
+    items.emplace_back("id" + std::to_string(i), i < 60 ? "a" : i < 90 ? "b" : "c");
+  }
+  const std::vector<bool> s = StratifiedSample(items, 20, 1234);
+  int a = 0, b = 0, c = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!s[i]) continue;
+    (items[i].second == "a" ? a : items[i].second == "b" ? b : c)++;
+  }
+  EXPECT_EQ(a, 12);
+  EXPECT_EQ(b, 6);
+  EXPECT_EQ(c, 2);
+  EXPECT_EQ(StratifiedSample(items, 20, 1234), s);  // the same seed, the same items
+  EXPECT_NE(StratifiedSample(items, 20, 7), s);     // another seed, others
+  // Not the first of each group: spread over it.
+  bool later = false;
+  for (size_t i = 12; i < 60; ++i) later = later || s[i];
+  EXPECT_TRUE(later);
+  // Largest remainder: 3 items of 3 groups of sizes 5, 3, 2 (quotas 1.5, 0.9, 0.6).
+  std::vector<std::pair<std::string, std::string>> small;
+  for (int i = 0; i < 10; ++i)
+    small.emplace_back(std::to_string(i), i < 5 ? "x" : i < 8 ? "y" : "z");
+  const std::vector<bool> t = StratifiedSample(small, 3, 1);
+  EXPECT_EQ(std::count(t.begin(), t.begin() + 5, true), 1);
+  EXPECT_EQ(std::count(t.begin() + 5, t.begin() + 8, true), 1);
+  EXPECT_EQ(std::count(t.begin() + 8, t.end(), true), 1);
+  EXPECT_EQ(StratifiedSample(small, 50, 1), std::vector<bool>(10, true));  // more than there are
+}
+
+TEST_F(TaskItemsTest, ASampleMakesOnlyTheChosenItemsInTheirOrder) {
+  std::string rows;
+  for (int i = 0; i < 40; ++i) {
+    rows += R"({"question": "Q)" + std::to_string(i) + R"(?", "subject": ")" +
+            (i < 30 ? "a_sub" : "b_sub") + R"(", "choices": ["x", "y"], "answer": 0})" + "\n";
+  }
+  Put(dir_ / "data/q/all/test.jsonl", rows);
+  PutExamples();
+  const TaskDef def = Def(kLetters);
+  auto items = LoadTaskItems(def, dir_ / "data", {.sample = 8, .seed = 5});
+  ASSERT_TRUE(items.ok()) << items.error().message;
+  ASSERT_EQ(items->items.size(), 8u);
+  EXPECT_EQ(items->n_available, 40);
+  int b = 0;
+  for (size_t i = 0; i < items->items.size(); ++i) {
+    b += items->items[i].group == "b_sub";
+    if (i > 0) {
+      EXPECT_LT(items->items[i - 1].line, items->items[i].line);  // the file's order
+    }
+  }
+  EXPECT_EQ(b, 2);  // 8 × 10/40
+  auto again = LoadTaskItems(def, dir_ / "data", {.sample = 8, .seed = 5});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->sha256, items->sha256);
+  auto other = LoadTaskItems(def, dir_ / "data", {.sample = 8, .seed = 6});
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->sha256, items->sha256);
 }
 
 TEST_F(TaskItemsTest, BadRowsNameTheirFileAndLine) {

@@ -19,10 +19,14 @@ using config::Where;
 using config::YamlMapping;
 using nlohmann::json;
 
+// A sample's seed when the experiment gives none (OLMES's random_subsample_seed).
+constexpr int64_t kDefaultSeed = 1234;
+
 // One task as written.
 struct WrittenTask {
   std::string task;
-  std::optional<int> limit, per_group;
+  std::optional<int> limit, per_group, sample;
+  std::optional<int64_t> seed;
   std::optional<bool> chat;
   Place place{};
 };
@@ -58,14 +62,27 @@ class TasksDef : public config::SpecDef {
       if (list[i].IsMap()) {
         auto m = YamlMapping::Read(w, list[i], path, "");
         if (!m) return m.error();
-        if (auto st = m->OnlyKeys({"task", "limit", "per_group", "chat"}, " in " + path); !st) {
+        if (auto st = m->OnlyKeys({"task", "limit", "per_group", "sample", "seed", "chat"},
+                                  " in " + path);
+            !st) {
           return st.error();
         }
         t.task = m->fields().Text("task");
         t.limit = m->fields().OptionalInt("limit", 1, 1 << 30);
         t.per_group = m->fields().OptionalInt("per_group", 1, 1 << 30);
         if (m->Has("chat")) t.chat = m->fields().Bool("chat");
+        t.sample = m->fields().OptionalInt("sample", 1, 1 << 30);
+        t.seed = m->fields().OptionalInt("seed", 0, int64_t{1} << 53);
         if (auto st = m->status(); !st) return st.error();
+        if (t.sample && (t.limit || t.per_group)) {
+          return m->AtKey("sample", fmt::format("{}: sample: takes a seeded subset of all the "
+                                                "items; it goes with neither limit: nor "
+                                                "per_group:",
+                                                path));
+        }
+        if (t.seed && !t.sample) {
+          return m->AtKey("seed", fmt::format("{}: seed: goes with sample:", path));
+        }
       } else {
         auto m = YamlMapping::Lone(w, list[i], path);
         if (!m) return m.error();
@@ -74,7 +91,7 @@ class TasksDef : public config::SpecDef {
       }
       for (const WrittenTask& before : out.tasks) {
         if (before.task == t.task && before.limit == t.limit && before.per_group == t.per_group &&
-            before.chat == t.chat) {
+            before.sample == t.sample && before.seed == t.seed && before.chat == t.chat) {
           return w.At(t.place, fmt::format("task '{}' is listed twice", t.task));
         }
       }
@@ -90,6 +107,8 @@ class TasksDef : public config::SpecDef {
       json j = {{"task", t.task}};
       config::PutWritten(j, "limit", t.limit);
       config::PutWritten(j, "per_group", t.per_group);
+      config::PutWritten(j, "sample", t.sample);
+      config::PutWritten(j, "seed", t.seed);
       config::PutWritten(j, "chat", t.chat);
       list.push_back(std::move(j));
     }
@@ -120,7 +139,8 @@ class TasksDef : public config::SpecDef {
       r.name = def->name;
       r.definition = *file;
       r.definition_sha256 = def->sha256;
-      r.selection = {t.limit.value_or(0), t.per_group.value_or(0)};
+      r.selection = {t.limit.value_or(0), t.per_group.value_or(0), t.sample.value_or(0),
+                     t.seed.value_or(kDefaultSeed)};
       r.chat = t.chat.value_or(false);
       if (r.selection.per_group > 0 && !(def->rows && def->rows->group)) {
         return w.At(t.place, fmt::format("task '{}' has no groups: per_group: is for a task "
@@ -183,6 +203,10 @@ class TasksDef : public config::SpecDef {
                       {"items_sha256", t.items_sha256}});
       // Only when asked, so that a raw task's resolved form is as before.
       if (t.chat) list.back()["prompt_format"] = "chat_template";
+      if (t.selection.sample > 0) {
+        list.back()["sample"] = t.selection.sample;
+        list.back()["seed"] = t.selection.seed;
+      }
     }
     return list;
   }

@@ -57,6 +57,27 @@ TEST_F(TasksResolve, ADefinitionByPathIsReadAndItsItemsHashed) {
   EXPECT_EQ(ex->Resolved()["quality"]["tasks"][0]["items_sha256"], t.items_sha256);
 }
 
+TEST_F(TasksResolve, ASampleIsSeededAndRecorded) {
+  auto ex = Parse(kSmol + "quality:\n  tasks: [{task: sums.yaml, sample: 1, seed: 9}]\n");
+  ASSERT_TRUE(ex.ok()) << ex.error().message;
+  const TaskSpec& t = TasksSpecOf(*ex)->tasks[0];
+  EXPECT_EQ(t.selection.sample, 1);
+  EXPECT_EQ(t.selection.seed, 9);
+  EXPECT_EQ(t.n_items, 1);
+  const nlohmann::json resolved = ex->Resolved()["quality"]["tasks"][0];
+  EXPECT_EQ(resolved["sample"], 1);
+  EXPECT_EQ(resolved["seed"], 9);
+  auto seeded = Parse(kSmol + "quality:\n  tasks: [{task: sums.yaml, sample: 1}]\n");
+  ASSERT_TRUE(seeded.ok());
+  EXPECT_EQ(TasksSpecOf(*seeded)->tasks[0].selection.seed, 1234);  // OLMES's subsample seed
+  EXPECT_NE(WrittenErrorOf(kSmol + "quality:\n  tasks: [{task: a, sample: 5, limit: 3}]\n")
+                .find("neither limit: nor per_group:"),
+            std::string::npos);
+  EXPECT_NE(WrittenErrorOf(kSmol + "quality:\n  tasks: [{task: a, seed: 3}]\n")
+                .find("seed: goes with sample:"),
+            std::string::npos);
+}
+
 TEST_F(TasksResolve, ProblemsAreBadInputAtTheirPlace) {
   auto unknown = Parse(kSmol + "quality:\n  tasks: [arc_esy]\n");
   ASSERT_FALSE(unknown.ok());

@@ -179,6 +179,10 @@ class Tasks : public Workload {
                  {"n_available", t.n_available},
                  {"limit", t.selection.limit},
                  {"per_group", t.selection.per_group}};
+    if (t.selection.sample > 0) {
+      info["sample"] = t.selection.sample;
+      info["seed"] = t.selection.seed;
+    }
     json files = json::array();
     for (const auto& [file, sha] : (*items)->files)
       files.push_back({{"file", file}, {"sha256", sha}});
