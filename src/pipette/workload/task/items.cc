@@ -198,6 +198,20 @@ const json* FieldAt(const json& object, const std::string& path) {
   return v;
 }
 
+json* MutableFieldAt(json& object, const std::string& path) {
+  json* v = &object;
+  size_t begin = 0;
+  while (begin <= path.size()) {
+    const size_t end = std::min(path.find('.', begin), path.size());
+    const std::string key = path.substr(begin, end - begin);
+    if (!v->is_object() || !v->contains(key)) return nullptr;
+    v = &(*v)[key];
+    if (end == path.size()) break;
+    begin = end + 1;
+  }
+  return v;
+}
+
 std::string TextOf(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 // A row's variables for its templates: its fields, and @file and @line.
@@ -351,16 +365,17 @@ struct Pass {
 
 class RowItems {
  public:
-  RowItems(const TaskDef& def, fs::path root) : def_(def), root_(std::move(root)) {}
+  RowItems(const TaskDef& def, fs::path root, bool rotates = false)
+      : def_(def), root_(std::move(root)), src_rotates_(rotates) {}
 
   Status Load(const Pass& pass, TaskItems* out) {
     const RowSource& src = *def_.rows;
     std::map<std::string, int> taken;  // items taken by group
+    size_t made = 0;                   // items made (not counting their rotations)
     // Row by row, each selected one made into its item at once: the rows are not kept.
     auto visit = [&](Row&& row) -> Status {
       const size_t index = size_t(out->n_available++);
-      if (!pass.keys && !pass.chosen && pass.sel.limit > 0 &&
-          out->items.size() >= size_t(pass.sel.limit)) {
+      if (!pass.keys && !pass.chosen && pass.sel.limit > 0 && made >= size_t(pass.sel.limit)) {
         return {};
       }
       const std::string path = (root_ / row.file).string();
@@ -376,10 +391,17 @@ class RowItems {
         pass.keys->emplace_back(std::move(*id), group);
         return {};
       }
-      if (!pass.Takes(index, group, out->items.size(), &taken)) return {};
-      auto item = Make(row, group, path);
+      if (!pass.Takes(index, group, made, &taken)) return {};
+      ++made;
+      auto item = Make(row, group, path, 0);
       if (!item) return item.error();
+      const size_t k = item->choices.size();
       out->items.push_back(std::move(*item));
+      for (size_t r = 1; pass.sel.rotate && r < k; ++r) {
+        auto rotated = Make(row, group, path, r);
+        if (!rotated) return rotated.error();
+        out->items.push_back(std::move(*rotated));
+      }
       return {};
     };
     for (const std::string& pattern : src.files) {
@@ -402,16 +424,23 @@ class RowItems {
   }
 
  private:
-  Result<Item> Make(const Row& row, const std::string& group, const std::string& path) {
+  // The row's item, its choices in rotation `rotation` (0: as the row has them).
+  Result<Item> Make(const Row& row, const std::string& group, const std::string& path,
+                    size_t rotation) {
     const RowSource& src = *def_.rows;
     Item item;
     item.group = group;
     item.file = row.file;
     item.line = row.line;
-    const json vars = VarsOf(row);
+    json vars = VarsOf(row);
     auto id = IdOf(row, path);
     if (!id) return id.error();
     item.id = std::move(*id);
+    if (def_.kind == Kind::kChoice && src_rotates_) {
+      item.base_id = item.id;
+      item.rotation = int(rotation);
+      if (rotation > 0) item.id += fmt::format("#r{}", rotation);
+    }
     std::string prefix;
     if (!def_.description.empty()) {
       auto d = def_.description.Render(vars);
@@ -435,6 +464,23 @@ class RowItems {
     auto gold = GoldOf(src, row, path, choices->size());
     if (!gold) return gold.error();
     item.gold = *gold;
+    if (rotation > 0) {
+      // Slot j holds the original choice (j + r) mod k, in the row's own fields too, so that a
+      // prompt listing them ({choices|lettered}) lists them rotated.
+      const size_t n = choices->size();
+      std::vector<std::string> rotated(n);
+      for (size_t j = 0; j < n; ++j) rotated[j] = (*choices)[(j + rotation) % n];
+      item.gold = int((size_t(*gold) + n - rotation % n) % n);
+      if (!src.choices_list.empty()) {
+        json* list = MutableFieldAt(vars, src.choices_list);
+        for (size_t j = 0; list && j < n; ++j) (*list)[j] = rotated[j];
+      } else {
+        for (size_t j = 0; j < n; ++j) {
+          if (json* f = MutableFieldAt(vars, src.choice_fields[j])) *f = rotated[j];
+        }
+      }
+      *choices = std::move(rotated);
+    }
     for (size_t k = 0; k < choices->size(); ++k) {
       json cvars = vars;
       cvars["choice"] = (*choices)[k];
@@ -495,6 +541,7 @@ class RowItems {
  private:
   const TaskDef& def_;
   fs::path root_;
+  bool src_rotates_ = false;                  // the items are made in every rotation
   std::map<std::string, std::string> shots_;  // few-shot file -> its examples' text
 };
 
@@ -734,9 +781,16 @@ Result<TaskItems> LoadTaskItems(const TaskDef& def, const std::string& data_dir,
                                 const Selection& selection) {
   TaskItems out;
   out.data_dir = data_dir;
+  if (selection.rotate && (!def.rows || def.kind != Kind::kChoice)) {
+    return InputError(fmt::format(
+        "task {}: rotate: is for choice tasks made from rows (their choices re-lettered); {}",
+        def.name,
+        def.olmes ? "an OLMES request set comes with its prompts made"
+                  : "this one has no choices"));
+  }
   auto load = [&](const Pass& pass, TaskItems* into) -> Status {
     if (def.olmes) return LoadOlmes(def, data_dir, pass, into);
-    RowItems rows(def, data_dir);
+    RowItems rows(def, data_dir, selection.rotate);
     if (auto st = rows.Load(pass, into); !st) return st;
     for (auto& f : rows.shot_files_) into->files.push_back(std::move(f));
     return {};

@@ -26,6 +26,10 @@ struct Item {
   // A generation task's: the answer to match (kGenerate), and the program around the completion
   // (kExecute: before + completion + after). Its prompt is contexts[0].
   std::string target, program_before, program_after;
+  // With Selection::rotate: the item it is a rotation of (its id), and which rotation (0: the
+  // original order; the id then ends in "#rN" for N > 0).
+  std::string base_id;
+  int rotation = 0;
   std::string file;  // where it was read (relative to the data folder)
   int line = 0;      // its row's line (an OLMES document: its first request's)
   const std::string& ContextOf(size_t choice) const { return contexts[choices[choice].context]; }
@@ -39,6 +43,9 @@ struct Selection {
   int per_group = 0;
   int sample = 0;
   int64_t seed = 0;
+  // Each selected item also in every rotation of its choices (docs/tasks.md "Choice rotation"):
+  // rotation r puts the original choice (j + r) mod k in slot j. Rows only.
+  bool rotate = false;
 };
 
 // The items a seeded stratified sample takes, of items given as (id, group) in order: each group

@@ -172,6 +172,39 @@ TEST_F(TaskItemsTest, ASampleMakesOnlyTheChosenItemsInTheirOrder) {
   EXPECT_NE(other->sha256, items->sha256);
 }
 
+TEST_F(TaskItemsTest, RotationsReletterTheChoicesAndMoveTheGold) {
+  Put(dir_ / "data/q/a_sub/test.jsonl",
+      R"({"question": "A1?", "subject": "a_sub", "choices": ["w", "x", "y"], "answer": 1})"
+      "\n");
+  PutExamples();
+  const TaskDef def = Def(kLetters);
+  auto items = LoadTaskItems(def, dir_ / "data", {.rotate = true});
+  ASSERT_TRUE(items.ok()) << items.error().message;
+  ASSERT_EQ(items->items.size(), 3u);  // the original and 2 rotations
+  const Item& r1 = items->items[1];
+  EXPECT_EQ(r1.id, "q/a_sub/test.jsonl:1#r1");
+  EXPECT_EQ(r1.base_id, "q/a_sub/test.jsonl:1");
+  EXPECT_EQ(r1.rotation, 1);
+  EXPECT_EQ(items->items[0].rotation, 0);
+  EXPECT_EQ(items->items[0].gold, 1);
+  EXPECT_EQ(r1.gold, 0);               // "x" moved from B to A
+  EXPECT_EQ(items->items[2].gold, 2);  // and to C
+  EXPECT_NE(r1.contexts[0].find("A1?\nA. x\nB. y\nC. w\nAnswer:"), std::string::npos)
+      << r1.contexts[0];
+  EXPECT_NE(r1.contexts[0].find("Ex?\nA. m\nB. n\nAnswer: B"), std::string::npos);  // not the shots
+  // The limit counts items, not their rotations; OLMES sets cannot be rotated.
+  auto one = LoadTaskItems(def, dir_ / "data", {.limit = 1, .rotate = true});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->items.size(), 3u);
+  TaskDef olmes = def;
+  olmes.rows.reset();
+  olmes.olmes = OlmesSource{"o"};
+  auto refused = LoadTaskItems(olmes, dir_ / "data", {.rotate = true});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("rotate: is for choice tasks made from rows"),
+            std::string::npos);
+}
+
 TEST_F(TaskItemsTest, BadRowsNameTheirFileAndLine) {
   Put(dir_ / "data/q/a_sub/dev.jsonl",
       R"({"question": "Ex?", "subject": "a_sub", "choices": ["m", "n"], "answer": 1})"

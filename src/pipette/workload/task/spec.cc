@@ -27,7 +27,7 @@ struct WrittenTask {
   std::string task;
   std::optional<int> limit, per_group, sample;
   std::optional<int64_t> seed;
-  std::optional<bool> chat;
+  std::optional<bool> chat, rotate;
   Place place{};
 };
 
@@ -62,8 +62,8 @@ class TasksDef : public config::SpecDef {
       if (list[i].IsMap()) {
         auto m = YamlMapping::Read(w, list[i], path, "");
         if (!m) return m.error();
-        if (auto st = m->OnlyKeys({"task", "limit", "per_group", "sample", "seed", "chat"},
-                                  " in " + path);
+        if (auto st = m->OnlyKeys(
+                {"task", "limit", "per_group", "sample", "seed", "chat", "rotate"}, " in " + path);
             !st) {
           return st.error();
         }
@@ -71,6 +71,7 @@ class TasksDef : public config::SpecDef {
         t.limit = m->fields().OptionalInt("limit", 1, 1 << 30);
         t.per_group = m->fields().OptionalInt("per_group", 1, 1 << 30);
         if (m->Has("chat")) t.chat = m->fields().Bool("chat");
+        if (m->Has("rotate")) t.rotate = m->fields().Bool("rotate");
         t.sample = m->fields().OptionalInt("sample", 1, 1 << 30);
         t.seed = m->fields().OptionalInt("seed", 0, int64_t{1} << 53);
         if (auto st = m->status(); !st) return st.error();
@@ -91,7 +92,8 @@ class TasksDef : public config::SpecDef {
       }
       for (const WrittenTask& before : out.tasks) {
         if (before.task == t.task && before.limit == t.limit && before.per_group == t.per_group &&
-            before.sample == t.sample && before.seed == t.seed && before.chat == t.chat) {
+            before.sample == t.sample && before.seed == t.seed && before.chat == t.chat &&
+            before.rotate == t.rotate) {
           return w.At(t.place, fmt::format("task '{}' is listed twice", t.task));
         }
       }
@@ -110,6 +112,7 @@ class TasksDef : public config::SpecDef {
       config::PutWritten(j, "sample", t.sample);
       config::PutWritten(j, "seed", t.seed);
       config::PutWritten(j, "chat", t.chat);
+      config::PutWritten(j, "rotate", t.rotate);
       list.push_back(std::move(j));
     }
     return list;
@@ -140,7 +143,7 @@ class TasksDef : public config::SpecDef {
       r.definition = *file;
       r.definition_sha256 = def->sha256;
       r.selection = {t.limit.value_or(0), t.per_group.value_or(0), t.sample.value_or(0),
-                     t.seed.value_or(kDefaultSeed)};
+                     t.seed.value_or(kDefaultSeed), t.rotate.value_or(false)};
       r.chat = t.chat.value_or(false);
       if (r.selection.per_group > 0 && !(def->rows && def->rows->group)) {
         return w.At(t.place, fmt::format("task '{}' has no groups: per_group: is for a task "
@@ -203,6 +206,7 @@ class TasksDef : public config::SpecDef {
                       {"items_sha256", t.items_sha256}});
       // Only when asked, so that a raw task's resolved form is as before.
       if (t.chat) list.back()["prompt_format"] = "chat_template";
+      if (t.selection.rotate) list.back()["rotate"] = true;
       if (t.selection.sample > 0) {
         list.back()["sample"] = t.selection.sample;
         list.back()["seed"] = t.selection.seed;

@@ -178,7 +178,8 @@ class Tasks : public Workload {
                  {"n_items", all.size()},
                  {"n_available", t.n_available},
                  {"limit", t.selection.limit},
-                 {"per_group", t.selection.per_group}};
+                 {"per_group", t.selection.per_group},
+                 {"rotate", t.selection.rotate}};
     if (t.selection.sample > 0) {
       info["sample"] = t.selection.sample;
       info["seed"] = t.selection.seed;
@@ -347,6 +348,10 @@ class Tasks : public Workload {
                 {"t_start_ns", t_start_ns},
                 {"t_end_ns", t_end_ns},
                 {"choices", std::move(choices)}};
+    if (!item.base_id.empty()) {  // a rotated task's (docs/tasks.md "Choice rotation")
+      raw["base"] = item.base_id;
+      raw["rotation"] = item.rotation;
+    }
     // llama-perplexity's --winogrande, scoring after the shared tokens (a choice with 3 or fewer
     // tokens past them), takes the second option's first token's log-probability from the
     // logits after the whole first sequence (score.h): measured too, so acc_llama is its rule.
