@@ -198,18 +198,9 @@ const json* FieldAt(const json& object, const std::string& path) {
   return v;
 }
 
+// FieldAt of an object the caller may change.
 json* MutableFieldAt(json& object, const std::string& path) {
-  json* v = &object;
-  size_t begin = 0;
-  while (begin <= path.size()) {
-    const size_t end = std::min(path.find('.', begin), path.size());
-    const std::string key = path.substr(begin, end - begin);
-    if (!v->is_object() || !v->contains(key)) return nullptr;
-    v = &(*v)[key];
-    if (end == path.size()) break;
-    begin = end + 1;
-  }
-  return v;
+  return const_cast<json*>(FieldAt(object, path));
 }
 
 std::string TextOf(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
