@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -18,9 +20,9 @@ namespace fs = std::filesystem;
 // user is root, and the sandbox's user namespace maps its user to the caller's.
 constexpr const char* kNobody = "65534";
 
-// The processes of this process's real user now: a user other than root is bound by
-// RLIMIT_NPROC over all its processes, so the sandbox's allowance comes on top of them.
-int ProcessesOfThisUser() {
+// The threads of this process's real user now (RLIMIT_NPROC counts threads): a user other than
+// root is bound by it over all of them, so the sandbox's allowance comes on top.
+int ThreadsOfThisUser() {
   const uid_t uid = getuid();
   int n = 0;
   std::error_code ec;
@@ -28,7 +30,16 @@ int ProcessesOfThisUser() {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     struct stat st;
-    if (stat(entry.path().c_str(), &st) == 0 && st.st_uid == uid) ++n;
+    if (stat(entry.path().c_str(), &st) != 0 || st.st_uid != uid) continue;
+    std::ifstream status(entry.path() / "status");
+    int threads = 1;
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("Threads:", 0) == 0) {
+        threads = std::max(1, std::atoi(line.c_str() + 8));
+        break;
+      }
+    }
+    n += threads;
   }
   return n;
 }
@@ -75,7 +86,7 @@ std::vector<std::string> Sandbox::Argv() const {
     argv = {tools_.setpriv, "--reuid=" + std::string(kNobody), "--regid=" + std::string(kNobody),
             "--clear-groups"};
   }
-  const int nproc = limits_.processes + (root ? 0 : ProcessesOfThisUser());
+  const int nproc = limits_.processes + (root ? 0 : ThreadsOfThisUser());
   const std::vector<std::string> rest = {
       tools_.prlimit, fmt::format("--cpu={}", limits_.cpu_s),
       fmt::format("--as={}", limits_.address_space), fmt::format("--nproc={}", nproc),
@@ -123,7 +134,8 @@ Result<Verdict> Sandbox::RunPython(const std::string& program) {
   Command c{.argv = Argv(),
             .timeout_s = limits_.wall_s,
             .stdin_path = path,
-            .max_output_bytes = limits_.output_bytes};
+            .max_output_bytes = limits_.output_bytes,
+            .close_other_fds = true};
   auto r = runner_.Run(c);
   if (!r) return r.error();
   Verdict v;

@@ -1,6 +1,7 @@
 #include "pipette/sandbox/sandbox.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -138,6 +139,20 @@ TEST_F(SandboxTest, ItSeesNoSecretFileHomeStoreOrEnvironment) {
   unsetenv("PIPETTE_SANDBOX_TEST_TOKEN");
   EXPECT_FALSE(env.passed);
   EXPECT_EQ(env.output.find("SECRET-TOKEN"), std::string::npos) << env.output;
+}
+
+TEST_F(SandboxTest, ItInheritsNoOpenFileOfThisProcess) {
+  TempDir host("pipette-sandbox-test");
+  const std::string secret = host / "open-secret";
+  std::ofstream(secret) << "SECRET-OPEN-FILE";
+  const int fd = ::open(secret.c_str(), O_RDONLY);  // no O_CLOEXEC: a leak to look for
+  ASSERT_GE(fd, 3);
+  const Verdict v = Run("import os\nprint(sorted(os.listdir('/proc/self/fd')))\nprint(os.read(" +
+                        std::to_string(fd) + ", 100))\n");
+  ::close(fd);
+  EXPECT_FALSE(v.passed) << v.output;
+  EXPECT_NE(v.output.find("Bad file descriptor"), std::string::npos) << v.output;
+  EXPECT_EQ(v.output.find("SECRET-OPEN-FILE"), std::string::npos) << v.output;
 }
 
 TEST_F(SandboxTest, AHugeOutputIsCutAndTheProgramKilled) {

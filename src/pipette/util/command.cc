@@ -73,6 +73,7 @@ Result<CommandResult> ProcessCommandRunner::Run(const Command& command) {
   posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  if (command.close_other_fds) posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   std::vector<std::string> argv = command.argv;
   std::vector<std::string> env = EnvironmentWith(command.env);
   std::vector<char*> argv_p = Pointers(argv), env_p = Pointers(env);

@@ -21,6 +21,9 @@ struct Command {
   // With a value above 0: the program is killed once its standard output and error together
   // pass this many bytes (a sandboxed program's output, workload/task/sandbox.h).
   size_t max_output_bytes = 0;
+  // Every descriptor above standard error closed in the program (one this process or its parent
+  // left open without close-on-exec is not passed on: a sandboxed program's).
+  bool close_other_fds = false;
   // Each line the program writes to standard error, as it comes (progress lines).
   std::function<void(const std::string&)> on_stderr_line{};
 };

@@ -448,6 +448,9 @@ class RowItems {
       if (!prompt) return Bad(path, row.line, "prompt: " + prompt.error().message);
       item.contexts.push_back(prefix + *prompt);
       if (auto st = GenerationParts(def_, vars, path, row.line, &item); !st) return st.error();
+      if (def_.kind == Kind::kGreedy && item.target.empty()) {
+        return Bad(path, row.line, "a greedy task's target is empty: nothing to score");
+      }
       return item;
     }
     auto choices = ChoicesOf(src, row, path);

@@ -119,14 +119,21 @@ class Tasks : public Workload {
     json cells = json::object();
     for (store::SampleRecord& s : *samples) {
       auto at = index_of.find(s.cell_id);
-      if (at == index_of.end() || s.warmup) continue;
+      // A sample that does not read as one this workload stored is not taken up (its item is
+      // scored again).
+      if (at == index_of.end() || s.warmup || !s.raw.is_object()) continue;
       json& cell = cells[std::to_string(at->second)];
       cell["cell_id"] = s.cell_id;
       if (s.test == kInfoTest) {
-        const std::string name = s.raw.value("task", "");
-        if (!name.empty()) cell["tasks"][name]["info"] = std::move(s.raw);
+        const auto task = s.raw.find("task");
+        if (task != s.raw.end() && task->is_string() &&
+            !task->get_ref<const std::string&>().empty()) {
+          cell["tasks"][task->get<std::string>()]["info"] = std::move(s.raw);
+        }
         continue;
       }
+      const auto id = s.raw.find("id");
+      if (id == s.raw.end() || !id->is_string()) continue;
       json& items = cell["tasks"][s.test.substr(5)]["items"];
       if (s.rep == int(items.size())) items.push_back(std::move(s.raw));
     }
@@ -212,8 +219,8 @@ class Tasks : public Workload {
     size_t reused = 0;
     if (prior) {
       const json& stored = prior->at("items");
-      while (reused < stored.size() && reused < all.size() &&
-             stored[reused].value("id", "") == all[reused].id) {
+      while (reused < stored.size() && reused < all.size() && stored[reused].is_object() &&
+             stored[reused].contains("id") && stored[reused]["id"] == all[reused].id) {
         ++reused;
       }
       info["resumed"] = {{"cell_id", resumed_[std::to_string(ctx.Cell().index)]["cell_id"]},
@@ -256,7 +263,10 @@ class Tasks : public Workload {
     const json& tasks = resumed_[cell]["tasks"];
     if (!tasks.contains(t.name)) return nullptr;
     const json& prior = tasks[t.name];
-    if (!prior.contains("info") || !prior.contains("items")) return nullptr;
+    if (!prior.is_object() || !prior.contains("info") || !prior.contains("items") ||
+        !prior["info"].is_object() || !prior["items"].is_array()) {
+      return nullptr;
+    }
     const json& then = prior["info"];
     for (const char* key : {"definition_sha256", "items_sha256", "metric", "n_items",
                             "prompt_format", "max_tokens", "stop", "chat_template"}) {
@@ -429,7 +439,9 @@ class Tasks : public Workload {
   // The sandbox an executed task's programs run in, checked once (a sandbox that cannot run
   // here fails the cell: no item is scored a failure for the sandbox's sake).
   Result<sandbox::Sandbox*, RunError> SandboxFor(const TaskDef& def) {
-    if (sandbox_) return sandbox_.get();
+    // One a timeout: each task's programs run under its own limits.
+    auto it = sandboxes_.find(def.gen.timeout_s);
+    if (it != sandboxes_.end()) return it->second.get();
     auto tools = sandbox::FindTools();
     if (!tools) return Failed(tools.error().message);
     sandbox::Limits limits;
@@ -437,8 +449,7 @@ class Tasks : public Workload {
     limits.cpu_s = int(def.gen.timeout_s + 0.999);
     auto made = std::make_unique<sandbox::Sandbox>(runner_, *tools, limits);
     if (auto st = made->Check(); !st) return Failed(st.error().message);
-    sandbox_ = std::move(made);
-    return sandbox_.get();
+    return (sandboxes_[def.gen.timeout_s] = std::move(made)).get();
   }
 
   // A generation item: greedy generation from its prompt to a stop sequence or the cap, the
@@ -492,7 +503,8 @@ class Tasks : public Workload {
   bool chat_ = false;                            // the task being run is chat-templated
   std::string template_origin_, template_text_;  // the last rendering's
   json resumed_ = json::object();                // ResumeState's cells: index -> {cell_id, tasks}
-  std::unique_ptr<sandbox::Sandbox> sandbox_;    // made at the first executed task
+  // By timeout: made at the first executed task that has it.
+  std::map<double, std::unique_ptr<sandbox::Sandbox>> sandboxes_;
 };
 
 }  // namespace
