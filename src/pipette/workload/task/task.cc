@@ -128,7 +128,10 @@ class Tasks : public Workload {
         const auto task = s.raw.find("task");
         if (task != s.raw.end() && task->is_string() &&
             !task->get_ref<const std::string&>().empty()) {
-          cell["tasks"][task->get<std::string>()]["info"] = std::move(s.raw);
+          // The name first: json's assignment takes its value by copy, made (here: moved out of
+          // raw) before the left side is looked up.
+          const std::string name = task->get<std::string>();
+          cell["tasks"][name]["info"] = std::move(s.raw);
         }
         continue;
       }
